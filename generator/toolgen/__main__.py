@@ -1,0 +1,5 @@
+"""`python -m toolgen` runs the command line."""
+
+from toolgen.cli import main
+
+main()

@@ -1,0 +1,174 @@
+"""Library entry points: build, check, init. They return results and raise ToolgenError; they never print or exit."""
+
+from __future__ import annotations
+
+import difflib
+import glob
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolgen.config import CONFIG_NAME, Config, load_config
+from toolgen.diagnostics import Diagnostic
+from toolgen.lower import lower
+from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
+from toolgen.render import render
+from toolgen.resources import schemas_dir
+from toolgen.write import write_package
+
+CACHE_DIR = ".toolgen-cache"
+BUILTIN_PREFIX = "<toolgen>/"
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    package_dir: Path
+    files: tuple[str, ...]
+    written: bool
+    warnings: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    package_dir: Path
+    changed: tuple[str, ...]
+    diff: str
+    warnings: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.changed
+
+
+def _config(root: str | Path, config_path: str | Path | None) -> Config:
+    root_path = Path(root).resolve()
+    return load_config(root_path, Path(config_path).resolve() if config_path else None)
+
+
+def _render_all(config: Config) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...]]:
+    lowered = lower(config)
+    files = render(lowered.project, config)
+    files[MANIFEST_NAME] = render_manifest(files, lowered.inputs)
+    return files, lowered.inputs, lowered.warnings
+
+
+def _current_input_hash(config: Config, path: str) -> str | None:
+    if path.startswith(BUILTIN_PREFIX):
+        file = schemas_dir() / path[len(BUILTIN_PREFIX) :]
+    else:
+        file = config.root / path
+    try:
+        return text_digest(file.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
+    """True when neither inputs, config, generator nor the generated files changed since the cached build."""
+    manifest = read_manifest(config.package_dir)
+    cache = config.root / CACHE_DIR / "build.json"
+    if manifest is None or not cache.is_file():
+        return False
+    recorded: dict[str, str] = manifest.get("inputs", {})
+    current = {path: _current_input_hash(config, path) for path in recorded}
+    if current != recorded:
+        return False
+    matched = {
+        Path(p).resolve().relative_to(config.root).as_posix()
+        for pattern in config.inputs
+        for p in glob.glob(str(config.root / pattern), recursive=True)
+        if Path(p).is_file()
+    }
+    if not matched <= recorded.keys():
+        return False
+    for name, hashed in manifest.get("files", {}).items():
+        if _current_input_hash(config, str(config.package_dir.relative_to(config.root) / name)) != hashed:
+            return False
+    try:
+        cached = json.loads(cache.read_text(encoding="utf-8"))
+    except ValueError:
+        return False
+    return bool(cached.get(config.package) == build_key(config_text, recorded))
+
+
+def _remember_build(config: Config, config_text: str, inputs: dict[str, str]) -> None:
+    cache_dir = config.root / CACHE_DIR
+    cache_dir.mkdir(exist_ok=True)
+    (cache_dir / ".gitignore").write_text("*\n", encoding="utf-8")
+    (cache_dir / "build.json").write_text(json.dumps({config.package: build_key(config_text, inputs)}) + "\n", encoding="utf-8")
+
+
+def build(root: str | Path = ".", config_path: str | Path | None = None, *, force: bool = False) -> BuildResult:
+    """Generate the SDK into <output>/<package>/; nothing is written unless every stage succeeds."""
+    config = _config(root, config_path)
+    config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
+    if not force and _unchanged_since_last_build(config, config_text):
+        manifest = read_manifest(config.package_dir) or {}
+        return BuildResult(config.package_dir, tuple(sorted([*manifest.get("files", {}), MANIFEST_NAME])), False, ())
+    files, inputs, warnings = _render_all(config)
+    manifest = files.pop(MANIFEST_NAME)
+    write_package(config.package_dir, files, MANIFEST_NAME, manifest)
+    _remember_build(config, config_text, inputs)
+    return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)
+
+
+def _on_disk(package_dir: Path) -> dict[str, str]:
+    found: dict[str, str] = {}
+    if not package_dir.is_dir():
+        return found
+    for path in sorted(package_dir.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            try:
+                found[path.relative_to(package_dir).as_posix()] = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                found[path.relative_to(package_dir).as_posix()] = "<binary file>\n"
+    return found
+
+
+def check(root: str | Path = ".", config_path: str | Path | None = None) -> CheckResult:
+    """Render in memory and compare with what is on disk; hand edits in generated files count as drift."""
+    config = _config(root, config_path)
+    expected, _, warnings = _render_all(config)
+    actual = _on_disk(config.package_dir)
+    prefix = config.package_dir.relative_to(config.root).as_posix()
+    changed: list[str] = []
+    chunks: list[str] = []
+    for name in sorted(expected.keys() | actual.keys()):
+        want, have = expected.get(name), actual.get(name)
+        if want == have:
+            continue
+        changed.append(f"{prefix}/{name}")
+        chunks.extend(difflib.unified_diff(
+            (have or "").splitlines(keepends=True),
+            (want or "").splitlines(keepends=True),
+            fromfile=f"a/{prefix}/{name}" if have is not None else "/dev/null",
+            tofile=f"b/{prefix}/{name}" if want is not None else "/dev/null",
+        ))
+    diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
+    return CheckResult(config.package_dir, tuple(changed), diff, warnings)
+
+
+INIT_CONFIG = """\
+# toolgen configuration: `toolgen build` turns the schemas below into a typed Python package.
+version: v1
+package: {package}
+output: generated
+inputs:
+  - schemas/tools/*.yaml
+"""
+
+
+def init_project(root: str | Path = ".", package: str = "toolgen_sdk") -> tuple[Path, ...]:
+    """Create toolgen.yaml and an example tool in `root`; refuses to overwrite an existing project."""
+    from toolgen.errors import ProjectExistsError
+
+    root_path = Path(root).resolve()
+    config_file = root_path / CONFIG_NAME
+    example = root_path / "schemas" / "tools" / "get_current_weather.yaml"
+    existing = [p for p in (config_file, example) if p.exists()]
+    if existing:
+        raise ProjectExistsError(f"{existing[0]} already exists; nothing was written")
+    example.parent.mkdir(parents=True, exist_ok=True)
+    example.write_text((schemas_dir() / "tools" / "get_current_weather.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    config_file.write_text(INIT_CONFIG.format(package=package), encoding="utf-8")
+    return (config_file, example)

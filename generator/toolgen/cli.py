@@ -1,0 +1,115 @@
+"""The `toolgen` command: parse arguments, call the library, print results, map them to exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from toolgen import api
+from toolgen.diagnostics import Diagnostic
+from toolgen.errors import InvalidInputError, ToolgenError
+
+F = TypeVar("F", bound=Callable[..., Any])
+EXIT_OK, EXIT_FINDINGS, EXIT_INVALID, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 3, 4, 130
+
+
+def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
+    if output_format == "json":
+        click.echo(json.dumps([d.to_json() for d in diagnostics], indent=2))
+        return
+    for d in diagnostics:
+        if output_format == "github":
+            level = "error" if d.severity.value == "error" else "warning"
+            click.echo(f"::{level} file={d.path},line={d.line},col={d.col},title={d.rule}::{d.message}")
+        else:
+            click.echo(d.format())
+
+
+def _project_options(function: F) -> F:
+    function = click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+                            help="Path of toolgen.yaml (default: PROJECT/toolgen.yaml).")(function)
+    function = click.option("-C", "--project", "project", type=click.Path(file_okay=False, path_type=Path),
+                            default=Path("."), show_default=True, help="Project root.")(function)
+    function = click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]),
+                            default="text", show_default=True, help="How findings are printed.")(function)
+    return function
+
+
+def _run(action: Callable[[], int], output_format: str = "text") -> None:
+    try:
+        code = action()
+    except InvalidInputError as error:
+        _print_diagnostics(error.diagnostics, output_format)
+        click.echo(f"toolgen: {error}; nothing was written", err=True)
+        code = error.exit_code
+    except ToolgenError as error:
+        click.echo(f"toolgen: {error}", err=True)
+        code = error.exit_code
+    except KeyboardInterrupt:
+        click.echo("toolgen: interrupted; nothing was written", err=True)
+        code = EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 - the last line of defence maps any bug to exit 4
+        click.echo(f"toolgen: internal error: {type(error).__name__}: {error}", err=True)
+        code = EXIT_INTERNAL
+    sys.exit(code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="toolgen")
+def main() -> None:
+    """Schema-first code generator for LLM tool calling."""
+
+
+@main.command()
+@click.option("-C", "--project", "project", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
+@click.option("--package", default="toolgen_sdk", show_default=True, help="Import name of the generated package.")
+def init(project: Path, package: str) -> None:
+    """Create toolgen.yaml and schemas/ with an example tool."""
+
+    def action() -> int:
+        for path in api.init_project(project, package):
+            click.echo(f"created {path.relative_to(project.resolve()) if path.is_relative_to(project.resolve()) else path}")
+        click.echo("next: toolgen build", err=True)
+        return EXIT_OK
+
+    _run(action)
+
+
+@main.command()
+@_project_options
+@click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
+def build(project: Path, config_path: Path | None, output_format: str, force: bool) -> None:
+    """Generate the SDK from the schemas (atomically: all files or none)."""
+
+    def action() -> int:
+        result = api.build(project, config_path, force=force)
+        _print_diagnostics(result.warnings, output_format)
+        where = result.package_dir.relative_to(project.resolve()) if result.package_dir.is_relative_to(project.resolve()) else result.package_dir
+        state = "wrote" if result.written else "up to date:"
+        click.echo(f"toolgen: {state} {where}/ ({len(result.files)} files)", err=True)
+        return EXIT_OK
+
+    _run(action, output_format)
+
+
+@main.command()
+@_project_options
+def check(project: Path, config_path: Path | None, output_format: str) -> None:
+    """Exit 1 with a diff when the generated SDK differs from what the schemas produce."""
+
+    def action() -> int:
+        result = api.check(project, config_path)
+        _print_diagnostics(result.warnings, output_format)
+        if result.ok:
+            click.echo("toolgen: generated code is up to date", err=True)
+            return EXIT_OK
+        click.echo(result.diff, nl=False)
+        click.echo(f"toolgen: {len(result.changed)} generated file(s) differ; run `toolgen build`", err=True)
+        return EXIT_FINDINGS
+
+    _run(action, output_format)

@@ -1,0 +1,70 @@
+"""The toolgen.yaml configuration: where schemas are, where the SDK goes, what it is called."""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.errors import ConfigNotFoundError, InvalidInputError
+from toolgen.load import Document, LoadError, load_file
+from toolgen.meta import check_against_meta_schema
+
+CONFIG_NAME = "toolgen.yaml"
+NORMALIZATIONS = ("types",)
+_PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    package: str
+    output: str
+    inputs: tuple[str, ...]
+    normalize: tuple[str, ...] = ()
+    message_extension: str | None = None
+
+    @property
+    def output_dir(self) -> Path:
+        return self.root / self.output
+
+    @property
+    def package_dir(self) -> Path:
+        return self.output_dir / self.package
+
+
+def default_config(root: Path) -> Config:
+    return Config(root=root, package="toolgen_sdk", output="generated", inputs=("schemas/tools/*.yaml",))
+
+
+def load_config(root: Path, path: Path | None = None) -> Config:
+    """Read and check toolgen.yaml; every problem becomes a diagnostic with its line:col."""
+    path = path or root / CONFIG_NAME
+    if not path.is_file():
+        raise ConfigNotFoundError(f"no {path.name} in {root} (run `toolgen init` to create one)")
+    try:
+        document = load_file(path, path.name)
+    except LoadError as error:
+        raise InvalidInputError([error.diagnostic]) from None
+    diagnostics = list(check_against_meta_schema(document, "config"))
+    if diagnostics:
+        raise InvalidInputError(diagnostics)
+    data = document.data
+    package = str(data.get("package", "toolgen_sdk"))
+    if not _PACKAGE_NAME.match(package) or keyword.iskeyword(package):
+        raise InvalidInputError([document.diagnostic(("package",), "config-package", f"{package!r} is not a valid Python package name")])
+    extension = (data.get("extend") or {}).get("message")
+    return Config(
+        root=root,
+        package=package,
+        output=str(data.get("output", "generated")),
+        inputs=tuple(data.get("inputs", ["schemas/**/*.yaml"])),
+        normalize=tuple(sorted(set(data.get("normalize", [])))),
+        message_extension=str(extension) if extension else None,
+    )
+
+
+def config_diagnostic(document: Document, message: str) -> Diagnostic:
+    return Diagnostic(document.display, 1, 1, Severity.ERROR, "config", message)

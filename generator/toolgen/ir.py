@@ -1,0 +1,54 @@
+"""The intermediate representation: frozen, hashable, the one contract between the front end and the targets."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+
+def freeze(value: Any) -> str:
+    """Canonical JSON text: equal data gives equal text on every machine."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def thaw(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    stem: str
+    args_model: str
+    result_model: str | None
+    title: str | None
+    description: str | None
+    input_schema: str
+    output_schema: str | None
+    return_direct: bool
+    timeout: float | None
+    requires_approval: bool
+    strict: bool | None
+    meta: str
+    annotations: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Union:
+    """A named union of models told apart by the constant value of one property."""
+
+    name: str
+    discriminator: str
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Project:
+    package: str
+    sources: tuple[str, ...]
+    models_schema: str
+    canonical_models: tuple[str, ...]
+    unions: tuple[Union, ...]
+    tools: tuple[Tool, ...]

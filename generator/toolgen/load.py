@@ -1,0 +1,129 @@
+"""Load stage: read YAML or JSON files into plain data, keeping a way back to line:col for every node."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.positions import Pointer, json_positions, pointer_text, yaml_duplicate_keys, yaml_positions
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+
+@dataclass(eq=False)
+class Document:
+    """One parsed input file; `display` is the path as users see it (relative to the project root)."""
+
+    display: str
+    path: Path
+    text: str
+    data: Any
+    is_json: bool
+    _positions: dict[Pointer, tuple[int, int]] | None = field(default=None, repr=False)
+
+    def locate(self, pointer: Pointer) -> tuple[int, int]:
+        """Line:col of the node at `pointer`, or of its nearest existing ancestor."""
+        if self._positions is None:
+            self._positions = json_positions(self.text) if self.is_json else yaml_positions(self.text)
+        for length in range(len(pointer), -1, -1):
+            found = self._positions.get(pointer[:length])
+            if found is not None:
+                return found
+        return (1, 1)
+
+    def diagnostic(
+        self, pointer: Pointer, rule: str, message: str, severity: Severity = Severity.ERROR
+    ) -> Diagnostic:
+        line, col = self.locate(pointer)
+        return Diagnostic(self.display, line, col, severity, rule, message, pointer_text(pointer))
+
+
+class LoadError(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.format())
+        self.diagnostic = diagnostic
+
+
+def _plain_json_compatible(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool, list, dict))
+
+
+def parse_text(text: str, path: Path, display: str) -> Document:
+    """Parse `text`; JSON when the file says so by suffix or by its first character, else YAML."""
+    stripped = text.lstrip()
+    is_json = path.suffix.lower() == ".json" or stripped[:1] in ("{", "[")
+    if is_json:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            if path.suffix.lower() == ".json":
+                raise LoadError(
+                    Diagnostic(display, error.lineno, error.colno, Severity.ERROR, "syntax", f"invalid JSON: {error.msg}")
+                ) from None
+            is_json = False  # YAML flow style also starts with { or [
+        else:
+            return Document(display, path, text, data, True)
+    try:
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = error.problem or error.context or "cannot parse"
+        raise LoadError(Diagnostic(display, line, col, Severity.ERROR, "syntax", f"invalid YAML: {problem}")) from None
+    except yaml.YAMLError as error:
+        raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid YAML: {error}")) from None
+    document = Document(display, path, text, data, False)
+    for pointer, line, col in yaml_duplicate_keys(text):
+        raise LoadError(
+            Diagnostic(display, line, col, Severity.ERROR, "duplicate-key",
+                       f"key {pointer[-1]!r} appears twice in the same mapping", pointer_text(pointer))
+        )
+    bad = _first_non_json_value(data, ())
+    if bad is not None:
+        pointer, value = bad
+        raise LoadError(
+            document.diagnostic(pointer, "syntax", f"YAML value of type {type(value).__name__} has no JSON equivalent; quote it")
+        )
+    return document
+
+
+def _first_non_json_value(value: Any, pointer: Pointer) -> tuple[Pointer, Any] | None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return (*pointer, str(key)), key
+            found = _first_non_json_value(item, (*pointer, key))
+            if found:
+                return found
+        return None
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _first_non_json_value(item, (*pointer, str(index)))
+            if found:
+                return found
+        return None
+    return None if _plain_json_compatible(value) else (pointer, value)
+
+
+def load_file(path: Path, display: str) -> Document:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "file-missing", "file not found")) from None
+    except OSError as error:
+        raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "file-unreadable", error.strerror or str(error))) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise LoadError(
+            Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"not UTF-8 text (byte {error.start})")
+        ) from None
+    return parse_text(text, path, display)

@@ -1,0 +1,233 @@
+"""Front end: config -> loaded files -> checked tool definitions -> bundled schemas -> the IR (`Project`)."""
+
+from __future__ import annotations
+
+import glob
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolgen import meta, shapes
+from toolgen.config import Config
+from toolgen.diagnostics import Diagnostic, Severity, has_errors
+from toolgen.errors import InvalidInputError
+from toolgen.ir import Project, Tool, freeze
+from toolgen.load import Document, LoadError, load_file
+from toolgen.manifest import text_digest
+from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
+from toolgen.names import NameRegistry, pascal
+from toolgen.normalize import nonstandard_types, normalize_types, suggestion
+from toolgen.positions import Pointer
+from toolgen.resolve import Bundler, Resource
+from toolgen.resources import schemas_dir
+
+CANONICAL_FILES = ("content.yaml", "tool_call.yaml", "usage.yaml", "message.yaml", "tool_definition.yaml")
+MESSAGE_KINDS = ("SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage")
+# Class names the generated package defines itself; schemas may not take them.
+RESERVED = frozenset({"CanonicalModel", "SchemaModel", "FunctionCallBase", "ToolSpec", "ValidationProblem",
+                      "ToolgenValidationError", "TOOLS", "Any", "Annotated", "Field", "Literal", "RootModel"})
+
+
+@dataclass
+class _Session:
+    """The mutable state of one front-end run; never shared between runs."""
+
+    config: Config
+    documents: dict[Path, Document] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def load(self, path: Path, display: str) -> Document:
+        key = path.resolve()
+        if key not in self.documents:
+            self.documents[key] = load_file(path, display)
+        return self.documents[key]
+
+    def display(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.config.root.resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def prepare(self, document: Document, pointer: Pointer, schema: Any) -> Any:
+        """Normalize (when asked) and check one schema found at `pointer` in `document`."""
+        if "types" in self.config.normalize:
+            schema = normalize_types(
+                schema,
+                lambda where, message: self.diagnostics.append(
+                    document.diagnostic((*pointer, *where), "normalized-type", message, Severity.WARNING)
+                ),
+            )
+        found = nonstandard_types(schema)
+        for where, name in found:
+            self.diagnostics.append(document.diagnostic(
+                (*pointer, *where), "nonstandard-type",
+                f"type {name!r} is not a JSON Schema type ({suggestion(name)}); fix the schema or set "
+                "`normalize: [types]` in toolgen.yaml",
+            ))
+        skip = {(*pointer, *where) for where, _ in found}
+        for diagnostic in meta.check_json_schema(document, schema, pointer):
+            if not any(diagnostic.pointer.startswith("".join("/" + p for p in s)) for s in skip):
+                self.diagnostics.append(diagnostic)
+        return schema
+
+
+def _input_files(session: _Session) -> list[Path]:
+    root = session.config.root
+    files: set[Path] = set()
+    for pattern in session.config.inputs:
+        matches = [Path(p) for p in glob.glob(str(root / pattern), recursive=True)]
+        if not matches and not glob.has_magic(pattern):
+            session.diagnostics.append(Diagnostic("toolgen.yaml", 1, 1, Severity.ERROR, "file-missing", f"input {pattern!r} does not exist"))
+        files.update(p for p in matches if p.is_file())
+    return sorted(files, key=lambda p: session.display(p))
+
+
+def _tool_diagnostics(session: _Session, raw: shapes.RawTool) -> list[Diagnostic]:
+    document = raw.document
+    problems = []
+    for error in meta._meta_validator("tool").iter_errors(raw.as_dict()):
+        path = [str(p) for p in error.absolute_path]
+        pointer = (*raw.where(path[0]), *path[1:]) if path else raw.pointer
+        problems.append(document.diagnostic(pointer, "tool-shape", meta._short(error.message)))
+    return problems
+
+
+def _canonical(session: _Session, bundler: Bundler, names: NameRegistry) -> list[str]:
+    models = []
+    base = schemas_dir() / "canonical"
+    for filename in CANONICAL_FILES:
+        document = session.load(base / filename, f"<toolgen>/canonical/{filename}")
+        resource = Resource(document, ())
+        for name, schema in document.data["$defs"].items():
+            names.claim(name)
+            models.append(name)
+            bundler.add_root(name, resource, ("$defs", name), schema)
+    return models
+
+
+def _extend_messages(session: _Session, bundler: Bundler) -> None:
+    extension = session.config.message_extension
+    if not extension:
+        return
+    try:
+        document = session.load(session.config.root / extension, extension)
+    except LoadError as error:
+        session.diagnostics.append(error.diagnostic)
+        return
+    data = document.data
+    if not isinstance(data, dict) or not isinstance(data.get("properties"), dict):
+        session.diagnostics.append(document.diagnostic((), "extend-shape", "a message extension needs a `properties` mapping"))
+        return
+    resource = Resource(document, ())
+    rewritten = {
+        key: bundler.rewrite(resource, ("properties", key), session.prepare(document, ("properties", key), value))
+        for key, value in data["properties"].items()
+    }
+    required = [r for r in data.get("required", []) if isinstance(r, str)]
+    for kind in MESSAGE_KINDS:
+        schema = bundler.defs[kind]
+        for key in rewritten:
+            if key in schema["properties"]:
+                session.diagnostics.append(document.diagnostic(("properties", key), "extend-conflict", f"{key!r} is already a field of {kind}"))
+        schema["properties"] = {**schema["properties"], **rewritten}
+        schema["required"] = [*schema.get("required", []), *(r for r in required if r not in schema.get("required", []))]
+
+
+def _tools(session: _Session, bundler: Bundler, names: NameRegistry) -> list[tuple[shapes.RawTool, str, str, str | None]]:
+    raw_tools: list[shapes.RawTool] = []
+    for path in _input_files(session):
+        try:
+            document = session.load(path, session.display(path))
+        except LoadError as error:
+            session.diagnostics.append(error.diagnostic)
+            continue
+        found, problems = shapes.extract_tools(document)
+        session.diagnostics.extend(problems)
+        raw_tools.extend(found)
+    first_seen: dict[str, shapes.RawTool] = {}
+    accepted = []
+    for raw in raw_tools:
+        problems = _tool_diagnostics(session, raw)
+        session.diagnostics.extend(problems)
+        if problems:
+            continue
+        name = raw.value("name")
+        if name in first_seen:
+            other = first_seen[name]
+            line, col = other.document.locate(other.where("name"))
+            session.diagnostics.append(raw.document.diagnostic(
+                raw.where("name"), "duplicate-tool", f"tool {name!r} is already defined at {other.document.display}:{line}:{col}"))
+            continue
+        first_seen[name] = raw
+        accepted.append(raw)
+    result = []
+    for raw in sorted(accepted, key=lambda r: r.value("name")):
+        stem = pascal(raw.value("name"), fallback="Tool")
+        args = names.claim(f"{stem}Args")
+        returns = names.claim(f"{stem}Result") if raw.value("outputSchema") is not None else None
+        input_pointer = raw.where("inputSchema")
+        input_schema = session.prepare(raw.document, input_pointer, raw.value("inputSchema"))
+        bundler.add_root(args, Resource(raw.document, input_pointer), input_pointer, input_schema)
+        if returns:
+            output_pointer = raw.where("outputSchema")
+            output_schema = session.prepare(raw.document, output_pointer, raw.value("outputSchema"))
+            bundler.add_root(returns, Resource(raw.document, output_pointer), output_pointer, output_schema)
+        result.append((raw, stem, args, returns))
+    return result
+
+
+@dataclass(frozen=True)
+class Lowered:
+    project: Project
+    warnings: tuple[Diagnostic, ...]
+    inputs: dict[str, str]  # display path -> text digest of every file read
+
+
+def lower(config: Config) -> Lowered:
+    """Build the IR, or raise InvalidInputError carrying every error found (warnings are returned)."""
+    session = _Session(config)
+    names = NameRegistry(RESERVED)
+    bundler = Bundler(names, session.load, session.prepare)
+    canonical = _canonical(session, bundler, names)
+    tools = _tools(session, bundler, names)
+    bundler.run()
+    _extend_messages(session, bundler)
+    bundler.run()
+    session.diagnostics.extend(bundler.diagnostics)
+    if has_errors(session.diagnostics):
+        raise InvalidInputError(session.diagnostics)
+    defs = bundler.defs
+    tool_irs = []
+    for raw, stem, args, returns in tools:
+        tool_irs.append(Tool(
+            name=raw.value("name"),
+            stem=stem,
+            args_model=args,
+            result_model=returns,
+            title=raw.value("title"),
+            description=raw.value("description"),
+            input_schema=freeze(standalone(defs, args)),
+            output_schema=freeze(standalone(defs, returns)) if returns else None,
+            return_direct=bool(raw.value("returnDirect", False)),
+            timeout=raw.value("timeout"),
+            requires_approval=bool(raw.value("requiresApproval", False)),
+            strict=raw.value("strict"),
+            meta=freeze(raw.value("meta", {})),
+            annotations=freeze(raw.value("annotations", {})),
+            source=raw.document.display,
+        ))
+    unions = infer_unions(defs)
+    model_defs = assign_class_names(strip_annotations_for_models(defs), names)
+    sources = tuple(sorted({t.source for t in tool_irs}))
+    project = Project(
+        package=config.package,
+        sources=sources,
+        models_schema=json.dumps({"$defs": model_defs, "title": "ToolgenRoot"}, ensure_ascii=False),
+        canonical_models=tuple(canonical),
+        unions=tuple(unions),
+        tools=tuple(tool_irs),
+    )
+    warnings = tuple(d for d in session.diagnostics if d.severity is Severity.WARNING)
+    inputs = {d.display: text_digest(d.text) for d in session.documents.values()}
+    return Lowered(project, warnings, inputs)

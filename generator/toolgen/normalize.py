@@ -1,0 +1,83 @@
+"""Non-standard `type` names (BFCL's dict/float/tuple/any, Java's String/HashMap, Gemini's STRING): found, and
+rewritten to JSON Schema types only when the project opts in with `normalize: [types]`; every rewrite is reported."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from toolgen.positions import Pointer
+from toolgen.schemawalk import walk
+
+STANDARD_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
+
+# Keys are lower-cased; "" and "any" mean "no type constraint".
+TYPE_ALIASES: dict[str, str | None] = {
+    "dict": "object", "map": "object", "hashmap": "object", "object": "object",
+    "float": "number", "double": "number", "decimal": "number", "number": "number",
+    "int": "integer", "integer": "integer", "long": "integer", "short": "integer",
+    "str": "string", "string": "string", "char": "string", "text": "string",
+    "bool": "boolean", "boolean": "boolean",
+    "list": "array", "array": "array", "arraylist": "array", "tuple": "array", "set": "array",
+    "null": "null", "none": "null",
+    "any": None, "": None,
+}
+
+Report = Callable[[Pointer, str], None]
+
+
+def _type_names(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def nonstandard_types(schema: Any) -> list[tuple[Pointer, str]]:
+    """(pointer to the `type` value, the offending name) for every non-standard type in `schema`."""
+    found = []
+    for sub, pointer in walk(schema):
+        if isinstance(sub, dict) and "type" in sub:
+            for index, name in enumerate(_type_names(sub["type"])):
+                if not isinstance(name, str) or name not in STANDARD_TYPES:
+                    where = (*pointer, "type", str(index)) if isinstance(sub["type"], list) else (*pointer, "type")
+                    found.append((where, str(name)))
+    return found
+
+
+def suggestion(name: str) -> str:
+    target = TYPE_ALIASES.get(name.lower(), "missing")
+    if target == "missing":
+        return "no JSON Schema equivalent is known"
+    return "no type constraint" if target is None else f"JSON Schema spells it {target!r}"
+
+
+def _mapped(names: list[Any]) -> list[str | None] | None:
+    """Each name mapped to a standard type (None: unconstrained), or None when some name is unknown."""
+    result: list[str | None] = []
+    for name in names:
+        if not isinstance(name, str) or name.lower() not in TYPE_ALIASES:
+            return None
+        result.append(name if name in STANDARD_TYPES else TYPE_ALIASES[name.lower()])
+    return result
+
+
+def normalize_types(schema: Any, report: Report) -> Any:
+    """A copy of `schema` with known non-standard type names mapped; unknown names are left for the checks."""
+    result = copy.deepcopy(schema)
+    for sub, pointer in walk(result):
+        if not isinstance(sub, dict) or "type" not in sub:
+            continue
+        original = sub["type"]
+        names = _type_names(original)
+        if all(isinstance(n, str) and n in STANDARD_TYPES for n in names):
+            continue
+        mapped = _mapped(names)
+        if mapped is None:
+            continue
+        if None in mapped:
+            del sub["type"]
+            report((*pointer, "type"), f"type {original!r} normalized to no type constraint")
+            continue
+        unique = sorted({m for m in mapped if m is not None}, key=mapped.index)
+        sub["type"] = unique[0] if len(unique) == 1 else unique
+        report((*pointer, "type"), f"type {original!r} normalized to {sub['type']!r}")
+    return result

@@ -1,0 +1,151 @@
+"""Resolve stage: follow `$ref`s within and across files and bundle every target into one `$defs` namespace.
+
+Each tool's inputSchema and outputSchema is a schema resource of its own, as when it is sent to a provider:
+`#/...` points inside it; `other.yaml#/...` points into another file, relative to the referring file.
+Recursive schemas are fine; a chain of `$ref`s that only points back to itself is an error.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolgen.diagnostics import Diagnostic
+from toolgen.load import Document, LoadError
+from toolgen.names import NameRegistry, pascal
+from toolgen.positions import Pointer
+from toolgen.schemawalk import map_children
+
+# Keywords dropped from bundled schemas: their job is done once refs point into the shared $defs.
+_DROPPED = frozenset({"$defs", "definitions", "$schema", "$id", "$comment", "$anchor", "$dynamicAnchor"})
+
+Key = tuple[str, Pointer]
+Prepare = Callable[[Document, Pointer, Any], Any]
+
+
+@dataclass(frozen=True)
+class Resource:
+    document: Document
+    root: Pointer
+
+
+def _node_at(data: Any, pointer: Pointer) -> tuple[bool, Any]:
+    current = data
+    for part in pointer:
+        if isinstance(current, dict) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            return False, None
+    return True, current
+
+
+def _fragment_pointer(fragment: str) -> Pointer | None:
+    fragment = urllib.parse.unquote(fragment)
+    if fragment == "":
+        return ()
+    if not fragment.startswith("/"):
+        return None
+    return tuple(p.replace("~1", "/").replace("~0", "~") for p in fragment[1:].split("/"))
+
+
+class Bundler:
+    """Collects named roots, rewrites their `$ref`s to `#/$defs/<name>` and hoists every target it meets."""
+
+    def __init__(self, names: NameRegistry, load: Callable[[Path, str], Document], prepare: Prepare) -> None:
+        self._names = names
+        self._load = load
+        self._prepare = prepare
+        self._named: dict[Key, str] = {}
+        self._queue: deque[tuple[str, Resource, Pointer, Any]] = deque()
+        self.defs: dict[str, Any] = {}
+        self.diagnostics: list[Diagnostic] = []
+
+    def add_root(self, name: str, resource: Resource, pointer: Pointer, schema: Any) -> None:
+        """Register `schema` (found at `pointer`) as the model `name`; it is bundled by `run()`."""
+        self._named[(resource.document.display, pointer)] = name
+        self._queue.append((name, resource, pointer, schema))
+
+    def run(self) -> None:
+        while self._queue:
+            name, resource, pointer, schema = self._queue.popleft()
+            self.defs[name] = self.rewrite(resource, pointer, schema)
+
+    def rewrite(self, resource: Resource, pointer: Pointer, schema: Any) -> Any:
+        """A copy of `schema` with every `$ref` pointing into the bundle's `$defs`."""
+        if not isinstance(schema, dict):
+            return schema
+        rewritten = map_children(schema, lambda sub, rel: self.rewrite(resource, (*pointer, *rel), sub))
+        for key in _DROPPED & rewritten.keys():
+            del rewritten[key]
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            rewritten["$ref"] = self._reference(resource, (*pointer, "$ref"), ref)
+        return rewritten
+
+    def _reference(self, resource: Resource, at: Pointer, ref: str) -> str:
+        target = self._target(resource, at, ref)
+        if target is None:
+            return "#/$defs/Unresolved"
+        target_resource, target_pointer, node = target
+        key = (target_resource.document.display, target_pointer)
+        name = self._named.get(key)
+        if name is None:
+            cycle = self._pure_ref_cycle(target_resource, target_pointer, node)
+            if cycle:
+                self.diagnostics.append(resource.document.diagnostic(at, "ref-cycle", f"$ref {ref!r} never reaches a schema: {cycle}"))
+                return "#/$defs/Unresolved"
+            label = target_pointer[-1] if target_pointer else Path(target_resource.document.display).stem
+            name = self._names.claim(pascal(label))
+            self._named[key] = name
+            prepared = self._prepare(target_resource.document, target_pointer, node)
+            self._queue.append((name, target_resource, target_pointer, prepared))
+        return f"#/$defs/{name}"
+
+    def _target(self, resource: Resource, at: Pointer, ref: str) -> tuple[Resource, Pointer, Any] | None:
+        document = resource.document
+        file_part, _, fragment = ref.partition("#")
+        if file_part:
+            if "://" in file_part or file_part.startswith("urn:"):
+                self.diagnostics.append(document.diagnostic(at, "ref-remote", f"remote $ref {ref!r} is not fetched; vendor the schema into a local file"))
+                return None
+            path = (document.path.parent / urllib.parse.unquote(file_part)).resolve()
+            display = str(Path(document.display).parent / urllib.parse.unquote(file_part))
+            try:
+                document = self._load(path, display)
+            except LoadError as error:
+                message = "file not found" if error.diagnostic.rule == "file-missing" else error.diagnostic.message
+                self.diagnostics.append(resource.document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
+                return None
+            base: Pointer = ()
+        else:
+            base = resource.root
+        relative = _fragment_pointer(fragment)
+        if relative is None:
+            self.diagnostics.append(resource.document.diagnostic(at, "ref-unsupported", f"$ref {ref!r}: only JSON-pointer fragments are supported"))
+            return None
+        pointer = (*base, *relative)
+        found, node = _node_at(document.data, pointer)
+        if not found:
+            self.diagnostics.append(resource.document.diagnostic(at, "ref-unresolved", f"$ref {ref!r}: nothing at #{fragment or ''} in {document.display}"))
+            return None
+        return Resource(document, () if file_part else resource.root), pointer, node
+
+    def _pure_ref_cycle(self, resource: Resource, pointer: Pointer, node: Any) -> str | None:
+        """Follow a chain of schemas that are nothing but a `$ref`; a chain that loops names no schema."""
+        seen = [(resource.document.display, pointer)]
+        while isinstance(node, dict) and set(node) <= {"$ref", "description", "title", "$comment"} and isinstance(node.get("$ref"), str):
+            target = self._target(resource, (*pointer, "$ref"), node["$ref"])
+            if target is None:
+                return None
+            resource, pointer, node = target
+            key = (resource.document.display, pointer)
+            if key in seen:
+                return " -> ".join(f"{d}#{'/'.join(('',) + p) if p else ''}" for d, p in [*seen, key])
+            seen.append(key)
+        return None

@@ -1,0 +1,1 @@
+"""Hand-written, tested modules copied verbatim into every generated package."""

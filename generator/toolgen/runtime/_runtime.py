@@ -1,0 +1,199 @@
+"""Base models, the tool registry entry and validation errors shared by the generated modules."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic
+from pydantic.alias_generators import to_camel
+
+
+class CanonicalModel(pydantic.BaseModel):
+    """Canonical chat types: immutable, snake_case attributes, camelCase accepted on input too."""
+
+    model_config = pydantic.ConfigDict(
+        frozen=True,
+        strict=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=False,
+        protected_namespaces=(),
+    )
+
+
+class SchemaModel(pydantic.BaseModel):
+    """Models of tool arguments and results: immutable, keys exactly as the schema spells them."""
+
+    model_config = pydantic.ConfigDict(
+        frozen=True,
+        strict=True,
+        extra="allow",
+        protected_namespaces=(),
+    )
+
+
+class FunctionCallBase(CanonicalModel):
+    """A function call whose `arguments` is the raw JSON text the model produced."""
+
+    arguments: str
+
+    def parsed_arguments(self) -> Any:
+        """The arguments as JSON data; raises ToolgenValidationError when the text is not JSON."""
+        try:
+            return json.loads(self.arguments)
+        except json.JSONDecodeError as error:
+            problem = ValidationProblem("/function/arguments", f"is not valid JSON: {error.msg} at column {error.colno}")
+            raise ToolgenValidationError([problem]) from None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its definition as data and the models of its arguments and result."""
+
+    name: str
+    title: str | None
+    description: str | None
+    args_model: type[pydantic.BaseModel]
+    result_model: type[pydantic.BaseModel] | None
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any] | None
+    return_direct: bool = False
+    timeout: float | None = None
+    requires_approval: bool = False
+    strict: bool | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ValidationProblem:
+    """One problem: where (a JSON pointer into the input) and what, in a plain sentence."""
+
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '(root)'}: {self.message}"
+
+
+class ToolgenValidationError(ValueError):
+    """Raised by every validator; `problems` lists each problem found, not only the first."""
+
+    def __init__(self, problems: Sequence[ValidationProblem]) -> None:
+        self.problems = tuple(problems)
+        listing = "\n".join(f"  {p}" for p in self.problems)
+        count = len(self.problems)
+        super().__init__(f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}")
+
+
+def _escape(part: object) -> str:
+    return str(part).replace("~", "~0").replace("/", "~1")
+
+
+def _data_path(data: Any, loc: Sequence[int | str], kind: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """Split a pydantic error location into the path through the data and the union branch labels it passed."""
+    path: list[str] = []
+    branches: list[tuple[int, str]] = []
+    current = data
+    for index, part in enumerate(loc):
+        if isinstance(current, Mapping) and isinstance(part, str) and part in current:
+            current = current[part]
+            path.append(part)
+        elif isinstance(current, Sequence) and not isinstance(current, str) and isinstance(part, int):
+            current = current[part] if 0 <= part < len(current) else None
+            path.append(str(part))
+        elif kind == "missing" and index == len(loc) - 1:
+            path.append(str(part))
+        else:
+            branches.append((len(path), str(part)))
+    return path, branches
+
+
+def _sentence(error: Mapping[str, Any]) -> str:
+    kind = error["type"]
+    if kind == "missing":
+        return "is required but missing"
+    if kind == "extra_forbidden":
+        return "is not an allowed field"
+    message = str(error["msg"])
+    if message.startswith("Input should be "):
+        message = "should be " + message[len("Input should be ") :]
+    elif message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    return f"{message} (got {_shown(error.get('input'))})"
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def problems_from(error: pydantic.ValidationError, data: Any) -> list[ValidationProblem]:
+    """Pydantic's errors as JSON-pointer problems: one per real problem, union branches folded."""
+    found: list[tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]] = []
+    for item in error.errors():
+        kind = item["type"]
+        path, branches = _data_path(data, item["loc"], kind)
+        if kind in ("union_tag_invalid", "union_tag_not_found"):
+            key = str(item.get("ctx", {}).get("discriminator", "")).strip("'")
+            expected = item.get("ctx", {}).get("expected_tags")
+            if kind == "union_tag_invalid":
+                text = f"must be one of {expected} (got {_shown(item.get('ctx', {}).get('tag'))})"
+            else:
+                text = "is required to tell which kind of object this is"
+            found.append(([*path, key], [], {"type": "custom", "msg": text, "sentence": text}))
+            continue
+        found.append((path, branches, item))
+    return _fold_unions(found)
+
+
+Found = tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]
+
+
+def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
+    """Keep the errors of the union branch that got furthest into the data; report a total miss once."""
+    problems: list[ValidationProblem] = []
+    groups: dict[tuple[str, ...], list[Found]] = {}
+    for path, branches, item in found:
+        if branches:
+            groups.setdefault(tuple(path[: branches[0][0]]), []).append((path, branches, item))
+        else:
+            problems.append(_problem(path, item))
+    for prefix, members in groups.items():
+        labels = {branches[0][1] for _, branches, _ in members}
+        deepest = max(len(path) for path, _, _ in members)
+        if len(labels) > 1 and deepest == len(prefix):
+            reasons = sorted({_sentence(item).split(" (got")[0] for _, _, item in members})
+            pointer = "".join("/" + _escape(p) for p in prefix)
+            problems.append(ValidationProblem(pointer, "matches none of the allowed forms: " + "; or ".join(reasons)))
+            continue
+        chosen = next(branches[0][1] for path, branches, _ in members if len(path) == deepest)
+        problems.extend(
+            _fold_unions((path, branches[1:], item) for path, branches, item in members if branches[0][1] == chosen)
+        )
+    unique = {(p.pointer, p.message): p for p in problems}
+    return sorted(unique.values(), key=lambda p: (p.pointer, p.message))
+
+
+def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
+    sentence = str(item["sentence"]) if "sentence" in item else _sentence(item)
+    return ValidationProblem("".join("/" + _escape(p) for p in path), sentence)
+
+
+def check(model: type[pydantic.BaseModel], data: Any) -> Any:
+    """Validate `data` (Python data, or JSON text) against `model`, raising ToolgenValidationError."""
+    try:
+        if isinstance(data, (str, bytes)):
+            try:
+                parsed = json.loads(data)
+            except json.JSONDecodeError as error:
+                raise ToolgenValidationError([ValidationProblem("", f"is not valid JSON: {error.msg} at column {error.colno}")]) from None
+            return model.model_validate(parsed)
+        return model.model_validate(data)
+    except pydantic.ValidationError as error:
+        raise ToolgenValidationError(problems_from(error, parsed if isinstance(data, (str, bytes)) else data)) from None

@@ -1,0 +1,168 @@
+"""Recognize the documented shapes a tool definition is written in and map each to toolgen's canonical keys.
+
+Accepted, per file: `{tools: [...]}`, a list of tools, or one tool; Gemini's `{functionDeclarations: [...]}`
+may stand anywhere a tool can. Per tool:
+
+- toolgen / MCP: `{name, title, description, inputSchema, outputSchema, returnDirect, timeout, requiresApproval,
+  strict, meta, annotations}`; MCP's `_meta` is read as `meta`.
+- Anthropic: `{name, description, input_schema}`.
+- OpenAI Chat Completions: `{type: function, function: {name, description, parameters, strict}}`.
+- Function declaration (OpenAI Responses, legacy `functions`, Gemini, Mistral, Ollama):
+  `{name, description, parameters}`; Gemini's `parametersJsonSchema`, `response`, `responseJsonSchema`.
+- Bedrock Converse: `{toolSpec: {name, description, inputSchema: {json: ...}}}`.
+
+Anything else is reported with the construct that made it unrecognizable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.load import Document
+from toolgen.positions import Pointer
+
+CANONICAL_KEYS = (
+    "name", "title", "description", "meta", "returnDirect", "inputSchema", "outputSchema",
+    "timeout", "requiresApproval", "strict", "annotations",
+)
+# Provider request decorations that say nothing about the tool itself.
+_IGNORED_KEYS = frozenset({"cache_control", "type", "icons", "execution", "defer_loading"})
+_EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True)
+class RawTool:
+    """One tool as written, with canonical keys mapped to where their values sit in the file."""
+
+    document: Document
+    pointer: Pointer
+    shape: str
+    fields: tuple[tuple[str, Any, Pointer], ...]
+
+    def value(self, key: str, default: Any = None) -> Any:
+        for name, value, _ in self.fields:
+            if name == key:
+                return value
+        return default
+
+    def where(self, key: str) -> Pointer:
+        for name, _, pointer in self.fields:
+            if name == key:
+                return pointer
+        return self.pointer
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: value for name, value, _ in self.fields}
+
+
+def _dialect_hint(obj: dict[str, Any]) -> str | None:
+    arguments = obj.get("arguments")
+    if isinstance(arguments, list):
+        return "'arguments' is a list of {name, type, desc} entries (Docker MCP registry dialect), not a JSON Schema"
+    parameters = obj.get("parameters")
+    if isinstance(parameters, list):
+        return "'parameters' is a list of parameter entries, not a JSON Schema"
+    if isinstance(parameters, dict) and "type" not in parameters and "properties" not in parameters and parameters:
+        if all(isinstance(v, dict) for v in parameters.values()):
+            return "'parameters' maps parameter names to specs (Seal-Tools dialect); a JSON Schema needs type: object and properties"
+    if "required_parameters" in obj or "optional_parameters" in obj:
+        return "'required_parameters'/'optional_parameters' lists (ToolBench dialect) are not a JSON Schema"
+    if "api_name" in obj:
+        return "'api_name' entry (API-bank/Seal-Tools dialect); toolgen reads 'name'"
+    return None
+
+
+def _function_fields(obj: dict[str, Any], base: Pointer) -> list[tuple[str, Any, Pointer]]:
+    fields: list[tuple[str, Any, Pointer]] = []
+    for key in ("name", "title", "description", "strict"):
+        if key in obj:
+            fields.append((key, obj[key], (*base, key)))
+    for key in ("parametersJsonSchema", "parameters"):
+        if key in obj:
+            fields.append(("inputSchema", obj[key], (*base, key)))
+            break
+    else:
+        fields.append(("inputSchema", dict(_EMPTY_INPUT), base))
+    for key in ("responseJsonSchema", "response"):
+        if key in obj:
+            fields.append(("outputSchema", obj[key], (*base, key)))
+            break
+    return fields
+
+
+def _classify(document: Document, obj: Any, pointer: Pointer) -> RawTool | Diagnostic:
+    if not isinstance(obj, dict):
+        return document.diagnostic(pointer, "tool-shape", f"a tool definition must be a mapping, found {type(obj).__name__}")
+    if isinstance(obj.get("toolSpec"), dict):
+        spec, base = obj["toolSpec"], (*pointer, "toolSpec")
+        fields = [(k, spec[k], (*base, k)) for k in ("name", "description") if k in spec]
+        schema = spec.get("inputSchema")
+        if isinstance(schema, dict) and "json" in schema:
+            fields.append(("inputSchema", schema["json"], (*base, "inputSchema", "json")))
+        else:
+            return document.diagnostic(base, "tool-shape", "Bedrock toolSpec needs inputSchema: {json: <JSON Schema>}")
+        return RawTool(document, pointer, "bedrock", tuple(fields))
+    if obj.get("type") == "function" and isinstance(obj.get("function"), dict):
+        base = (*pointer, "function")
+        return RawTool(document, pointer, "openai", tuple(_function_fields(obj["function"], base)))
+    hint = _dialect_hint(obj)
+    if hint:
+        return document.diagnostic(pointer, "tool-dialect", hint)
+    if "inputSchema" in obj or "input_schema" in obj:
+        fields = []
+        for key, value in obj.items():
+            target = {"input_schema": "inputSchema", "_meta": "meta"}.get(key, key)
+            fields.append((target, value, (*pointer, key)))
+        shape = "anthropic" if "input_schema" in obj else "toolgen"
+        return RawTool(document, pointer, shape, tuple(fields))
+    if "name" in obj and ("parameters" in obj or "parametersJsonSchema" in obj or "description" in obj):
+        return RawTool(document, pointer, "function", tuple(_function_fields(obj, pointer)))
+    keys = ", ".join(sorted(map(str, obj))) or "no keys"
+    return document.diagnostic(
+        pointer, "tool-shape",
+        f"not a recognized tool definition (keys: {keys}); expected name plus inputSchema, parameters or input_schema",
+    )
+
+
+def _entries(document: Document) -> Iterator[tuple[Any, Pointer]]:
+    data = document.data
+    if isinstance(data, dict) and "tools" in data and "name" not in data:
+        tools = data["tools"]
+        if isinstance(tools, list):
+            yield from ((item, ("tools", str(i))) for i, item in enumerate(tools))
+        else:
+            yield tools, ("tools",)
+    elif isinstance(data, list):
+        yield from ((item, (str(i),)) for i, item in enumerate(data))
+    else:
+        yield data, ()
+
+
+def extract_tools(document: Document) -> tuple[list[RawTool], list[Diagnostic]]:
+    """All tools of one file, each in canonical keys, plus a diagnostic for every entry that is not a tool."""
+    tools: list[RawTool] = []
+    diagnostics: list[Diagnostic] = []
+    pending = list(_entries(document))
+    while pending:
+        obj, pointer = pending.pop(0)
+        if isinstance(obj, dict) and isinstance(obj.get("functionDeclarations"), list):
+            declarations = obj["functionDeclarations"]
+            pending[0:0] = [(d, (*pointer, "functionDeclarations", str(i))) for i, d in enumerate(declarations)]
+            continue
+        result = _classify(document, obj, pointer)
+        if isinstance(result, Diagnostic):
+            diagnostics.append(result)
+            continue
+        kept = []
+        for key, value, where in result.fields:
+            if key in CANONICAL_KEYS:
+                kept.append((key, value, where))
+            elif key not in _IGNORED_KEYS:
+                diagnostics.append(
+                    document.diagnostic(where, "unknown-key", f"unknown tool key {key!r} is ignored", Severity.WARNING)
+                )
+        tools.append(RawTool(document, pointer, result.shape, tuple(kept)))
+    return tools, diagnostics

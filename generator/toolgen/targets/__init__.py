@@ -1,0 +1,1 @@
+"""One module per generated target; each turns the IR into source text."""
