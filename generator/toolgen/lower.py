@@ -17,6 +17,7 @@ from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
 from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
 from toolgen.names import NameRegistry, pascal
+from toolgen.patterns import unsupported_patterns
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.positions import Pointer
 from toolgen.resolve import Bundler, Resource
@@ -65,6 +66,8 @@ class _Session:
                 f"type {name!r} is not a JSON Schema type ({suggestion(name)}); fix the schema or set "
                 "`normalize: [types]` in toolgen.yaml",
             ))
+        for where, problem in unsupported_patterns(schema):
+            self.diagnostics.append(document.diagnostic((*pointer, *where), "pattern-unsupported", problem))
         skip = {(*pointer, *where) for where, _ in found}
         for diagnostic in meta.check_json_schema(document, schema, pointer):
             if not any(diagnostic.pointer.startswith("".join("/" + p for p in s)) for s in skip):

@@ -70,6 +70,9 @@ def _dialect_hint(obj: dict[str, Any]) -> str | None:
             return "'parameters' maps parameter names to specs (Seal-Tools dialect); a JSON Schema needs type: object and properties"
     if "required_parameters" in obj or "optional_parameters" in obj:
         return "'required_parameters'/'optional_parameters' lists (ToolBench dialect) are not a JSON Schema"
+    for key in ("arguments", "_arguments", "args", "params", "query_parameters", "path_parameters"):
+        if key in obj and "parameters" not in obj and "inputSchema" not in obj and "input_schema" not in obj:
+            return f"arguments are under {key!r} (a benchmark dialect); toolgen reads 'inputSchema', 'parameters' or 'input_schema'"
     if "api_name" in obj:
         return "'api_name' entry (API-bank/Seal-Tools dialect); toolgen reads 'name'"
     return None
@@ -90,6 +93,8 @@ def _function_fields(obj: dict[str, Any], base: Pointer) -> list[tuple[str, Any,
         if key in obj:
             fields.append(("outputSchema", obj[key], (*base, key)))
             break
+    known = {"name", "title", "description", "strict", "parametersJsonSchema", "parameters", "responseJsonSchema", "response"}
+    fields.extend((key, value, (*base, key)) for key, value in obj.items() if key not in known)
     return fields
 
 

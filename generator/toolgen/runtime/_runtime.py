@@ -23,6 +23,7 @@ class CanonicalModel(pydantic.BaseModel):
         validate_by_alias=True,
         serialize_by_alias=False,
         protected_namespaces=(),
+        regex_engine="python-re",
     )
 
 
@@ -34,6 +35,8 @@ class SchemaModel(pydantic.BaseModel):
         strict=True,
         extra="allow",
         protected_namespaces=(),
+        # Python's re is closer to the ECMA-262 patterns schemas use (lookarounds) and has no size cap.
+        regex_engine="python-re",
     )
 
 

@@ -1,0 +1,91 @@
+"""Shared fixtures: throwaway toolgen projects, the CLI, and the shared corpora when present."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED = REPO_ROOT.parent / "shared"
+
+CONFIG = """\
+version: v1
+package: {package}
+output: generated
+inputs:
+  - schemas/**/*.yaml
+  - schemas/**/*.json
+"""
+
+
+class Project:
+    """A toolgen project in a temporary directory."""
+
+    def __init__(self, root: Path, package: str = "sdk") -> None:
+        self.root = root
+        self.package = package
+        (root / "toolgen.yaml").write_text(CONFIG.format(package=package), encoding="utf-8")
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    @property
+    def package_dir(self) -> Path:
+        return self.root / "generated" / self.package
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every file under generated/, for byte-for-byte comparisons."""
+        base = self.root / "generated"
+        if not base.exists():
+            return {}
+        return {
+            p.relative_to(base).as_posix(): p.read_bytes()
+            for p in sorted(base.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts
+        }
+
+    def cli(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "toolgen", *args],
+            cwd=self.root, capture_output=True, text=True, env=env, check=False,
+        )
+
+
+@pytest.fixture
+def make_project(tmp_path: Path) -> Callable[..., Project]:
+    counter = iter(range(1000))
+
+    def make(package: str = "sdk") -> Project:
+        root = tmp_path / f"project{next(counter)}"
+        root.mkdir()
+        return Project(root, package)
+
+    return make
+
+
+WEATHER = """\
+tools:
+  - name: get_current_weather
+    description: Get the current weather in a given location.
+    inputSchema:
+      type: object
+      properties:
+        location: {type: string}
+        unit: {type: string, enum: [celsius, fahrenheit]}
+      required: [location]
+"""
+
+
+def shared_dir(name: str) -> Path:
+    path = SHARED / name
+    if not path.is_dir():
+        pytest.skip(f"../shared/{name} not present (looked for {path}); corpus tests need the shared folder")
+    return path

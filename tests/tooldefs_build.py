@@ -1,0 +1,115 @@
+"""Build the tooldefs corpus in chunks and classify every definition: built into importable models, or rejected."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import toolgen
+from toolgen.config import load_config
+from toolgen.errors import InvalidInputError
+from toolgen.lower import lower
+
+CHUNK = 400
+
+
+@dataclass(frozen=True)
+class Outcome:
+    key: int
+    built: bool
+    rule: str = ""
+    message: str = ""
+
+
+@dataclass
+class Report:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def built(self) -> int:
+        return sum(o.built for o in self.outcomes)
+
+    @property
+    def rejected(self) -> Counter[str]:
+        return Counter(o.rule for o in self.outcomes if not o.built)
+
+
+def _chunks(defs: Sequence[dict[str, Any]]) -> list[list[int]]:
+    """Indexes grouped so that no chunk holds two definitions with the same name."""
+    chunks: list[tuple[set[str], list[int]]] = []
+    for index, raw in enumerate(defs):
+        name = str(raw.get("name", raw.get("api_name", index)))
+        target = next((c for c in chunks if name not in c[0] and len(c[1]) < CHUNK), None)
+        if target is None:
+            target = (set(), [])
+            chunks.append(target)
+        target[0].add(name)
+        target[1].append(index)
+    return [indexes for _, indexes in chunks]
+
+
+def _write_project(root: Path, package: str, defs: Iterable[dict[str, Any]], normalize: bool) -> None:
+    config = f"version: v1\npackage: {package}\noutput: generated\ninputs: [tools.json]\n"
+    if normalize:
+        config += "normalize: [types]\n"
+    (root / "toolgen.yaml").write_text(config, encoding="utf-8")
+    (root / "tools.json").write_text(json.dumps({"tools": list(defs)}, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def _tool_index(pointer: str) -> int | None:
+    parts = pointer.split("/")
+    return int(parts[2]) if len(parts) > 2 and parts[1] == "tools" and parts[2].isdigit() else None
+
+
+def build_chunk(job: tuple[int, list[dict[str, Any]], bool]) -> list[Outcome]:
+    """Front end over the whole chunk to find rejects, then a real build and import of everything accepted."""
+    number, defs, normalize = job
+    outcomes: dict[int, Outcome] = {}
+    with tempfile.TemporaryDirectory(prefix="tooldefs-") as scratch:
+        root = Path(scratch)
+        package = f"corpus_chunk_{number}"
+        _write_project(root, package, defs, normalize)
+        try:
+            lower(load_config(root))
+        except InvalidInputError as error:
+            for diagnostic in (d for d in error.diagnostics if d.severity.value == "error"):
+                index = _tool_index(diagnostic.pointer)
+                if index is None:
+                    raise AssertionError(f"chunk {number}: diagnostic not tied to one tool: {diagnostic.format()}") from None
+                if index not in outcomes:
+                    outcomes[index] = Outcome(index, False, diagnostic.rule, diagnostic.message)
+        accepted = [i for i in range(len(defs)) if i not in outcomes]
+        _write_project(root, package, (defs[i] for i in accepted), normalize)
+        toolgen.build(root)
+        sys.path.insert(0, str(root / "generated"))
+        try:
+            module = importlib.import_module(package)
+            for spec in module.TOOLS.values():
+                spec.args_model.model_json_schema()  # forces every forward reference to resolve
+                if spec.result_model is not None:
+                    spec.result_model.model_json_schema()
+            names = set(module.TOOLS)
+        finally:
+            sys.path.remove(str(root / "generated"))
+        for i in accepted:
+            name = defs[i].get("name") or (defs[i].get("function") or {}).get("name")
+            outcomes[i] = Outcome(i, name in names, "" if name in names else "missing-after-build")
+    return [outcomes[i] for i in range(len(defs))]
+
+
+def classify(defs: Sequence[dict[str, Any]], normalize: bool, workers: int = 2) -> Report:
+    chunks = _chunks(defs)
+    jobs = [(n, [defs[i] for i in indexes], normalize) for n, indexes in enumerate(chunks)]
+    report = Report()
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for indexes, results in zip(chunks, pool.map(build_chunk, jobs), strict=True):
+            report.outcomes.extend(Outcome(indexes[o.key], o.built, o.rule, o.message) for o in results)
+    return report
