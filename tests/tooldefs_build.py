@@ -69,9 +69,9 @@ def _tool_index(pointer: str) -> int | None:
     return int(parts[2]) if len(parts) > 2 and parts[1] == "tools" and parts[2].isdigit() else None
 
 
-def build_chunk(job: tuple[int, list[dict[str, Any]], bool]) -> list[Outcome]:
+def build_chunk(job: tuple[int, list[dict[str, Any]], bool, bool]) -> list[Outcome]:
     """Front end over the whole chunk to find rejects, then a real build and import of everything accepted."""
-    number, defs, normalize = job
+    number, defs, normalize, render = job
     outcomes: dict[int, Outcome] = {}
     with tempfile.TemporaryDirectory(prefix="tooldefs-") as scratch:
         root = Path(scratch)
@@ -87,6 +87,8 @@ def build_chunk(job: tuple[int, list[dict[str, Any]], bool]) -> list[Outcome]:
                 if index not in outcomes:
                     outcomes[index] = Outcome(index, False, diagnostic.rule, diagnostic.message)
         accepted = [i for i in range(len(defs)) if i not in outcomes]
+        if not render:
+            return [outcomes.get(i, Outcome(i, True)) for i in range(len(defs))]
         _write_project(root, package, (defs[i] for i in accepted), normalize)
         toolgen.build(root)
         sys.path.insert(0, str(root / "generated"))
@@ -105,11 +107,48 @@ def build_chunk(job: tuple[int, list[dict[str, Any]], bool]) -> list[Outcome]:
     return [outcomes[i] for i in range(len(defs))]
 
 
-def classify(defs: Sequence[dict[str, Any]], normalize: bool, workers: int = 2) -> Report:
+def classify(defs: Sequence[dict[str, Any]], normalize: bool, *, render: bool = True, workers: int = 2) -> Report:
+    """Every definition's outcome; with render=False only the front end runs (what would be rejected)."""
     chunks = _chunks(defs)
-    jobs = [(n, [defs[i] for i in indexes], normalize) for n, indexes in enumerate(chunks)]
+    jobs = [(n, [defs[i] for i in indexes], normalize, render) for n, indexes in enumerate(chunks)]
     report = Report()
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for indexes, results in zip(chunks, pool.map(build_chunk, jobs), strict=True):
             report.outcomes.extend(Outcome(indexes[o.key], o.built, o.rule, o.message) for o in results)
+    report.outcomes.sort(key=lambda o: o.key)
     return report
+
+
+def distinct_definitions(root: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(source key, definition) for every distinct definition across the corpus."""
+    from tooldefs_corpus import canonical_json, iter_corpus_tools
+
+    unique: dict[str, tuple[str, dict[str, Any]]] = {}
+    for tool in iter_corpus_tools(root):
+        unique.setdefault(canonical_json(tool.raw), (tool.source.split("/")[0], tool.raw))
+    return list(unique.values())
+
+
+def markdown_report(root: Path) -> str:
+    """The README's corpus table: per source, built as written and after `normalize: [types]`."""
+    entries = distinct_definitions(root)
+    defs = [raw for _, raw in entries]
+    plain = classify(defs, False, render=False)
+    normalized = classify(defs, True)
+    sources = sorted({source for source, _ in entries})
+    lines = [
+        "| source | distinct definitions | build as written | build with `normalize: [types]` | rejected (rule: count) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for source in sorted(sources) + ["total"]:
+        picked = [i for i, (s, _) in enumerate(entries) if source in (s, "total")]
+        built_plain = sum(plain.outcomes[i].built for i in picked)
+        built_norm = sum(normalized.outcomes[i].built for i in picked)
+        rules = Counter(normalized.outcomes[i].rule for i in picked if not normalized.outcomes[i].built)
+        listed = ", ".join(f"{rule}: {count}" for rule, count in sorted(rules.items())) or "none"
+        lines.append(f"| {source} | {len(picked)} | {built_plain} | {built_norm} | {listed} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown_report(Path(__file__).resolve().parents[2] / "shared" / "tooldefs"))

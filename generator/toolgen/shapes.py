@@ -30,6 +30,8 @@ CANONICAL_KEYS = (
 )
 # Provider request decorations that say nothing about the tool itself.
 _IGNORED_KEYS = frozenset({"cache_control", "type", "icons", "execution", "defer_loading"})
+# Serializers in Go, Java and JS write absent optional fields as null; null there means "not given".
+_NULL_MEANS_ABSENT = frozenset({"title", "description", "meta", "annotations", "outputSchema", "timeout", "strict", "returnDirect", "requiresApproval"})
 _EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -163,6 +165,8 @@ def extract_tools(document: Document) -> tuple[list[RawTool], list[Diagnostic]]:
             continue
         kept = []
         for key, value, where in result.fields:
+            if value is None and key in _NULL_MEANS_ABSENT:
+                continue
             if key in CANONICAL_KEYS:
                 kept.append((key, value, where))
             elif key not in _IGNORED_KEYS:
