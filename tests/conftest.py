@@ -55,7 +55,11 @@ class Project:
     def cli(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "toolgen", *args],
-            cwd=self.root, capture_output=True, text=True, env=env, check=False,
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
         )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from conftest import shared_dir
 from tooldefs_build import classify, distinct_definitions
-
 from toolgen.normalize import STANDARD_TYPES
 from toolgen.schemawalk import walk
 
@@ -32,7 +31,9 @@ def _has_nonstandard_type(schema: object) -> bool:
     return False
 
 
-def test_with_normalized_types_every_definition_builds_or_is_rejected_clearly(definitions: list[dict[str, object]]) -> None:
+def test_with_normalized_types_every_definition_builds_or_is_rejected_clearly(
+    definitions: list[dict[str, object]],
+) -> None:
     report = classify(definitions, normalize=True)
     assert len(report.outcomes) == len(definitions)
     for outcome in report.outcomes:
@@ -42,7 +43,9 @@ def test_with_normalized_types_every_definition_builds_or_is_rejected_clearly(de
     # Non-standard types are the corpus's most common problem: normalization must make those build.
     typed = [i for i, raw in enumerate(definitions) if _has_nonstandard_type(_schema_of(raw))]
     assert typed
-    still_rejected = [i for i in typed if not report.outcomes[i].built and report.outcomes[i].rule == "nonstandard-type"]
+    still_rejected = [
+        i for i in typed if not report.outcomes[i].built and report.outcomes[i].rule == "nonstandard-type"
+    ]
     assert still_rejected == []
 
 

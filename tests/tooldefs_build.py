@@ -83,7 +83,9 @@ def build_chunk(job: tuple[int, list[dict[str, Any]], bool, bool]) -> list[Outco
             for diagnostic in (d for d in error.diagnostics if d.severity.value == "error"):
                 index = _tool_index(diagnostic.pointer)
                 if index is None:
-                    raise AssertionError(f"chunk {number}: diagnostic not tied to one tool: {diagnostic.format()}") from None
+                    raise AssertionError(
+                        f"chunk {number}: diagnostic not tied to one tool: {diagnostic.format()}"
+                    ) from None
                 if index not in outcomes:
                     outcomes[index] = Outcome(index, False, diagnostic.rule, diagnostic.message)
         accepted = [i for i in range(len(defs)) if i not in outcomes]

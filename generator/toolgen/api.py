@@ -81,21 +81,27 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     }
     if not matched <= recorded.keys():
         return False
+    on_disk = _on_disk(config.package_dir)
+    if set(on_disk) != {*manifest.get("files", {}), MANIFEST_NAME}:
+        return False
     for name, hashed in manifest.get("files", {}).items():
-        if _current_input_hash(config, str(config.package_dir.relative_to(config.root) / name)) != hashed:
+        if text_digest(on_disk[name]) != hashed:
             return False
     try:
         cached = json.loads(cache.read_text(encoding="utf-8"))
     except ValueError:
         return False
-    return bool(cached.get(config.package) == build_key(config_text, recorded))
+    key = build_key(config_text, recorded) + text_digest(on_disk[MANIFEST_NAME])
+    return bool(cached.get(config.package) == key)
 
 
-def _remember_build(config: Config, config_text: str, inputs: dict[str, str]) -> None:
+def _remember_build(config: Config, config_text: str, inputs: dict[str, str], manifest: str) -> None:
     cache_dir = config.root / CACHE_DIR
     cache_dir.mkdir(exist_ok=True)
     (cache_dir / ".gitignore").write_text("*\n", encoding="utf-8")
-    (cache_dir / "build.json").write_text(json.dumps({config.package: build_key(config_text, inputs)}) + "\n", encoding="utf-8")
+    (cache_dir / "build.json").write_text(
+        json.dumps({config.package: build_key(config_text, inputs) + text_digest(manifest)}) + "\n", encoding="utf-8"
+    )
 
 
 def build(root: str | Path = ".", config_path: str | Path | None = None, *, force: bool = False) -> BuildResult:
@@ -103,12 +109,12 @@ def build(root: str | Path = ".", config_path: str | Path | None = None, *, forc
     config = _config(root, config_path)
     config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
     if not force and _unchanged_since_last_build(config, config_text):
-        manifest = read_manifest(config.package_dir) or {}
-        return BuildResult(config.package_dir, tuple(sorted([*manifest.get("files", {}), MANIFEST_NAME])), False, ())
+        recorded = read_manifest(config.package_dir) or {}
+        return BuildResult(config.package_dir, tuple(sorted([*recorded.get("files", {}), MANIFEST_NAME])), False, ())
     files, inputs, warnings = _render_all(config)
     manifest = files.pop(MANIFEST_NAME)
     write_package(config.package_dir, files, MANIFEST_NAME, manifest)
-    _remember_build(config, config_text, inputs)
+    _remember_build(config, config_text, inputs, manifest)
     return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)
 
 
@@ -138,12 +144,18 @@ def check(root: str | Path = ".", config_path: str | Path | None = None) -> Chec
         if want == have:
             continue
         changed.append(f"{prefix}/{name}")
-        chunks.extend(difflib.unified_diff(
-            (have or "").splitlines(keepends=True),
-            (want or "").splitlines(keepends=True),
-            fromfile=f"a/{prefix}/{name}" if have is not None else "/dev/null",
-            tofile=f"b/{prefix}/{name}" if want is not None else "/dev/null",
-        ))
+        fromfile = f"a/{prefix}/{name}" if have is not None else "/dev/null"
+        tofile = f"b/{prefix}/{name}" if want is not None else "/dev/null"
+        lines = list(
+            difflib.unified_diff(
+                (have or "").splitlines(keepends=True),
+                (want or "").splitlines(keepends=True),
+                fromfile=fromfile,
+                tofile=tofile,
+            )
+        )
+        # difflib prints nothing for an empty file that appeared or vanished; the headers still name it.
+        chunks.extend(lines or [f"--- {fromfile}\n", f"+++ {tofile}\n"])
     diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
     return CheckResult(config.package_dir, tuple(changed), diff, warnings)
 
@@ -169,6 +181,8 @@ def init_project(root: str | Path = ".", package: str = "toolgen_sdk") -> tuple[
     if existing:
         raise ProjectExistsError(f"{existing[0]} already exists; nothing was written")
     example.parent.mkdir(parents=True, exist_ok=True)
-    example.write_text((schemas_dir() / "tools" / "get_current_weather.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    example.write_text(
+        (schemas_dir() / "tools" / "get_current_weather.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     config_file.write_text(INIT_CONFIG.format(package=package), encoding="utf-8")
     return (config_file, example)

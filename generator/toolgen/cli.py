@@ -31,12 +31,29 @@ def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) ->
 
 
 def _project_options(function: F) -> F:
-    function = click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-                            help="Path of toolgen.yaml (default: PROJECT/toolgen.yaml).")(function)
-    function = click.option("-C", "--project", "project", type=click.Path(file_okay=False, path_type=Path),
-                            default=Path("."), show_default=True, help="Project root.")(function)
-    function = click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]),
-                            default="text", show_default=True, help="How findings are printed.")(function)
+    function = click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Path of toolgen.yaml (default: PROJECT/toolgen.yaml).",
+    )(function)
+    function = click.option(
+        "-C",
+        "--project",
+        "project",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path("."),
+        show_default=True,
+        help="Project root.",
+    )(function)
+    function = click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(["text", "json", "github"]),
+        default="text",
+        show_default=True,
+        help="How findings are printed.",
+    )(function)
     return function
 
 
@@ -73,7 +90,9 @@ def init(project: Path, package: str) -> None:
 
     def action() -> int:
         for path in api.init_project(project, package):
-            click.echo(f"created {path.relative_to(project.resolve()) if path.is_relative_to(project.resolve()) else path}")
+            click.echo(
+                f"created {path.relative_to(project.resolve()) if path.is_relative_to(project.resolve()) else path}"
+            )
         click.echo("next: toolgen build", err=True)
         return EXIT_OK
 
@@ -89,7 +108,11 @@ def build(project: Path, config_path: Path | None, output_format: str, force: bo
     def action() -> int:
         result = api.build(project, config_path, force=force)
         _print_diagnostics(result.warnings, output_format)
-        where = result.package_dir.relative_to(project.resolve()) if result.package_dir.is_relative_to(project.resolve()) else result.package_dir
+        where = (
+            result.package_dir.relative_to(project.resolve())
+            if result.package_dir.is_relative_to(project.resolve())
+            else result.package_dir
+        )
         state = "wrote" if result.written else "up to date:"
         click.echo(f"toolgen: {state} {where}/ ({len(result.files)} files)", err=True)
         return EXIT_OK
@@ -104,11 +127,29 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
 
     def action() -> int:
         result = api.check(project, config_path)
-        _print_diagnostics(result.warnings, output_format)
+        if output_format != "json":
+            _print_diagnostics(result.warnings, output_format)
         if result.ok:
+            if output_format == "json":
+                click.echo(
+                    json.dumps(
+                        {"changed": [], "diff": "", "findings": [d.to_json() for d in result.warnings]}, indent=2
+                    )
+                )
             click.echo("toolgen: generated code is up to date", err=True)
             return EXIT_OK
-        click.echo(result.diff, nl=False)
+        if output_format == "json":
+            findings = [d.to_json() for d in result.warnings]
+            click.echo(
+                json.dumps({"changed": list(result.changed), "diff": result.diff, "findings": findings}, indent=2)
+            )
+        elif output_format == "github":
+            for name in result.changed:
+                click.echo(
+                    f"::error file={name},title=toolgen-drift::generated file differs from its schemas; run `toolgen build`"
+                )
+        else:
+            click.echo(result.diff, nl=False)
         click.echo(f"toolgen: {len(result.changed)} generated file(s) differ; run `toolgen build`", err=True)
         return EXIT_FINDINGS
 

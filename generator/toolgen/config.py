@@ -25,6 +25,8 @@ class Config:
     inputs: tuple[str, ...]
     normalize: tuple[str, ...] = ()
     message_extension: str | None = None
+    display: str = CONFIG_NAME
+    input_positions: tuple[tuple[int, int], ...] = ()
 
     @property
     def output_dir(self) -> Path:
@@ -33,6 +35,13 @@ class Config:
     @property
     def package_dir(self) -> Path:
         return self.output_dir / self.package
+
+
+def _display(root: Path, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def default_config(root: Path) -> Config:
@@ -45,7 +54,7 @@ def load_config(root: Path, path: Path | None = None) -> Config:
     if not path.is_file():
         raise ConfigNotFoundError(f"no {path.name} in {root} (run `toolgen init` to create one)")
     try:
-        document = load_file(path, path.name)
+        document = load_file(path, _display(root, path))
     except LoadError as error:
         raise InvalidInputError([error.diagnostic]) from None
     diagnostics = list(check_against_meta_schema(document, "config"))
@@ -54,7 +63,9 @@ def load_config(root: Path, path: Path | None = None) -> Config:
     data = document.data
     package = str(data.get("package", "toolgen_sdk"))
     if not _PACKAGE_NAME.match(package) or keyword.iskeyword(package):
-        raise InvalidInputError([document.diagnostic(("package",), "config-package", f"{package!r} is not a valid Python package name")])
+        raise InvalidInputError(
+            [document.diagnostic(("package",), "config-package", f"{package!r} is not a valid Python package name")]
+        )
     extension = (data.get("extend") or {}).get("message")
     return Config(
         root=root,
@@ -63,6 +74,8 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         inputs=tuple(data.get("inputs", ["schemas/**/*.yaml"])),
         normalize=tuple(sorted(set(data.get("normalize", [])))),
         message_extension=str(extension) if extension else None,
+        display=document.display,
+        input_positions=tuple(document.locate(("inputs", str(i))) for i in range(len(data.get("inputs", [])))),
     )
 
 

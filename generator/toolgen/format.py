@@ -22,7 +22,9 @@ def _ruff() -> str:
 def _run(arguments: list[str], cwd: Path) -> None:
     completed = subprocess.run(arguments, cwd=cwd, capture_output=True, text=True, check=False)
     if completed.returncode != 0:
-        raise ExternalToolError(f"ruff failed ({' '.join(arguments[1:3])}): {completed.stderr.strip() or completed.stdout.strip()}")
+        raise ExternalToolError(
+            f"ruff failed ({' '.join(arguments[1:3])}): {completed.stderr.strip() or completed.stdout.strip()}"
+        )
 
 
 def format_python(files: Mapping[str, str], package: str) -> dict[str, str]:
@@ -33,9 +35,12 @@ def format_python(files: Mapping[str, str], package: str) -> dict[str, str]:
     ruff = _ruff()
     settings = [
         "--isolated",
-        "--line-length", str(LINE_LENGTH),
-        "--target-version", TARGET,
-        "--config", f"lint.isort.known-first-party = [{package!r}]",
+        "--line-length",
+        str(LINE_LENGTH),
+        "--target-version",
+        TARGET,
+        "--config",
+        f"lint.isort.known-first-party = [{package!r}]",
     ]
     with tempfile.TemporaryDirectory(prefix="toolgen-format-") as scratch:
         root = Path(scratch)
@@ -44,7 +49,10 @@ def format_python(files: Mapping[str, str], package: str) -> dict[str, str]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         names = sorted(python)
-        _run([ruff, "check", "--select", "I,F401,RUF022", "--fix", "--quiet", "--exit-zero", *settings, "--", *names], root)
+        _run(
+            [ruff, "check", "--select", "I,F401,RUF022", "--fix", "--quiet", "--exit-zero", *settings, "--", *names],
+            root,
+        )
         _run([ruff, "format", "--quiet", *settings, "--", *names], root)
         formatted = {name: (root / name).read_text(encoding="utf-8") for name in names}
     return {**files, **formatted}

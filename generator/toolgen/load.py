@@ -39,9 +39,7 @@ class Document:
                 return found
         return (1, 1)
 
-    def diagnostic(
-        self, pointer: Pointer, rule: str, message: str, severity: Severity = Severity.ERROR
-    ) -> Diagnostic:
+    def diagnostic(self, pointer: Pointer, rule: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
         line, col = self.locate(pointer)
         return Diagnostic(self.display, line, col, severity, rule, message, pointer_text(pointer))
 
@@ -66,7 +64,9 @@ def parse_text(text: str, path: Path, display: str) -> Document:
         except json.JSONDecodeError as error:
             if path.suffix.lower() == ".json":
                 raise LoadError(
-                    Diagnostic(display, error.lineno, error.colno, Severity.ERROR, "syntax", f"invalid JSON: {error.msg}")
+                    Diagnostic(
+                        display, error.lineno, error.colno, Severity.ERROR, "syntax", f"invalid JSON: {error.msg}"
+                    )
                 ) from None
             is_json = False  # YAML flow style also starts with { or [
         else:
@@ -83,14 +83,23 @@ def parse_text(text: str, path: Path, display: str) -> Document:
     document = Document(display, path, text, data, False)
     for pointer, line, col in yaml_duplicate_keys(text):
         raise LoadError(
-            Diagnostic(display, line, col, Severity.ERROR, "duplicate-key",
-                       f"key {pointer[-1]!r} appears twice in the same mapping", pointer_text(pointer))
+            Diagnostic(
+                display,
+                line,
+                col,
+                Severity.ERROR,
+                "duplicate-key",
+                f"key {pointer[-1]!r} appears twice in the same mapping",
+                pointer_text(pointer),
+            )
         )
     bad = _first_non_json_value(data, ())
     if bad is not None:
         pointer, value = bad
         raise LoadError(
-            document.diagnostic(pointer, "syntax", f"YAML value of type {type(value).__name__} has no JSON equivalent; quote it")
+            document.diagnostic(
+                pointer, "syntax", f"YAML value of type {type(value).__name__} has no JSON equivalent; quote it"
+            )
         )
     return document
 
@@ -119,7 +128,9 @@ def load_file(path: Path, display: str) -> Document:
     except FileNotFoundError:
         raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "file-missing", "file not found")) from None
     except OSError as error:
-        raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "file-unreadable", error.strerror or str(error))) from None
+        raise LoadError(
+            Diagnostic(display, 1, 1, Severity.ERROR, "file-unreadable", error.strerror or str(error))
+        ) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -17,8 +17,8 @@ from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
 from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
 from toolgen.names import NameRegistry, pascal
-from toolgen.patterns import unsupported_patterns
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
+from toolgen.patterns import unsupported_patterns
 from toolgen.positions import Pointer
 from toolgen.resolve import Bundler, Resource
 from toolgen.resources import schemas_dir
@@ -26,8 +26,22 @@ from toolgen.resources import schemas_dir
 CANONICAL_FILES = ("content.yaml", "tool_call.yaml", "usage.yaml", "message.yaml", "tool_definition.yaml")
 MESSAGE_KINDS = ("SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage")
 # Class names the generated package defines itself; schemas may not take them.
-RESERVED = frozenset({"CanonicalModel", "SchemaModel", "FunctionCallBase", "ToolSpec", "ValidationProblem",
-                      "ToolgenValidationError", "TOOLS", "Any", "Annotated", "Field", "Literal", "RootModel"})
+RESERVED = frozenset(
+    {
+        "CanonicalModel",
+        "SchemaModel",
+        "FunctionCallBase",
+        "ToolSpec",
+        "ValidationProblem",
+        "ToolgenValidationError",
+        "TOOLS",
+        "Any",
+        "Annotated",
+        "Field",
+        "Literal",
+        "RootModel",
+    }
+)
 
 
 @dataclass
@@ -61,11 +75,14 @@ class _Session:
             )
         found = nonstandard_types(schema)
         for where, name in found:
-            self.diagnostics.append(document.diagnostic(
-                (*pointer, *where), "nonstandard-type",
-                f"type {name!r} is not a JSON Schema type ({suggestion(name)}); fix the schema or set "
-                "`normalize: [types]` in toolgen.yaml",
-            ))
+            self.diagnostics.append(
+                document.diagnostic(
+                    (*pointer, *where),
+                    "nonstandard-type",
+                    f"type {name!r} is not a JSON Schema type ({suggestion(name)}); fix the schema or set "
+                    "`normalize: [types]` in toolgen.yaml",
+                )
+            )
         for where, problem in unsupported_patterns(schema):
             self.diagnostics.append(document.diagnostic((*pointer, *where), "pattern-unsupported", problem))
         skip = {(*pointer, *where) for where, _ in found}
@@ -78,10 +95,16 @@ class _Session:
 def _input_files(session: _Session) -> list[Path]:
     root = session.config.root
     files: set[Path] = set()
-    for pattern in session.config.inputs:
+    config = session.config
+    for index, pattern in enumerate(config.inputs):
         matches = [Path(p) for p in glob.glob(str(root / pattern), recursive=True)]
         if not matches and not glob.has_magic(pattern):
-            session.diagnostics.append(Diagnostic("toolgen.yaml", 1, 1, Severity.ERROR, "file-missing", f"input {pattern!r} does not exist"))
+            line, col = config.input_positions[index] if index < len(config.input_positions) else (1, 1)
+            session.diagnostics.append(
+                Diagnostic(
+                    config.display, line, col, Severity.ERROR, "file-missing", f"input {pattern!r} does not exist"
+                )
+            )
         files.update(p for p in matches if p.is_file())
     return sorted(files, key=lambda p: session.display(p))
 
@@ -120,7 +143,9 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
         return
     data = document.data
     if not isinstance(data, dict) or not isinstance(data.get("properties"), dict):
-        session.diagnostics.append(document.diagnostic((), "extend-shape", "a message extension needs a `properties` mapping"))
+        session.diagnostics.append(
+            document.diagnostic((), "extend-shape", "a message extension needs a `properties` mapping")
+        )
         return
     resource = Resource(document, ())
     rewritten = {
@@ -132,12 +157,19 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
         schema = bundler.defs[kind]
         for key in rewritten:
             if key in schema["properties"]:
-                session.diagnostics.append(document.diagnostic(("properties", key), "extend-conflict", f"{key!r} is already a field of {kind}"))
+                session.diagnostics.append(
+                    document.diagnostic(("properties", key), "extend-conflict", f"{key!r} is already a field of {kind}")
+                )
         schema["properties"] = {**schema["properties"], **rewritten}
-        schema["required"] = [*schema.get("required", []), *(r for r in required if r not in schema.get("required", []))]
+        schema["required"] = [
+            *schema.get("required", []),
+            *(r for r in required if r not in schema.get("required", [])),
+        ]
 
 
-def _tools(session: _Session, bundler: Bundler, names: NameRegistry) -> list[tuple[shapes.RawTool, str, str, str | None]]:
+def _tools(
+    session: _Session, bundler: Bundler, names: NameRegistry
+) -> list[tuple[shapes.RawTool, str, str, str | None]]:
     raw_tools: list[shapes.RawTool] = []
     for path in _input_files(session):
         try:
@@ -159,8 +191,13 @@ def _tools(session: _Session, bundler: Bundler, names: NameRegistry) -> list[tup
         if name in first_seen:
             other = first_seen[name]
             line, col = other.document.locate(other.where("name"))
-            session.diagnostics.append(raw.document.diagnostic(
-                raw.where("name"), "duplicate-tool", f"tool {name!r} is already defined at {other.document.display}:{line}:{col}"))
+            session.diagnostics.append(
+                raw.document.diagnostic(
+                    raw.where("name"),
+                    "duplicate-tool",
+                    f"tool {name!r} is already defined at {other.document.display}:{line}:{col}",
+                )
+            )
             continue
         first_seen[name] = raw
         accepted.append(raw)
@@ -203,23 +240,25 @@ def lower(config: Config) -> Lowered:
     defs = bundler.defs
     tool_irs = []
     for raw, stem, args, returns in tools:
-        tool_irs.append(Tool(
-            name=raw.value("name"),
-            stem=stem,
-            args_model=args,
-            result_model=returns,
-            title=raw.value("title"),
-            description=raw.value("description"),
-            input_schema=freeze(standalone(defs, args)),
-            output_schema=freeze(standalone(defs, returns)) if returns else None,
-            return_direct=bool(raw.value("returnDirect", False)),
-            timeout=raw.value("timeout"),
-            requires_approval=bool(raw.value("requiresApproval", False)),
-            strict=raw.value("strict"),
-            meta=freeze(raw.value("meta", {})),
-            annotations=freeze(raw.value("annotations", {})),
-            source=raw.document.display,
-        ))
+        tool_irs.append(
+            Tool(
+                name=raw.value("name"),
+                stem=stem,
+                args_model=args,
+                result_model=returns,
+                title=raw.value("title"),
+                description=raw.value("description"),
+                input_schema=freeze(standalone(defs, args)),
+                output_schema=freeze(standalone(defs, returns)) if returns else None,
+                return_direct=bool(raw.value("returnDirect", False)),
+                timeout=raw.value("timeout"),
+                requires_approval=bool(raw.value("requiresApproval", False)),
+                strict=raw.value("strict"),
+                meta=freeze(raw.value("meta", {})),
+                annotations=freeze(raw.value("annotations", {})),
+                source=raw.document.display,
+            )
+        )
     unions = infer_unions(defs)
     model_defs = assign_class_names(strip_annotations_for_models(defs), names)
     sources = tuple(sorted({t.source for t in tool_irs}))

@@ -10,9 +10,9 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import ValidationError
 
-from toolgen.diagnostics import Diagnostic
+from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.load import Document
-from toolgen.positions import Pointer
+from toolgen.positions import KEY, Pointer, pointer_text
 from toolgen.resources import schemas_dir
 
 _MAX_MESSAGE = 240
@@ -35,7 +35,25 @@ def _short(text: str) -> str:
 
 
 def _located(document: Document, prefix: Pointer, error: ValidationError, rule: str) -> Diagnostic:
-    pointer = (*prefix, *(str(part) for part in error.absolute_path))
+    pointer: Pointer = (*prefix, *(str(part) for part in error.absolute_path))
+    if (
+        error.validator == "additionalProperties"
+        and isinstance(error.instance, dict)
+        and isinstance(error.schema, dict)
+    ):
+        declared = set(error.schema.get("properties", {}))
+        extra = sorted(key for key in error.instance if key not in declared)
+        if extra:
+            line, col = document.locate((*pointer, extra[0], KEY))
+            return Diagnostic(
+                document.display,
+                line,
+                col,
+                Severity.ERROR,
+                rule,
+                _short(error.message),
+                pointer_text((*pointer, extra[0])),
+            )
     return document.diagnostic(pointer, rule, _short(error.message))
 
 

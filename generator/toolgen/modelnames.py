@@ -11,13 +11,15 @@ from toolgen.schemawalk import children, walk
 
 # Annotation-only keywords in 2020-12 that model generators would turn into behaviour (EmailStr needs an extra
 # package, date-time becomes datetime) or into code; validation keeps the schema's meaning without them.
-_ANNOTATIONS = frozenset({"format", "examples", "example", "$comment", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"})
+_ANNOTATIONS = frozenset(
+    {"format", "examples", "example", "$comment", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"}
+)
 _DEF_PREFIX = "#/$defs/"
 
 
 def _refs(schema: Any) -> set[str]:
     return {
-        sub["$ref"][len(_DEF_PREFIX):]
+        sub["$ref"][len(_DEF_PREFIX) :]
         for sub, _ in walk(schema)
         if isinstance(sub, dict) and isinstance(sub.get("$ref"), str) and sub["$ref"].startswith(_DEF_PREFIX)
     }
@@ -65,11 +67,16 @@ def infer_unions(defs: dict[str, Any]) -> list[Union]:
         branches = schema.get("oneOf") or schema.get("anyOf")
         if not isinstance(branches, list) or len(branches) < 2:
             continue
-        targets = [b.get("$ref", "")[len(_DEF_PREFIX):] if isinstance(b, dict) and set(b) == {"$ref"} else "" for b in branches]
+        targets = [
+            b.get("$ref", "")[len(_DEF_PREFIX) :] if isinstance(b, dict) and set(b) == {"$ref"} else ""
+            for b in branches
+        ]
         if not all(t in defs for t in targets):
             continue
         first = defs[targets[0]]
-        candidates = [p for p in first.get("required", []) if _const_of(first, p) is not None] if isinstance(first, dict) else []
+        candidates = (
+            [p for p in first.get("required", []) if _const_of(first, p) is not None] if isinstance(first, dict) else []
+        )
         for prop in candidates:
             values = [_const_of(defs[t], prop) for t in targets]
             if all(isinstance(v, str) for v in values) and len(set(values)) == len(values):

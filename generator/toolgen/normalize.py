@@ -14,14 +14,33 @@ STANDARD_TYPES = frozenset({"object", "array", "string", "number", "integer", "b
 
 # Keys are lower-cased; "" and "any" mean "no type constraint".
 TYPE_ALIASES: dict[str, str | None] = {
-    "dict": "object", "map": "object", "hashmap": "object", "object": "object",
-    "float": "number", "double": "number", "decimal": "number", "number": "number",
-    "int": "integer", "integer": "integer", "long": "integer", "short": "integer",
-    "str": "string", "string": "string", "char": "string", "text": "string",
-    "bool": "boolean", "boolean": "boolean",
-    "list": "array", "array": "array", "arraylist": "array", "tuple": "array", "set": "array",
-    "null": "null", "none": "null",
-    "any": None, "": None,
+    "dict": "object",
+    "map": "object",
+    "hashmap": "object",
+    "object": "object",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "number": "number",
+    "int": "integer",
+    "integer": "integer",
+    "long": "integer",
+    "short": "integer",
+    "str": "string",
+    "string": "string",
+    "char": "string",
+    "text": "string",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "list": "array",
+    "array": "array",
+    "arraylist": "array",
+    "tuple": "array",
+    "set": "array",
+    "null": "null",
+    "none": "null",
+    "any": None,
+    "": None,
 }
 
 Report = Callable[[Pointer, str], None]
@@ -37,7 +56,7 @@ def nonstandard_types(schema: Any) -> list[tuple[Pointer, str]]:
     for sub, pointer in walk(schema):
         if isinstance(sub, dict) and "type" in sub:
             for index, name in enumerate(_type_names(sub["type"])):
-                if not isinstance(name, str) or name not in STANDARD_TYPES:
+                if isinstance(name, str) and name not in STANDARD_TYPES:
                     where = (*pointer, "type", str(index)) if isinstance(sub["type"], list) else (*pointer, "type")
                     found.append((where, str(name)))
     return found

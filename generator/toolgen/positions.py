@@ -9,6 +9,8 @@ from collections.abc import Iterator
 import yaml
 
 Pointer = tuple[str, ...]
+# Appended to a pointer, names the position of the mapping key rather than of its value.
+KEY = "\x00key"
 
 try:  # libyaml's composer is about 10x faster; the pure-Python one gives identical marks
     from yaml import CSafeLoader as _Loader
@@ -32,6 +34,7 @@ def yaml_positions(text: str) -> dict[Pointer, tuple[int, int]]:
         positions[pointer] = (current.start_mark.line + 1, current.start_mark.column + 1)
         if isinstance(current, yaml.MappingNode):
             for key, value in current.value:
+                positions[(*pointer, str(key.value), KEY)] = (key.start_mark.line + 1, key.start_mark.column + 1)
                 stack.append(((*pointer, str(key.value)), value))
         elif isinstance(current, yaml.SequenceNode):
             for index, item in enumerate(current.value):
@@ -98,7 +101,9 @@ class _JsonScanner:
                 return
             while True:
                 self.skip_ws()
+                key_offset = self.index
                 key = self.string()
+                self.offsets[(*pointer, key, KEY)] = key_offset
                 self.skip_ws()
                 self.index += 1  # ':'
                 self.value((*pointer, key))

@@ -7,6 +7,7 @@ Recursive schemas are fine; a chain of `$ref`s that only points back to itself i
 
 from __future__ import annotations
 
+import posixpath
 import urllib.parse
 from collections import deque
 from collections.abc import Callable
@@ -98,7 +99,9 @@ class Bundler:
         if name is None:
             cycle = self._pure_ref_cycle(target_resource, target_pointer, node)
             if cycle:
-                self.diagnostics.append(resource.document.diagnostic(at, "ref-cycle", f"$ref {ref!r} never reaches a schema: {cycle}"))
+                self.diagnostics.append(
+                    resource.document.diagnostic(at, "ref-cycle", f"$ref {ref!r} never reaches a schema: {cycle}")
+                )
                 return "#/$defs/Unresolved"
             label = target_pointer[-1] if target_pointer else Path(target_resource.document.display).stem
             name = self._names.claim(pascal(label))
@@ -112,10 +115,16 @@ class Bundler:
         file_part, _, fragment = ref.partition("#")
         if file_part:
             if "://" in file_part or file_part.startswith("urn:"):
-                self.diagnostics.append(document.diagnostic(at, "ref-remote", f"remote $ref {ref!r} is not fetched; vendor the schema into a local file"))
+                self.diagnostics.append(
+                    document.diagnostic(
+                        at, "ref-remote", f"remote $ref {ref!r} is not fetched; vendor the schema into a local file"
+                    )
+                )
                 return None
             path = (document.path.parent / urllib.parse.unquote(file_part)).resolve()
-            display = str(Path(document.display).parent / urllib.parse.unquote(file_part))
+            display = posixpath.normpath(
+                posixpath.join(posixpath.dirname(document.display), urllib.parse.unquote(file_part))
+            )
             try:
                 document = self._load(path, display)
             except LoadError as error:
@@ -127,19 +136,31 @@ class Bundler:
             base = resource.root
         relative = _fragment_pointer(fragment)
         if relative is None:
-            self.diagnostics.append(resource.document.diagnostic(at, "ref-unsupported", f"$ref {ref!r}: only JSON-pointer fragments are supported"))
+            self.diagnostics.append(
+                resource.document.diagnostic(
+                    at, "ref-unsupported", f"$ref {ref!r}: only JSON-pointer fragments are supported"
+                )
+            )
             return None
         pointer = (*base, *relative)
         found, node = _node_at(document.data, pointer)
         if not found:
-            self.diagnostics.append(resource.document.diagnostic(at, "ref-unresolved", f"$ref {ref!r}: nothing at #{fragment or ''} in {document.display}"))
+            self.diagnostics.append(
+                resource.document.diagnostic(
+                    at, "ref-unresolved", f"$ref {ref!r}: nothing at #{fragment or ''} in {document.display}"
+                )
+            )
             return None
         return Resource(document, () if file_part else resource.root), pointer, node
 
     def _pure_ref_cycle(self, resource: Resource, pointer: Pointer, node: Any) -> str | None:
         """Follow a chain of schemas that are nothing but a `$ref`; a chain that loops names no schema."""
         seen = [(resource.document.display, pointer)]
-        while isinstance(node, dict) and set(node) <= {"$ref", "description", "title", "$comment"} and isinstance(node.get("$ref"), str):
+        while (
+            isinstance(node, dict)
+            and set(node) <= {"$ref", "description", "title", "$comment"}
+            and isinstance(node.get("$ref"), str)
+        ):
             target = self._target(resource, (*pointer, "$ref"), node["$ref"])
             if target is None:
                 return None

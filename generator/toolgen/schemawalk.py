@@ -10,8 +10,17 @@ from toolgen.positions import Pointer
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SCHEMA_SINGLES = (
-    "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "contains",
-    "propertyNames", "not", "if", "then", "else", "additionalItems", "contentSchema",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "additionalItems",
+    "contentSchema",
 )
 
 

@@ -25,13 +25,34 @@ from toolgen.load import Document
 from toolgen.positions import Pointer
 
 CANONICAL_KEYS = (
-    "name", "title", "description", "meta", "returnDirect", "inputSchema", "outputSchema",
-    "timeout", "requiresApproval", "strict", "annotations",
+    "name",
+    "title",
+    "description",
+    "meta",
+    "returnDirect",
+    "inputSchema",
+    "outputSchema",
+    "timeout",
+    "requiresApproval",
+    "strict",
+    "annotations",
 )
 # Provider request decorations that say nothing about the tool itself.
 _IGNORED_KEYS = frozenset({"cache_control", "type", "icons", "execution", "defer_loading"})
 # Serializers in Go, Java and JS write absent optional fields as null; null there means "not given".
-_NULL_MEANS_ABSENT = frozenset({"title", "description", "meta", "annotations", "outputSchema", "timeout", "strict", "returnDirect", "requiresApproval"})
+_NULL_MEANS_ABSENT = frozenset(
+    {
+        "title",
+        "description",
+        "meta",
+        "annotations",
+        "outputSchema",
+        "timeout",
+        "strict",
+        "returnDirect",
+        "requiresApproval",
+    }
+)
 _EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -95,14 +116,25 @@ def _function_fields(obj: dict[str, Any], base: Pointer) -> list[tuple[str, Any,
         if key in obj:
             fields.append(("outputSchema", obj[key], (*base, key)))
             break
-    known = {"name", "title", "description", "strict", "parametersJsonSchema", "parameters", "responseJsonSchema", "response"}
+    known = {
+        "name",
+        "title",
+        "description",
+        "strict",
+        "parametersJsonSchema",
+        "parameters",
+        "responseJsonSchema",
+        "response",
+    }
     fields.extend((key, value, (*base, key)) for key, value in obj.items() if key not in known)
     return fields
 
 
 def _classify(document: Document, obj: Any, pointer: Pointer) -> RawTool | Diagnostic:
     if not isinstance(obj, dict):
-        return document.diagnostic(pointer, "tool-shape", f"a tool definition must be a mapping, found {type(obj).__name__}")
+        return document.diagnostic(
+            pointer, "tool-shape", f"a tool definition must be a mapping, found {type(obj).__name__}"
+        )
     if isinstance(obj.get("toolSpec"), dict):
         spec, base = obj["toolSpec"], (*pointer, "toolSpec")
         fields = [(k, spec[k], (*base, k)) for k in ("name", "description") if k in spec]
@@ -129,7 +161,8 @@ def _classify(document: Document, obj: Any, pointer: Pointer) -> RawTool | Diagn
         return RawTool(document, pointer, "function", tuple(_function_fields(obj, pointer)))
     keys = ", ".join(sorted(map(str, obj))) or "no keys"
     return document.diagnostic(
-        pointer, "tool-shape",
+        pointer,
+        "tool-shape",
         f"not a recognized tool definition (keys: {keys}); expected name plus inputSchema, parameters or input_schema",
     )
 

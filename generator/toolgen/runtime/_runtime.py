@@ -50,7 +50,9 @@ class FunctionCallBase(CanonicalModel):
         try:
             return json.loads(self.arguments)
         except json.JSONDecodeError as error:
-            problem = ValidationProblem("/function/arguments", f"is not valid JSON: {error.msg} at column {error.colno}")
+            problem = ValidationProblem(
+                "/function/arguments", f"is not valid JSON: {error.msg} at column {error.colno}"
+            )
             raise ToolgenValidationError([problem]) from None
 
 
@@ -195,7 +197,9 @@ def check(model: type[pydantic.BaseModel], data: Any) -> Any:
             try:
                 parsed = json.loads(data)
             except json.JSONDecodeError as error:
-                raise ToolgenValidationError([ValidationProblem("", f"is not valid JSON: {error.msg} at column {error.colno}")]) from None
+                raise ToolgenValidationError(
+                    [ValidationProblem("", f"is not valid JSON: {error.msg} at column {error.colno}")]
+                ) from None
             return model.model_validate(parsed)
         return model.model_validate(data)
     except pydantic.ValidationError as error:

@@ -58,7 +58,9 @@ def _validators(project: Project) -> list[Validator]:
         if name == "Messages":
             message_union = next((u for u in project.unions if u.name == "Message"), None)
             item = " | ".join(message_union.members) if message_union else "Message"
-            result.append(Validator("validate_messages", name, f"list[{item}]", "[item.root for item in value.root]", "a list of"))
+            result.append(
+                Validator("validate_messages", name, f"list[{item}]", "[item.root for item in value.root]", "a list of")
+            )
         else:
             result.append(Validator(f"validate_{snake(name)}", name, name, "value", "a"))
     return sorted(result, key=lambda v: v.function)
@@ -67,7 +69,9 @@ def _validators(project: Project) -> list[Validator]:
 def render_package(project: Project, header: str) -> dict[str, str]:
     environment = _environment()
     validators = _validators(project)
-    tool_models = sorted({t.args_model for t in project.tools} | {t.result_model for t in project.tools if t.result_model})
+    tool_models = sorted(
+        {t.args_model for t in project.tools} | {t.result_model for t in project.tools if t.result_model}
+    )
     validator_models = sorted({v.model for v in validators} | {m for u in project.unions for m in u.members})
     validator_names = sorted([v.function for v in validators] + ["validate_tool_arguments", "validate_tool_result"])
     public_models = sorted(set(project.canonical_models) | set(tool_models))
