@@ -59,7 +59,7 @@ def _chunks(defs: Sequence[dict[str, Any]]) -> list[list[int]]:
 def _write_project(root: Path, package: str, defs: Iterable[dict[str, Any]], normalize: bool) -> None:
     config = f"version: v1\npackage: {package}\noutput: generated\ninputs: [tools.json]\n"
     if normalize:
-        config += "normalize: [types]\n"
+        config += "normalize: [types, shapes]\n"
     (root / "toolgen.yaml").write_text(config, encoding="utf-8")
     (root / "tools.json").write_text(json.dumps({"tools": list(defs)}, indent=1, ensure_ascii=False), encoding="utf-8")
 
@@ -104,7 +104,7 @@ def build_chunk(job: tuple[int, list[dict[str, Any]], bool, bool]) -> list[Outco
         finally:
             sys.path.remove(str(root / "generated"))
         for i in accepted:
-            name = defs[i].get("name") or (defs[i].get("function") or {}).get("name")
+            name = defs[i].get("name") or defs[i].get("api_name") or (defs[i].get("function") or {}).get("name")
             outcomes[i] = Outcome(i, name in names, "" if name in names else "missing-after-build")
     return [outcomes[i] for i in range(len(defs))]
 

@@ -23,6 +23,8 @@ class CanonicalModel(pydantic.BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=False,
+        # Error locations use the schema's (snake_case) names even when the input used camelCase.
+        loc_by_alias=False,
         protected_namespaces=(),
         regex_engine="python-re",
     )
@@ -109,9 +111,14 @@ def _data_path(
     branches: list[tuple[int, str]] = []
     current = data
     for index, part in enumerate(loc):
-        if isinstance(current, Mapping) and isinstance(part, str) and part in current:
-            current = current[part]
-            path.append(part)
+        if (
+            isinstance(current, Mapping)
+            and isinstance(part, str)
+            and (part in current or to_camel(part) in current)
+        ):
+            key = part if part in current else to_camel(part)
+            current = current[key]
+            path.append(key)
         elif (
             isinstance(current, Sequence) and not isinstance(current, str) and isinstance(part, int)
         ):

@@ -34,14 +34,8 @@ class AudioPart(CanonicalModel):
         extra="forbid",
     )
     type: Literal["audio"]
-    data: str
-    """
-    Base64-encoded audio bytes.
-    """
-    format: str | None = None
-    """
-    Encoding, for example wav or mp3.
-    """
+    data: Annotated[str, Field(description="Base64-encoded audio bytes.")]
+    format: Annotated[str | None, Field(description="Encoding, for example wav or mp3.")] = None
     transcript: str | None = None
 
 
@@ -56,10 +50,7 @@ class FilePart(CanonicalModel):
     type: Literal["file"]
     file_id: str | None = None
     url: str | None = None
-    data: str | None = None
-    """
-    Base64-encoded file bytes.
-    """
+    data: Annotated[str | None, Field(description="Base64-encoded file bytes.")] = None
     filename: str | None = None
     media_type: str | None = None
 
@@ -73,30 +64,23 @@ class Finish(CanonicalModel):
         extra="forbid",
     )
     reason: FinishReason
-    raw: str | None = None
-    """
-    The provider's finish value as sent.
-    """
+    raw: Annotated[str | None, Field(description="The provider's finish value as sent.")] = None
 
 
 class FinishReason(RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]):
     root: Annotated[
         Literal["stop", "tool_calls", "length", "content_filter", "error"],
-        Field(title="FinishReason"),
+        Field(
+            description="Why the model stopped, normalized across providers.", title="FinishReason"
+        ),
     ]
-    """
-    Why the model stopped, normalized across providers.
-    """
 
 
 class GetCurrentWeatherArgs(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    location: str
-    """
-    The city and state, e.g. San Francisco, CA
-    """
+    location: Annotated[str, Field(description="The city and state, e.g. San Francisco, CA")]
     unit: Literal["celsius", "fahrenheit"] | None = "celsius"
 
 
@@ -104,10 +88,9 @@ class GetCurrentWeatherResult(SchemaModel):
     location: str
     temperature: float
     unit: Literal["celsius", "fahrenheit"]
-    conditions: str | None = None
-    """
-    Short summary, e.g. sunny or light rain.
-    """
+    conditions: Annotated[
+        str | None, Field(description="Short summary, e.g. sunny or light rain.")
+    ] = None
 
 
 class ImagePart(CanonicalModel):
@@ -119,22 +102,13 @@ class ImagePart(CanonicalModel):
         extra="forbid",
     )
     type: Literal["image"]
-    url: str | None = None
-    """
-    http(s) or data: URL of the image.
-    """
-    data: str | None = None
-    """
-    Base64-encoded image bytes.
-    """
-    media_type: str | None = None
-    """
-    MIME type, for example image/png.
-    """
-    detail: Literal["auto", "low", "high"] | None = None
-    """
-    Resolution hint some providers accept.
-    """
+    url: Annotated[str | None, Field(description="http(s) or data: URL of the image.")] = None
+    data: Annotated[str | None, Field(description="Base64-encoded image bytes.")] = None
+    media_type: Annotated[str | None, Field(description="MIME type, for example image/png.")] = None
+    detail: Annotated[
+        Literal["auto", "low", "high"] | None,
+        Field(description="Resolution hint some providers accept."),
+    ] = None
 
 
 class ProviderExtras(CanonicalModel):
@@ -157,46 +131,40 @@ class ReasoningPart(CanonicalModel):
     )
     type: Literal["reasoning"]
     text: str | None = None
-    signature: str | None = None
-    """
-    Provider signature over the reasoning text.
-    """
-    redacted: bool | None = None
-    """
-    True when the provider withheld the text.
-    """
-    encrypted: str | None = None
-    """
-    Opaque encrypted reasoning to echo back.
-    """
+    signature: Annotated[
+        str | None, Field(description="Provider signature over the reasoning text.")
+    ] = None
+    redacted: Annotated[
+        bool | None, Field(description="True when the provider withheld the text.")
+    ] = None
+    encrypted: Annotated[
+        str | None, Field(description="Opaque encrypted reasoning to echo back.")
+    ] = None
 
 
 class RunCommandArgs(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    program: Literal["ls", "cat", "grep", "wc", "head", "tail", "git", "python"]
-    """
-    The program to run.
-    """
-    args: Annotated[list[str] | None, Field(max_length=64)] = None
-    """
-    Arguments passed to the program as a list.
-    """
-    cwd: str | None = "."
-    """
-    Working directory relative to the workspace root; must stay inside it.
-    """
+    program: Annotated[
+        Literal["ls", "cat", "grep", "wc", "head", "tail", "git", "python"],
+        Field(description="The program to run."),
+    ]
+    args: Annotated[
+        list[str] | None,
+        Field(description="Arguments passed to the program as a list.", max_length=64),
+    ] = None
+    cwd: Annotated[
+        str | None,
+        Field(description="Working directory relative to the workspace root; must stay inside it."),
+    ] = "."
 
 
 class RunCommandResult(SchemaModel):
     exit_code: int
     stdout: str
     stderr: str
-    truncated: bool
-    """
-    True when output went past the cap and was cut.
-    """
+    truncated: Annotated[bool, Field(description="True when output went past the cap and was cut.")]
 
 
 class ShowOrderStatusArgs(SchemaModel):
@@ -296,10 +264,9 @@ class ToolCallFunction(FunctionCallBase):
         extra="forbid",
     )
     name: Annotated[str, Field(min_length=1)]
-    arguments: str
-    """
-    The arguments exactly as the model produced them, a JSON text.
-    """
+    arguments: Annotated[
+        str, Field(description="The arguments exactly as the model produced them, a JSON text.")
+    ]
 
 
 class ToolDefinition(CanonicalModel):
@@ -310,50 +277,53 @@ class ToolDefinition(CanonicalModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(min_length=1)]
-    """
-    Unique name the model calls the tool by.
-    """
-    title: str | None = None
-    """
-    Human-readable name for user interfaces.
-    """
-    description: str | None = None
-    """
-    What the tool does, written for the model.
-    """
-    meta: dict[str, Any] | None = None
-    """
-    Free-form metadata, carried along and never sent to the model.
-    """
-    return_direct: Annotated[bool | None, Field(alias="returnDirect")] = False
-    """
-    The tool's result is the final answer; the model is not called again.
-    """
-    input_schema: Annotated[dict[str, Any] | bool, Field(alias="inputSchema")]
-    """
-    JSON Schema of the arguments.
-    """
-    output_schema: Annotated[dict[str, Any] | bool | None, Field(alias="outputSchema")] = None
-    """
-    JSON Schema of the result.
-    """
-    timeout: Annotated[float | None, Field(gt=0.0)] = None
-    """
-    Seconds the handler may run before the call fails.
-    """
-    requires_approval: Annotated[bool | None, Field(alias="requiresApproval")] = False
-    """
-    A person must approve each call before the handler runs.
-    """
-    strict: bool | None = None
-    """
-    Ask providers that support it to follow the input schema exactly.
-    """
-    annotations: dict[str, Any] | None = None
-    """
-    MCP tool annotations (readOnlyHint, destructiveHint, ...).
-    """
+    name: Annotated[
+        str, Field(description="Unique name the model calls the tool by.", min_length=1)
+    ]
+    title: Annotated[str | None, Field(description="Human-readable name for user interfaces.")] = (
+        None
+    )
+    description: Annotated[
+        str | None, Field(description="What the tool does, written for the model.")
+    ] = None
+    meta: Annotated[
+        dict[str, Any] | None,
+        Field(description="Free-form metadata, carried along and never sent to the model."),
+    ] = None
+    return_direct: Annotated[
+        bool | None,
+        Field(
+            alias="returnDirect",
+            description="The tool's result is the final answer; the model is not called again.",
+        ),
+    ] = False
+    input_schema: Annotated[
+        dict[str, Any] | bool,
+        Field(alias="inputSchema", description="JSON Schema of the arguments."),
+    ]
+    output_schema: Annotated[
+        dict[str, Any] | bool | None,
+        Field(alias="outputSchema", description="JSON Schema of the result."),
+    ] = None
+    timeout: Annotated[
+        float | None,
+        Field(description="Seconds the handler may run before the call fails.", gt=0.0),
+    ] = None
+    requires_approval: Annotated[
+        bool | None,
+        Field(
+            alias="requiresApproval",
+            description="A person must approve each call before the handler runs.",
+        ),
+    ] = False
+    strict: Annotated[
+        bool | None,
+        Field(description="Ask providers that support it to follow the input schema exactly."),
+    ] = None
+    annotations: Annotated[
+        dict[str, Any] | None,
+        Field(description="MCP tool annotations (readOnlyHint, destructiveHint, ...)."),
+    ] = None
 
 
 class ToolMessage(CanonicalModel):
@@ -367,14 +337,12 @@ class ToolMessage(CanonicalModel):
     role: Literal["tool"]
     tool_call_id: Annotated[str, Field(min_length=1)]
     content: str | list[ContentPart]
-    name: str | None = None
-    """
-    Name of the tool that produced this result.
-    """
-    is_error: bool | None = None
-    """
-    True when the content describes a failure.
-    """
+    name: Annotated[
+        str | None, Field(description="Name of the tool that produced this result.")
+    ] = None
+    is_error: Annotated[
+        bool | None, Field(description="True when the content describes a failure.")
+    ] = None
     extras: ProviderExtras | None = None
 
 
@@ -411,11 +379,8 @@ class UserMessage(CanonicalModel):
 class Message(RootModel[SystemMessage | UserMessage | AssistantMessage | ToolMessage]):
     root: Annotated[
         SystemMessage | UserMessage | AssistantMessage | ToolMessage,
-        Field(discriminator="role", title="Message"),
+        Field(description="A chat message of any role.", discriminator="role", title="Message"),
     ]
-    """
-    A chat message of any role.
-    """
 
 
 class Messages(RootModel[list[Message]]):
@@ -423,7 +388,38 @@ class Messages(RootModel[list[Message]]):
     A conversation, oldest message first.
     """
 
-    root: Annotated[list[Message], Field(title="Messages")]
-    """
-    A conversation, oldest message first.
-    """
+    root: Annotated[
+        list[Message], Field(description="A conversation, oldest message first.", title="Messages")
+    ]
+
+
+AssistantMessage.model_rebuild()
+AudioPart.model_rebuild()
+FilePart.model_rebuild()
+Finish.model_rebuild()
+FinishReason.model_rebuild()
+GetCurrentWeatherArgs.model_rebuild()
+GetCurrentWeatherResult.model_rebuild()
+ImagePart.model_rebuild()
+ProviderExtras.model_rebuild()
+ReasoningPart.model_rebuild()
+RunCommandArgs.model_rebuild()
+RunCommandResult.model_rebuild()
+ShowOrderStatusArgs.model_rebuild()
+ShowOrderStatusResult.model_rebuild()
+SystemMessage.model_rebuild()
+TextPart.model_rebuild()
+ContentPart.model_rebuild()
+Todo.model_rebuild()
+TodoReadArgs.model_rebuild()
+TodoReadResult.model_rebuild()
+TodoWriteArgs.model_rebuild()
+TodoWriteResult.model_rebuild()
+ToolCall.model_rebuild()
+ToolCallFunction.model_rebuild()
+ToolDefinition.model_rebuild()
+ToolMessage.model_rebuild()
+Usage.model_rebuild()
+UserMessage.model_rebuild()
+Message.model_rebuild()
+Messages.model_rebuild()

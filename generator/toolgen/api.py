@@ -14,7 +14,7 @@ from toolgen.lower import lower
 from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
 from toolgen.render import render
 from toolgen.resources import schemas_dir
-from toolgen.write import write_package
+from toolgen.write import recover, write_package
 
 CACHE_DIR = ".toolgen-cache"
 BUILTIN_PREFIX = "<toolgen>/"
@@ -53,10 +53,8 @@ def _render_all(config: Config) -> tuple[dict[str, str], dict[str, str], tuple[D
 
 
 def _current_input_hash(config: Config, path: str) -> str | None:
-    if path.startswith(BUILTIN_PREFIX):
-        file = schemas_dir() / path[len(BUILTIN_PREFIX) :]
-    else:
-        file = config.root / path
+    builtin = path.startswith(BUILTIN_PREFIX)
+    file = schemas_dir() / path[len(BUILTIN_PREFIX) :] if builtin else config.root / path
     try:
         return text_digest(file.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError):
@@ -107,6 +105,7 @@ def _remember_build(config: Config, config_text: str, inputs: dict[str, str], ma
 def build(root: str | Path = ".", config_path: str | Path | None = None, *, force: bool = False) -> BuildResult:
     """Generate the SDK into <output>/<package>/; nothing is written unless every stage succeeds."""
     config = _config(root, config_path)
+    recover(config.package_dir)  # a build killed earlier must not leave its staging tree behind
     config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
     if not force and _unchanged_since_last_build(config, config_text):
         recorded = read_manifest(config.package_dir) or {}

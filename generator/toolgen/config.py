@@ -13,7 +13,6 @@ from toolgen.load import Document, LoadError, load_file
 from toolgen.meta import check_against_meta_schema
 
 CONFIG_NAME = "toolgen.yaml"
-NORMALIZATIONS = ("types",)
 _PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

@@ -14,7 +14,7 @@ TARGET = "py310"
 
 
 def _ruff() -> str:
-    from ruff.__main__ import find_ruff_bin
+    from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]
 
     return str(find_ruff_bin())
 

@@ -8,8 +8,8 @@ from typing import Any
 
 
 def freeze(value: Any) -> str:
-    """Canonical JSON text: equal data gives equal text on every machine."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON text keeping the schema author's key order, which loading makes the same everywhere."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def thaw(text: str | None) -> Any:

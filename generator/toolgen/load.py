@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.positions import Pointer, json_positions, pointer_text, yaml_duplicate_keys, yaml_positions
+from toolgen.positions import KEY, Pointer, json_positions, pointer_text, yaml_duplicate_keys, yaml_positions
 
 try:
     from yaml import CSafeLoader as _Loader
@@ -38,6 +38,13 @@ class Document:
             if found is not None:
                 return found
         return (1, 1)
+
+    def key_diagnostic(
+        self, pointer: Pointer, rule: str, message: str, severity: Severity = Severity.ERROR
+    ) -> Diagnostic:
+        """A diagnostic placed at the mapping key that ends `pointer` rather than at its value."""
+        line, col = self.locate((*pointer, KEY))
+        return Diagnostic(self.display, line, col, severity, rule, message, pointer_text(pointer))
 
     def diagnostic(self, pointer: Pointer, rule: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
         line, col = self.locate(pointer)

@@ -79,8 +79,7 @@ class _Session:
                 document.diagnostic(
                     (*pointer, *where),
                     "nonstandard-type",
-                    f"type {name!r} is not a JSON Schema type ({suggestion(name)}); fix the schema or set "
-                    "`normalize: [types]` in toolgen.yaml",
+                    f"type {name!r} is not a JSON Schema type; {suggestion(name)}",
                 )
             )
         for where, problem in unsupported_patterns(schema):
@@ -153,13 +152,13 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
         for key, value in data["properties"].items()
     }
     required = [r for r in data.get("required", []) if isinstance(r, str)]
+    for key in rewritten:
+        owners = [kind for kind in MESSAGE_KINDS if key in bundler.defs[kind]["properties"]]
+        if owners:
+            message = f"{key!r} is already a field of {', '.join(owners)}; choose another name"
+            session.diagnostics.append(document.key_diagnostic(("properties", key), "extend-conflict", message))
     for kind in MESSAGE_KINDS:
         schema = bundler.defs[kind]
-        for key in rewritten:
-            if key in schema["properties"]:
-                session.diagnostics.append(
-                    document.diagnostic(("properties", key), "extend-conflict", f"{key!r} is already a field of {kind}")
-                )
         schema["properties"] = {**schema["properties"], **rewritten}
         schema["required"] = [
             *schema.get("required", []),
@@ -177,7 +176,7 @@ def _tools(
         except LoadError as error:
             session.diagnostics.append(error.diagnostic)
             continue
-        found, problems = shapes.extract_tools(document)
+        found, problems = shapes.extract_tools(document, "shapes" in session.config.normalize)
         session.diagnostics.extend(problems)
         raw_tools.extend(found)
     first_seen: dict[str, shapes.RawTool] = {}

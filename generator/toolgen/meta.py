@@ -10,9 +10,9 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import ValidationError
 
-from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.diagnostics import Diagnostic
 from toolgen.load import Document
-from toolgen.positions import KEY, Pointer, pointer_text
+from toolgen.positions import Pointer
 from toolgen.resources import schemas_dir
 
 _MAX_MESSAGE = 240
@@ -27,7 +27,7 @@ def _meta_validator(name: str) -> jsonschema.protocols.Validator:
     else:
         schema = yaml.safe_load((schemas_dir() / "meta" / f"{name}.schema.yaml").read_text(encoding="utf-8"))
     validator_class = jsonschema.validators.validator_for(schema)
-    return validator_class(schema)  # type: ignore[no-any-return]
+    return validator_class(schema)
 
 
 def _short(text: str) -> str:
@@ -44,16 +44,7 @@ def _located(document: Document, prefix: Pointer, error: ValidationError, rule: 
         declared = set(error.schema.get("properties", {}))
         extra = sorted(key for key in error.instance if key not in declared)
         if extra:
-            line, col = document.locate((*pointer, extra[0], KEY))
-            return Diagnostic(
-                document.display,
-                line,
-                col,
-                Severity.ERROR,
-                rule,
-                _short(error.message),
-                pointer_text((*pointer, extra[0])),
-            )
+            return document.key_diagnostic((*pointer, extra[0]), rule, _short(error.message))
     return document.diagnostic(pointer, rule, _short(error.message))
 
 

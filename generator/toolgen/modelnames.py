@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import unicodedata
 from typing import Any
 
 from toolgen.ir import Union
@@ -38,6 +39,23 @@ def standalone(defs: dict[str, Any], name: str) -> Any:
     if needed and isinstance(root, dict):
         root["$defs"] = {key: copy.deepcopy(defs[key]) for key in sorted(needed)}
     return root
+
+
+def _escaped(char: str) -> str:
+    if char in "\n\t" or (unicodedata.category(char) not in ("Cc", "Zl", "Zp")):
+        return char
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+def _printable(text: str) -> str:
+    """Control and line-separator characters spelled as escapes: a class description becomes a docstring verbatim."""
+    return "".join(_escaped(char) for char in text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _as_class(schema: dict[str, Any], name: str) -> None:
+    schema["title"] = name
+    if isinstance(schema.get("description"), str):
+        schema["description"] = _printable(schema["description"])
 
 
 def strip_annotations_for_models(defs: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +120,7 @@ def _name_children(schema: Any, owner: str, names: NameRegistry) -> None:
         child_owner = owner
         if isinstance(sub.get("properties"), dict) and sub.get("properties") and "$ref" not in sub:
             child_owner = names.claim(owner + _label(relative))
-            sub["title"] = child_owner
+            _as_class(sub, child_owner)
         else:
             sub.pop("title", None)
             if relative[0] in ("items", "additionalProperties", "allOf", "anyOf", "oneOf", "prefixItems"):
@@ -114,6 +132,6 @@ def assign_class_names(defs: dict[str, Any], names: NameRegistry) -> dict[str, A
     """Give every object that becomes a class a title that is its unique, predictable class name."""
     for name, schema in defs.items():
         if isinstance(schema, dict):
-            schema["title"] = name
+            _as_class(schema, name)
             _name_children(schema, name, names)
     return defs

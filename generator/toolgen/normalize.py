@@ -63,10 +63,12 @@ def nonstandard_types(schema: Any) -> list[tuple[Pointer, str]]:
 
 
 def suggestion(name: str) -> str:
-    target = TYPE_ALIASES.get(name.lower(), "missing")
-    if target == "missing":
-        return "no JSON Schema equivalent is known"
-    return "no type constraint" if target is None else f"JSON Schema spells it {target!r}"
+    """What to do about a non-standard type name, in words."""
+    if name.lower() not in TYPE_ALIASES:
+        return "no JSON Schema type corresponds to it: use one of " + ", ".join(sorted(STANDARD_TYPES))
+    target = TYPE_ALIASES[name.lower()]
+    meaning = "no type constraint" if target is None else f"JSON Schema spells it {target!r}"
+    return f"{meaning}; fix the schema or set `normalize: [types]` in toolgen.yaml"
 
 
 def _mapped(names: list[Any]) -> list[str | None] | None:

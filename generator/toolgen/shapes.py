@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from toolgen import dialects
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.load import Document
 from toolgen.positions import Pointer
@@ -53,6 +54,7 @@ _NULL_MEANS_ABSENT = frozenset(
         "requiresApproval",
     }
 )
+_RENAMED: dict[str, str] = {"input_schema": "inputSchema", "_meta": "meta"}
 _EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -64,6 +66,7 @@ class RawTool:
     pointer: Pointer
     shape: str
     fields: tuple[tuple[str, Any, Pointer], ...]
+    note: str = ""  # how a dialect was read, reported as a warning
 
     def value(self, key: str, default: Any = None) -> Any:
         for name, value, _ in self.fields:
@@ -88,9 +91,8 @@ def _dialect_hint(obj: dict[str, Any]) -> str | None:
     parameters = obj.get("parameters")
     if isinstance(parameters, list):
         return "'parameters' is a list of parameter entries, not a JSON Schema"
-    if isinstance(parameters, dict) and "type" not in parameters and "properties" not in parameters and parameters:
-        if all(isinstance(v, dict) for v in parameters.values()):
-            return "'parameters' maps parameter names to specs (Seal-Tools dialect); a JSON Schema needs type: object and properties"
+    if dialects.is_parameter_map(parameters):
+        return "'parameters' maps parameter names to specs (Seal-Tools dialect); a JSON Schema needs type: object and properties"
     if "required_parameters" in obj or "optional_parameters" in obj:
         return "'required_parameters'/'optional_parameters' lists (ToolBench dialect) are not a JSON Schema"
     for key in ("arguments", "_arguments", "args", "params", "query_parameters", "path_parameters"):
@@ -130,7 +132,7 @@ def _function_fields(obj: dict[str, Any], base: Pointer) -> list[tuple[str, Any,
     return fields
 
 
-def _classify(document: Document, obj: Any, pointer: Pointer) -> RawTool | Diagnostic:
+def _classify(document: Document, obj: Any, pointer: Pointer, read_dialects: bool) -> RawTool | Diagnostic:
     if not isinstance(obj, dict):
         return document.diagnostic(
             pointer, "tool-shape", f"a tool definition must be a mapping, found {type(obj).__name__}"
@@ -148,15 +150,25 @@ def _classify(document: Document, obj: Any, pointer: Pointer) -> RawTool | Diagn
         base = (*pointer, "function")
         return RawTool(document, pointer, "openai", tuple(_function_fields(obj["function"], base)))
     hint = _dialect_hint(obj)
+    if hint and read_dialects:
+        read = dialects.read_dialect(obj, pointer)
+        if read is not None:
+            fields, note = read
+            used = {where[len(pointer)] for _, _, where in fields if len(where) > len(pointer)}
+            ignored = sorted(set(obj) - used - {"required"})
+            note += f"; ignored keys: {', '.join(ignored)}" if ignored else ""
+            return RawTool(document, pointer, "dialect", tuple(fields), note)
+        return document.diagnostic(
+            pointer, "tool-dialect", hint + "; its parameters could not be read as a parameter map or list"
+        )
     if hint:
-        return document.diagnostic(pointer, "tool-dialect", hint)
+        return document.diagnostic(
+            pointer, "tool-dialect", hint + "; set `normalize: [shapes]` in toolgen.yaml to read it"
+        )
     if "inputSchema" in obj or "input_schema" in obj:
-        fields = []
-        for key, value in obj.items():
-            target = {"input_schema": "inputSchema", "_meta": "meta"}.get(key, key)
-            fields.append((target, value, (*pointer, key)))
+        renamed = tuple((_RENAMED.get(str(key), str(key)), value, (*pointer, str(key))) for key, value in obj.items())
         shape = "anthropic" if "input_schema" in obj else "toolgen"
-        return RawTool(document, pointer, shape, tuple(fields))
+        return RawTool(document, pointer, shape, renamed)
     if "name" in obj and ("parameters" in obj or "parametersJsonSchema" in obj or "description" in obj):
         return RawTool(document, pointer, "function", tuple(_function_fields(obj, pointer)))
     keys = ", ".join(sorted(map(str, obj))) or "no keys"
@@ -181,7 +193,7 @@ def _entries(document: Document) -> Iterator[tuple[Any, Pointer]]:
         yield data, ()
 
 
-def extract_tools(document: Document) -> tuple[list[RawTool], list[Diagnostic]]:
+def extract_tools(document: Document, read_dialects: bool = False) -> tuple[list[RawTool], list[Diagnostic]]:
     """All tools of one file, each in canonical keys, plus a diagnostic for every entry that is not a tool."""
     tools: list[RawTool] = []
     diagnostics: list[Diagnostic] = []
@@ -192,10 +204,12 @@ def extract_tools(document: Document) -> tuple[list[RawTool], list[Diagnostic]]:
             declarations = obj["functionDeclarations"]
             pending[0:0] = [(d, (*pointer, "functionDeclarations", str(i))) for i, d in enumerate(declarations)]
             continue
-        result = _classify(document, obj, pointer)
+        result = _classify(document, obj, pointer, read_dialects)
         if isinstance(result, Diagnostic):
             diagnostics.append(result)
             continue
+        if result.note:
+            diagnostics.append(document.diagnostic(pointer, "normalized-shape", result.note, Severity.WARNING))
         kept = []
         for key, value, where in result.fields:
             if value is None and key in _NULL_MEANS_ABSENT:
@@ -206,5 +220,5 @@ def extract_tools(document: Document) -> tuple[list[RawTool], list[Diagnostic]]:
                 diagnostics.append(
                     document.diagnostic(where, "unknown-key", f"unknown tool key {key!r} is ignored", Severity.WARNING)
                 )
-        tools.append(RawTool(document, pointer, result.shape, tuple(kept)))
+        tools.append(RawTool(document, pointer, result.shape, tuple(kept), result.note))
     return tools, diagnostics

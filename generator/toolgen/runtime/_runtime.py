@@ -22,6 +22,8 @@ class CanonicalModel(pydantic.BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=False,
+        # Error locations use the schema's (snake_case) names even when the input used camelCase.
+        loc_by_alias=False,
         protected_namespaces=(),
         regex_engine="python-re",
     )
@@ -106,9 +108,10 @@ def _data_path(data: Any, loc: Sequence[int | str], kind: str) -> tuple[list[str
     branches: list[tuple[int, str]] = []
     current = data
     for index, part in enumerate(loc):
-        if isinstance(current, Mapping) and isinstance(part, str) and part in current:
-            current = current[part]
-            path.append(part)
+        if isinstance(current, Mapping) and isinstance(part, str) and (part in current or to_camel(part) in current):
+            key = part if part in current else to_camel(part)
+            current = current[key]
+            path.append(key)
         elif isinstance(current, Sequence) and not isinstance(current, str) and isinstance(part, int):
             current = current[part] if 0 <= part < len(current) else None
             path.append(str(part))

@@ -3,30 +3,70 @@
 from __future__ import annotations
 
 import ast
+import io
 import warnings
+from typing import Any
 
-from toolgen.errors import ExternalToolError
+import pydantic
+
+from toolgen.errors import ExternalToolError, ToolgenError
 from toolgen.ir import Project, thaw
+from toolgen.names import NameRegistry, snake
+from toolgen.schemawalk import walk
+from toolgen.targets.guard import check_models_module
 
 ROOT_CLASS = "ToolgenRoot"
+# Attribute names a pydantic model owns; a field may not take them.
+_BASE_MODEL_ATTRIBUTES = frozenset(name for name in dir(pydantic.BaseModel) if not name.startswith("__")) | {
+    "model_config"
+}
+
+
+def _source_lines(source: str) -> list[str]:
+    """Lines as Python's tokenizer counts them (\n, \r\n and \r only), so AST line numbers index them."""
+    return io.StringIO(source, newline="").readlines()
 
 
 def _drop_class(source: str, name: str) -> str:
     """Remove the placeholder model generated for the bundle's root, which no one uses."""
     tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
+    lines = _source_lines(source)
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == name:
             start = node.lineno - 1 - len(node.decorator_list)
             assert node.end_lineno is not None
             del lines[start : node.end_lineno]
-            break
-    return "".join(lines)
+            return "".join(lines)
+    raise ToolgenError(f"the placeholder model {name} was not generated")
+
+
+def _rebuild_calls(source: str) -> str:
+    """Resolve every forward reference at import, so model_fields is complete before first use."""
+    classes = [node.name for node in ast.parse(source).body if isinstance(node, ast.ClassDef)]
+    return source.rstrip("\n") + "\n\n\n" + "".join(f"{name}.model_rebuild()\n" for name in classes)
+
+
+def _aliases(schema: Any) -> dict[str, str]:
+    """ASCII attribute names for non-ASCII property names; Python would NFKC-fold them (`ﬁle` is `file`).
+
+    The map applies to every model, so each target is unique across the schema and never one that an
+    ASCII property name would become.
+    """
+    names: set[str] = set()
+    for sub, _ in walk(schema):
+        properties = sub.get("properties") if isinstance(sub, dict) else None
+        if isinstance(properties, dict):
+            names.update(properties)
+    taken = {snake(name) for name in names if name.isascii()} | _BASE_MODEL_ATTRIBUTES
+    registry = NameRegistry(frozenset(taken))
+    return {name: registry.claim(snake(name, fallback="field")) for name in sorted(n for n in names if not n.isascii())}
 
 
 def render_models(project: Project, header: str) -> str:
     # Imported here: datamodel-code-generator costs ~0.5 s to import and only builds need it.
-    from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
+    from datamodel_code_generator import InputFileType, PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType
+    from datamodel_code_generator.parser import LiteralType
 
     schema = thaw(project.models_schema)
     runtime = f"{project.package}._runtime"
@@ -46,9 +86,12 @@ def render_models(project: Project, header: str) -> str:
                 use_title_as_name=True,
                 use_annotated=True,
                 field_constraints=True,
-                enum_field_as_literal="all",
+                enum_field_as_literal=LiteralType.All,
                 use_schema_description=True,
-                use_field_description=True,
+                # Field(description=...) is an escaped literal that reaches model_json_schema(); a
+                # docstring would carry raw control characters and reach nothing at run time.
+                use_field_description=False,
+                aliases=_aliases(schema),
                 keep_model_order=True,
                 disable_timestamp=True,
                 custom_file_header=header,
@@ -59,4 +102,6 @@ def render_models(project: Project, header: str) -> str:
         raise ExternalToolError(f"datamodel-code-generator failed: {error}") from error
     if not isinstance(output, str):
         raise ExternalToolError("datamodel-code-generator returned no single module")
-    return _drop_class(output, ROOT_CLASS)
+    source = _rebuild_calls(_drop_class(output, ROOT_CLASS))
+    check_models_module(source, project.package)
+    return source

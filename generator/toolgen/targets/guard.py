@@ -1,0 +1,104 @@
+"""A last gate before anything is written: the models module holds only imports, model classes and rebuilds.
+
+Schema text reaches the models module only through another tool (datamodel-code-generator); this check makes
+sure none of it became a statement, whatever that tool did with it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from toolgen.errors import ToolgenError
+
+_ALLOWED_MODULES = frozenset({"__future__", "typing", "pydantic", "enum", "collections.abc"})
+
+
+class UnsafeOutputError(ToolgenError):
+    """Generated code contains something that is neither an import, a model nor a docstring."""
+
+
+def _fail(node: ast.AST, what: str) -> UnsafeOutputError:
+    return UnsafeOutputError(
+        f"generated models.py line {getattr(node, 'lineno', '?')}: unexpected {what}; nothing was written"
+    )
+
+
+_CALLABLE = frozenset({"Field", "ConfigDict"})
+_EXPRESSIONS = (
+    ast.Name,
+    ast.Constant,
+    ast.Subscript,
+    ast.Tuple,
+    ast.List,
+    ast.Dict,
+    ast.Set,
+    ast.BinOp,
+    ast.BitOr,
+    ast.UnaryOp,
+    ast.USub,
+    ast.Load,
+    ast.Attribute,
+    ast.keyword,
+    ast.Call,
+    ast.Slice,
+)
+
+
+def _check_expression(node: ast.AST, where: str) -> None:
+    """Annotations, defaults and model_config: literals, type names and calls to Field/ConfigDict only."""
+    for sub in ast.walk(node):
+        if not isinstance(sub, _EXPRESSIONS):
+            raise _fail(sub, f"{type(sub).__name__} in {where}")
+        if isinstance(sub, ast.Call) and not (isinstance(sub.func, ast.Name) and sub.func.id in _CALLABLE):
+            raise _fail(sub, f"call in {where}")
+
+
+def _check_class(node: ast.ClassDef) -> None:
+    if node.decorator_list:
+        raise _fail(node, "class decorator")
+    for base in node.bases:
+        _check_expression(base, f"bases of {node.name}")
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            _check_expression(item.annotation, f"class {node.name}")
+            if item.value is not None:
+                _check_expression(item.value, f"class {node.name}")
+            continue
+        if isinstance(item, ast.Assign) and [getattr(t, "id", None) for t in item.targets] == ["model_config"]:
+            _check_expression(item.value, f"class {node.name}")
+            continue
+        if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and isinstance(item.value.value, str):
+            continue
+        if isinstance(item, ast.Pass):
+            continue
+        raise _fail(item, f"{type(item).__name__} in class {node.name}")
+
+
+def check_models_module(source: str, package: str) -> None:
+    tree = ast.parse(source)
+    classes: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if module not in _ALLOWED_MODULES and module != f"{package}._runtime":
+                raise _fail(node, f"import from {module!r}")
+        elif isinstance(node, ast.ClassDef):
+            _check_class(node)
+            classes.add(node.name)
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+            or (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr == "model_rebuild"
+                and isinstance(node.value.func.value, ast.Name)
+                and node.value.func.value.id in classes
+                and not node.value.args
+            )
+        ):
+            continue
+        else:
+            raise _fail(node, type(node).__name__)
