@@ -132,14 +132,14 @@ def distinct_definitions(root: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def markdown_report(root: Path) -> str:
-    """The README's corpus table: per source, built as written and after `normalize: [types]`."""
+    """The README's corpus table: per source, built as written and after `normalize: [types, shapes]`."""
     entries = distinct_definitions(root)
     defs = [raw for _, raw in entries]
     plain = classify(defs, False, render=False)
     normalized = classify(defs, True)
     sources = sorted({source for source, _ in entries})
     lines = [
-        "| source | distinct definitions | build as written | build with `normalize: [types]` | rejected (rule: count) |",
+        "| source | distinct definitions | build as written | build with `normalize: [types, shapes]` | rejected (rule: count) |",
         "| --- | --- | --- | --- | --- |",
     ]
     for source in sorted(sources) + ["total"]:

@@ -10,7 +10,7 @@ import ast
 
 from toolgen.errors import ToolgenError
 
-_ALLOWED_MODULES = frozenset({"__future__", "typing", "pydantic", "enum", "collections.abc"})
+_ALLOWED_MODULES = frozenset({"__future__", "typing", "typing_extensions", "pydantic", "enum", "collections.abc"})
 
 
 class UnsafeOutputError(ToolgenError):
@@ -23,7 +23,7 @@ def _fail(node: ast.AST, what: str) -> UnsafeOutputError:
     )
 
 
-_CALLABLE = frozenset({"Field", "ConfigDict"})
+_CALLABLE = frozenset({"Field", "ConfigDict", "StringConstraints"})
 _EXPRESSIONS = (
     ast.Name,
     ast.Constant,
@@ -45,7 +45,7 @@ _EXPRESSIONS = (
 
 
 def _check_expression(node: ast.AST, where: str) -> None:
-    """Annotations, defaults and model_config: literals, type names and calls to Field/ConfigDict only."""
+    """Annotations, defaults and model_config: literals, type names and calls to Field, ConfigDict, StringConstraints only."""
     for sub in ast.walk(node):
         if not isinstance(sub, _EXPRESSIONS):
             raise _fail(sub, f"{type(sub).__name__} in {where}")
@@ -64,7 +64,8 @@ def _check_class(node: ast.ClassDef) -> None:
             if item.value is not None:
                 _check_expression(item.value, f"class {node.name}")
             continue
-        if isinstance(item, ast.Assign) and [getattr(t, "id", None) for t in item.targets] == ["model_config"]:
+        # model_config, and members of the Enum classes datamodel-code-generator emits for some enums
+        if isinstance(item, ast.Assign) and all(isinstance(t, ast.Name) for t in item.targets):
             _check_expression(item.value, f"class {node.name}")
             continue
         if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and isinstance(item.value.value, str):
@@ -72,6 +73,35 @@ def _check_class(node: ast.ClassDef) -> None:
         if isinstance(item, ast.Pass):
             continue
         raise _fail(item, f"{type(item).__name__} in class {node.name}")
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _is_rebuild(node: ast.stmt, classes: set[str]) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr == "model_rebuild"
+        and isinstance(node.value.func.value, ast.Name)
+        and node.value.func.value.id in classes
+        and not node.value.args
+    )
+
+
+def _is_type_alias(node: ast.stmt) -> bool:
+    """`Name = TypeAliasType("Name", <type>)`, which datamodel-code-generator writes for some map values."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        return False
+    call = node.value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "TypeAliasType"):
+        return False
+    if call.keywords or len(call.args) != 2 or not isinstance(call.args[0], ast.Constant):
+        return False
+    _check_expression(call.args[1], f"type alias {node.targets[0].id}")
+    return call.args[0].value == node.targets[0].id
 
 
 def check_models_module(source: str, package: str) -> None:
@@ -85,20 +115,5 @@ def check_models_module(source: str, package: str) -> None:
         elif isinstance(node, ast.ClassDef):
             _check_class(node)
             classes.add(node.name)
-        elif (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-            or (
-                isinstance(node, ast.Expr)
-                and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Attribute)
-                and node.value.func.attr == "model_rebuild"
-                and isinstance(node.value.func.value, ast.Name)
-                and node.value.func.value.id in classes
-                and not node.value.args
-            )
-        ):
-            continue
-        else:
+        elif not (_is_docstring(node) or _is_rebuild(node, classes) or _is_type_alias(node)):
             raise _fail(node, type(node).__name__)

@@ -42,7 +42,15 @@ def _drop_class(source: str, name: str) -> str:
 
 def _rebuild_calls(source: str) -> str:
     """Resolve every forward reference at import, so model_fields is complete before first use."""
-    classes = [node.name for node in ast.parse(source).body if isinstance(node, ast.ClassDef)]
+    models = {"BaseModel", "RootModel", "CanonicalModel", "SchemaModel", "FunctionCallBase"}
+    classes = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        bases = {b.value.id if isinstance(b, ast.Subscript) and isinstance(b.value, ast.Name) else getattr(b, "id", "") for b in node.bases}
+        if bases & models:  # Enum classes have no model_rebuild
+            models.add(node.name)
+            classes.append(node.name)
     return source.rstrip("\n") + "\n\n\n" + "".join(f"{name}.model_rebuild()\n" for name in classes)
 
 
