@@ -47,7 +47,10 @@ def _rebuild_calls(source: str) -> str:
     for node in ast.parse(source).body:
         if not isinstance(node, ast.ClassDef):
             continue
-        bases = {b.value.id if isinstance(b, ast.Subscript) and isinstance(b.value, ast.Name) else getattr(b, "id", "") for b in node.bases}
+        bases = {
+            b.value.id if isinstance(b, ast.Subscript) and isinstance(b.value, ast.Name) else getattr(b, "id", "")
+            for b in node.bases
+        }
         if bases & models:  # Enum classes have no model_rebuild
             models.add(node.name)
             classes.append(node.name)
