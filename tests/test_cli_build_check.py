@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 import toolgen
+
 from conftest import WEATHER, Project
 
 

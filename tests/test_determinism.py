@@ -13,11 +13,13 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+
 import toolgen
 import toolgen.api
 import toolgen.write
-from conftest import REPO_ROOT, Project
 from toolgen.errors import ExternalToolError
+
+from conftest import REPO_ROOT, Project
 
 PACKAGE = "toolgen_sdk"
 BROKEN_TOOL = """\

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from conftest import WEATHER, Project
 
 FINDING = re.compile(

@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import toolgen
-from conftest import REPO_ROOT, Project
 from ruff.__main__ import find_ruff_bin
+
+import toolgen
+
+from conftest import REPO_ROOT, Project
 
 COMMITTED = REPO_ROOT / "generated" / "toolgen_sdk"
 FRESH_PACKAGE = "fresh_sdk"

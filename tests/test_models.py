@@ -9,7 +9,9 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 
 import pytest
+
 import toolgen
+
 from conftest import WEATHER, Project
 
 

@@ -17,10 +17,12 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import toolgen
-from conftest import Project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import toolgen
+
+from conftest import Project
 
 INJECTION = '"""; import os; os.system("x") #'
 # Modules that run commands or load code: schema text must never bring them into the generated package.

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from conftest import shared_dir
-from tooldefs_build import classify, distinct_definitions
+
 from toolgen.normalize import STANDARD_TYPES
 from toolgen.schemawalk import walk
+
+from conftest import shared_dir
+from tooldefs_build import classify, distinct_definitions
 
 CLEAR_RULES = {"tool-dialect", "tool-shape", "schema-invalid", "pattern-unsupported", "nonstandard-type"}
 

@@ -7,6 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+
 from tooldefs_corpus import CorpusTool, canonical_json, iter_corpus_tools
 
 CORPUS_ROOT = Path(__file__).resolve().parents[2] / "shared" / "tooldefs"

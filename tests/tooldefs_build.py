@@ -69,8 +69,31 @@ def _tool_index(pointer: str) -> int | None:
     return int(parts[2]) if len(parts) > 2 and parts[1] == "tools" and parts[2].isdigit() else None
 
 
+def _rejects(error: InvalidInputError, number: int) -> dict[int, Outcome]:
+    outcomes: dict[int, Outcome] = {}
+    for diagnostic in (d for d in error.diagnostics if d.severity.value == "error"):
+        index = _tool_index(diagnostic.pointer)
+        if index is None:
+            raise AssertionError(f"chunk {number}: diagnostic not tied to one tool: {diagnostic.format()}") from None
+        outcomes.setdefault(index, Outcome(index, False, diagnostic.rule, diagnostic.message))
+    return outcomes
+
+
+def _import_names(root: Path, package: str) -> set[str]:
+    sys.path.insert(0, str(root / "generated"))
+    try:
+        module = importlib.import_module(package)
+        for spec in module.TOOLS.values():
+            spec.args_model.model_json_schema()  # forces every forward reference to resolve
+            if spec.result_model is not None:
+                spec.result_model.model_json_schema()
+        return set(module.TOOLS)
+    finally:
+        sys.path.remove(str(root / "generated"))
+
+
 def build_chunk(job: tuple[int, list[dict[str, Any]], bool, bool]) -> list[Outcome]:
-    """Front end over the whole chunk to find rejects, then a real build and import of everything accepted."""
+    """Build the chunk; when some definitions are rejected, build again without them and import the result."""
     number, defs, normalize, render = job
     outcomes: dict[int, Outcome] = {}
     with tempfile.TemporaryDirectory(prefix="tooldefs-") as scratch:
@@ -78,31 +101,19 @@ def build_chunk(job: tuple[int, list[dict[str, Any]], bool, bool]) -> list[Outco
         package = f"corpus_chunk_{number}"
         _write_project(root, package, defs, normalize)
         try:
-            lower(load_config(root))
+            if render:
+                toolgen.build(root)
+            else:
+                lower(load_config(root))
         except InvalidInputError as error:
-            for diagnostic in (d for d in error.diagnostics if d.severity.value == "error"):
-                index = _tool_index(diagnostic.pointer)
-                if index is None:
-                    raise AssertionError(
-                        f"chunk {number}: diagnostic not tied to one tool: {diagnostic.format()}"
-                    ) from None
-                if index not in outcomes:
-                    outcomes[index] = Outcome(index, False, diagnostic.rule, diagnostic.message)
+            outcomes = _rejects(error, number)
+            if render:
+                _write_project(root, package, (d for i, d in enumerate(defs) if i not in outcomes), normalize)
+                toolgen.build(root)
         accepted = [i for i in range(len(defs)) if i not in outcomes]
         if not render:
             return [outcomes.get(i, Outcome(i, True)) for i in range(len(defs))]
-        _write_project(root, package, (defs[i] for i in accepted), normalize)
-        toolgen.build(root)
-        sys.path.insert(0, str(root / "generated"))
-        try:
-            module = importlib.import_module(package)
-            for spec in module.TOOLS.values():
-                spec.args_model.model_json_schema()  # forces every forward reference to resolve
-                if spec.result_model is not None:
-                    spec.result_model.model_json_schema()
-            names = set(module.TOOLS)
-        finally:
-            sys.path.remove(str(root / "generated"))
+        names = _import_names(root, package)
         for i in accepted:
             name = defs[i].get("name") or defs[i].get("api_name") or (defs[i].get("function") or {}).get("name")
             outcomes[i] = Outcome(i, name in names, "" if name in names else "missing-after-build")

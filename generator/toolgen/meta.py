@@ -57,6 +57,58 @@ def check_against_meta_schema(
         yield _located(document, prefix, error, "shape")
 
 
+_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/"
+
+
+def _rewrite_refs(node: Any, vocabulary: str) -> Any:
+    """Point a vocabulary's refs into the flat document; `$dynamicRef: #meta` always lands on the root here."""
+    if isinstance(node, list):
+        return [_rewrite_refs(item, vocabulary) for item in node]
+    if not isinstance(node, dict):
+        return node
+    result: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("$id", "$schema", "$vocabulary", "$dynamicAnchor"):
+            continue
+        if key == "$dynamicRef" and value == "#meta":
+            result["$ref"] = "#"
+        elif key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
+            result["$ref"] = f"#/$defs/{vocabulary}/$defs/{value[len('#/$defs/') :]}"
+        elif key == "$ref" and isinstance(value, str) and value.startswith("meta/"):
+            name, _, fragment = value[len("meta/") :].partition("#")
+            result["$ref"] = f"#/$defs/{name}{fragment}"
+        else:
+            result[key] = _rewrite_refs(value, vocabulary)
+    return result
+
+
+@functools.cache
+def _flat_2020_12_validator() -> jsonschema.protocols.Validator:
+    """The 2020-12 meta-schema as one document without dynamic references, which validates about 4x faster.
+
+    Validating a schema against the 2020-12 meta-schema, every `$dynamicRef: #meta` resolves to the
+    meta-schema's root (the outermost resource with that dynamic anchor), so static refs to the root say
+    exactly the same; a test checks both give the same verdicts.
+    """
+    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+
+    root = jsonschema.Draft202012Validator.META_SCHEMA
+    flat = _rewrite_refs(root, "")
+    flat["$defs"] = {}
+    for entry in root["allOf"]:
+        name = entry["$ref"][len("meta/") :]
+        flat["$defs"][name] = _rewrite_refs(REGISTRY.contents(_DRAFT_2020_12 + entry["$ref"]), name)
+    flat["$schema"] = _DRAFT_2020_12 + "schema"
+    return jsonschema.Draft202012Validator(flat)
+
+
+def _meta_schema_validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
+    validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    if validator_class is jsonschema.Draft202012Validator:
+        return _flat_2020_12_validator()
+    return validator_class(validator_class.META_SCHEMA)
+
+
 def check_json_schema(document: Document, schema: Any, prefix: Pointer) -> Iterator[Diagnostic]:
     """A schema must itself be valid under the meta-schema of the draft it declares (2020-12 when silent)."""
     if isinstance(schema, bool):
@@ -64,7 +116,5 @@ def check_json_schema(document: Document, schema: Any, prefix: Pointer) -> Itera
     if not isinstance(schema, Mapping):
         yield document.diagnostic(prefix, "schema-invalid", "a JSON Schema must be an object or a boolean")
         return
-    validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    meta = validator_class(validator_class.META_SCHEMA)
-    for error in meta.iter_errors(schema):
+    for error in _meta_schema_validator(schema).iter_errors(schema):
         yield _located(document, prefix, error, "schema-invalid")
