@@ -68,7 +68,6 @@ DMCG_CLI_OPTIONS = [
     "--enum-field-as-literal",
     "all",
     "--use-schema-description",
-    "--use-field-description",
     "--disable-timestamp",
 ]
 
@@ -401,7 +400,7 @@ def dmcg_generate(schema: dict[str, Any]) -> str:
             field_constraints=True,
             enum_field_as_literal="all",
             use_schema_description=True,
-            use_field_description=True,
+            use_field_description=False,
             disable_timestamp=True,
         )
     assert isinstance(output, str) and "class " in output

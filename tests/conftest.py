@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -73,6 +74,24 @@ def make_project(tmp_path: Path) -> Callable[..., Project]:
         return Project(root, package)
 
     return make
+
+
+@pytest.fixture(scope="module")
+def built_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One good project built once per test module; `project` hands each test its own copy."""
+    root = tmp_path_factory.mktemp("built")
+    project = Project(root)
+    project.write("schemas/weather.yaml", WEATHER)
+    result = project.cli("build")
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture
+def project(built_root: Path, tmp_path: Path) -> Project:
+    root = tmp_path / "project"
+    shutil.copytree(built_root, root)
+    return Project(root)
 
 
 WEATHER = """\

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -40,23 +39,6 @@ def stats(project: Project) -> dict[str, tuple[int, int]]:
         for p in sorted(base.rglob("*"))
         if "__pycache__" not in p.parts
     }
-
-
-@pytest.fixture(scope="module")
-def built_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("built")
-    project = Project(root)
-    project.write("schemas/weather.yaml", WEATHER)
-    result = project.cli("build")
-    assert result.returncode == 0, result.stderr
-    return root
-
-
-@pytest.fixture
-def project(built_root: Path, tmp_path: Path) -> Project:
-    root = tmp_path / "project"
-    shutil.copytree(built_root, root)
-    return Project(root)
 
 
 def test_init_build_check_in_an_empty_directory(tmp_path: Path) -> None:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from conftest import WEATHER, Project
+from conftest import Project
 
 FINDING = re.compile(
     r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): "
@@ -50,23 +48,6 @@ def findings(stdout: str) -> list[Finding]:
             )
         )
     return parsed
-
-
-@pytest.fixture(scope="module")
-def built_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("built")
-    project = Project(root)
-    project.write("schemas/weather.yaml", WEATHER)
-    result = project.cli("build")
-    assert result.returncode == 0, result.stderr
-    return root
-
-
-@pytest.fixture
-def project(built_root: Path, tmp_path: Path) -> Project:
-    root = tmp_path / "project"
-    shutil.copytree(built_root, root)
-    return Project(root)
 
 
 def rejected(project: Project, files: dict[str, str], *args: str, errors: int = 1) -> list[Finding]:
