@@ -335,3 +335,16 @@ def test_generated_models_are_frozen(built_root: Path) -> None:
         ["ToolMessage", "ValidationError", True],
         ["GetCurrentWeatherArgs", "ValidationError", True],
     ]
+
+
+def test_an_up_to_date_build_repeats_the_warnings_of_the_build_it_kept(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write(
+        "schemas/bfcl.json", '{"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "float"}}}}'
+    )
+    (project.root / "toolgen.yaml").write_text((project.root / "toolgen.yaml").read_text() + "normalize: [types]\n")
+    first = toolgen.build(project.root)
+    second = toolgen.build(project.root)
+    assert first.written and not second.written
+    assert [d.rule for d in first.warnings] == ["normalized-type", "normalized-type"]
+    assert second.warnings == first.warnings

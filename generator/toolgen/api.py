@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import glob
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,8 +46,19 @@ def _config(root: str | Path, config_path: str | Path | None) -> Config:
     return load_config(root_path, Path(config_path).resolve() if config_path else None)
 
 
-def _render_all(config: Config) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...]]:
+Progress = Callable[[str], None]
+
+
+def _quiet(stage: str) -> None:
+    """The default progress callback: libraries say nothing."""
+
+
+def _render_all(
+    config: Config, progress: Progress = _quiet
+) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...]]:
+    progress("checking schemas")
     lowered = lower(config)
+    progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config)
     files[MANIFEST_NAME] = render_manifest(files, lowered.inputs)
     return files, lowered.inputs, lowered.warnings
@@ -93,27 +105,56 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     return bool(cached.get(config.package) == key)
 
 
-def _remember_build(config: Config, config_text: str, inputs: dict[str, str], manifest: str) -> None:
+def _cached_warnings(config: Config) -> tuple[Diagnostic, ...]:
+    """The warnings of the build that produced what is on disk: an up-to-date build repeats them."""
+    try:
+        recorded = json.loads((config.root / CACHE_DIR / "build.json").read_text(encoding="utf-8"))
+        return tuple(Diagnostic.from_json(item) for item in recorded.get("warnings", []))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
+
+
+def _remember_build(
+    config: Config, config_text: str, inputs: dict[str, str], manifest: str, warnings: tuple[Diagnostic, ...]
+) -> None:
     cache_dir = config.root / CACHE_DIR
     cache_dir.mkdir(exist_ok=True)
     (cache_dir / ".gitignore").write_text("*\n", encoding="utf-8")
     (cache_dir / "build.json").write_text(
-        json.dumps({config.package: build_key(config_text, inputs) + text_digest(manifest)}) + "\n", encoding="utf-8"
+        json.dumps(
+            {
+                config.package: build_key(config_text, inputs) + text_digest(manifest),
+                "warnings": [w.to_json() for w in warnings],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
     )
 
 
-def build(root: str | Path = ".", config_path: str | Path | None = None, *, force: bool = False) -> BuildResult:
-    """Generate the SDK into <output>/<package>/; nothing is written unless every stage succeeds."""
+def build(
+    root: str | Path = ".",
+    config_path: str | Path | None = None,
+    *,
+    force: bool = False,
+    progress: Progress = _quiet,
+) -> BuildResult:
+    """Generate the SDK into <output>/<package>/; nothing is written unless every stage succeeds.
+
+    `progress` is called with the name of each stage as it starts (the CLI shows it on a terminal).
+    """
     config = _config(root, config_path)
     recover(config.package_dir)  # a build killed earlier must not leave its staging tree behind
     config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
     if not force and _unchanged_since_last_build(config, config_text):
         recorded = read_manifest(config.package_dir) or {}
-        return BuildResult(config.package_dir, tuple(sorted([*recorded.get("files", {}), MANIFEST_NAME])), False, ())
-    files, inputs, warnings = _render_all(config)
+        names = tuple(sorted([*recorded.get("files", {}), MANIFEST_NAME]))
+        return BuildResult(config.package_dir, names, False, _cached_warnings(config))
+    files, inputs, warnings = _render_all(config, progress)
     manifest = files.pop(MANIFEST_NAME)
+    progress("writing")
     write_package(config.package_dir, files, MANIFEST_NAME, manifest)
-    _remember_build(config, config_text, inputs, manifest)
+    _remember_build(config, config_text, inputs, manifest, warnings)
     return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)
 
 
@@ -130,10 +171,10 @@ def _on_disk(package_dir: Path) -> dict[str, str]:
     return found
 
 
-def check(root: str | Path = ".", config_path: str | Path | None = None) -> CheckResult:
+def check(root: str | Path = ".", config_path: str | Path | None = None, *, progress: Progress = _quiet) -> CheckResult:
     """Render in memory and compare with what is on disk; hand edits in generated files count as drift."""
     config = _config(root, config_path)
-    expected, _, warnings = _render_all(config)
+    expected, _, warnings = _render_all(config, progress)
     actual = _on_disk(config.package_dir)
     prefix = config.package_dir.relative_to(config.root).as_posix()
     changed: list[str] = []

@@ -27,7 +27,10 @@ def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) ->
             level = "error" if d.severity.value == "error" else "warning"
             click.echo(f"::{level} file={d.path},line={d.line},col={d.col},title={d.rule}::{d.message}")
         else:
-            click.echo(d.format())
+            # click drops the colour when stdout is not a terminal
+            colour = "red" if d.severity.value == "error" else "yellow"
+            severity = click.style(d.severity.value, fg=colour, bold=True)
+            click.echo(f"{d.path}:{d.line}:{d.col}: {severity} {d.rule} {d.message}")
 
 
 def _project_options(function: F) -> F:
@@ -57,9 +60,23 @@ def _project_options(function: F) -> F:
     return function
 
 
+def _progress(stage: str) -> None:
+    """Stage names on a terminal only, overwritten in place, so logs and pipes stay clean."""
+    if sys.stderr.isatty():
+        click.echo(f"\r\033[2Ktoolgen: {stage}...", err=True, nl=False)
+
+
+def _end_progress() -> None:
+    if sys.stderr.isatty():
+        click.echo("\r\033[2K", err=True, nl=False)
+
+
 def _run(action: Callable[[], int], output_format: str = "text") -> None:
     try:
-        code = action()
+        try:
+            code = action()
+        finally:
+            _end_progress()
     except InvalidInputError as error:
         _print_diagnostics(error.diagnostics, output_format)
         click.echo(f"toolgen: {error}; nothing was written", err=True)
@@ -106,7 +123,8 @@ def build(project: Path, config_path: Path | None, output_format: str, force: bo
     """Generate the SDK from the schemas (atomically: all files or none)."""
 
     def action() -> int:
-        result = api.build(project, config_path, force=force)
+        result = api.build(project, config_path, force=force, progress=_progress)
+        _end_progress()
         _print_diagnostics(result.warnings, output_format)
         where = (
             result.package_dir.relative_to(project.resolve())
@@ -126,7 +144,8 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
     """Exit 1 with a diff when the generated SDK differs from what the schemas produce."""
 
     def action() -> int:
-        result = api.check(project, config_path)
+        result = api.check(project, config_path, progress=_progress)
+        _end_progress()
         if output_format != "json":
             _print_diagnostics(result.warnings, output_format)
         if result.ok:

@@ -7,9 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ConfigNotFoundError, InvalidInputError
-from toolgen.load import Document, LoadError, load_file
+from toolgen.load import LoadError, load_file
 from toolgen.meta import check_against_meta_schema
 
 CONFIG_NAME = "toolgen.yaml"
@@ -43,10 +42,6 @@ def _display(root: Path, path: Path) -> str:
         return path.as_posix()
 
 
-def default_config(root: Path) -> Config:
-    return Config(root=root, package="toolgen_sdk", output="generated", inputs=("schemas/tools/*.yaml",))
-
-
 def load_config(root: Path, path: Path | None = None) -> Config:
     """Read and check toolgen.yaml; every problem becomes a diagnostic with its line:col."""
     path = path or root / CONFIG_NAME
@@ -76,7 +71,3 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         display=document.display,
         input_positions=tuple(document.locate(("inputs", str(i))) for i in range(len(data.get("inputs", [])))),
     )
-
-
-def config_diagnostic(document: Document, message: str) -> Diagnostic:
-    return Diagnostic(document.display, 1, 1, Severity.ERROR, "config", message)

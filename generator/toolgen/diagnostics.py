@@ -25,6 +25,18 @@ class Diagnostic:
     def format(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.severity.value} {self.rule} {self.message}"
 
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Diagnostic:
+        return cls(
+            str(data["path"]),
+            int(str(data["line"])),
+            int(str(data["col"])),
+            Severity(str(data["severity"])),
+            str(data["rule"]),
+            str(data["message"]),
+            str(data.get("pointer", "")),
+        )
+
     def to_json(self) -> dict[str, object]:
         return {
             "path": self.path,

@@ -4,7 +4,8 @@
     ├── InvalidInputError (3)    schemas or config failed to load, validate or resolve; carries diagnostics
     ├── ConfigNotFoundError (3)  no toolgen.yaml where one was expected
     ├── ProjectExistsError (3)   `init` would overwrite an existing project
-    └── ExternalToolError (4)    a tool toolgen drives (ruff, datamodel-codegen) failed or is missing
+    ├── ExternalToolError (4)    a tool toolgen drives (ruff, datamodel-codegen) failed or is missing
+    └── UnsafeOutputError (4)    generated code holds a statement no schema should produce; nothing is written
 
 Findings (drift, lint, breaking changes) are results, not exceptions: they exit 1 through the CLI.
 """
@@ -39,3 +40,7 @@ class ExternalToolError(ToolgenError):
 
 class ProjectExistsError(ToolgenError):
     exit_code = 3
+
+
+class UnsafeOutputError(ToolgenError):
+    exit_code = 4

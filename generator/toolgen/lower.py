@@ -111,10 +111,9 @@ def _input_files(session: _Session) -> list[Path]:
 def _tool_diagnostics(session: _Session, raw: shapes.RawTool) -> list[Diagnostic]:
     document = raw.document
     problems = []
-    for error in meta._meta_validator("tool").iter_errors(raw.as_dict()):
-        path = [str(p) for p in error.absolute_path]
+    for path, message in meta.tool_shape_errors(raw.as_dict()):
         pointer = (*raw.where(path[0]), *path[1:]) if path else raw.pointer
-        problems.append(document.diagnostic(pointer, "tool-shape", meta._short(error.message)))
+        problems.append(document.diagnostic(pointer, "tool-shape", message))
     return problems
 
 

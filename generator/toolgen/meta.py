@@ -109,6 +109,12 @@ def _meta_schema_validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Va
     return validator_class(validator_class.META_SCHEMA)
 
 
+def tool_shape_errors(tool: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(path inside the tool, message) for each way `tool` breaks the canonical ToolDefinition schema."""
+    for error in _meta_validator("tool").iter_errors(tool):
+        yield tuple(str(p) for p in error.absolute_path), _short(error.message)
+
+
 def check_json_schema(document: Document, schema: Any, prefix: Pointer) -> Iterator[Diagnostic]:
     """A schema must itself be valid under the meta-schema of the draft it declares (2020-12 when silent)."""
     if isinstance(schema, bool):

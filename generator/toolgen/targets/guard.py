@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import ast
 
-from toolgen.errors import ToolgenError
+from toolgen.errors import UnsafeOutputError
 
 _ALLOWED_MODULES = frozenset({"__future__", "typing", "typing_extensions", "pydantic", "enum", "collections.abc"})
-
-
-class UnsafeOutputError(ToolgenError):
-    """Generated code contains something that is neither an import, a model nor a docstring."""
 
 
 def _fail(node: ast.AST, what: str) -> UnsafeOutputError:
