@@ -15,7 +15,7 @@ from toolgen.lower import lower
 from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
 from toolgen.render import render
 from toolgen.resources import schemas_dir
-from toolgen.write import recover, write_package
+from toolgen.write import ensure_ours, locked, recover, write_package
 
 CACHE_DIR = ".toolgen-cache"
 BUILTIN_PREFIX = "<toolgen>/"
@@ -114,13 +114,18 @@ def _cached_warnings(config: Config) -> tuple[Diagnostic, ...]:
         return ()
 
 
-def _remember_build(
-    config: Config, config_text: str, inputs: dict[str, str], manifest: str, warnings: tuple[Diagnostic, ...]
-) -> None:
+def _cache_dir(config: Config) -> Path:
+    """toolgen's own scratch space in the project, which git ignores by itself."""
     cache_dir = config.root / CACHE_DIR
     cache_dir.mkdir(exist_ok=True)
     (cache_dir / ".gitignore").write_text("*\n", encoding="utf-8")
-    (cache_dir / "build.json").write_text(
+    return cache_dir
+
+
+def _remember_build(
+    config: Config, config_text: str, inputs: dict[str, str], manifest: str, warnings: tuple[Diagnostic, ...]
+) -> None:
+    (_cache_dir(config) / "build.json").write_text(
         json.dumps(
             {
                 config.package: build_key(config_text, inputs) + text_digest(manifest),
@@ -144,7 +149,13 @@ def build(
     `progress` is called with the name of each stage as it starts (the CLI shows it on a terminal).
     """
     config = _config(root, config_path)
+    with locked(_cache_dir(config) / "build.lock"):
+        return _build(config, config_path, force, progress)
+
+
+def _build(config: Config, config_path: str | Path | None, force: bool, progress: Progress) -> BuildResult:
     recover(config.package_dir)  # a build killed earlier must not leave its staging tree behind
+    ensure_ours(config.package_dir, MANIFEST_NAME)
     config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
     if not force and _unchanged_since_last_build(config, config_text):
         recorded = read_manifest(config.package_dir) or {}

@@ -4,6 +4,7 @@
     ├── InvalidInputError (3)    schemas or config failed to load, validate or resolve; carries diagnostics
     ├── ConfigNotFoundError (3)  no toolgen.yaml where one was expected
     ├── ProjectExistsError (3)   `init` would overwrite an existing project
+    ├── ForeignOutputError (3)   the output directory holds files toolgen did not write
     ├── ExternalToolError (4)    a tool toolgen drives (ruff, datamodel-codegen) failed or is missing
     └── UnsafeOutputError (4)    generated code holds a statement no schema should produce; nothing is written
 
@@ -44,3 +45,7 @@ class ProjectExistsError(ToolgenError):
 
 class UnsafeOutputError(ToolgenError):
     exit_code = 4
+
+
+class ForeignOutputError(ToolgenError):
+    exit_code = 3

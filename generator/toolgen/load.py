@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,12 +11,16 @@ from typing import Any
 import yaml
 
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.positions import KEY, Pointer, json_positions, pointer_text, yaml_duplicate_keys, yaml_positions
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from toolgen.positions import (
+    KEY,
+    Pointer,
+    json_duplicate_keys,
+    json_positions,
+    pointer_text,
+    yaml_duplicate_keys,
+    yaml_positions,
+)
+from toolgen.yamlcore import AliasError, compose_and_construct
 
 
 @dataclass(eq=False)
@@ -27,12 +32,13 @@ class Document:
     text: str
     data: Any
     is_json: bool
+    node: yaml.Node | None = field(default=None, repr=False)
     _positions: dict[Pointer, tuple[int, int]] | None = field(default=None, repr=False)
 
     def locate(self, pointer: Pointer) -> tuple[int, int]:
         """Line:col of the node at `pointer`, or of its nearest existing ancestor."""
         if self._positions is None:
-            self._positions = json_positions(self.text) if self.is_json else yaml_positions(self.text)
+            self._positions = json_positions(self.text) if self.is_json else yaml_positions(self.node)
         for length in range(len(pointer), -1, -1):
             found = self._positions.get(pointer[:length])
             if found is not None:
@@ -57,29 +63,51 @@ class LoadError(Exception):
         self.diagnostic = diagnostic
 
 
-def _plain_json_compatible(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool, list, dict))
+class _DuplicateKey(Exception):
+    pass
 
 
-def parse_text(text: str, path: Path, display: str) -> Document:
-    """Parse `text`; JSON when the file says so by suffix or by its first character, else YAML."""
-    stripped = text.lstrip()
-    is_json = path.suffix.lower() == ".json" or stripped[:1] in ("{", "[")
-    if is_json:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            if path.suffix.lower() == ".json":
-                raise LoadError(
-                    Diagnostic(
-                        display, error.lineno, error.colno, Severity.ERROR, "syntax", f"invalid JSON: {error.msg}"
-                    )
-                ) from None
-            is_json = False  # YAML flow style also starts with { or [
-        else:
-            return Document(display, path, text, data, True)
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateKey
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _parse_json(text: str, path: Path, display: str) -> Document:
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+        data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
+    except json.JSONDecodeError as error:
+        raise LoadError(
+            Diagnostic(display, error.lineno, error.colno, Severity.ERROR, "syntax", f"invalid JSON: {error.msg}")
+        ) from None
+    except ValueError as error:
+        raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid JSON: {error}")) from None
+    except _DuplicateKey:
+        pointer, line, col = next(json_duplicate_keys(text))
+        raise LoadError(
+            Diagnostic(
+                display,
+                line,
+                col,
+                Severity.ERROR,
+                "duplicate-key",
+                f"key {pointer[-1]!r} appears twice in the same object",
+                pointer_text(pointer),
+            )
+        ) from None
+    return Document(display, path, text, data, True)
+
+
+def _parse_yaml(text: str, path: Path, display: str) -> Document:
+    try:
+        node, data = compose_and_construct(text)
+    except AliasError as error:
+        raise LoadError(Diagnostic(display, error.line, error.col, Severity.ERROR, "syntax", str(error))) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -87,8 +115,8 @@ def parse_text(text: str, path: Path, display: str) -> Document:
         raise LoadError(Diagnostic(display, line, col, Severity.ERROR, "syntax", f"invalid YAML: {problem}")) from None
     except yaml.YAMLError as error:
         raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid YAML: {error}")) from None
-    document = Document(display, path, text, data, False)
-    for pointer, line, col in yaml_duplicate_keys(text):
+    document = Document(display, path, text, data, False, node)
+    for pointer, line, col in yaml_duplicate_keys(node):
         raise LoadError(
             Diagnostic(
                 display,
@@ -104,11 +132,27 @@ def parse_text(text: str, path: Path, display: str) -> Document:
     if bad is not None:
         pointer, value = bad
         raise LoadError(
-            document.diagnostic(
-                pointer, "syntax", f"YAML value of type {type(value).__name__} has no JSON equivalent; quote it"
-            )
+            document.diagnostic(pointer, "syntax", f"YAML value {value!r} has no JSON equivalent; quote it")
         )
     return document
+
+
+def parse_text(text: str, path: Path, display: str) -> Document:
+    """Parse `text`: JSON for a .json file, YAML (of which JSON is a subset) otherwise."""
+    if path.suffix.lower() == ".json":
+        return _parse_json(text, path, display)
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            return _parse_json(text, path, display)
+        except LoadError:
+            pass  # YAML flow style also starts with { or [
+    return _parse_yaml(text, path, display)
+
+
+def _json_scalar(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))
 
 
 def _first_non_json_value(value: Any, pointer: Pointer) -> tuple[Pointer, Any] | None:
@@ -126,7 +170,7 @@ def _first_non_json_value(value: Any, pointer: Pointer) -> tuple[Pointer, Any] |
             if found:
                 return found
         return None
-    return None if _plain_json_compatible(value) else (pointer, value)
+    return None if _json_scalar(value) else (pointer, value)
 
 
 def load_file(path: Path, display: str) -> Document:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen import meta, shapes
+from toolgen.checks import unfit_defaults, unsupported_patterns
 from toolgen.config import Config
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
@@ -18,7 +19,6 @@ from toolgen.manifest import text_digest
 from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
 from toolgen.names import NameRegistry, pascal
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
-from toolgen.patterns import unsupported_patterns
 from toolgen.positions import Pointer
 from toolgen.resolve import Bundler, Resource
 from toolgen.resources import schemas_dir
@@ -84,6 +84,10 @@ class _Session:
             )
         for where, problem in unsupported_patterns(schema):
             self.diagnostics.append(document.diagnostic((*pointer, *where), "pattern-unsupported", problem))
+        for where, problem in unfit_defaults(schema):
+            self.diagnostics.append(
+                document.diagnostic((*pointer, *where), "default-invalid", problem, Severity.WARNING)
+            )
         skip = {(*pointer, *where) for where, _ in found}
         for diagnostic in meta.check_json_schema(document, schema, pointer):
             if not any(diagnostic.pointer.startswith("".join("/" + p for p in s)) for s in skip):

@@ -6,6 +6,7 @@ import copy
 import unicodedata
 from typing import Any
 
+from toolgen.checks import default_fits
 from toolgen.ir import Union
 from toolgen.names import NameRegistry, pascal
 from toolgen.schemawalk import children, walk
@@ -63,6 +64,8 @@ def strip_annotations_for_models(defs: dict[str, Any]) -> dict[str, Any]:
     for schema in result.values():
         for sub, _ in walk(schema):
             if isinstance(sub, dict):
+                if "default" in sub and not default_fits(sub):
+                    del sub["default"]
                 for key in _ANNOTATIONS & sub.keys():
                     if not (key == "format" and not isinstance(sub[key], str)):
                         del sub[key]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import yaml
 
@@ -12,19 +12,13 @@ Pointer = tuple[str, ...]
 # Appended to a pointer, names the position of the mapping key rather than of its value.
 KEY = "\x00key"
 
-try:  # libyaml's composer is about 10x faster; the pure-Python one gives identical marks
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
 
 def pointer_text(pointer: Pointer) -> str:
     return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in pointer)
 
 
-def yaml_positions(text: str) -> dict[Pointer, tuple[int, int]]:
-    """Line:col of every node of a YAML (or JSON) document, keyed by its pointer."""
-    node = yaml.compose(text, Loader=_Loader)
+def yaml_positions(node: yaml.Node | None) -> dict[Pointer, tuple[int, int]]:
+    """Line:col of every node of a composed YAML document, keyed by its pointer (aliases checked beforehand)."""
     positions: dict[Pointer, tuple[int, int]] = {}
     if node is None:
         return positions
@@ -42,9 +36,8 @@ def yaml_positions(text: str) -> dict[Pointer, tuple[int, int]]:
     return positions
 
 
-def yaml_duplicate_keys(text: str) -> Iterator[tuple[Pointer, int, int]]:
+def yaml_duplicate_keys(node: yaml.Node | None) -> Iterator[tuple[Pointer, int, int]]:
     """Keys repeated within one mapping: YAML loaders keep the last silently, which hides mistakes."""
-    node = yaml.compose(text, Loader=_Loader)
     stack: list[tuple[Pointer, yaml.Node | None]] = [((), node)]
     while stack:
         pointer, current = stack.pop()
@@ -67,6 +60,7 @@ class _JsonScanner:
         self.text = text
         self.index = 0
         self.offsets: dict[Pointer, int] = {}
+        self.duplicates: list[Pointer] = []
 
     def skip_ws(self) -> None:
         text, i = self.text, self.index
@@ -103,6 +97,8 @@ class _JsonScanner:
                 self.skip_ws()
                 key_offset = self.index
                 key = self.string()
+                if (*pointer, key, KEY) in self.offsets:
+                    self.duplicates.append((*pointer, key, KEY))
                 self.offsets[(*pointer, key, KEY)] = key_offset
                 self.skip_ws()
                 self.index += 1  # ':'
@@ -136,13 +132,29 @@ class _JsonScanner:
             self.index = i
 
 
+def _line_col(text: str) -> Callable[[int], tuple[int, int]]:
+    line_starts = [0]
+    line_starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
+
+    def convert(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(line_starts, offset)
+        return line, offset - line_starts[line - 1] + 1
+
+    return convert
+
+
 def json_positions(text: str) -> dict[Pointer, tuple[int, int]]:
     scanner = _JsonScanner(text)
     scanner.value(())
-    line_starts = [0]
-    line_starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
-    positions: dict[Pointer, tuple[int, int]] = {}
-    for pointer, offset in scanner.offsets.items():
-        line = bisect.bisect_right(line_starts, offset)
-        positions[pointer] = (line, offset - line_starts[line - 1] + 1)
-    return positions
+    convert = _line_col(text)
+    return {pointer: convert(offset) for pointer, offset in scanner.offsets.items()}
+
+
+def json_duplicate_keys(text: str) -> Iterator[tuple[Pointer, int, int]]:
+    """Keys repeated within one object (the second occurrence), in document order."""
+    scanner = _JsonScanner(text)
+    scanner.value(())
+    convert = _line_col(text)
+    for duplicate in scanner.duplicates:
+        line, col = convert(scanner.offsets[duplicate])
+        yield duplicate[:-1], line, col

@@ -1,0 +1,84 @@
+"""Build-time checks of schema content the generated models depend on: regexes and default values.
+
+Regular expressions must compile with Python's re, which the models use to check them. A default that
+does not fit its own schema would become a field default of the wrong type; it is reported and left out.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from toolgen.positions import Pointer
+from toolgen.schemawalk import walk
+
+
+def _problem(pattern: str) -> str | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            re.compile(pattern)
+    except re.error as error:
+        return f"pattern {pattern!r} is not a regular expression Python can run: {error}"
+    except (RecursionError, OverflowError) as error:
+        return f"pattern {pattern!r} is too complex: {error}"
+    return None
+
+
+def unsupported_patterns(schema: Any) -> Iterator[tuple[Pointer, str]]:
+    for sub, pointer in walk(schema):
+        if not isinstance(sub, dict):
+            continue
+        pattern = sub.get("pattern")
+        if isinstance(pattern, str):
+            problem = _problem(pattern)
+            if problem:
+                yield (*pointer, "pattern"), problem
+        keyed = sub.get("patternProperties")
+        if isinstance(keyed, dict):
+            for key in keyed:
+                problem = _problem(key)
+                if problem:
+                    yield (*pointer, "patternProperties", key), problem
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+    "null": (type(None),),
+}
+
+
+def _has_type(value: Any, name: str) -> bool:
+    if name in ("integer", "number") and isinstance(value, bool):
+        return False
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _JSON_TYPES.get(name, object))
+
+
+def default_fits(schema: dict[str, Any]) -> bool:
+    """Whether `schema["default"]` has one of the schema's types and is among its enum or const values."""
+    value = schema["default"]
+    declared = schema.get("type")
+    names = declared if isinstance(declared, list) else [declared] if isinstance(declared, str) else []
+    if names and not any(_has_type(value, name) for name in names):
+        return False
+    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+        return False
+    return not ("const" in schema and value != schema["const"])
+
+
+def unfit_defaults(schema: Any) -> Iterator[tuple[Pointer, str]]:
+    for sub, pointer in walk(schema):
+        if isinstance(sub, dict) and "default" in sub and not default_fits(sub):
+            yield (
+                (*pointer, "default"),
+                f"default {sub['default']!r} does not fit its own schema; the model leaves it out",
+            )
