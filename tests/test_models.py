@@ -6,6 +6,7 @@ import importlib
 import json
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -201,3 +202,110 @@ def test_dialect_shapes_build_only_when_asked(
     with pytest.raises(sdk.ToolgenValidationError):
         sdk.validate_tool_arguments("getWeather", {"type": "x"})
     assert sdk.validate_tool_arguments("list_pods", {"namespace": "a", "limit": 2.5}).limit == 2.5
+
+
+def test_results_are_python_data_and_root_models_are_strict(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_results")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: say
+            inputSchema: {type: object}
+            outputSchema: {type: string}
+          - name: counts
+            inputSchema: {type: object}
+            outputSchema: {type: array, items: {type: integer}}
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    assert sdk.validate_tool_result("say", "plain text, not JSON").root == "plain text, not JSON"
+    assert sdk.validate_tool_result("counts", [1, 2]).root == [1, 2]
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_result("counts", ["5", True])
+    assert [p.pointer for p in caught.value.problems] == ["/0", "/1"]
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("say", b"\xff")
+    assert "not UTF-8" in caught.value.problems[0].message
+
+
+def test_a_user_union_named_like_a_validator_does_not_clash(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_clash_union")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        $defs:
+          A: {type: object, properties: {kind: {const: a}}, required: [kind]}
+          B: {type: object, properties: {kind: {const: b}}, required: [kind]}
+        tools:
+          - name: tool
+            inputSchema: {type: object}
+            outputSchema: {oneOf: [{$ref: "tools.yaml#/$defs/A"}, {$ref: "tools.yaml#/$defs/B"}]}
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    assert sdk.validate_tool_result("tool", {"kind": "b"}).root.kind == "b"
+    source = (project.package_dir / "validators.py").read_text()
+    assert source.count("def validate_tool_result(") == 1
+
+
+def test_inputs_outside_the_project_and_broad_globs(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "weather.yaml").write_text(WEATHER)
+    root = tmp_path / "project"
+    (root / "schemas" / "common").mkdir(parents=True)
+    (root / "schemas" / "common" / "defs.yaml").write_text("$defs:\n  Unit: {enum: [c, f]}\n")
+    (root / "toolgen.yaml").write_text(
+        "version: v1\npackage: sdk_outside\ninputs: [../shared/*.yaml, '**/*.json', 'schemas/**/*.yaml']\n"
+    )
+    first = toolgen.build(root)
+    second = toolgen.build(root, force=True)
+    assert first.written and second.written
+    manifest = json.loads((root / "generated" / "sdk_outside" / "toolgen-manifest.json").read_text())
+    assert "../shared/weather.yaml" in manifest["inputs"]
+    assert all(not key.startswith("/") for key in manifest["inputs"])
+    assert toolgen.check(root).ok
+
+
+@pytest.mark.parametrize(
+    ("extension", "rule"),
+    [
+        ("properties:\n  toolCallId: {type: string}\n", "extend-conflict"),
+        ("properties:\n  a: {type: string}\nrequired: 5\n", "schema-invalid"),
+        ("properties:\n  a: {type: string}\nrequired: [b]\n", "extend-shape"),
+    ],
+)
+def test_bad_message_extensions_are_diagnosed(make_project: Callable[..., Project], extension: str, rule: str) -> None:
+    project = make_project("models_t_badext")
+    project.write("ext.yaml", extension)
+    (project.root / "toolgen.yaml").write_text(
+        (project.root / "toolgen.yaml").read_text() + "extend:\n  message: ext.yaml\n"
+    )
+    with pytest.raises(toolgen.InvalidInputError) as caught:
+        toolgen.build(project.root)
+    assert [d.rule for d in caught.value.diagnostics] == [rule]
+
+
+@pytest.mark.parametrize("package", ["json", "typing", "pydantic", "toolgen"])
+def test_a_package_name_that_would_shadow_a_module_is_refused(
+    make_project: Callable[..., Project], package: str
+) -> None:
+    project = make_project(package)
+    with pytest.raises(toolgen.InvalidInputError) as caught:
+        toolgen.build(project.root)
+    assert "would shadow" in caught.value.diagnostics[0].message
+
+
+def test_a_schema_that_is_only_a_reference_to_itself_is_a_cycle(make_project: Callable[..., Project]) -> None:
+    project = make_project("models_t_selfref")
+    project.write("schemas/t.yaml", 'tools:\n  - name: a\n    inputSchema: {$ref: "#"}\n')
+    with pytest.raises(toolgen.InvalidInputError) as caught:
+        toolgen.build(project.root)
+    assert [d.rule for d in caught.value.diagnostics] == ["ref-cycle"]

@@ -210,23 +210,28 @@ def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
     return ValidationProblem("".join("/" + _escape(p) for p in path), sentence)
 
 
-def check(model: type[pydantic.BaseModel], data: Any) -> Any:
-    """Validate `data` (Python data, or JSON text) against `model`, raising ToolgenValidationError."""
+def _parsed(data: str | bytes | bytearray) -> Any:
     try:
-        if isinstance(data, (str, bytes)):
-            try:
-                parsed = json.loads(data)
-            except json.JSONDecodeError as error:
-                raise ToolgenValidationError(
-                    [
-                        ValidationProblem(
-                            "", f"is not valid JSON: {error.msg} at column {error.colno}"
-                        )
-                    ]
-                ) from None
-            return model.model_validate(parsed)
-        return model.model_validate(data)
-    except pydantic.ValidationError as error:
+        return json.loads(data)
+    except json.JSONDecodeError as error:
+        problem = ValidationProblem(
+            "", f"is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        )
+        raise ToolgenValidationError([problem]) from None
+    except UnicodeDecodeError as error:
         raise ToolgenValidationError(
-            problems_from(error, parsed if isinstance(data, (str, bytes)) else data)
+            [ValidationProblem("", f"is not UTF-8 text (byte {error.start})")]
         ) from None
+
+
+def check(model: type[pydantic.BaseModel], data: Any, *, json_text: bool = True) -> Any:
+    """Validate `data` against `model`, strictly (no "5" for 5), raising ToolgenValidationError.
+
+    With `json_text`, a str or bytes is JSON text to parse first (as tool arguments arrive from a model);
+    without it, a str is the value itself (a tool that returns a string).
+    """
+    value = _parsed(data) if json_text and isinstance(data, (str, bytes, bytearray)) else data
+    try:
+        return model.model_validate(value, strict=True)
+    except pydantic.ValidationError as error:
+        raise ToolgenValidationError(problems_from(error, value)) from None

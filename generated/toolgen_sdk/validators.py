@@ -91,8 +91,11 @@ def validate_tool_arguments(name: str, data: Any) -> Any:
 
 
 def validate_tool_result(name: str, data: Any) -> Any:
-    """Validate a tool's result against its output schema; a tool without one accepts any value."""
+    """Validate a tool's result (Python data, as a handler returns it) against its output schema.
+
+    A tool without an output schema accepts any value.
+    """
     spec = _tool(name)
     if spec.result_model is None:
         return data
-    return check(spec.result_model, data)
+    return check(spec.result_model, data, json_text=False)

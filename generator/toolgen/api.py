@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgen.config import CONFIG_NAME, Config, load_config
-from toolgen.diagnostics import Diagnostic
+from toolgen.config import CONFIG_NAME, Config, display_path, load_config, package_name_problem
+from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.errors import InvalidInputError, ProjectExistsError
 from toolgen.lower import lower
 from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
 from toolgen.render import render
@@ -84,7 +85,7 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     if current != recorded:
         return False
     matched = {
-        Path(p).resolve().relative_to(config.root).as_posix()
+        display_path(config.root, Path(p))
         for pattern in config.inputs
         for p in glob.glob(str(config.root / pattern), recursive=True)
         if Path(p).is_file()
@@ -187,7 +188,7 @@ def check(root: str | Path = ".", config_path: str | Path | None = None, *, prog
     config = _config(root, config_path)
     expected, _, warnings = _render_all(config, progress)
     actual = _on_disk(config.package_dir)
-    prefix = config.package_dir.relative_to(config.root).as_posix()
+    prefix = display_path(config.root, config.package_dir)
     changed: list[str] = []
     chunks: list[str] = []
     for name in sorted(expected.keys() | actual.keys()):
@@ -223,8 +224,9 @@ inputs:
 
 def init_project(root: str | Path = ".", package: str = "toolgen_sdk") -> tuple[Path, ...]:
     """Create toolgen.yaml and an example tool in `root`; refuses to overwrite an existing project."""
-    from toolgen.errors import ProjectExistsError
-
+    problem = package_name_problem(package)
+    if problem:
+        raise InvalidInputError([Diagnostic("--package", 1, 1, Severity.ERROR, "config-package", problem)])
     root_path = Path(root).resolve()
     config_file = root_path / CONFIG_NAME
     example = root_path / "schemas" / "tools" / "get_current_weather.yaml"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import keyword
+import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,11 +37,22 @@ class Config:
         return self.output_dir / self.package
 
 
-def _display(root: Path, path: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+def display_path(root: Path, path: Path) -> str:
+    """A path as users see it: relative to the project root, even when it lies outside (`../shared/x.yaml`)."""
+    return Path(os.path.relpath(path.resolve(), root.resolve())).as_posix()
+
+
+# Importing the generated package must not shadow what it or its users import.
+_TAKEN_PACKAGES = frozenset(sys.stdlib_module_names) | {"pydantic", "pydantic_core", "typing_extensions", "toolgen"}
+
+
+def package_name_problem(package: str) -> str | None:
+    """Why `package` cannot name the generated package, or None when it can."""
+    if not _PACKAGE_NAME.match(package) or keyword.iskeyword(package):
+        return f"{package!r} is not a valid Python package name"
+    if package in _TAKEN_PACKAGES:
+        return f"{package!r} would shadow the module of that name; choose another package name"
+    return None
 
 
 def load_config(root: Path, path: Path | None = None) -> Config:
@@ -48,7 +61,7 @@ def load_config(root: Path, path: Path | None = None) -> Config:
     if not path.is_file():
         raise ConfigNotFoundError(f"no {path.name} in {root} (run `toolgen init` to create one)")
     try:
-        document = load_file(path, _display(root, path))
+        document = load_file(path, display_path(root, path))
     except LoadError as error:
         raise InvalidInputError([error.diagnostic]) from None
     diagnostics = list(check_against_meta_schema(document, "config"))
@@ -56,10 +69,9 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         raise InvalidInputError(diagnostics)
     data = document.data
     package = str(data.get("package", "toolgen_sdk"))
-    if not _PACKAGE_NAME.match(package) or keyword.iskeyword(package):
-        raise InvalidInputError(
-            [document.diagnostic(("package",), "config-package", f"{package!r} is not a valid Python package name")]
-        )
+    problem = package_name_problem(package)
+    if problem:
+        raise InvalidInputError([document.diagnostic(("package",), "config-package", problem)])
     extension = (data.get("extend") or {}).get("message")
     return Config(
         root=root,

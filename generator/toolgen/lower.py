@@ -10,16 +10,16 @@ from typing import Any
 
 from toolgen import meta, shapes
 from toolgen.checks import unfit_defaults, unsupported_patterns
-from toolgen.config import Config
+from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
 from toolgen.ir import Project, Tool, freeze
 from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
 from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
-from toolgen.names import NameRegistry, pascal
+from toolgen.names import NameRegistry, pascal, snake
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
-from toolgen.positions import Pointer
+from toolgen.positions import Pointer, pointer_text
 from toolgen.resolve import Bundler, Resource
 from toolgen.resources import schemas_dir
 
@@ -59,10 +59,7 @@ class _Session:
         return self.documents[key]
 
     def display(self, path: Path) -> str:
-        try:
-            return path.resolve().relative_to(self.config.root.resolve()).as_posix()
-        except ValueError:
-            return path.as_posix()
+        return display_path(self.config.root, path)
 
     def prepare(self, document: Document, pointer: Pointer, schema: Any) -> Any:
         """Normalize (when asked) and check one schema found at `pointer` in `document`."""
@@ -88,9 +85,10 @@ class _Session:
             self.diagnostics.append(
                 document.diagnostic((*pointer, *where), "default-invalid", problem, Severity.WARNING)
             )
-        skip = {(*pointer, *where) for where, _ in found}
+        # A non-standard type already has a clearer diagnostic than the meta-schema's.
+        reported = {pointer_text((*pointer, *where)) for where, _ in found}
         for diagnostic in meta.check_json_schema(document, schema, pointer):
-            if not any(diagnostic.pointer.startswith("".join("/" + p for p in s)) for s in skip):
+            if not any(diagnostic.pointer == p or diagnostic.pointer.startswith(p + "/") for p in reported):
                 self.diagnostics.append(diagnostic)
         return schema
 
@@ -108,8 +106,19 @@ def _input_files(session: _Session) -> list[Path]:
                     config.display, line, col, Severity.ERROR, "file-missing", f"input {pattern!r} does not exist"
                 )
             )
-        files.update(p for p in matches if p.is_file())
-    return sorted(files, key=lambda p: session.display(p))
+        files.update(p.resolve() for p in matches if p.is_file())
+    return sorted(files - _own_files(config), key=lambda p: session.display(p))
+
+
+def _own_files(config: Config) -> set[Path]:
+    """Files an input glob may match that are not tool definitions: the config, the extension, the output."""
+    own = {(config.root / config.display).resolve()}
+    if config.message_extension:
+        own.add((config.root / config.message_extension).resolve())
+    for folder in (config.package_dir, config.root / ".toolgen-cache"):
+        if folder.is_dir():
+            own.update(p.resolve() for p in folder.rglob("*") if p.is_file())
+    return own
 
 
 def _tool_diagnostics(session: _Session, raw: shapes.RawTool) -> list[Diagnostic]:
@@ -149,14 +158,26 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
             document.diagnostic((), "extend-shape", "a message extension needs a `properties` mapping")
         )
         return
+    problems = list(meta.check_json_schema(document, {"type": "object", **data}, ()))
+    if problems:
+        session.diagnostics.extend(problems)
+        return
     resource = Resource(document, ())
     rewritten = {
         key: bundler.rewrite(resource, ("properties", key), session.prepare(document, ("properties", key), value))
         for key, value in data["properties"].items()
     }
-    required = [r for r in data.get("required", []) if isinstance(r, str)]
+    required = list(data.get("required", []))
+    for index, name in enumerate(required):
+        if name not in rewritten:
+            session.diagnostics.append(
+                document.diagnostic(
+                    ("required", str(index)), "extend-shape", f"required {name!r} is not one of its properties"
+                )
+            )
     for key in rewritten:
-        owners = [kind for kind in MESSAGE_KINDS if key in bundler.defs[kind]["properties"]]
+        # camelCase is accepted for every canonical field, so `toolCallId` clashes with `tool_call_id`
+        owners = [kind for kind in MESSAGE_KINDS if {key, snake(key)} & bundler.defs[kind]["properties"].keys()]
         if owners:
             message = f"{key!r} is already a field of {', '.join(owners)}; choose another name"
             session.diagnostics.append(document.key_diagnostic(("properties", key), "extend-conflict", message))

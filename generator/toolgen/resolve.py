@@ -95,14 +95,14 @@ class Bundler:
             return "#/$defs/Unresolved"
         target_resource, target_pointer, node = target
         key = (target_resource.document.display, target_pointer)
+        cycle = self._pure_ref_cycle(target_resource, target_pointer, node)
+        if cycle:
+            self.diagnostics.append(
+                resource.document.diagnostic(at, "ref-cycle", f"$ref {ref!r} never reaches a schema: {cycle}")
+            )
+            return "#/$defs/Unresolved"
         name = self._named.get(key)
         if name is None:
-            cycle = self._pure_ref_cycle(target_resource, target_pointer, node)
-            if cycle:
-                self.diagnostics.append(
-                    resource.document.diagnostic(at, "ref-cycle", f"$ref {ref!r} never reaches a schema: {cycle}")
-                )
-                return "#/$defs/Unresolved"
             label = target_pointer[-1] if target_pointer else Path(target_resource.document.display).stem
             name = self._names.claim(pascal(label))
             self._named[key] = name

@@ -179,8 +179,18 @@ def _classify(document: Document, obj: Any, pointer: Pointer, read_dialects: boo
     )
 
 
+_TOOL_MARKERS = frozenset({"tools", "name", "api_name", "functionDeclarations", "toolSpec", "function"})
+
+
+def is_schema_library(data: Any) -> bool:
+    """A file of shared definitions that tools `$ref` into, holding no tool itself."""
+    return isinstance(data, dict) and not (_TOOL_MARKERS & data.keys()) and bool({"$defs", "definitions"} & data.keys())
+
+
 def _entries(document: Document) -> Iterator[tuple[Any, Pointer]]:
     data = document.data
+    if is_schema_library(data):
+        return
     if isinstance(data, dict) and "tools" in data and "name" not in data:
         tools = data["tools"]
         if isinstance(tools, list):

@@ -51,7 +51,8 @@ def _environment() -> jinja2.Environment:
 
 def _validators(project: Project) -> list[Validator]:
     result = []
-    for union in project.unions:
+    # Only the canonical unions get a validator: a user's union could take a fixed name like ToolResult.
+    for union in (u for u in project.unions if u.name in project.canonical_models):
         members = " | ".join(union.members)
         result.append(Validator(f"validate_{snake(union.name)}", union.name, members, "value.root", "a"))
     for name in VALIDATED_MODELS:
