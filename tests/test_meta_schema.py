@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from toolgen.meta import _flat_2020_12_validator
+from toolgen.meta import flat_2020_12_validator
 
 from conftest import shared_dir
 
@@ -33,14 +33,14 @@ def _errors(validator: Any, schema: Any) -> list[tuple[list[str], str]]:
 
 def _compare(schemas: list[Any]) -> None:
     reference = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
-    flat = _flat_2020_12_validator()
+    flat = flat_2020_12_validator()
     for schema in schemas:
         assert _errors(flat, schema) == _errors(reference, schema), schema
 
 
 def test_same_errors_on_handwritten_schemas() -> None:
     _compare(HANDWRITTEN)
-    assert _errors(_flat_2020_12_validator(), {"type": "dict"})
+    assert _errors(flat_2020_12_validator(), {"type": "dict"})
 
 
 def test_same_errors_on_the_json_schema_test_suite() -> None:

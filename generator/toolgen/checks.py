@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from toolgen.positions import Pointer
@@ -44,15 +45,17 @@ def unsupported_patterns(schema: Any) -> Iterator[tuple[Pointer, str]]:
                     yield (*pointer, "patternProperties", key), problem
 
 
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-    "null": (type(None),),
-}
+_JSON_TYPES: Mapping[str, tuple[type, ...]] = MappingProxyType(
+    {
+        "string": (str,),
+        "integer": (int,),
+        "number": (int, float),
+        "boolean": (bool,),
+        "object": (dict,),
+        "array": (list,),
+        "null": (type(None),),
+    }
+)
 
 
 def _has_type(value: Any, name: str) -> bool:

@@ -15,7 +15,7 @@ from toolgen.diagnostics import Diagnostic
 from toolgen.errors import InvalidInputError, ToolgenError
 
 F = TypeVar("F", bound=Callable[..., Any])
-EXIT_OK, EXIT_FINDINGS, EXIT_INVALID, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 3, 4, 130
+EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> None:

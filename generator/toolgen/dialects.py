@@ -14,6 +14,8 @@ object schema, and the rewrite is reported so it never happens silently:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from toolgen.positions import Pointer
@@ -23,15 +25,22 @@ Field = tuple[str, Any, Pointer]
 _SCHEMA_KEYS = frozenset(
     {"properties", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "items", "additionalProperties"}
 )
-_SPEC_KEYS = {
-    "description": "description",
-    "desc": "description",
-    "default": "default",
-    "enum": "enum",
-    "items": "items",
-}
+_SPEC_KEYS: Mapping[str, str] = MappingProxyType(
+    {
+        "description": "description",
+        "desc": "description",
+        "default": "default",
+        "enum": "enum",
+        "items": "items",
+    }
+)
 _INPUT_KEYS = ("parameters", "arguments", "_arguments", "query_parameters", "path_parameters")
 _OUTPUT_KEYS = ("results", "responses", "output_parameters", "returns")
+
+
+def empty_object_schema() -> dict[str, Any]:
+    """The input schema of a tool without arguments (a new dict each time: callers may change it)."""
+    return {"type": "object", "properties": {}}
 
 
 def is_schema(value: Any) -> bool:
@@ -148,7 +157,7 @@ def read_dialect(obj: dict[str, Any], pointer: Pointer) -> tuple[list[Field], st
                 notes.append(f"{key!r} ({converted[1]}) as the input schema")
                 break
         else:
-            fields.append(("inputSchema", {"type": "object", "properties": {}}, pointer))
+            fields.append(("inputSchema", empty_object_schema(), pointer))
             notes.append("no parameters: a tool without arguments")
     for key in _OUTPUT_KEYS:
         if key in obj and obj[key] not in (None, {}, []):

@@ -16,6 +16,29 @@ def thaw(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+# The placeholder model for the root of the bundled schema; the models target removes it.
+ROOT_MODEL = "ToolgenRoot"
+# Names the generated package defines itself; no schema may take them for a model.
+RESERVED_NAMES = frozenset(
+    {
+        ROOT_MODEL,
+        "CanonicalModel",
+        "SchemaModel",
+        "FunctionCallBase",
+        "ToolSpec",
+        "ValidationProblem",
+        "ToolgenValidationError",
+        "TOOLS",
+        "Any",
+        "Annotated",
+        "Field",
+        "Literal",
+        "RootModel",
+        "ConfigDict",
+    }
+)
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -47,7 +70,6 @@ class Union:
 @dataclass(frozen=True)
 class Project:
     package: str
-    sources: tuple[str, ...]
     models_schema: str
     canonical_models: tuple[str, ...]
     unions: tuple[Union, ...]

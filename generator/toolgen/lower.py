@@ -13,7 +13,7 @@ from toolgen.checks import unfit_defaults, unsupported_patterns
 from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
-from toolgen.ir import Project, Tool, freeze
+from toolgen.ir import RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
 from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
 from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
@@ -25,23 +25,6 @@ from toolgen.resources import schemas_dir
 
 CANONICAL_FILES = ("content.yaml", "tool_call.yaml", "usage.yaml", "message.yaml", "tool_definition.yaml")
 MESSAGE_KINDS = ("SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage")
-# Class names the generated package defines itself; schemas may not take them.
-RESERVED = frozenset(
-    {
-        "CanonicalModel",
-        "SchemaModel",
-        "FunctionCallBase",
-        "ToolSpec",
-        "ValidationProblem",
-        "ToolgenValidationError",
-        "TOOLS",
-        "Any",
-        "Annotated",
-        "Field",
-        "Literal",
-        "RootModel",
-    }
-)
 
 
 @dataclass
@@ -250,7 +233,7 @@ class Lowered:
 def lower(config: Config) -> Lowered:
     """Build the IR, or raise InvalidInputError carrying every error found (warnings are returned)."""
     session = _Session(config)
-    names = NameRegistry(RESERVED)
+    names = NameRegistry(RESERVED_NAMES)
     bundler = Bundler(names, session.load, session.prepare)
     canonical = _canonical(session, bundler, names)
     tools = _tools(session, bundler, names)
@@ -284,11 +267,9 @@ def lower(config: Config) -> Lowered:
         )
     unions = infer_unions(defs)
     model_defs = assign_class_names(strip_annotations_for_models(defs), names)
-    sources = tuple(sorted({t.source for t in tool_irs}))
     project = Project(
         package=config.package,
-        sources=sources,
-        models_schema=json.dumps({"$defs": model_defs, "title": "ToolgenRoot"}, ensure_ascii=False),
+        models_schema=json.dumps({"$defs": model_defs, "title": ROOT_MODEL}, ensure_ascii=False),
         canonical_models=tuple(canonical),
         unions=tuple(unions),
         tools=tuple(tool_irs),

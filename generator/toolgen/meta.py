@@ -83,7 +83,7 @@ def _rewrite_refs(node: Any, vocabulary: str) -> Any:
 
 
 @functools.cache
-def _flat_2020_12_validator() -> jsonschema.protocols.Validator:
+def flat_2020_12_validator() -> jsonschema.protocols.Validator:
     """The 2020-12 meta-schema as one document without dynamic references, which validates about 4x faster.
 
     Validating a schema against the 2020-12 meta-schema, every `$dynamicRef: #meta` resolves to the
@@ -105,7 +105,7 @@ def _flat_2020_12_validator() -> jsonschema.protocols.Validator:
 def _meta_schema_validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if validator_class is jsonschema.Draft202012Validator:
-        return _flat_2020_12_validator()
+        return flat_2020_12_validator()
     return validator_class(validator_class.META_SCHEMA)
 
 

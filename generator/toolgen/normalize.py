@@ -4,7 +4,8 @@ rewritten to JSON Schema types only when the project opts in with `normalize: [t
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from toolgen.positions import Pointer
@@ -13,35 +14,37 @@ from toolgen.schemawalk import walk
 STANDARD_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
 # Keys are lower-cased; "" and "any" mean "no type constraint".
-TYPE_ALIASES: dict[str, str | None] = {
-    "dict": "object",
-    "map": "object",
-    "hashmap": "object",
-    "object": "object",
-    "float": "number",
-    "double": "number",
-    "decimal": "number",
-    "number": "number",
-    "int": "integer",
-    "integer": "integer",
-    "long": "integer",
-    "short": "integer",
-    "str": "string",
-    "string": "string",
-    "char": "string",
-    "text": "string",
-    "bool": "boolean",
-    "boolean": "boolean",
-    "list": "array",
-    "array": "array",
-    "arraylist": "array",
-    "tuple": "array",
-    "set": "array",
-    "null": "null",
-    "none": "null",
-    "any": None,
-    "": None,
-}
+TYPE_ALIASES: Mapping[str, str | None] = MappingProxyType(
+    {
+        "dict": "object",
+        "map": "object",
+        "hashmap": "object",
+        "object": "object",
+        "float": "number",
+        "double": "number",
+        "decimal": "number",
+        "number": "number",
+        "int": "integer",
+        "integer": "integer",
+        "long": "integer",
+        "short": "integer",
+        "str": "string",
+        "string": "string",
+        "char": "string",
+        "text": "string",
+        "bool": "boolean",
+        "boolean": "boolean",
+        "list": "array",
+        "array": "array",
+        "arraylist": "array",
+        "tuple": "array",
+        "set": "array",
+        "null": "null",
+        "none": "null",
+        "any": None,
+        "": None,
+    }
+)
 
 Report = Callable[[Pointer, str], None]
 

@@ -16,8 +16,9 @@ Anything else is reported with the construct that made it unrecognizable.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from toolgen import dialects
@@ -54,8 +55,7 @@ _NULL_MEANS_ABSENT = frozenset(
         "requiresApproval",
     }
 )
-_RENAMED: dict[str, str] = {"input_schema": "inputSchema", "_meta": "meta"}
-_EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}}
+_RENAMED: Mapping[str, str] = MappingProxyType({"input_schema": "inputSchema", "_meta": "meta"})
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def _function_fields(obj: dict[str, Any], base: Pointer) -> list[tuple[str, Any,
             fields.append(("inputSchema", obj[key], (*base, key)))
             break
     else:
-        fields.append(("inputSchema", dict(_EMPTY_INPUT), base))
+        fields.append(("inputSchema", dialects.empty_object_schema(), base))
     for key in ("responseJsonSchema", "response"):
         if key in obj:
             fields.append(("outputSchema", obj[key], (*base, key)))

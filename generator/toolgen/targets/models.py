@@ -10,12 +10,11 @@ from typing import Any
 import pydantic
 
 from toolgen.errors import ExternalToolError, ToolgenError
-from toolgen.ir import Project, thaw
+from toolgen.ir import ROOT_MODEL, Project, thaw
 from toolgen.names import NameRegistry, snake
 from toolgen.schemawalk import walk
 from toolgen.targets.guard import check_models_module
 
-ROOT_CLASS = "ToolgenRoot"
 # Attribute names a pydantic model owns; a field may not take them.
 _BASE_MODEL_ATTRIBUTES = frozenset(name for name in dir(pydantic.BaseModel) if not name.startswith("__")) | {
     "model_config"
@@ -113,6 +112,6 @@ def render_models(project: Project, header: str) -> str:
         raise ExternalToolError(f"datamodel-code-generator failed: {error}") from error
     if not isinstance(output, str):
         raise ExternalToolError("datamodel-code-generator returned no single module")
-    source = _rebuild_calls(_drop_class(output, ROOT_CLASS))
+    source = _rebuild_calls(_drop_class(output, ROOT_MODEL))
     check_models_module(source, project.package)
     return source
