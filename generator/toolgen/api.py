@@ -58,7 +58,11 @@ def _render_all(
     config: Config, progress: Progress = _quiet
 ) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...]]:
     progress("checking schemas")
-    lowered = lower(config)
+    try:
+        lowered = lower(config)
+    except RecursionError:
+        message = "a schema nests deeper than toolgen follows (about 300 levels); flatten it with $defs and $ref"
+        raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config)
     files[MANIFEST_NAME] = render_manifest(files, lowered.inputs)

@@ -212,6 +212,15 @@ def _tools(
         stem = pascal(raw.value("name"), fallback="Tool")
         args = names.claim(f"{stem}Args")
         returns = names.claim(f"{stem}Result") if raw.value("outputSchema") is not None else None
+        if args != f"{stem}Args":
+            session.diagnostics.append(
+                raw.document.diagnostic(
+                    raw.where("name"),
+                    "name-collision",
+                    f"tool {raw.value('name')!r} gets the class {args} because {stem}Args is already taken",
+                    Severity.WARNING,
+                )
+            )
         input_pointer = raw.where("inputSchema")
         input_schema = session.prepare(raw.document, input_pointer, raw.value("inputSchema"))
         bundler.add_root(args, Resource(raw.document, input_pointer), input_pointer, input_schema)
