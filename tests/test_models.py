@@ -309,3 +309,33 @@ def test_a_schema_that_is_only_a_reference_to_itself_is_a_cycle(make_project: Ca
     with pytest.raises(toolgen.InvalidInputError) as caught:
         toolgen.build(project.root)
     assert [d.rule for d in caught.value.diagnostics] == ["ref-cycle"]
+
+
+def test_optional_fields_refuse_null_unless_the_schema_allows_it(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_null")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: n
+            inputSchema:
+              type: object
+              properties:
+                plain: {type: string}
+                nullable: {type: [string, "null"]}
+                untyped: {description: anything at all}
+                nested: {type: object, properties: {deep: {type: integer}}}
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    assert sdk.validate_tool_arguments("n", {"nullable": None, "untyped": None}).nullable is None
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("n", {"plain": None, "nested": {"deep": None}})
+    assert [p.pointer for p in caught.value.problems] == ["/nested/deep", "/plain"]
+    assert all("should not be null" in p.message for p in caught.value.problems)
+    assert "x-toolgen-not-null" not in json.dumps(sdk.TOOLS["n"].args_model.model_json_schema())
+    # canonical messages come from provider payloads, which write absent fields as null
+    assert sdk.validate_message({"role": "assistant", "content": None, "tool_calls": None}).tool_calls is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import pydantic
 from pydantic.alias_generators import to_camel
@@ -43,6 +43,39 @@ class SchemaModel(pydantic.BaseModel):
     )
 
 
+_NOT_NULL_KEY = "x-toolgen-not-null"
+
+
+class NullRefusingModel(SchemaModel):
+    """A SchemaModel whose optional fields refuse an explicit null where the schema does not allow one.
+
+    The generator lists those properties in json_schema_extra; they move to a class attribute here, so
+    they do not show up in model_json_schema().
+    """
+
+    toolgen_not_null: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        extra = cls.model_config.get("json_schema_extra")
+        if isinstance(extra, dict) and _NOT_NULL_KEY in extra:
+            listed = extra.pop(_NOT_NULL_KEY)
+            names = set(listed) if isinstance(listed, list) else set()
+            cls.toolgen_not_null = frozenset(
+                field
+                for field, info in cls.model_fields.items()
+                if (info.alias or field) in names
+            )
+
+    @pydantic.field_validator("*", mode="before")
+    @classmethod
+    def _refuse_null(cls, value: Any, info: pydantic.ValidationInfo) -> Any:
+        if value is None and info.field_name in cls.toolgen_not_null:
+            raise ValueError("should not be null; leave the field out instead")
+        return value
+
+
 class FunctionCallBase(CanonicalModel):
     """A function call whose `arguments` is the raw JSON text the model produced."""
 
@@ -54,7 +87,8 @@ class FunctionCallBase(CanonicalModel):
             return json.loads(self.arguments)
         except json.JSONDecodeError as error:
             problem = ValidationProblem(
-                "/function/arguments", f"is not valid JSON: {error.msg} at column {error.colno}"
+                "/function/arguments",
+                f"is not valid JSON: {error.msg} at column {error.colno}",
             )
             raise ToolgenValidationError([problem]) from None
 
@@ -96,7 +130,9 @@ class ToolgenValidationError(ValueError):
         self.problems = tuple(problems)
         listing = "\n".join(f"  {p}" for p in self.problems)
         count = len(self.problems)
-        super().__init__(f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}")
+        super().__init__(
+            f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}"
+        )
 
 
 def _escape(part: object) -> str:
@@ -120,7 +156,9 @@ def _data_path(
             current = current[key]
             path.append(key)
         elif (
-            isinstance(current, Sequence) and not isinstance(current, str) and isinstance(part, int)
+            isinstance(current, Sequence)
+            and not isinstance(current, str)
+            and isinstance(part, int)
         ):
             current = current[part] if 0 <= part < len(current) else None
             path.append(str(part))
@@ -150,7 +188,9 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def problems_from(error: pydantic.ValidationError, data: Any) -> list[ValidationProblem]:
+def problems_from(
+    error: pydantic.ValidationError, data: Any
+) -> list[ValidationProblem]:
     """Pydantic's errors as JSON-pointer problems: one per real problem, union branches folded."""
     found: list[tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]] = []
     for item in error.errors():
@@ -163,7 +203,9 @@ def problems_from(error: pydantic.ValidationError, data: Any) -> list[Validation
                 text = f"must be one of {expected} (got {_shown(item.get('ctx', {}).get('tag'))})"
             else:
                 text = "is required to tell which kind of object this is"
-            found.append(([*path, key], [], {"type": "custom", "msg": text, "sentence": text}))
+            found.append(
+                ([*path, key], [], {"type": "custom", "msg": text, "sentence": text})
+            )
             continue
         found.append((path, branches, item))
     return _fold_unions(found)
@@ -178,22 +220,29 @@ def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
     groups: dict[tuple[str, ...], list[Found]] = {}
     for path, branches, item in found:
         if branches:
-            groups.setdefault(tuple(path[: branches[0][0]]), []).append((path, branches, item))
+            groups.setdefault(tuple(path[: branches[0][0]]), []).append(
+                (path, branches, item)
+            )
         else:
             problems.append(_problem(path, item))
     for prefix, members in groups.items():
         labels = {branches[0][1] for _, branches, _ in members}
         deepest = max(len(path) for path, _, _ in members)
         if len(labels) > 1 and deepest == len(prefix):
-            reasons = sorted({_sentence(item).split(" (got")[0] for _, _, item in members})
+            reasons = sorted(
+                {_sentence(item).split(" (got")[0] for _, _, item in members}
+            )
             pointer = "".join("/" + _escape(p) for p in prefix)
             problems.append(
                 ValidationProblem(
-                    pointer, "matches none of the allowed forms: " + "; or ".join(reasons)
+                    pointer,
+                    "matches none of the allowed forms: " + "; or ".join(reasons),
                 )
             )
             continue
-        chosen = next(branches[0][1] for path, branches, _ in members if len(path) == deepest)
+        chosen = next(
+            branches[0][1] for path, branches, _ in members if len(path) == deepest
+        )
         problems.extend(
             _fold_unions(
                 (path, branches[1:], item)
@@ -215,7 +264,8 @@ def _parsed(data: str | bytes | bytearray) -> Any:
         return json.loads(data)
     except json.JSONDecodeError as error:
         problem = ValidationProblem(
-            "", f"is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+            "",
+            f"is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}",
         )
         raise ToolgenValidationError([problem]) from None
     except UnicodeDecodeError as error:
@@ -230,7 +280,11 @@ def check(model: type[pydantic.BaseModel], data: Any, *, json_text: bool = True)
     With `json_text`, a str or bytes is JSON text to parse first (as tool arguments arrive from a model);
     without it, a str is the value itself (a tool that returns a string).
     """
-    value = _parsed(data) if json_text and isinstance(data, (str, bytes, bytearray)) else data
+    value = (
+        _parsed(data)
+        if json_text and isinstance(data, (str, bytes, bytearray))
+        else data
+    )
     try:
         return model.model_validate(value, strict=True)
     except pydantic.ValidationError as error:

@@ -6,7 +6,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, RootModel
 
-from toolgen_sdk._runtime import CanonicalModel, FunctionCallBase, SchemaModel
+from toolgen_sdk._runtime import (
+    CanonicalModel,
+    FunctionCallBase,
+    NullRefusingModel,
+    SchemaModel,
+)
 
 
 class AssistantMessage(CanonicalModel):
@@ -35,7 +40,9 @@ class AudioPart(CanonicalModel):
     )
     type: Literal["audio"]
     data: Annotated[str, Field(description="Base64-encoded audio bytes.")]
-    format: Annotated[str | None, Field(description="Encoding, for example wav or mp3.")] = None
+    format: Annotated[
+        str | None, Field(description="Encoding, for example wav or mp3.")
+    ] = None
     transcript: str | None = None
 
 
@@ -64,27 +71,38 @@ class Finish(CanonicalModel):
         extra="forbid",
     )
     reason: FinishReason
-    raw: Annotated[str | None, Field(description="The provider's finish value as sent.")] = None
+    raw: Annotated[
+        str | None, Field(description="The provider's finish value as sent.")
+    ] = None
 
 
-class FinishReason(RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]):
+class FinishReason(
+    RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]
+):
     root: Annotated[
         Literal["stop", "tool_calls", "length", "content_filter", "error"],
         Field(
-            description="Why the model stopped, normalized across providers.", title="FinishReason"
+            description="Why the model stopped, normalized across providers.",
+            title="FinishReason",
         ),
     ]
 
 
-class GetCurrentWeatherArgs(SchemaModel):
+class GetCurrentWeatherArgs(NullRefusingModel):
     model_config = ConfigDict(
         extra="forbid",
+        json_schema_extra={"x-toolgen-not-null": ["unit"]},
     )
-    location: Annotated[str, Field(description="The city and state, e.g. San Francisco, CA")]
+    location: Annotated[
+        str, Field(description="The city and state, e.g. San Francisco, CA")
+    ]
     unit: Literal["celsius", "fahrenheit"] | None = "celsius"
 
 
-class GetCurrentWeatherResult(SchemaModel):
+class GetCurrentWeatherResult(NullRefusingModel):
+    model_config = ConfigDict(
+        json_schema_extra={"x-toolgen-not-null": ["conditions"]},
+    )
     location: str
     temperature: float
     unit: Literal["celsius", "fahrenheit"]
@@ -102,9 +120,13 @@ class ImagePart(CanonicalModel):
         extra="forbid",
     )
     type: Literal["image"]
-    url: Annotated[str | None, Field(description="http(s) or data: URL of the image.")] = None
+    url: Annotated[
+        str | None, Field(description="http(s) or data: URL of the image.")
+    ] = None
     data: Annotated[str | None, Field(description="Base64-encoded image bytes.")] = None
-    media_type: Annotated[str | None, Field(description="MIME type, for example image/png.")] = None
+    media_type: Annotated[
+        str | None, Field(description="MIME type, for example image/png.")
+    ] = None
     detail: Annotated[
         Literal["auto", "low", "high"] | None,
         Field(description="Resolution hint some providers accept."),
@@ -142,9 +164,10 @@ class ReasoningPart(CanonicalModel):
     ] = None
 
 
-class RunCommandArgs(SchemaModel):
+class RunCommandArgs(NullRefusingModel):
     model_config = ConfigDict(
         extra="forbid",
+        json_schema_extra={"x-toolgen-not-null": ["args", "cwd"]},
     )
     program: Annotated[
         Literal["ls", "cat", "grep", "wc", "head", "tail", "git", "python"],
@@ -156,7 +179,9 @@ class RunCommandArgs(SchemaModel):
     ] = None
     cwd: Annotated[
         str | None,
-        Field(description="Working directory relative to the workspace root; must stay inside it."),
+        Field(
+            description="Working directory relative to the workspace root; must stay inside it."
+        ),
     ] = "."
 
 
@@ -164,7 +189,9 @@ class RunCommandResult(SchemaModel):
     exit_code: int
     stdout: str
     stderr: str
-    truncated: Annotated[bool, Field(description="True when output went past the cap and was cut.")]
+    truncated: Annotated[
+        bool, Field(description="True when output went past the cap and was cut.")
+    ]
 
 
 class ShowOrderStatusArgs(SchemaModel):
@@ -204,16 +231,19 @@ class TextPart(CanonicalModel):
     text: str
 
 
-class ContentPart(RootModel[TextPart | ImagePart | AudioPart | FilePart | ReasoningPart]):
+class ContentPart(
+    RootModel[TextPart | ImagePart | AudioPart | FilePart | ReasoningPart]
+):
     root: Annotated[
         TextPart | ImagePart | AudioPart | FilePart | ReasoningPart,
         Field(discriminator="type", title="ContentPart"),
     ]
 
 
-class Todo(SchemaModel):
+class Todo(NullRefusingModel):
     model_config = ConfigDict(
         extra="forbid",
+        json_schema_extra={"x-toolgen-not-null": ["priority"]},
     )
     id: Annotated[str, Field(min_length=1)]
     content: Annotated[str, Field(min_length=1)]
@@ -265,7 +295,10 @@ class ToolCallFunction(FunctionCallBase):
     )
     name: Annotated[str, Field(min_length=1)]
     arguments: Annotated[
-        str, Field(description="The arguments exactly as the model produced them, a JSON text.")
+        str,
+        Field(
+            description="The arguments exactly as the model produced them, a JSON text."
+        ),
     ]
 
 
@@ -280,15 +313,17 @@ class ToolDefinition(CanonicalModel):
     name: Annotated[
         str, Field(description="Unique name the model calls the tool by.", min_length=1)
     ]
-    title: Annotated[str | None, Field(description="Human-readable name for user interfaces.")] = (
-        None
-    )
+    title: Annotated[
+        str | None, Field(description="Human-readable name for user interfaces.")
+    ] = None
     description: Annotated[
         str | None, Field(description="What the tool does, written for the model.")
     ] = None
     meta: Annotated[
         dict[str, Any] | None,
-        Field(description="Free-form metadata, carried along and never sent to the model."),
+        Field(
+            description="Free-form metadata, carried along and never sent to the model."
+        ),
     ] = None
     return_direct: Annotated[
         bool | None,
@@ -318,7 +353,9 @@ class ToolDefinition(CanonicalModel):
     ] = False
     strict: Annotated[
         bool | None,
-        Field(description="Ask providers that support it to follow the input schema exactly."),
+        Field(
+            description="Ask providers that support it to follow the input schema exactly."
+        ),
     ] = None
     annotations: Annotated[
         dict[str, Any] | None,
@@ -379,7 +416,11 @@ class UserMessage(CanonicalModel):
 class Message(RootModel[SystemMessage | UserMessage | AssistantMessage | ToolMessage]):
     root: Annotated[
         SystemMessage | UserMessage | AssistantMessage | ToolMessage,
-        Field(description="A chat message of any role.", discriminator="role", title="Message"),
+        Field(
+            description="A chat message of any role.",
+            discriminator="role",
+            title="Message",
+        ),
     ]
 
 
@@ -389,7 +430,8 @@ class Messages(RootModel[list[Message]]):
     """
 
     root: Annotated[
-        list[Message], Field(description="A conversation, oldest message first.", title="Messages")
+        list[Message],
+        Field(description="A conversation, oldest message first.", title="Messages"),
     ]
 
 

@@ -77,7 +77,16 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 "properties": {
                     "program": {
                         "type": "string",
-                        "enum": ["ls", "cat", "grep", "wc", "head", "tail", "git", "python"],
+                        "enum": [
+                            "ls",
+                            "cat",
+                            "grep",
+                            "wc",
+                            "head",
+                            "tail",
+                            "git",
+                            "python",
+                        ],
                         "description": "The program to run.",
                     },
                     "args": {
@@ -123,7 +132,9 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             result_model=ShowOrderStatusResult,
             input_schema={
                 "type": "object",
-                "properties": {"order_id": {"type": "string", "pattern": "^[A-Z0-9-]{6,32}$"}},
+                "properties": {
+                    "order_id": {"type": "string", "pattern": "^[A-Z0-9-]{6,32}$"}
+                },
                 "required": ["order_id"],
                 "additionalProperties": False,
             },
@@ -141,10 +152,16 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             description="Return this conversation's to-do list.",
             args_model=TodoReadArgs,
             result_model=TodoReadResult,
-            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+            input_schema={
+                "type": "object",
+                "properties": {},
+                "additionalProperties": False,
+            },
             output_schema={
                 "type": "object",
-                "properties": {"todos": {"type": "array", "items": {"$ref": "#/$defs/Todo"}}},
+                "properties": {
+                    "todos": {"type": "array", "items": {"$ref": "#/$defs/Todo"}}
+                },
                 "required": ["todos"],
                 "$defs": {
                     "Todo": {
@@ -156,7 +173,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                                 "type": "string",
                                 "enum": ["pending", "in_progress", "completed"],
                             },
-                            "priority": {"type": "string", "enum": ["high", "medium", "low"]},
+                            "priority": {
+                                "type": "string",
+                                "enum": ["high", "medium", "low"],
+                            },
                         },
                         "required": ["id", "content", "status"],
                         "additionalProperties": False,
@@ -178,7 +198,9 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             result_model=TodoWriteResult,
             input_schema={
                 "type": "object",
-                "properties": {"todos": {"type": "array", "items": {"$ref": "#/$defs/Todo"}}},
+                "properties": {
+                    "todos": {"type": "array", "items": {"$ref": "#/$defs/Todo"}}
+                },
                 "required": ["todos"],
                 "additionalProperties": False,
                 "$defs": {
@@ -191,7 +213,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                                 "type": "string",
                                 "enum": ["pending", "in_progress", "completed"],
                             },
-                            "priority": {"type": "string", "enum": ["high", "medium", "low"]},
+                            "priority": {
+                                "type": "string",
+                                "enum": ["high", "medium", "low"],
+                            },
                         },
                         "required": ["id", "content", "status"],
                         "additionalProperties": False,

@@ -37,13 +37,17 @@ __all__ = [
 ]
 
 
-def validate_content_part(data: Any) -> TextPart | ImagePart | AudioPart | FilePart | ReasoningPart:
+def validate_content_part(
+    data: Any,
+) -> TextPart | ImagePart | AudioPart | FilePart | ReasoningPart:
     """Validate `data` (Python data or JSON text) as a ContentPart."""
     value: ContentPart = check(ContentPart, data)
     return value.root
 
 
-def validate_message(data: Any) -> SystemMessage | UserMessage | AssistantMessage | ToolMessage:
+def validate_message(
+    data: Any,
+) -> SystemMessage | UserMessage | AssistantMessage | ToolMessage:
     """Validate `data` (Python data or JSON text) as a Message."""
     value: Message = check(Message, data)
     return value.root

@@ -23,6 +23,7 @@ RESERVED_NAMES = frozenset(
     {
         ROOT_MODEL,
         "CanonicalModel",
+        "NullRefusingModel",
         "SchemaModel",
         "FunctionCallBase",
         "ToolSpec",

@@ -275,7 +275,7 @@ def lower(config: Config) -> Lowered:
             )
         )
     unions = infer_unions(defs)
-    model_defs = assign_class_names(strip_annotations_for_models(defs), names)
+    model_defs = assign_class_names(strip_annotations_for_models(defs), names, frozenset(canonical))
     project = Project(
         package=config.package,
         models_schema=json.dumps({"$defs": model_defs, "title": ROOT_MODEL}, ensure_ascii=False),

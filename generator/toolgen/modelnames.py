@@ -53,10 +53,34 @@ def _printable(text: str) -> str:
     return "".join(_escaped(char) for char in text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
+# Carried to the model as json_schema_extra; the runtime turns it into a check and removes it again.
+NOT_NULL_KEY = "x-toolgen-not-null"
+
+
+def _refuses_null(schema: Any) -> bool:
+    """An explicit `type` without "null" (and no null in enum/const) means null is invalid here."""
+    if not isinstance(schema, dict) or "type" not in schema:
+        return False
+    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+    if "null" in types:
+        return False
+    if isinstance(schema.get("enum"), list) and None in schema["enum"]:
+        return False
+    return not ("const" in schema and schema["const"] is None)
+
+
 def _as_class(schema: dict[str, Any], name: str) -> None:
     schema["title"] = name
     if isinstance(schema.get("description"), str):
         schema["description"] = _printable(schema["description"])
+    properties = schema.get("properties")
+    listed = schema.get("required")
+    required: list[Any] = listed if isinstance(listed, list) else []
+    if isinstance(properties, dict):
+        # The model makes an optional field `X | None`; JSON Schema refuses an explicit null unless it says so.
+        optional = [key for key, sub in properties.items() if key not in required and _refuses_null(sub)]
+        if optional:
+            schema[NOT_NULL_KEY] = optional
 
 
 def strip_annotations_for_models(defs: dict[str, Any]) -> dict[str, Any]:
@@ -131,10 +155,18 @@ def _name_children(schema: Any, owner: str, names: NameRegistry) -> None:
         _name_children(sub, child_owner, names)
 
 
-def assign_class_names(defs: dict[str, Any], names: NameRegistry) -> dict[str, Any]:
-    """Give every object that becomes a class a title that is its unique, predictable class name."""
+def assign_class_names(
+    defs: dict[str, Any], names: NameRegistry, lenient: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Give every object that becomes a class a title that is its unique, predictable class name.
+
+    Models named in `lenient` (the canonical ones, fed by provider payloads that write absent fields
+    as null) accept null for optional fields.
+    """
     for name, schema in defs.items():
         if isinstance(schema, dict):
             _as_class(schema, name)
             _name_children(schema, name, names)
+            if name in lenient:
+                schema.pop(NOT_NULL_KEY, None)
     return defs

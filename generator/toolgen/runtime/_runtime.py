@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import pydantic
 from pydantic.alias_generators import to_camel
@@ -40,6 +40,37 @@ class SchemaModel(pydantic.BaseModel):
         # Python's re is closer to the ECMA-262 patterns schemas use (lookarounds) and has no size cap.
         regex_engine="python-re",
     )
+
+
+_NOT_NULL_KEY = "x-toolgen-not-null"
+
+
+class NullRefusingModel(SchemaModel):
+    """A SchemaModel whose optional fields refuse an explicit null where the schema does not allow one.
+
+    The generator lists those properties in json_schema_extra; they move to a class attribute here, so
+    they do not show up in model_json_schema().
+    """
+
+    toolgen_not_null: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        extra = cls.model_config.get("json_schema_extra")
+        if isinstance(extra, dict) and _NOT_NULL_KEY in extra:
+            listed = extra.pop(_NOT_NULL_KEY)
+            names = set(listed) if isinstance(listed, list) else set()
+            cls.toolgen_not_null = frozenset(
+                field for field, info in cls.model_fields.items() if (info.alias or field) in names
+            )
+
+    @pydantic.field_validator("*", mode="before")
+    @classmethod
+    def _refuse_null(cls, value: Any, info: pydantic.ValidationInfo) -> Any:
+        if value is None and info.field_name in cls.toolgen_not_null:
+            raise ValueError("should not be null; leave the field out instead")
+        return value
 
 
 class FunctionCallBase(CanonicalModel):

@@ -11,6 +11,7 @@ import pydantic
 
 from toolgen.errors import ExternalToolError, ToolgenError
 from toolgen.ir import ROOT_MODEL, Project, thaw
+from toolgen.modelnames import NOT_NULL_KEY
 from toolgen.names import NameRegistry, snake
 from toolgen.schemawalk import walk
 from toolgen.targets.guard import check_models_module
@@ -41,7 +42,7 @@ def _drop_class(source: str, name: str) -> str:
 
 def _rebuild_calls(source: str) -> str:
     """Resolve every forward reference at import, so model_fields is complete before first use."""
-    models = {"BaseModel", "RootModel", "CanonicalModel", "SchemaModel", "FunctionCallBase"}
+    models = {"BaseModel", "RootModel", "CanonicalModel", "SchemaModel", "FunctionCallBase", "NullRefusingModel"}
     classes = []
     for node in ast.parse(source).body:
         if not isinstance(node, ast.ClassDef):
@@ -80,7 +81,12 @@ def render_models(project: Project, header: str) -> str:
 
     schema = thaw(project.models_schema)
     runtime = f"{project.package}._runtime"
-    base_map: dict[str, str | list[str]] = {name: f"{runtime}.CanonicalModel" for name in project.canonical_models}
+    base_map: dict[str, str | list[str]] = {
+        sub["title"]: f"{runtime}.NullRefusingModel"
+        for sub, _ in walk(schema)
+        if isinstance(sub, dict) and sub.get(NOT_NULL_KEY) and isinstance(sub.get("title"), str)
+    }
+    base_map.update({name: f"{runtime}.CanonicalModel" for name in project.canonical_models})
     base_map["ToolCallFunction"] = f"{runtime}.FunctionCallBase"
     try:
         with warnings.catch_warnings():
@@ -102,6 +108,7 @@ def render_models(project: Project, header: str) -> str:
                 # docstring would carry raw control characters and reach nothing at run time.
                 use_field_description=False,
                 aliases=_aliases(schema),
+                model_extra_keys={NOT_NULL_KEY},
                 keep_model_order=True,
                 disable_timestamp=True,
                 custom_file_header=header,
