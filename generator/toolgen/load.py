@@ -78,6 +78,11 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _duplicate_key(display: str, pointer: Pointer, line: int, col: int) -> LoadError:
+    message = f"key {pointer[-1]!r} appears twice in the same mapping; loaders keep only the last"
+    return LoadError(Diagnostic(display, line, col, Severity.ERROR, "duplicate-key", message, pointer_text(pointer)))
+
+
 def _parse_json(text: str, path: Path, display: str) -> Document:
     try:
         data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
@@ -89,17 +94,7 @@ def _parse_json(text: str, path: Path, display: str) -> Document:
         raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid JSON: {error}")) from None
     except _DuplicateKey:
         pointer, line, col = next(json_duplicate_keys(text))
-        raise LoadError(
-            Diagnostic(
-                display,
-                line,
-                col,
-                Severity.ERROR,
-                "duplicate-key",
-                f"key {pointer[-1]!r} appears twice in the same object",
-                pointer_text(pointer),
-            )
-        ) from None
+        raise _duplicate_key(display, pointer, line, col) from None
     return Document(display, path, text, data, True)
 
 
@@ -117,17 +112,7 @@ def _parse_yaml(text: str, path: Path, display: str) -> Document:
         raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid YAML: {error}")) from None
     document = Document(display, path, text, data, False, node)
     for pointer, line, col in yaml_duplicate_keys(node):
-        raise LoadError(
-            Diagnostic(
-                display,
-                line,
-                col,
-                Severity.ERROR,
-                "duplicate-key",
-                f"key {pointer[-1]!r} appears twice in the same mapping",
-                pointer_text(pointer),
-            )
-        )
+        raise _duplicate_key(display, pointer, line, col)
     bad = _first_non_json_value(data, ())
     if bad is not None:
         pointer, value = bad
