@@ -33,7 +33,7 @@ from toolgen_sdk.models import (
     Usage,
     UserMessage,
 )
-from toolgen_sdk.tools import TOOLS
+from toolgen_sdk.tools import TOOLS, export_definitions, tool_definitions
 from toolgen_sdk.validators import (
     validate_content_part,
     validate_message,
@@ -79,6 +79,8 @@ __all__ = [
     "Usage",
     "UserMessage",
     "ValidationProblem",
+    "export_definitions",
+    "tool_definitions",
     "validate_content_part",
     "validate_message",
     "validate_messages",

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
+from toolgen_sdk._export import FORMATS, Export, export_tools
 from toolgen_sdk._runtime import ToolSpec
 from toolgen_sdk.models import (
     GetCurrentWeatherArgs,
@@ -20,7 +22,14 @@ from toolgen_sdk.models import (
     TodoWriteResult,
 )
 
-__all__ = ["TOOLS", "ToolSpec"]
+__all__ = [
+    "FORMATS",
+    "TOOLS",
+    "Export",
+    "ToolSpec",
+    "export_definitions",
+    "tool_definitions",
+]
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
@@ -237,3 +246,13 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
     }
 )
+
+
+def export_definitions(provider: str) -> Export:
+    """Every tool in `provider`'s request format, with notes on what had to change to fit it."""
+    return export_tools((spec.definition() for spec in TOOLS.values()), provider)
+
+
+def tool_definitions(provider: str) -> list[Any]:
+    """The `tools` field of a request to `provider` (one of FORMATS), for every tool of this package."""
+    return export_definitions(provider).tools

@@ -8,14 +8,17 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from toolgen.config import CONFIG_NAME, Config, display_path, load_config, package_name_problem
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import InvalidInputError, ProjectExistsError
+from toolgen.ir import Tool, thaw
 from toolgen.lower import lower
 from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
 from toolgen.render import render
 from toolgen.resources import schemas_dir
+from toolgen.runtime._export import Export, export_tools
 from toolgen.write import ensure_ours, locked, recover, write_package
 
 CACHE_DIR = ".toolgen-cache"
@@ -243,3 +246,33 @@ def init_project(root: str | Path = ".", package: str = "toolgen_sdk") -> tuple[
     )
     config_file.write_text(INIT_CONFIG.format(package=package), encoding="utf-8")
     return (config_file, example)
+
+
+def export(
+    provider: str, root: str | Path = ".", config_path: str | Path | None = None
+) -> tuple[Export, tuple[Diagnostic, ...]]:
+    """The project's tools in `provider`'s request format (see FORMATS), and the build's warnings."""
+    config = _config(root, config_path)
+    lowered = lower(config)
+    definitions = [_definition(tool) for tool in lowered.project.tools]
+    try:
+        return export_tools(definitions, provider), lowered.warnings
+    except ValueError as error:
+        raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "export", str(error))]) from None
+
+
+def _definition(tool: Tool) -> dict[str, Any]:
+    values = {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": thaw(tool.input_schema),
+        "outputSchema": thaw(tool.output_schema),
+        "returnDirect": tool.return_direct,
+        "timeout": tool.timeout,
+        "requiresApproval": tool.requires_approval,
+        "strict": tool.strict,
+        "meta": thaw(tool.meta) or None,
+        "annotations": thaw(tool.annotations) or None,
+    }
+    return {key: value for key, value in values.items() if value is not None}

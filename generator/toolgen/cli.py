@@ -13,6 +13,7 @@ import click
 from toolgen import api
 from toolgen.diagnostics import Diagnostic
 from toolgen.errors import InvalidInputError, ToolgenError
+from toolgen.runtime._export import FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
@@ -34,6 +35,19 @@ def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) ->
 
 
 def _project_options(function: F) -> F:
+    function = _location_options(function)
+    function = click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(["text", "json", "github"]),
+        default="text",
+        show_default=True,
+        help="How findings are printed.",
+    )(function)
+    return function
+
+
+def _location_options(function: F) -> F:
     function = click.option(
         "--config",
         "config_path",
@@ -48,14 +62,6 @@ def _project_options(function: F) -> F:
         default=Path("."),
         show_default=True,
         help="Project root.",
-    )(function)
-    function = click.option(
-        "--format",
-        "output_format",
-        type=click.Choice(["text", "json", "github"]),
-        default="text",
-        show_default=True,
-        help="How findings are printed.",
     )(function)
     return function
 
@@ -136,6 +142,30 @@ def build(project: Path, config_path: Path | None, output_format: str, force: bo
         return EXIT_OK
 
     _run(action, output_format)
+
+
+@main.command("export")
+@_location_options
+@click.option("--format", "provider", type=click.Choice(FORMATS), required=True, help="Provider request format.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+)
+def export_command(project: Path, config_path: Path | None, provider: str, output: Path | None) -> None:
+    """Print the tool definitions in a provider's request format (the request's `tools` field)."""
+
+    def action() -> int:
+        result, warnings = api.export(provider, project, config_path)
+        for note in result.notes:
+            click.echo(f"toolgen: note: {note}", err=True)
+        text = json.dumps(result.tools, indent=2, ensure_ascii=False) + "\n"
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            output.write_text(text, encoding="utf-8")
+        click.echo(f"toolgen: {len(result.tools)} {provider} tool entries", err=True)
+        return EXIT_OK
+
+    _run(action)
 
 
 @main.command()

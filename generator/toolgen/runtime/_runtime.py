@@ -107,6 +107,23 @@ class ToolSpec:
     meta: Mapping[str, Any] = field(default_factory=dict)
     annotations: Mapping[str, Any] = field(default_factory=dict)
 
+    def definition(self) -> dict[str, Any]:
+        """The tool in toolgen's canonical definition format (camelCase keys, absent values left out)."""
+        values = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "returnDirect": self.return_direct,
+            "timeout": self.timeout,
+            "requiresApproval": self.requires_approval,
+            "strict": self.strict,
+            "meta": dict(self.meta) or None,
+            "annotations": dict(self.annotations) or None,
+        }
+        return {key: value for key, value in values.items() if value is not None}
+
 
 @dataclass(frozen=True)
 class ValidationProblem:

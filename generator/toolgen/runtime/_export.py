@@ -1,0 +1,123 @@
+"""Tool definitions in each provider's request format, built from toolgen's canonical tool definition.
+
+Each function returns what goes into the request's tools field, with notes saying what had to change
+for that provider; nothing is changed silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+FORMATS = ("anthropic", "bedrock", "gemini", "mcp", "mistral", "ollama", "openai", "openai-responses")
+
+
+@dataclass(frozen=True)
+class Export:
+    """The provider payload and one sentence per change made to fit the provider."""
+
+    provider: str
+    tools: list[Any]
+    notes: tuple[str, ...]
+
+
+def _object_schema(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    """Providers take an object schema for arguments; `true`/`{}` become an open object, with a note."""
+    schema = tool["inputSchema"]
+    if schema is True or schema == {}:
+        notes.append(f"{tool['name']}: an input schema that accepts anything is sent as an empty object schema")
+        return {"type": "object", "properties": {}}
+    if schema is False or not isinstance(schema, Mapping):
+        raise ValueError(f"{tool['name']}: an input schema of {schema!r} cannot be sent to a provider")
+    if schema.get("type") != "object":
+        notes.append(f"{tool['name']}: input schema root has no `type: object`; it was added")
+        return {**schema, "type": "object"}
+    return dict(schema)
+
+
+def _named(tool: Mapping[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": tool["name"]}
+    if tool.get("description"):
+        entry["description"] = tool["description"]
+    return entry
+
+
+def _chat_function(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    """OpenAI Chat Completions; Mistral and Ollama take the same shape."""
+    function = {**_named(tool), "parameters": _object_schema(tool, notes)}
+    if tool.get("strict") is not None:
+        function["strict"] = bool(tool["strict"])
+    return {"type": "function", "function": function}
+
+
+def _responses_function(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    # The Responses API treats a function without `strict` as strict; say what the tool asks for.
+    return {
+        "type": "function",
+        **_named(tool),
+        "parameters": _object_schema(tool, notes),
+        "strict": bool(tool.get("strict", False)),
+    }
+
+
+def _anthropic(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    return {**_named(tool), "input_schema": _object_schema(tool, notes)}
+
+
+def _bedrock(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    return {"toolSpec": {**_named(tool), "inputSchema": {"json": _object_schema(tool, notes)}}}
+
+
+def _gemini_declaration(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    # parametersJsonSchema takes JSON Schema as it is; `parameters` would take only an OpenAPI subset.
+    declaration = {**_named(tool), "parametersJsonSchema": _object_schema(tool, notes)}
+    if tool.get("outputSchema") is not None:
+        declaration["responseJsonSchema"] = tool["outputSchema"]
+    return declaration
+
+
+def _mcp(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": tool["name"]}
+    if tool.get("title"):
+        entry["title"] = tool["title"]
+    if tool.get("description"):
+        entry["description"] = tool["description"]
+    entry["inputSchema"] = _object_schema(tool, notes)
+    output = tool.get("outputSchema")
+    if isinstance(output, Mapping) and output.get("type") == "object":
+        entry["outputSchema"] = dict(output)
+    elif output is not None:
+        notes.append(f"{tool['name']}: MCP output schemas must describe an object; outputSchema was left out")
+    if tool.get("annotations"):
+        entry["annotations"] = dict(tool["annotations"])
+    meta = dict(tool.get("meta") or {})
+    # MCP has no field for returnDirect, so it travels in _meta like any other tool metadata.
+    if tool.get("returnDirect"):
+        meta["returnDirect"] = True
+    if meta:
+        entry["_meta"] = meta
+    return entry
+
+
+_ONE_PER_TOOL: Mapping[str, Callable[[Mapping[str, Any], list[str]], dict[str, Any]]] = {
+    "anthropic": _anthropic,
+    "bedrock": _bedrock,
+    "mcp": _mcp,
+    "mistral": _chat_function,
+    "ollama": _chat_function,
+    "openai": _chat_function,
+    "openai-responses": _responses_function,
+}
+
+
+def export_tools(tools: Iterable[Mapping[str, Any]], provider: str) -> Export:
+    """`tools` are canonical tool definitions (name, description, inputSchema, ...); `provider` one of FORMATS."""
+    if provider not in FORMATS:
+        raise ValueError(f"unknown provider format {provider!r}; one of {', '.join(FORMATS)}")
+    notes: list[str] = []
+    if provider == "gemini":
+        declarations = [_gemini_declaration(tool, notes) for tool in tools]
+        return Export(provider, [{"functionDeclarations": declarations}] if declarations else [], tuple(notes))
+    build = _ONE_PER_TOOL[provider]
+    return Export(provider, [build(tool, notes) for tool in tools], tuple(notes))
