@@ -14,6 +14,8 @@ from toolgen.config import CONFIG_NAME, Config, display_path, load_config, packa
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import InvalidInputError, ProjectExistsError
 from toolgen.ir import Tool, thaw
+from toolgen.lint import PROVIDERS
+from toolgen.lint import lint as lint_rules
 from toolgen.lower import lower
 from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
 from toolgen.render import render
@@ -276,3 +278,13 @@ def _definition(tool: Tool) -> dict[str, Any]:
         "annotations": thaw(tool.annotations) or None,
     }
     return {key: value for key, value in values.items() if value is not None}
+
+
+def lint(
+    root: str | Path = ".", config_path: str | Path | None = None, providers: tuple[str, ...] | None = None
+) -> tuple[Diagnostic, ...]:
+    """Provider-compatibility findings for every tool; `providers` overrides toolgen.yaml's `lint.providers`."""
+    config = _config(root, config_path)
+    lowered = lower(config)
+    chosen = providers or config.lint_providers or PROVIDERS
+    return tuple(lint_rules(lowered.sources, chosen))

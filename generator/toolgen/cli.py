@@ -13,6 +13,7 @@ import click
 from toolgen import api
 from toolgen.diagnostics import Diagnostic
 from toolgen.errors import InvalidInputError, ToolgenError
+from toolgen.lint import PROVIDERS
 from toolgen.runtime._export import FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -140,6 +141,28 @@ def build(project: Path, config_path: Path | None, output_format: str, force: bo
         state = "wrote" if result.written else "up to date:"
         click.echo(f"toolgen: {state} {where}/ ({len(result.files)} files)", err=True)
         return EXIT_OK
+
+    _run(action, output_format)
+
+
+@main.command("lint")
+@_project_options
+@click.option(
+    "--provider",
+    "providers",
+    multiple=True,
+    type=click.Choice(PROVIDERS),
+    help="Apply this provider's rules (repeatable; default: toolgen.yaml's lint.providers, else all).",
+)
+def lint_command(project: Path, config_path: Path | None, output_format: str, providers: tuple[str, ...]) -> None:
+    """Check the tool definitions against each provider's limits; exit 1 on findings."""
+
+    def action() -> int:
+        findings = api.lint(project, config_path, providers or None)
+        _print_diagnostics(findings, output_format)
+        errors = sum(1 for f in findings if f.severity.value == "error")
+        click.echo(f"toolgen: {len(findings)} finding(s), {errors} error(s)", err=True)
+        return EXIT_FINDINGS if findings else EXIT_OK
 
     _run(action, output_format)
 

@@ -25,6 +25,7 @@ class Config:
     inputs: tuple[str, ...]
     normalize: tuple[str, ...] = ()
     message_extension: str | None = None
+    lint_providers: tuple[str, ...] | None = None
     display: str = CONFIG_NAME
     input_positions: tuple[tuple[int, int], ...] = ()
 
@@ -80,6 +81,7 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         inputs=tuple(data.get("inputs", ["schemas/**/*.yaml"])),
         normalize=tuple(sorted(set(data.get("normalize", [])))),
         message_extension=str(extension) if extension else None,
+        lint_providers=tuple((data.get("lint") or {}).get("providers", [])) or None,
         display=document.display,
         input_positions=tuple(document.locate(("inputs", str(i))) for i in range(len(data.get("inputs", [])))),
     )

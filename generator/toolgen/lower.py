@@ -175,7 +175,7 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
 
 def _tools(
     session: _Session, bundler: Bundler, names: NameRegistry
-) -> list[tuple[shapes.RawTool, str, str, str | None]]:
+) -> list[tuple[shapes.RawTool, str, str, str | None, Any]]:
     raw_tools: list[shapes.RawTool] = []
     for path in _input_files(session):
         try:
@@ -228,7 +228,7 @@ def _tools(
             output_pointer = raw.where("outputSchema")
             output_schema = session.prepare(raw.document, output_pointer, raw.value("outputSchema"))
             bundler.add_root(returns, Resource(raw.document, output_pointer), output_pointer, output_schema)
-        result.append((raw, stem, args, returns))
+        result.append((raw, stem, args, returns, input_schema))
     return result
 
 
@@ -237,6 +237,8 @@ class Lowered:
     project: Project
     warnings: tuple[Diagnostic, ...]
     inputs: dict[str, str]  # display path -> text digest of every file read
+    # Each tool as written with its checked input schema, for rules that report positions (lint).
+    sources: tuple[tuple[shapes.RawTool, Any], ...] = ()
 
 
 def lower(config: Config) -> Lowered:
@@ -254,7 +256,7 @@ def lower(config: Config) -> Lowered:
         raise InvalidInputError(session.diagnostics)
     defs = bundler.defs
     tool_irs = []
-    for raw, stem, args, returns in tools:
+    for raw, stem, args, returns, _ in tools:
         tool_irs.append(
             Tool(
                 name=raw.value("name"),
@@ -285,4 +287,5 @@ def lower(config: Config) -> Lowered:
     )
     warnings = tuple(d for d in session.diagnostics if d.severity is Severity.WARNING)
     inputs = {d.display: text_digest(d.text) for d in session.documents.values()}
-    return Lowered(project, warnings, inputs)
+    sources = tuple((raw, input_schema) for raw, _, _, _, input_schema in tools)
+    return Lowered(project, warnings, inputs, sources)

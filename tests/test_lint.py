@@ -1,0 +1,86 @@
+"""`toolgen lint`: provider limits found at build time, each with its rule, provider and line:col."""
+
+from __future__ import annotations
+
+import json
+
+import toolgen.api
+
+from conftest import Project
+
+TOOLS = """\
+tools:
+  - name: weather.current
+    description: Weather.
+    inputSchema: {type: object, properties: {city: {type: string}}, required: [city]}
+  - name: weather_current
+    description: Weather again.
+    inputSchema: {type: object}
+  - name: strict_one
+    description: Strict.
+    strict: true
+    inputSchema:
+      type: object
+      properties:
+        a: {type: string}
+        b:
+          type: object
+          properties: {c: {type: integer}}
+          additionalProperties: false
+          required: [c]
+        d: {allOf: [{type: string}]}
+      required: [a, b]
+  - name: no_description
+    inputSchema: {type: object}
+"""
+
+
+def test_findings_name_rule_provider_and_place(project: Project) -> None:
+    project.write("schemas/lint.yaml", TOOLS)
+    result = project.cli("lint", "--provider", "openai", "--provider", "gemini")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert (
+        "schemas/lint.yaml:2:11: error name-pattern [openai] tool name 'weather.current' must be 1-64 letters, digits, '_' or '-'"
+        in lines
+    )
+    assert not any("[gemini]" in line and "name-pattern" in line for line in lines)  # Gemini allows dots
+    assert (
+        "schemas/lint.yaml:5:11: error name-duplicate-normalized [openai] tool names 'weather.current' and 'weather_current' both become 'weather_current'"
+        in lines
+    )
+    assert (
+        "schemas/lint.yaml:12:7: error openai-strict-additional-properties [openai] this object must set additionalProperties: false"
+        in lines
+    )
+    assert (
+        "schemas/lint.yaml:20:9: error openai-strict-required [openai] property 'd' must be required (make it nullable to keep it optional)"
+        in lines
+    )
+    assert (
+        "schemas/lint.yaml:20:13: error openai-strict-keyword [openai] 'allOf' is not supported in strict mode" in lines
+    )
+    assert "schemas/lint.yaml:22:11: warning description-missing tool has no description" in lines
+    assert lines == sorted(
+        lines, key=lambda line: (line.split(":")[0], int(line.split(":")[1]), int(line.split(":")[2]))
+    )
+    assert not any("property 'b'" in line for line in lines)  # b is required and closed
+
+
+def test_rules_follow_the_providers_in_the_config(project: Project) -> None:
+    project.write("schemas/lint.yaml", TOOLS)
+    (project.root / "toolgen.yaml").write_text(
+        (project.root / "toolgen.yaml").read_text() + "lint:\n  providers: [mcp]\n"
+    )
+    findings = toolgen.api.lint(project.root)
+    assert {f.rule for f in findings} == {"description-missing"}  # MCP accepts dots; strict is OpenAI's
+
+
+def test_json_and_github_formats_and_a_clean_project(project: Project) -> None:
+    clean = project.cli("lint", "--format", "json")
+    assert clean.returncode == 0 and json.loads(clean.stdout) == []
+    project.write("schemas/lint.yaml", TOOLS)
+    as_json = json.loads(project.cli("lint", "--format", "json").stdout)
+    assert {"path", "line", "col", "severity", "rule", "message", "pointer"} <= set(as_json[0])
+    github = project.cli("lint", "--format", "github").stdout.splitlines()
+    assert any(line.startswith("::error file=schemas/lint.yaml,line=2,col=11,title=name-pattern::") for line in github)
