@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -172,12 +173,12 @@ def test_second_build_writes_nothing(make_project: Callable[..., Project]) -> No
     fresh.write("schemas/weather.yaml", WEATHER)
     first = fresh.cli("build")
     assert first.returncode == 0, first.stderr
-    assert "toolgen: wrote generated/sdk/ (8 files)" in first.stderr
+    assert re.search(r"toolgen: wrote generated/sdk/ \(\d+ files\)", first.stderr)
     before, stamped = fresh.snapshot(), stats(fresh)
     second = fresh.cli("build")
     assert second.returncode == 0, second.stderr
     assert second.stdout == ""
-    assert "toolgen: up to date: generated/sdk/ (8 files)" in second.stderr
+    assert re.search(r"toolgen: up to date: generated/sdk/ \(\d+ files\)", second.stderr)
     assert stats(fresh) == stamped
     assert fresh.snapshot() == before
 

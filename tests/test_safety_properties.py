@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolgen
+from toolgen.targets.package import RUNTIME_DIR, RUNTIME_MODULES
 
 from conftest import Project
 
@@ -122,8 +123,14 @@ def _build(project: Project, tools: list[dict[str, Any]]) -> dict[str, ast.Modul
 
 
 def _assert_no_code_from_schema(trees: dict[str, ast.Module], package: str) -> None:
+    """Schema-dependent modules hold no dangerous code; runtime modules are toolgen's, unchanged."""
     allowed = (set(sys.stdlib_module_names) | {"pydantic", package}) - FORBIDDEN_IMPORTS
+    for runtime in RUNTIME_MODULES:
+        source = (RUNTIME_DIR / runtime).read_text(encoding="utf-8").replace("from ._", f"from {package}._")
+        assert ast.dump(trees[runtime]) == ast.dump(ast.parse(source)), f"{runtime} differs from toolgen's runtime"
     for name, tree in trees.items():
+        if name in RUNTIME_MODULES:
+            continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 roots = {alias.name.split(".")[0] for alias in node.names}

@@ -33,7 +33,14 @@ from toolgen_sdk.models import (
     Usage,
     UserMessage,
 )
-from toolgen_sdk.tools import TOOLS, export_definitions, tool_definitions
+from toolgen_sdk.tools import (
+    TOOLS,
+    ToolContext,
+    ToolOutcome,
+    Tools,
+    export_definitions,
+    tool_definitions,
+)
 from toolgen_sdk.validators import (
     validate_content_part,
     validate_message,
@@ -72,10 +79,13 @@ __all__ = [
     "TodoWriteResult",
     "ToolCall",
     "ToolCallFunction",
+    "ToolContext",
     "ToolDefinition",
     "ToolMessage",
+    "ToolOutcome",
     "ToolSpec",
     "ToolgenValidationError",
+    "Tools",
     "Usage",
     "UserMessage",
     "ValidationProblem",

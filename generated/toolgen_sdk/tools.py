@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolgen_sdk._export import FORMATS, Export, export_tools
+from toolgen_sdk._registry import Registry, ToolContext, ToolEntry, ToolOutcome
 from toolgen_sdk._runtime import ToolSpec
 from toolgen_sdk.models import (
     GetCurrentWeatherArgs,
@@ -26,7 +27,10 @@ __all__ = [
     "FORMATS",
     "TOOLS",
     "Export",
+    "ToolContext",
+    "ToolOutcome",
     "ToolSpec",
+    "Tools",
     "export_definitions",
     "tool_definitions",
 ]
@@ -256,3 +260,34 @@ def export_definitions(provider: str) -> Export:
 def tool_definitions(provider: str) -> list[Any]:
     """The `tools` field of a request to `provider` (one of FORMATS), for every tool of this package."""
     return export_definitions(provider).tools
+
+
+class Tools(Registry):
+    """This package's tools, each a typed entry: bind with `@tools.<tool>.handler`, run with dispatch()."""
+
+    def __init__(self) -> None:
+        super().__init__(TOOLS)
+
+    @property
+    def get_current_weather(
+        self,
+    ) -> ToolEntry[GetCurrentWeatherArgs, GetCurrentWeatherResult]:
+        return self.entry("get_current_weather")
+
+    @property
+    def run_command(self) -> ToolEntry[RunCommandArgs, RunCommandResult]:
+        return self.entry("run_command")
+
+    @property
+    def show_order_status(
+        self,
+    ) -> ToolEntry[ShowOrderStatusArgs, ShowOrderStatusResult]:
+        return self.entry("show_order_status")
+
+    @property
+    def todo_read(self) -> ToolEntry[TodoReadArgs, TodoReadResult]:
+        return self.entry("todo_read")
+
+    @property
+    def todo_write(self) -> ToolEntry[TodoWriteArgs, TodoWriteResult]:
+        return self.entry("todo_write")

@@ -10,7 +10,9 @@ import ast
 
 from toolgen.errors import UnsafeOutputError
 
-_ALLOWED_MODULES = frozenset({"__future__", "typing", "typing_extensions", "pydantic", "enum", "collections.abc"})
+_ALLOWED_MODULES = frozenset(
+    {"__future__", "builtins", "typing", "typing_extensions", "pydantic", "enum", "collections.abc"}
+)
 
 
 def _fail(node: ast.AST, what: str) -> UnsafeOutputError:
