@@ -32,6 +32,15 @@ class Export:
     notes: tuple[str, ...]
 
 
+def canonical_definition(**fields: Any) -> dict[str, Any]:
+    """A canonical tool definition from its fields (camelCase keys); absent values and empty metadata left out."""
+    return {
+        key: value
+        for key, value in fields.items()
+        if value is not None and not (key in ("meta", "annotations") and not value)
+    }
+
+
 def _object_schema(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
     """Providers take an object schema for arguments; `true`/`{}` become an open object, with a note."""
     schema = tool["inputSchema"]

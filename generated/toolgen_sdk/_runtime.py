@@ -11,6 +11,8 @@ from typing import Any, ClassVar
 import pydantic
 from pydantic.alias_generators import to_camel
 
+from toolgen_sdk._export import canonical_definition
+
 
 class CanonicalModel(pydantic.BaseModel):
     """Canonical chat types: immutable, snake_case attributes, camelCase accepted on input too."""
@@ -113,20 +115,19 @@ class ToolSpec:
 
     def definition(self) -> dict[str, Any]:
         """The tool in toolgen's canonical definition format (camelCase keys, absent values left out)."""
-        values = {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "outputSchema": self.output_schema,
-            "returnDirect": self.return_direct,
-            "timeout": self.timeout,
-            "requiresApproval": self.requires_approval,
-            "strict": self.strict,
-            "meta": dict(self.meta) or None,
-            "annotations": dict(self.annotations) or None,
-        }
-        return {key: value for key, value in values.items() if value is not None}
+        return canonical_definition(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            inputSchema=self.input_schema,
+            outputSchema=self.output_schema,
+            returnDirect=self.return_direct,
+            timeout=self.timeout,
+            requiresApproval=self.requires_approval,
+            strict=self.strict,
+            meta=dict(self.meta),
+            annotations=dict(self.annotations),
+        )
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from toolgen.lower import lower
 from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
 from toolgen.render import render
 from toolgen.resources import schemas_dir
-from toolgen.runtime._export import Export, export_tools
+from toolgen.runtime._export import Export, canonical_definition, export_tools
 from toolgen.write import ensure_ours, locked, recover, write_package
 
 CACHE_DIR = ".toolgen-cache"
@@ -264,20 +264,19 @@ def export(
 
 
 def _definition(tool: Tool) -> dict[str, Any]:
-    values = {
-        "name": tool.name,
-        "title": tool.title,
-        "description": tool.description,
-        "inputSchema": thaw(tool.input_schema),
-        "outputSchema": thaw(tool.output_schema),
-        "returnDirect": tool.return_direct,
-        "timeout": tool.timeout,
-        "requiresApproval": tool.requires_approval,
-        "strict": tool.strict,
-        "meta": thaw(tool.meta) or None,
-        "annotations": thaw(tool.annotations) or None,
-    }
-    return {key: value for key, value in values.items() if value is not None}
+    return canonical_definition(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        inputSchema=thaw(tool.input_schema),
+        outputSchema=thaw(tool.output_schema),
+        returnDirect=tool.return_direct,
+        timeout=tool.timeout,
+        requiresApproval=tool.requires_approval,
+        strict=tool.strict,
+        meta=thaw(tool.meta),
+        annotations=thaw(tool.annotations),
+    )
 
 
 def lint(

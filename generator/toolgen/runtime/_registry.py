@@ -204,12 +204,8 @@ class Registry:
                     result = pool.submit(handler, args, context).result(timeout)
                 finally:
                     pool.shutdown(wait=False)
-        except _TIMEOUTS:
-            return _failure(call_id, entry.spec.name, "timeout", f"the tool did not finish within {timeout} seconds")
         except Exception as error:  # noqa: BLE001 - a failing handler is reported to the model, not raised
-            return _failure(
-                call_id, entry.spec.name, "handler_error", f"the tool failed: {type(error).__name__}: {error}"
-            )
+            return _handler_failure(error, call_id, entry.spec.name, timeout)
         return self._finish(entry, call_id, result)
 
     async def adispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
@@ -224,12 +220,8 @@ class Registry:
                 result = await asyncio.wait_for(handler(args, context), timeout)
             else:
                 result = await asyncio.wait_for(asyncio.to_thread(handler, args, context), timeout)
-        except _TIMEOUTS:
-            return _failure(call_id, entry.spec.name, "timeout", f"the tool did not finish within {timeout} seconds")
         except Exception as error:  # noqa: BLE001 - a failing handler is reported to the model, not raised
-            return _failure(
-                call_id, entry.spec.name, "handler_error", f"the tool failed: {type(error).__name__}: {error}"
-            )
+            return _handler_failure(error, call_id, entry.spec.name, timeout)
         return self._finish(entry, call_id, result)
 
     def _prepare(
@@ -286,6 +278,12 @@ class Registry:
                     error.problems,
                 )
         return ToolOutcome(call_id, entry.spec.name, entry.converter(result), result)
+
+
+def _handler_failure(error: Exception, call_id: str, name: str, timeout: float | None) -> ToolOutcome:
+    if isinstance(error, _TIMEOUTS):
+        return _failure(call_id, name, "timeout", f"the tool did not finish within {timeout} seconds")
+    return _failure(call_id, name, "handler_error", f"the tool failed: {type(error).__name__}: {error}")
 
 
 def _failure(
