@@ -84,3 +84,53 @@ def test_json_and_github_formats_and_a_clean_project(project: Project) -> None:
     assert {"path", "line", "col", "severity", "rule", "message", "pointer"} <= set(as_json[0])
     github = project.cli("lint", "--format", "github").stdout.splitlines()
     assert any(line.startswith("::error file=schemas/lint.yaml,line=2,col=11,title=name-pattern::") for line in github)
+
+
+GEMINI = """\
+tools:
+  - name: plan_trip
+    description: Plan a trip.
+    inputSchema:
+      $schema: https://json-schema.org/draft/2020-12/schema
+      type: object
+      properties:
+        when: {type: [string, "null"], format: date}
+        mode: {const: train}
+        stops: {type: array, items: {$ref: "#/$defs/Stop"}, uniqueItems: true}
+        budget: {oneOf: [{type: integer}, {type: string}]}
+        seats: {enum: [1, 2]}
+      additionalProperties: false
+      $defs:
+        Stop: {type: object, properties: {city: {type: string}}}
+"""
+
+
+def test_gemini_subset_rules_at_the_keyword(project: Project) -> None:
+    project.write("schemas/trip.yaml", GEMINI)
+    assert project.cli("lint", "--provider", "gemini").returncode == 0  # parametersJsonSchema takes it as written
+    lines = project.cli("lint", "--provider", "gemini", "--gemini-schema", "openapi").stdout.splitlines()
+    assert lines == [
+        "schemas/trip.yaml:8:16: error gemini-type [gemini] `parameters` takes one type name; use nullable: true for a null alternative",
+        "schemas/trip.yaml:9:16: error gemini-type [gemini] 'const' is not supported by `parameters`; a one-value string enum is",
+        "schemas/trip.yaml:10:38: error gemini-ref [gemini] '$ref' is not supported by `parameters`; inline it (export --gemini-schema openapi does)",
+        "schemas/trip.yaml:10:61: error gemini-keyword [gemini] 'uniqueItems' is not in Gemini's `parameters` schema subset",
+        "schemas/trip.yaml:11:18: error gemini-composition [gemini] 'oneOf' is not supported by `parameters`; only anyOf is",
+        "schemas/trip.yaml:12:17: error gemini-type [gemini] `parameters` enums hold strings only",
+        "schemas/trip.yaml:13:7: error gemini-keyword [gemini] 'additionalProperties' is not in Gemini's `parameters` schema subset",
+        "schemas/trip.yaml:14:7: error gemini-ref [gemini] '$defs' is not supported by `parameters`; inline it (export --gemini-schema openapi does)",
+    ]
+    exported = project.cli("export", "--format", "gemini", "--gemini-schema", "openapi")
+    assert exported.returncode == 0
+    assert "plan_trip: /properties/budget: oneOf sent as anyOf" in exported.stderr
+
+
+def test_overlong_description_for_openai(project: Project) -> None:
+    long = "x" * 1025
+    project.write(
+        "schemas/long.yaml", f"tools:\n  - name: wordy\n    description: {long}\n    inputSchema: {{type: object}}\n"
+    )
+    lines = project.cli("lint", "--provider", "openai").stdout.splitlines()
+    assert lines == [
+        "schemas/long.yaml:3:18: error description-length [openai] description has 1025 characters; OpenAI accepts at most 1024"
+    ]
+    assert project.cli("lint", "--provider", "anthropic").returncode == 0

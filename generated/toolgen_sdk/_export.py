@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from toolgen_sdk._schema_fit import Unfit, gemini_schema, strict_schema
 
 FORMATS = (
     "anthropic",
@@ -21,6 +23,7 @@ FORMATS = (
     "openai",
     "openai-responses",
 )
+GeminiSchema = Literal["json", "openapi"]
 
 
 @dataclass(frozen=True)
@@ -68,29 +71,67 @@ def _named(tool: Mapping[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def _chat_function(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+def _openai_parameters(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool
+) -> tuple[dict[str, Any], bool]:
+    """The parameters schema and whether the tool goes out strict: rewritten for strict mode when asked, else as is."""
+    schema = _object_schema(tool, notes)
+    if not (force_strict or tool.get("strict") is True):
+        return schema, False
+    try:
+        rewritten, changes = strict_schema(schema, str(tool["name"]))
+    except Unfit as unfit:
+        notes.append(
+            f"{tool['name']}: sent with strict: false; strict mode cannot express {unfit}"
+        )
+        return schema, False
+    notes.extend(changes)
+    return rewritten, True
+
+
+def _chat_function(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
     """OpenAI Chat Completions; Mistral and Ollama take the same shape."""
-    function = {**_named(tool), "parameters": _object_schema(tool, notes)}
-    if tool.get("strict") is not None:
-        function["strict"] = bool(tool["strict"])
+    parameters, strict = _openai_parameters(tool, notes, force_strict)
+    function = {**_named(tool), "parameters": parameters}
+    if strict or force_strict or tool.get("strict") is not None:
+        function["strict"] = strict
     return {"type": "function", "function": function}
 
 
-def _responses_function(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
-    # The Responses API treats a function without `strict` as strict; say what the tool asks for.
+def _plain_function(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    """Mistral and Ollama take the Chat Completions shape without strict mode."""
     return {
         "type": "function",
-        **_named(tool),
-        "parameters": _object_schema(tool, notes),
-        "strict": bool(tool.get("strict", False)),
+        "function": {**_named(tool), "parameters": _object_schema(tool, notes)},
     }
 
 
-def _anthropic(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+def _responses_function(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    # The Responses API treats a function without `strict` as strict; say what the tool asks for.
+    parameters, strict = _openai_parameters(tool, notes, force_strict)
+    return {
+        "type": "function",
+        **_named(tool),
+        "parameters": parameters,
+        "strict": strict,
+    }
+
+
+def _anthropic(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
     return {**_named(tool), "input_schema": _object_schema(tool, notes)}
 
 
-def _bedrock(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+def _bedrock(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
     return {
         "toolSpec": {
             **_named(tool),
@@ -99,15 +140,34 @@ def _bedrock(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
     }
 
 
-def _gemini_declaration(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+def _gemini_declaration(
+    tool: Mapping[str, Any], notes: list[str], schema_field: GeminiSchema
+) -> dict[str, Any]:
+    declaration = _named(tool)
+    schema = _object_schema(tool, notes)
+    if schema_field == "openapi":
+        try:
+            parameters, changes = gemini_schema(schema, str(tool["name"]))
+        except Unfit as unfit:
+            notes.append(
+                f"{tool['name']}: sent as parametersJsonSchema; Gemini's OpenAPI subset cannot express {unfit}"
+            )
+        else:
+            notes.extend(changes)
+            # "For function with no parameters, this can be left unset"; an OBJECT without properties is refused.
+            if parameters.get("properties"):
+                declaration["parameters"] = parameters
+            return declaration
     # parametersJsonSchema takes JSON Schema as it is; `parameters` would take only an OpenAPI subset.
-    declaration = {**_named(tool), "parametersJsonSchema": _object_schema(tool, notes)}
+    declaration["parametersJsonSchema"] = schema
     if tool.get("outputSchema") is not None:
         declaration["responseJsonSchema"] = tool["outputSchema"]
     return declaration
 
 
-def _mcp(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+def _mcp(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": tool["name"]}
     if tool.get("title"):
         entry["title"] = tool["title"]
@@ -133,31 +193,43 @@ def _mcp(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
 
 
 _ONE_PER_TOOL: Mapping[
-    str, Callable[[Mapping[str, Any], list[str]], dict[str, Any]]
+    str, Callable[[Mapping[str, Any], list[str], bool], dict[str, Any]]
 ] = {
     "anthropic": _anthropic,
     "bedrock": _bedrock,
     "mcp": _mcp,
-    "mistral": _chat_function,
-    "ollama": _chat_function,
+    "mistral": _plain_function,
+    "ollama": _plain_function,
     "openai": _chat_function,
     "openai-responses": _responses_function,
 }
 
 
-def export_tools(tools: Iterable[Mapping[str, Any]], provider: str) -> Export:
-    """`tools` are canonical tool definitions (name, description, inputSchema, ...); `provider` one of FORMATS."""
+def export_tools(
+    tools: Iterable[Mapping[str, Any]],
+    provider: str,
+    *,
+    strict: bool = False,
+    gemini: GeminiSchema = "json",
+) -> Export:
+    """`tools` are canonical tool definitions (name, description, inputSchema, ...); `provider` one of FORMATS.
+
+    Tools that declare `strict: true` (every tool, with `strict=True`) are rewritten for OpenAI strict mode in the
+    openai formats; `gemini="openapi"` sends Gemini's `parameters` subset instead of `parametersJsonSchema`.
+    """
     if provider not in FORMATS:
         raise ValueError(
             f"unknown provider format {provider!r}; one of {', '.join(FORMATS)}"
         )
     notes: list[str] = []
     if provider == "gemini":
-        declarations = [_gemini_declaration(tool, notes) for tool in tools]
+        declarations = [_gemini_declaration(tool, notes, gemini) for tool in tools]
         return Export(
             provider,
             [{"functionDeclarations": declarations}] if declarations else [],
             tuple(notes),
         )
     build = _ONE_PER_TOOL[provider]
-    return Export(provider, [build(tool, notes) for tool in tools], tuple(notes))
+    return Export(
+        provider, [build(tool, notes, strict) for tool in tools], tuple(notes)
+    )

@@ -24,6 +24,7 @@ from toolgen_sdk._runtime import (
     ValidationProblem,
     check,
 )
+from toolgen_sdk._schema_fit import drop_strict_nulls
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -131,9 +132,24 @@ class ToolEntry(Generic[A, R]):
 
     def parse(self, arguments: Any) -> Any:
         """Validated arguments (JSON text or data): the args model, or the data itself for a run-time tool."""
-        if self._validate_args is not None:
-            return self._validate_args(arguments)
-        return check(self.spec.args_model, arguments)
+        try:
+            if self._validate_args is not None:
+                return self._validate_args(arguments)
+            return check(self.spec.args_model, arguments)
+        except ToolgenValidationError as error:
+            # Strict mode makes every optional argument required and nullable, so a model sends null for "absent".
+            try:
+                data = (
+                    json.loads(arguments)
+                    if isinstance(arguments, (str, bytes))
+                    else arguments
+                )
+            except ValueError:
+                raise error from None
+            lenient = drop_strict_nulls(data, self.spec.input_schema)
+            if lenient == data:
+                raise
+            return self.parse(lenient)
 
 
 class UnboundToolsError(RuntimeError):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from toolgen_sdk._export import FORMATS, Export, export_tools
+from toolgen_sdk._export import FORMATS, Export, GeminiSchema, export_tools
 from toolgen_sdk._registry import Registry, ToolContext, ToolEntry, ToolOutcome
 from toolgen_sdk._runtime import ToolSpec
 from toolgen_sdk.models import (
@@ -252,14 +252,23 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
 )
 
 
-def export_definitions(provider: str) -> Export:
-    """Every tool in `provider`'s request format, with notes on what had to change to fit it."""
-    return export_tools((spec.definition() for spec in TOOLS.values()), provider)
+def export_definitions(
+    provider: str, *, strict: bool = False, gemini: GeminiSchema = "json"
+) -> Export:
+    """Every tool in `provider`'s request format, with notes on what had to change to fit it.
+
+    `strict` rewrites every tool for OpenAI strict mode (tools declaring `strict: true` always are);
+    `gemini="openapi"` sends Gemini's OpenAPI `parameters` subset instead of `parametersJsonSchema`.
+    """
+    definitions = (spec.definition() for spec in TOOLS.values())
+    return export_tools(definitions, provider, strict=strict, gemini=gemini)
 
 
-def tool_definitions(provider: str) -> list[Any]:
+def tool_definitions(
+    provider: str, *, strict: bool = False, gemini: GeminiSchema = "json"
+) -> list[Any]:
     """The `tools` field of a request to `provider` (one of FORMATS), for every tool of this package."""
-    return export_definitions(provider).tools
+    return export_definitions(provider, strict=strict, gemini=gemini).tools
 
 
 class Tools(Registry):

@@ -20,7 +20,7 @@ from toolgen.lower import lower
 from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
 from toolgen.render import render
 from toolgen.resources import schemas_dir
-from toolgen.runtime._export import Export, canonical_definition, export_tools
+from toolgen.runtime._export import Export, GeminiSchema, canonical_definition, export_tools
 from toolgen.write import ensure_ours, locked, recover, write_package
 
 CACHE_DIR = ".toolgen-cache"
@@ -251,14 +251,25 @@ def init_project(root: str | Path = ".", package: str = "toolgen_sdk") -> tuple[
 
 
 def export(
-    provider: str, root: str | Path = ".", config_path: str | Path | None = None
+    provider: str,
+    root: str | Path = ".",
+    config_path: str | Path | None = None,
+    *,
+    strict: bool | None = None,
+    gemini: GeminiSchema | None = None,
 ) -> tuple[Export, tuple[Diagnostic, ...]]:
-    """The project's tools in `provider`'s request format (see FORMATS), and the build's warnings."""
+    """The project's tools in `provider`'s request format (see FORMATS), and the build's warnings.
+
+    `strict` rewrites every tool for OpenAI strict mode; `gemini="openapi"` uses Gemini's `parameters` subset;
+    both default to toolgen.yaml's `export` section.
+    """
     config = _config(root, config_path)
     lowered = lower(config)
     definitions = [_definition(tool) for tool in lowered.project.tools]
+    strict = config.export_strict if strict is None else strict
+    gemini = gemini or ("openapi" if config.gemini_schema == "openapi" else "json")
     try:
-        return export_tools(definitions, provider), lowered.warnings
+        return export_tools(definitions, provider, strict=strict, gemini=gemini), lowered.warnings
     except ValueError as error:
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "export", str(error))]) from None
 
@@ -280,10 +291,19 @@ def _definition(tool: Tool) -> dict[str, Any]:
 
 
 def lint(
-    root: str | Path = ".", config_path: str | Path | None = None, providers: tuple[str, ...] | None = None
+    root: str | Path = ".",
+    config_path: str | Path | None = None,
+    providers: tuple[str, ...] | None = None,
+    *,
+    gemini: GeminiSchema | None = None,
 ) -> tuple[Diagnostic, ...]:
-    """Provider-compatibility findings for every tool; `providers` overrides toolgen.yaml's `lint.providers`."""
+    """Provider-compatibility findings for every tool; `providers` overrides toolgen.yaml's `lint.providers`.
+
+    `gemini` (default: toolgen.yaml's `export.gemini_schema`) says which Gemini schema field the tools go out in;
+    "openapi" adds the rules of Gemini's `parameters` subset.
+    """
     config = _config(root, config_path)
     lowered = lower(config)
     chosen = providers or config.lint_providers or PROVIDERS
-    return tuple(lint_rules(lowered.sources, chosen))
+    subset = (gemini or config.gemini_schema) == "openapi"
+    return tuple(lint_rules(lowered.sources, chosen, gemini_subset=subset))

@@ -14,7 +14,7 @@ from toolgen import api
 from toolgen.diagnostics import Diagnostic
 from toolgen.errors import InvalidInputError, ToolgenError
 from toolgen.lint import PROVIDERS
-from toolgen.runtime._export import FORMATS
+from toolgen.runtime._export import FORMATS, GeminiSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
@@ -145,8 +145,19 @@ def build(project: Path, config_path: Path | None, output_format: str, force: bo
     _run(action, output_format)
 
 
+def _gemini_schema_option(function: Callable[..., None]) -> Callable[..., None]:
+    return click.option(
+        "--gemini-schema",
+        type=click.Choice(["json", "openapi"]),
+        default=None,
+        help="Gemini's schema field: parametersJsonSchema (json, JSON Schema as written) or parameters (openapi, "
+        "Gemini's OpenAPI subset). Default: toolgen.yaml's export.gemini_schema, else json.",
+    )(function)
+
+
 @main.command("lint")
 @_project_options
+@_gemini_schema_option
 @click.option(
     "--provider",
     "providers",
@@ -154,11 +165,17 @@ def build(project: Path, config_path: Path | None, output_format: str, force: bo
     type=click.Choice(PROVIDERS),
     help="Apply this provider's rules (repeatable; default: toolgen.yaml's lint.providers, else all).",
 )
-def lint_command(project: Path, config_path: Path | None, output_format: str, providers: tuple[str, ...]) -> None:
+def lint_command(
+    project: Path,
+    config_path: Path | None,
+    output_format: str,
+    providers: tuple[str, ...],
+    gemini_schema: GeminiSchema | None,
+) -> None:
     """Check the tool definitions against each provider's limits; exit 1 on findings."""
 
     def action() -> int:
-        findings = api.lint(project, config_path, providers or None)
+        findings = api.lint(project, config_path, providers or None, gemini=gemini_schema)
         _print_diagnostics(findings, output_format)
         errors = sum(1 for f in findings if f.severity.value == "error")
         click.echo(f"toolgen: {len(findings)} finding(s), {errors} error(s)", err=True)
@@ -173,11 +190,25 @@ def lint_command(project: Path, config_path: Path | None, output_format: str, pr
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
 )
-def export_command(project: Path, config_path: Path | None, provider: str, output: Path | None) -> None:
+@click.option(
+    "--strict/--no-strict",
+    default=None,
+    help="openai formats: rewrite every tool for strict mode (default: toolgen.yaml's export.strict; "
+    "tools declaring strict: true always are).",
+)
+@_gemini_schema_option
+def export_command(
+    project: Path,
+    config_path: Path | None,
+    provider: str,
+    output: Path | None,
+    strict: bool | None,
+    gemini_schema: GeminiSchema | None,
+) -> None:
     """Print the tool definitions in a provider's request format (the request's `tools` field)."""
 
     def action() -> int:
-        result, warnings = api.export(provider, project, config_path)
+        result, warnings = api.export(provider, project, config_path, strict=strict, gemini=gemini_schema)
         for note in result.notes:
             click.echo(f"toolgen: note: {note}", err=True)
         text = json.dumps(result.tools, indent=2, ensure_ascii=False) + "\n"

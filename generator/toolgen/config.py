@@ -26,6 +26,8 @@ class Config:
     normalize: tuple[str, ...] = ()
     message_extension: str | None = None
     lint_providers: tuple[str, ...] | None = None
+    export_strict: bool = False
+    gemini_schema: str = "json"
     display: str = CONFIG_NAME
     input_positions: tuple[tuple[int, int], ...] = ()
 
@@ -82,6 +84,8 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         normalize=tuple(sorted(set(data.get("normalize", [])))),
         message_extension=str(extension) if extension else None,
         lint_providers=tuple((data.get("lint") or {}).get("providers", [])) or None,
+        export_strict=bool((data.get("export") or {}).get("strict", False)),
+        gemini_schema=str((data.get("export") or {}).get("gemini_schema", "json")),
         display=document.display,
         input_positions=tuple(document.locate(("inputs", str(i))) for i in range(len(data.get("inputs", [])))),
     )

@@ -9,7 +9,11 @@ place in the source file. Sources for each limit:
   dashes, at most 64), MCP (1-128 characters of letters, digits, `_`, `-`, `.`);
 - OpenAI strict mode (Structured Outputs, supported schemas): every object sets `additionalProperties:
   false`, every property is required, and allOf, not, if/then/else, dependentRequired and
-  dependentSchemas are not supported.
+  dependentSchemas are not supported;
+- Gemini's `FunctionDeclaration.parameters` Schema, "a select subset of an OpenAPI 3.0 schema object": one
+  type name, string enums, anyOf but no oneOf/allOf, no $ref/$defs (see runtime/_schema_fit.py for the list);
+- description length: OpenAI refuses a function description over 1024 characters (error code
+  `string_above_max_length` on `tools[N].function.description`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.positions import Pointer
+from toolgen.runtime._schema_fit import GEMINI_KEYWORDS
 from toolgen.schemawalk import walk
 from toolgen.shapes import RawTool
 
@@ -40,6 +45,9 @@ NAME_PATTERNS: Mapping[str, tuple[re.Pattern[str], str]] = MappingProxyType(
     }
 )
 OPENAI_STRICT_UNSUPPORTED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
+OPENAI_DESCRIPTION_LIMIT = 1024
+# Keywords that only annotate; Gemini's subset has no field for them, and leaving them out changes nothing.
+_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "$anchor", "deprecated", "readOnly", "writeOnly"})
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,11 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             ),
             Rule("openai-strict-required", Severity.ERROR, "strict mode needs every property in required"),
             Rule("openai-strict-keyword", Severity.ERROR, "strict mode does not support this keyword"),
+            Rule("description-length", Severity.ERROR, "the tool description is longer than the provider accepts"),
+            Rule("gemini-ref", Severity.ERROR, "Gemini's parameters subset has no $ref or $defs; refs must be inlined"),
+            Rule("gemini-type", Severity.ERROR, "Gemini's parameters subset takes one type name and string enums only"),
+            Rule("gemini-composition", Severity.ERROR, "Gemini's parameters subset has anyOf, but no oneOf or allOf"),
+            Rule("gemini-keyword", Severity.ERROR, "Gemini's parameters subset has no such keyword"),
         )
     }
 )
@@ -127,12 +140,57 @@ def _strict_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
                         yield _finding(raw, pointer, "openai-strict-required", "openai", message, at_key=True)
 
 
+def _gemini_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
+    base = raw.where("inputSchema")
+    for sub, pointer in walk(schema):
+        if not isinstance(sub, dict):
+            continue
+        where = (*base, *pointer)
+        for keyword, value in sub.items():
+            rule, message = _gemini_problem(keyword, value)
+            if rule:
+                yield _finding(raw, (*where, keyword), rule, "gemini", message, at_key=True)
+
+
+def _gemini_problem(keyword: str, value: Any) -> tuple[str, str]:
+    """The rule a keyword breaks in Gemini's `parameters` subset and why, or ("", "") when it fits."""
+    if keyword in ("$ref", "$defs", "definitions"):
+        return (
+            "gemini-ref",
+            f"{keyword!r} is not supported by `parameters`; inline it (export --gemini-schema openapi does)",
+        )
+    if keyword in ("oneOf", "allOf"):
+        return "gemini-composition", f"{keyword!r} is not supported by `parameters`; only anyOf is"
+    if keyword == "type" and not isinstance(value, str):
+        return "gemini-type", "`parameters` takes one type name; use nullable: true for a null alternative"
+    if keyword == "const":
+        return "gemini-type", "'const' is not supported by `parameters`; a one-value string enum is"
+    if keyword == "enum" and not all(isinstance(item, str) for item in value or ()):
+        return "gemini-type", "`parameters` enums hold strings only"
+    if keyword not in GEMINI_KEYWORDS and keyword not in _ANNOTATIONS and keyword not in ("enum", "type"):
+        return "gemini-keyword", f"{keyword!r} is not in Gemini's `parameters` schema subset"
+    return "", ""
+
+
+def _description_findings(raw: RawTool) -> Iterator[Diagnostic]:
+    description = raw.value("description")
+    if isinstance(description, str) and len(description) > OPENAI_DESCRIPTION_LIMIT:
+        message = f"description has {len(description)} characters; OpenAI accepts at most {OPENAI_DESCRIPTION_LIMIT}"
+        yield _finding(raw, raw.where("description"), "description-length", "openai", message)
+
+
 def _normalized(name: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64]
 
 
-def lint(sources: Iterable[tuple[RawTool, Any]], providers: Iterable[str] = PROVIDERS) -> list[Diagnostic]:
-    """Every finding for every tool under each provider's rules, sorted by place."""
+def lint(
+    sources: Iterable[tuple[RawTool, Any]], providers: Iterable[str] = PROVIDERS, *, gemini_subset: bool = False
+) -> list[Diagnostic]:
+    """Every finding for every tool under each provider's rules, sorted by place.
+
+    Gemini's schema-subset rules apply with `gemini_subset`: only the `parameters` field has that subset, while
+    `parametersJsonSchema` (export's default) takes JSON Schema as written.
+    """
     chosen = [p for p in PROVIDERS if p in set(providers)]
     findings: list[Diagnostic] = []
     seen: dict[str, RawTool] = {}
@@ -145,8 +203,12 @@ def lint(sources: Iterable[tuple[RawTool, Any]], providers: Iterable[str] = PROV
             )
         for provider in chosen:
             findings.extend(_name_findings(raw, provider))
-        if "openai" in chosen and raw.value("strict") is True:
-            findings.extend(_strict_findings(raw, schema))
+        if "openai" in chosen:
+            findings.extend(_description_findings(raw))
+            if raw.value("strict") is True:
+                findings.extend(_strict_findings(raw, schema))
+        if "gemini" in chosen and gemini_subset:
+            findings.extend(_gemini_findings(raw, schema))
         key = _normalized(str(raw.value("name")))
         other = seen.get(key)
         if (

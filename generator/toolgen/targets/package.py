@@ -14,7 +14,7 @@ from toolgen.resources import templates_dir
 
 RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
 # Hand-written modules copied verbatim into every generated package.
-RUNTIME_MODULES = ("_export.py", "_registry.py", "_runtime.py")
+RUNTIME_MODULES = ("_export.py", "_registry.py", "_runtime.py", "_schema_fit.py")
 # Registry members a tool's attribute must not hide.
 _REGISTRY_MEMBERS = frozenset({"entry", "unbound", "require_bound", "add", "remove", "dispatch", "adispatch"})
 RUNTIME_EXPORTS = ("ToolSpec", "ToolgenValidationError", "ValidationProblem")
