@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import glob
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_man
 from toolgen.render import render
 from toolgen.resources import schemas_dir
 from toolgen.runtime._export import Export, GeminiSchema, canonical_definition, export_tools
+from toolgen.validate import KINDS, Source, Tally, validate_sources
 from toolgen.write import ensure_ours, locked, recover, write_package
 
 CACHE_DIR = ".toolgen-cache"
@@ -307,3 +308,45 @@ def lint(
     chosen = providers or config.lint_providers or PROVIDERS
     subset = (gemini or config.gemini_schema) == "openapi"
     return tuple(lint_rules(lowered.sources, chosen, gemini_subset=subset))
+
+
+def payload_sources(paths: Iterable[str | Path], root: str | Path = ".") -> list[Source]:
+    """Files to validate: `-` is stdin, a folder means every .json/.jsonl/.ndjson file under it (sorted)."""
+    root_path = Path(root).resolve()
+    sources: list[Source] = []
+    for given in paths:
+        if str(given) == "-":
+            sources.append(Source(None, "<stdin>"))
+            continue
+        path = Path(given).resolve()
+        found = (
+            sorted(p for p in path.rglob("*") if p.suffix.lower() in (".json", ".jsonl", ".ndjson") and p.is_file())
+            if path.is_dir()
+            else [path]
+        )
+        sources.extend(Source(p, display_path(root_path, p)) for p in found)
+    return sources
+
+
+def validate(
+    paths: Iterable[str | Path],
+    kind: str,
+    root: str | Path = ".",
+    config_path: str | Path | None = None,
+    *,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    tally: Tally | None = None,
+) -> Iterator[Diagnostic]:
+    """Findings for payload records checked with the project's generated SDK, in file order.
+
+    `kind` is one of validate.KINDS; every tool call's arguments are also checked against its tool. Pass a
+    Tally to learn how many records were read, invalid, or unreadable.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join(KINDS)}")
+    config = _config(root, config_path)
+    sources = payload_sources(paths, config.root)
+    return validate_sources(
+        sources, kind, config.output_dir, config.package, workers=workers, progress=progress, tally=tally
+    )

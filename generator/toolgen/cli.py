@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,9 +15,10 @@ from toolgen.diagnostics import Diagnostic
 from toolgen.errors import InvalidInputError, ToolgenError
 from toolgen.lint import PROVIDERS
 from toolgen.runtime._export import FORMATS, GeminiSchema
+from toolgen.validate import KINDS, Tally
 
 F = TypeVar("F", bound=Callable[..., Any])
-EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
+EXIT_OK, EXIT_FINDINGS, EXIT_INVALID_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 3, 4, 130
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
@@ -33,6 +34,20 @@ def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) ->
             colour = "red" if d.severity.value == "error" else "yellow"
             severity = click.style(d.severity.value, fg=colour, bold=True)
             click.echo(f"{d.path}:{d.line}:{d.col}: {severity} {d.rule} {d.message}")
+
+
+def _stream_diagnostics(diagnostics: Iterable[Diagnostic], output_format: str) -> None:
+    """Findings printed as they come, so a long run shows them early and holds none in memory."""
+    if output_format != "json":
+        for diagnostic in diagnostics:
+            if sys.stderr.isatty():
+                _end_progress()
+            _print_diagnostics([diagnostic], output_format)
+        return
+    click.echo("[", nl=False)
+    for index, diagnostic in enumerate(diagnostics):
+        click.echo(("," if index else "") + "\n  " + json.dumps(diagnostic.to_json()), nl=False)
+    click.echo("\n]")
 
 
 def _project_options(function: F) -> F:
@@ -255,5 +270,40 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
             click.echo(result.diff, nl=False)
         click.echo(f"toolgen: {len(result.changed)} generated file(s) differ; run `toolgen build`", err=True)
         return EXIT_FINDINGS
+
+    _run(action, output_format)
+
+
+@main.command()
+@_project_options
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, allow_dash=True))
+@click.option("--as", "kind", type=click.Choice(list(KINDS)), required=True, help="What each record is.")
+@click.option("--workers", type=click.IntRange(min=1), help="Processes for large JSON Lines files (default: all cores).")
+def validate(
+    project: Path, config_path: Path | None, output_format: str, paths: tuple[Path, ...], kind: str, workers: int | None
+) -> None:
+    """Check payload files (JSON, JSON Lines, `-` for stdin) with the generated SDK; exit 1 on invalid records.
+
+    Every tool call's arguments are checked against its tool's input schema too. Exit 3 when a file cannot be
+    read or a record is not JSON.
+    """
+
+    def action() -> int:
+        tally = Tally()
+        seen = [0]
+
+        def advance(records: int) -> None:
+            seen[0] += records
+            _progress(f"validated {seen[0]:,} records")
+
+        findings = api.validate(paths, kind, project, config_path, workers=workers, progress=advance, tally=tally)
+        _stream_diagnostics(findings, output_format)
+        _end_progress()
+        click.echo(
+            f"toolgen: {tally.records:,} record(s), {tally.invalid:,} invalid, {tally.unreadable:,} unreadable", err=True
+        )
+        if tally.unreadable:
+            return EXIT_INVALID_INPUT
+        return EXIT_FINDINGS if tally.invalid else EXIT_OK
 
     _run(action, output_format)

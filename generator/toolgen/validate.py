@@ -1,0 +1,306 @@
+"""Validate stage: payload records (JSON, JSON Lines, stdin) checked with the generated SDK, each problem at file:line:col.
+
+Records stream: a JSON Lines file is read a batch at a time and checked on every core, so memory stays flat
+however long the log is; findings come back in file order.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import os
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import IO, Any
+
+from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.errors import ToolgenError
+from toolgen.positions import json_positions
+
+# What `--as` accepts, and the generated validator that checks it.
+KINDS = {
+    "message": "validate_message",
+    "messages": "validate_messages",
+    "tool-call": "validate_tool_call",
+    "tool-definition": "validate_tool_definition",
+    "usage": "validate_usage",
+}
+BATCH = 2000
+# Below this many bytes one process is faster than starting workers.
+PARALLEL_THRESHOLD = 4_000_000
+
+
+class SdkNotBuiltError(ToolgenError):
+    """The generated package to validate with is missing or does not import."""
+
+    exit_code = 3
+
+
+@dataclass(frozen=True)
+class Record:
+    """One payload: the JSON text and where it starts (a JSON Lines record starts its line)."""
+
+    path: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file to validate (None for stdin) and how it is shown in findings."""
+
+    path: Path | None
+    display: str
+
+    def size(self) -> int:
+        return self.path.stat().st_size if self.path is not None else 0
+
+
+def load_sdk(output_dir: Path, package: str) -> ModuleType:
+    """The generated package, imported from the project's output folder.
+
+    A module of the same name imported from elsewhere is set aside for the import and put back after, so
+    two projects can be validated in one process.
+    """
+    init = (output_dir / package / "__init__.py").resolve()
+    if not init.is_file():
+        raise SdkNotBuiltError(f"no generated package at {output_dir / package}; run `toolgen build` first")
+    current = sys.modules.get(package)
+    if current is not None and getattr(current, "__file__", None) and Path(str(current.__file__)).resolve() == init:
+        return current
+    owned = [name for name in sys.modules if name == package or name.startswith(package + ".")]
+    set_aside = {name: sys.modules.pop(name) for name in owned}
+    sys.path.insert(0, str(output_dir))
+    try:
+        return importlib.import_module(package)
+    except Exception as error:  # noqa: BLE001 - any import failure means the SDK cannot validate
+        raise SdkNotBuiltError(
+            f"the generated package {package} does not import ({error}); run `toolgen build`"
+        ) from None
+    finally:
+        sys.path.remove(str(output_dir))
+        if set_aside:
+            for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+                del sys.modules[name]
+            sys.modules.update(set_aside)
+
+
+def _is_json_lines(source: Source, first_line: str) -> bool:
+    """`.json` files hold one document; other files are JSON Lines; stdin is JSON Lines when its first line is JSON."""
+    if source.path is not None:
+        return source.path.suffix.lower() != ".json"
+    try:
+        json.loads(first_line)
+    except ValueError:
+        return not first_line.strip()
+    return True
+
+
+def records(source: Source, stream: IO[str] | None = None) -> Iterator[Record]:
+    """Every record of `source`, read lazily (a JSON document is one record)."""
+    handle = stream if stream is not None else _open(source)
+    try:
+        first = handle.readline()
+        if not _is_json_lines(source, first):
+            yield Record(source.display, 1, first + handle.read())
+            return
+        number = 1
+        line = first
+        while line:
+            if line.strip():
+                yield Record(source.display, number, line.rstrip("\r\n"))
+            number += 1
+            line = handle.readline()
+    finally:
+        if stream is None:
+            handle.close()
+
+
+def _open(source: Source) -> IO[str]:
+    if source.path is None:
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
+    return source.path.open(encoding="utf-8", errors="strict", newline="")
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _place(record: Record, pointer: str, positions: dict[tuple[str, ...], tuple[int, int]]) -> tuple[int, int]:
+    """Line and column of the value at `pointer` (or of its nearest ancestor) within the file."""
+    parts = tuple(_unescape(p) for p in pointer.split("/")[1:]) if pointer else ()
+    while parts not in positions and parts:
+        parts = parts[:-1]
+    line, col = positions.get(parts, (1, 1))
+    return record.line + line - 1, col
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _tool_calls(kind: str, data: Any) -> Iterator[tuple[str, Any]]:
+    """(pointer, tool call) for every tool call in a payload of `kind`."""
+    if kind == "tool-call":
+        yield "", data
+        return
+    messages = data if kind == "messages" else [data] if kind == "message" else []
+    prefix = "/{}" if kind == "messages" else ""
+    for index, message in enumerate(messages if isinstance(messages, list) else []):
+        calls = message.get("tool_calls", message.get("toolCalls")) if isinstance(message, dict) else None
+        key = "tool_calls" if isinstance(message, dict) and "tool_calls" in message else "toolCalls"
+        for number, call in enumerate(calls if isinstance(calls, list) else []):
+            yield f"{prefix.format(index)}/{key}/{number}", call
+
+
+def _argument_problems(sdk: ModuleType, kind: str, data: Any) -> Iterator[tuple[str, str, str]]:
+    """(pointer, rule, sentence) for every tool call naming no tool of the SDK or with arguments its tool refuses."""
+    for pointer, call in _tool_calls(kind, data):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue  # the payload check already says what is wrong with this call
+        name, arguments = function["name"], function.get("arguments")
+        spec = sdk.TOOLS.get(name)
+        if spec is None:
+            known = ", ".join(sorted(sdk.TOOLS)) or "none"
+            yield f"{pointer}/function/name", "unknown-tool", f"there is no tool named {name!r} (the tools: {known})"
+            continue
+        if not isinstance(arguments, str):
+            continue
+        try:
+            sdk._runtime.check(spec.args_model, arguments or "{}")
+        except sdk.ToolgenValidationError as error:
+            for problem in error.problems:
+                inner = problem.pointer or "(root)"
+                message = f"arguments of {name!r} at {inner}: {problem.message}"
+                yield f"{pointer}/function/arguments", "arguments-invalid", message
+
+
+def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]:
+    """Every problem of one record, placed in its file."""
+    try:
+        data = json.loads(record.text, parse_constant=_reject_constant)
+    except ValueError as error:
+        line = record.line + getattr(error, "lineno", 1) - 1
+        col = getattr(error, "colno", 1)
+        reason = getattr(error, "msg", str(error))
+        return [Diagnostic(record.path, line, col, Severity.ERROR, "json-invalid", f"not valid JSON: {reason}")]
+    found: list[tuple[str, str, str]] = []
+    try:
+        getattr(sdk, KINDS[kind])(data)
+    except sdk.ToolgenValidationError as error:
+        found.extend((p.pointer, "payload-invalid", f"{p.pointer or '(root)'}: {p.message}") for p in error.problems)
+    found.extend(_argument_problems(sdk, kind, data))
+    if not found:
+        return []
+    positions = json_positions(record.text)
+    diagnostics = []
+    for pointer, rule, message in found:
+        line, col = _place(record, pointer, positions)
+        diagnostics.append(Diagnostic(record.path, line, col, Severity.ERROR, rule, message, pointer))
+    return sorted(diagnostics)
+
+
+@dataclass(frozen=True)
+class _Job:
+    output_dir: Path
+    package: str
+    kind: str
+    batch: list[Record]
+
+
+def _check_batch(job: _Job) -> list[list[Diagnostic]]:
+    """The findings of each invalid record of a batch (in a worker: the SDK import is cached after the first)."""
+    sdk = load_sdk(job.output_dir, job.package)
+    return [found for record in job.batch if (found := check_record(sdk, job.kind, record))]
+
+
+def _batches(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    batch: list[Record] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+@dataclass
+class Tally:
+    """What a run saw: records read and how many had problems."""
+
+    records: int = 0
+    invalid: int = 0
+    unreadable: int = 0
+
+
+def validate_sources(
+    sources: Iterable[Source],
+    kind: str,
+    output_dir: Path,
+    package: str,
+    *,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    tally: Tally | None = None,
+) -> Iterator[Diagnostic]:
+    """Findings for every record of every source, in file order; `tally` counts as it goes."""
+    tally = tally if tally is not None else Tally()
+    sdk = load_sdk(output_dir, package)
+    count = workers or os.cpu_count() or 1
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for source in sources:
+            try:
+                big = source.path is not None and source.size() > PARALLEL_THRESHOLD and count > 1
+                if big and pool is None:
+                    pool = ProcessPoolExecutor(count)
+                if big and pool is not None:
+                    results = _parallel(pool, count, _Job(output_dir, package, kind, []), source)
+                else:
+                    results = _serial(sdk, kind, source)
+                for batch_size, invalid in results:
+                    tally.records += batch_size
+                    for found in invalid:
+                        if any(d.rule == "json-invalid" for d in found):
+                            tally.unreadable += 1
+                        else:
+                            tally.invalid += 1
+                        yield from found
+                    if progress is not None:
+                        progress(batch_size)
+            except (OSError, UnicodeDecodeError) as error:
+                tally.unreadable += 1
+                reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+                yield Diagnostic(source.display, 1, 1, Severity.ERROR, "file-unreadable", f"cannot read: {reason}")
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _serial(sdk: ModuleType, kind: str, source: Source) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
+    for batch in _batches(records(source), BATCH):
+        yield len(batch), [found for record in batch if (found := check_record(sdk, kind, record))]
+
+
+def _parallel(
+    pool: ProcessPoolExecutor, workers: int, template: _Job, source: Source
+) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
+    """Batches checked on every worker, a bounded number in flight, results in file order."""
+    in_flight: deque[tuple[int, Future[list[list[Diagnostic]]]]] = deque()
+    for batch in _batches(records(source), BATCH):
+        job = _Job(template.output_dir, template.package, template.kind, batch)
+        in_flight.append((len(batch), pool.submit(_check_batch, job)))
+        if len(in_flight) >= 4 * workers:
+            size, future = in_flight.popleft()
+            yield size, future.result()
+    while in_flight:
+        size, future = in_flight.popleft()
+        yield size, future.result()

@@ -1,0 +1,153 @@
+"""`toolgen validate`: payload records checked with the generated SDK, each problem at file:line:col with its pointer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import toolgen.api
+import toolgen.validate
+from toolgen.validate import Tally
+
+from conftest import Project
+
+CALL = '{"id": "c1", "type": "function", "function": {"name": "get_current_weather", "arguments": "%s"}}'
+RECORDS = [
+    '{"role": "user", "content": "Weather in Paris?"}',
+    '{"role": "assistant", "content": null, "tool_calls": [%s]}' % (CALL % '{\\"location\\": \\"Paris\\"}'),
+    "",
+    '{"role": "assistant", "content": null, "tool_calls": [%s]}' % (CALL % '{\\"location\\": 5}'),
+    '{"role": "tool", "content": "sunny"}',
+    '{"role": "wizard", "content": "x"}',
+    '{"role": "assistant", "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "nope", "arguments": "{}"}}]}',
+    '{"role": "tool", "tool_call_id": "c1", "content": "21 C"}',
+]
+
+
+def test_jsonl_findings_have_exact_lines_pointers_and_exit_1(project: Project) -> None:
+    project.write("logs/chat.jsonl", "\n".join(RECORDS) + "\n")
+    result = project.cli("validate", "logs/chat.jsonl", "--as", "message")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines() == [
+        "logs/chat.jsonl:4:145: error arguments-invalid arguments of 'get_current_weather' at /location: should be a valid string (got 5)",
+        "logs/chat.jsonl:5:1: error payload-invalid /tool_call_id: is required but missing",
+        "logs/chat.jsonl:6:10: error payload-invalid /role: must be one of 'system', 'user', 'assistant', 'tool' (got \"wizard\")",
+        "logs/chat.jsonl:7:92: error unknown-tool there is no tool named 'nope' (the tools: get_current_weather)",
+    ]
+    assert "7 record(s), 4 invalid, 0 unreadable" in result.stderr
+    as_json = json.loads(project.cli("validate", "logs/chat.jsonl", "--as", "message", "--format", "json").stdout)
+    assert [(f["line"], f["pointer"]) for f in as_json] == [
+        (4, "/tool_calls/0/function/arguments"),
+        (5, "/tool_call_id"),
+        (6, "/role"),
+        (7, "/tool_calls/0/function/name"),
+    ]
+    github = project.cli("validate", "logs/chat.jsonl", "--as", "message", "--format", "github").stdout
+    assert "::error file=logs/chat.jsonl,line=6,col=10,title=payload-invalid::/role: must be one of" in github
+
+
+def test_a_record_that_is_not_json_is_exit_3_and_the_rest_is_still_checked(project: Project) -> None:
+    project.write("logs/bad.jsonl", '{"role": "user", "content": [1\n{"role": "wizard", "content": "x"}\n')
+    result = project.cli("validate", "logs/bad.jsonl", "--as", "message")
+    assert result.returncode == 3
+    assert result.stdout.splitlines() == [
+        "logs/bad.jsonl:1:31: error json-invalid not valid JSON: Expecting ',' delimiter",
+        "logs/bad.jsonl:2:10: error payload-invalid /role: must be one of 'system', 'user', 'assistant', 'tool' (got \"wizard\")",
+    ]
+    missing = project.cli("validate", "logs/none.jsonl", "--as", "message")
+    assert missing.returncode == 3 and "file-unreadable cannot read: No such file or directory" in missing.stdout
+    for constant in ("NaN", "Infinity"):
+        project.write("logs/nan.jsonl", f'{{"role": "user", "content": {constant}}}\n')
+        assert project.cli("validate", "logs/nan.jsonl", "--as", "message").returncode == 3
+
+
+def test_a_json_document_is_one_record_placed_by_line_and_column(project: Project) -> None:
+    conversation = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "", "type": "function", "function": {"name": "get_current_weather", "arguments": "{}"}}
+            ],
+        },
+    ]
+    project.write("payloads/conversation.json", json.dumps(conversation, indent=2))
+    result = project.cli("validate", "payloads", "--as", "messages")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert (
+        "payloads/conversation.json:11:15: error payload-invalid /1/tool_calls/0/id: String should have at least 1 character (got \"\")"
+        in lines
+    )
+    assert (
+        "payloads/conversation.json:15:24: error arguments-invalid arguments of 'get_current_weather' at /location: is required but missing"
+        in lines
+    )
+    assert "1 record(s), 1 invalid" in result.stderr
+
+
+def test_stdin_as_json_lines_or_as_one_document(project: Project) -> None:
+    def run(text: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "toolgen", "validate", "-", "--as", "message"],
+            cwd=project.root,
+            input=text,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    lines = run('{"role": "user", "content": "a"}\n{"role": "user"}\n')
+    assert lines.returncode == 1 and lines.stdout.startswith("<stdin>:2:1: error payload-invalid /content")
+    document = run('{\n  "role": "user",\n  "content": 7\n}\n')
+    assert document.returncode == 1 and document.stdout.startswith("<stdin>:3:14: error payload-invalid /content")
+
+
+def test_valid_payloads_exit_0_and_tool_calls_alone_are_checked(project: Project) -> None:
+    project.write("calls.jsonl", (CALL % '{\\"location\\": \\"Oslo\\"}') + "\n" + (CALL % "{}") + "\n")
+    result = project.cli("validate", "calls.jsonl", "--as", "tool-call")
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "calls.jsonl:2:91: error arguments-invalid arguments of 'get_current_weather' at /location: is required but missing"
+    ]
+    project.write("ok.jsonl", "\n".join(RECORDS[:2]) + "\n")
+    assert project.cli("validate", "ok.jsonl", "--as", "message").returncode == 0
+
+
+def test_an_unbuilt_project_is_exit_3(make_project: object) -> None:
+    fresh = make_project()  # type: ignore[operator]
+    fresh.write("logs/a.jsonl", RECORDS[0] + "\n")
+    result = fresh.cli("validate", "logs/a.jsonl", "--as", "message")
+    assert result.returncode == 3 and "run `toolgen build` first" in result.stderr
+
+
+def test_large_files_use_every_core_and_agree_with_one_process(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = project.write("big.jsonl", "\n".join(RECORDS * 700) + "\n")
+    monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 1000)
+    monkeypatch.setattr(toolgen.validate, "BATCH", 300)
+    parallel_tally, serial_tally = Tally(), Tally()
+    parallel = list(toolgen.api.validate([log], "message", project.root, workers=2, tally=parallel_tally))
+    monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 10**12)
+    serial = list(toolgen.api.validate([log], "message", project.root, workers=1, tally=serial_tally))
+    assert parallel == serial and len(serial) == 4 * 700
+    assert [d.line for d in serial] == sorted(d.line for d in serial)
+    assert parallel_tally == serial_tally == Tally(records=7 * 700, invalid=4 * 700, unreadable=0)
+    assert serial[-1].line == 8 * 699 + 7  # line numbers count the blank lines too
+
+
+def test_two_projects_with_the_same_package_name_validate_in_one_process(make_project: object, tmp_path: Path) -> None:
+    first, second = make_project(), make_project()  # type: ignore[operator]
+    for project, tool in ((first, "alpha"), (second, "beta")):
+        project.write("schemas/t.yaml", f"tools:\n  - name: {tool}\n    inputSchema: {{type: object}}\n")
+        assert project.cli("build").returncode == 0
+    record = tmp_path / "call.jsonl"
+    record.write_text('{"id": "c", "type": "function", "function": {"name": "beta", "arguments": "{}"}}\n')
+    assert [d.rule for d in toolgen.api.validate([record], "tool-call", first.root)] == ["unknown-tool"]
+    assert list(toolgen.api.validate([record], "tool-call", second.root)) == []
