@@ -218,7 +218,8 @@ def test_dunder_all_is_sorted_unique_and_bound(package_dir: Path) -> None:
 
 # Tools added at run time from a JSON Schema (Registry.add) need a JSON Schema validator; the import
 # happens inside that method, so an application that never adds such a tool never needs the package.
-OPTIONAL_IMPORTS = {("_registry.py", "jsonschema")}
+# Imported inside the function that needs it, only by tools whose models do not enforce every keyword.
+OPTIONAL_IMPORTS = {("_registry.py", "jsonschema"), ("_runtime.py", "jsonschema")}
 
 
 def test_imports_only_pydantic_and_the_standard_library(package_dir: Path) -> None:
@@ -227,8 +228,14 @@ def test_imports_only_pydantic_and_the_standard_library(package_dir: Path) -> No
         top_level = {id(node) for node in module.body}
         optional = {root for file, root in OPTIONAL_IMPORTS if file == name}
         for node in ast.walk(module):
-            nested = isinstance(node, ast.Import) and id(node) not in top_level
-            if nested and {alias.name.split(".")[0] for alias in node.names} <= optional:
+            nested = isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top_level
+            if isinstance(node, ast.ImportFrom) and nested and (node.module or "").split(".")[0] in optional:
+                continue
+            if (
+                isinstance(node, ast.Import)
+                and nested
+                and {alias.name.split(".")[0] for alias in node.names} <= optional
+            ):
                 continue
             if isinstance(node, ast.Import):
                 roots = {alias.name.split(".")[0] for alias in node.names}

@@ -91,7 +91,7 @@ def _tool(name: str) -> Any:
 
 def validate_tool_arguments(name: str, data: Any) -> Any:
     """Validate a tool's arguments (a mapping, or the JSON text a model produced) against its input schema."""
-    return check(_tool(name).args_model, data)
+    return _tool(name).check_arguments(data)
 
 
 def validate_tool_result(name: str, data: Any) -> Any:
@@ -99,7 +99,4 @@ def validate_tool_result(name: str, data: Any) -> Any:
 
     A tool without an output schema accepts any value.
     """
-    spec = _tool(name)
-    if spec.result_model is None:
-        return data
-    return check(spec.result_model, data, json_text=False)
+    return _tool(name).check_result(data)

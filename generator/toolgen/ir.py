@@ -57,6 +57,9 @@ class Tool:
     meta: str
     annotations: str
     source: str
+    # The models do not enforce every keyword of the schema: validation also runs a JSON Schema check.
+    check_input: bool = False
+    check_output: bool = False
 
 
 @dataclass(frozen=True)

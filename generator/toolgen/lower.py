@@ -13,6 +13,7 @@ from toolgen.checks import unfit_defaults, unsupported_patterns
 from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
+from toolgen.fidelity import models_are_exact, relax_for_models
 from toolgen.ir import RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
 from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
@@ -265,8 +266,8 @@ def lower(config: Config) -> Lowered:
                 result_model=returns,
                 title=raw.value("title"),
                 description=raw.value("description"),
-                input_schema=freeze(standalone(defs, args)),
-                output_schema=freeze(standalone(defs, returns)) if returns else None,
+                input_schema=freeze(input_schema := standalone(defs, args)),
+                output_schema=freeze(output_schema := standalone(defs, returns)) if returns else None,
                 return_direct=bool(raw.value("returnDirect", False)),
                 timeout=raw.value("timeout"),
                 requires_approval=bool(raw.value("requiresApproval", False)),
@@ -274,10 +275,14 @@ def lower(config: Config) -> Lowered:
                 meta=freeze(raw.value("meta", {})),
                 annotations=freeze(raw.value("annotations", {})),
                 source=raw.document.display,
+                check_input=not models_are_exact(input_schema),
+                check_output=returns is not None and not models_are_exact(output_schema),
             )
         )
     unions = infer_unions(defs)
-    model_defs = assign_class_names(strip_annotations_for_models(defs), names, frozenset(canonical))
+    # Canonical models are checked by their models alone, so only tool schemas are relaxed (see fidelity.py).
+    relaxed = {name: schema if name in canonical else relax_for_models(schema) for name, schema in defs.items()}
+    model_defs = assign_class_names(strip_annotations_for_models(relaxed), names, frozenset(canonical))
     project = Project(
         package=config.package,
         models_schema=json.dumps({"$defs": model_defs, "title": ROOT_MODEL}, ensure_ascii=False),

@@ -174,7 +174,7 @@ def _argument_problems(sdk: ModuleType, kind: str, data: Any) -> Iterator[tuple[
         if not isinstance(arguments, str):
             continue
         try:
-            sdk._runtime.check(spec.args_model, arguments or "{}")
+            spec.check_arguments(arguments or "{}")
         except sdk.ToolgenValidationError as error:
             for problem in error.problems:
                 inner = problem.pointer or "(root)"

@@ -17,7 +17,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import pydantic
 
-from ._runtime import ToolgenValidationError, ToolSpec, ValidationProblem, check
+from ._runtime import ToolgenValidationError, ToolSpec, ValidationProblem, schema_problems, schema_validator
 from ._schema_fit import drop_strict_nulls
 
 A = TypeVar("A")
@@ -111,7 +111,7 @@ class ToolEntry(Generic[A, R]):
         try:
             if self._validate_args is not None:
                 return self._validate_args(arguments)
-            return check(self.spec.args_model, arguments)
+            return self.spec.check_arguments(arguments)
         except ToolgenValidationError as error:
             # Strict mode makes every optional argument required and nullable, so a model sends null for "absent".
             try:
@@ -164,17 +164,13 @@ class Registry:
     ) -> ToolEntry[Any, Any]:
         """A tool defined at run time by a JSON Schema (MCP style), checked with jsonschema like any schema."""
         try:
-            import jsonschema
+            validator = schema_validator(dict(input_schema))
         except ImportError as error:  # pragma: no cover - depends on the application's environment
             raise RuntimeError("tools added at run time need the jsonschema package") from error
-        validator = jsonschema.Draft202012Validator(dict(input_schema))
 
         def validate(arguments: Any) -> Any:
             data = json.loads(arguments) if isinstance(arguments, (str, bytes)) else arguments
-            problems = [
-                ValidationProblem("".join(f"/{p}" for p in error.absolute_path), error.message)
-                for error in validator.iter_errors(data)
-            ]
+            problems = schema_problems(validator, data)
             if problems:
                 raise ToolgenValidationError(problems)
             return data
@@ -272,23 +268,23 @@ class Registry:
         return entry, handler, args, context, call_id
 
     def _finish(self, entry: ToolEntry[Any, Any], call_id: str, result: Any) -> ToolOutcome:
-        model = entry.spec.result_model
-        if model is not None and not isinstance(result, model):
+        spec = entry.spec
+        typed = spec.result_model is not None and isinstance(result, spec.result_model)
+        if (spec.result_model is not None and not typed) or spec.check_output:
             try:
-                result = check(
-                    model,
-                    result.model_dump(by_alias=True) if isinstance(result, pydantic.BaseModel) else result,
-                    json_text=False,
+                checked = spec.check_result(
+                    result.model_dump(by_alias=True) if isinstance(result, pydantic.BaseModel) else result
                 )
             except ToolgenValidationError as error:
                 details = "; ".join(str(p) for p in error.problems)
                 return _failure(
                     call_id,
-                    entry.spec.name,
+                    spec.name,
                     "invalid_result",
                     f"the tool returned a result its schema does not allow: {details}",
                     error.problems,
                 )
+            result = result if typed else checked
         return ToolOutcome(call_id, entry.spec.name, entry.converter(result), result)
 
 

@@ -108,6 +108,37 @@ class ToolSpec:
     strict: bool | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     annotations: Mapping[str, Any] = field(default_factory=dict)
+    # Decided at build time: the models do not enforce every keyword, so a JSON Schema check runs too.
+    check_input: bool = False
+    check_output: bool = False
+    _schema_validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def check_arguments(self, data: Any) -> Any:
+        """The arguments (JSON text or data) as the args model, or ToolgenValidationError listing every problem."""
+        value = _parsed(data) if isinstance(data, (str, bytes, bytearray)) else data
+        # The model first: its sentences are the clearer ones; the schema check then covers what it cannot see.
+        args = check(self.args_model, value, json_text=False)
+        if self.check_input:
+            problems = self._schema_problems("input", self.input_schema, value)
+            if problems:
+                raise ToolgenValidationError(problems)
+        return args
+
+    def check_result(self, data: Any) -> Any:
+        """A handler's result as the result model (data as is when the tool has none), or ToolgenValidationError."""
+        result = data if self.result_model is None else check(self.result_model, data, json_text=False)
+        if self.check_output and self.output_schema is not None:
+            plain = data.model_dump(mode="json", by_alias=True) if isinstance(data, pydantic.BaseModel) else data
+            problems = self._schema_problems("output", self.output_schema, plain)
+            if problems:
+                raise ToolgenValidationError(problems)
+        return result
+
+    def _schema_problems(self, which: str, schema: Mapping[str, Any], value: Any) -> list[ValidationProblem]:
+        validator = self._schema_validators.get(which)
+        if validator is None:
+            validator = self._schema_validators[which] = schema_validator(schema)
+        return schema_problems(validator, value)
 
     def definition(self) -> dict[str, Any]:
         """The tool in toolgen's canonical definition format (camelCase keys, absent values left out)."""
@@ -252,6 +283,39 @@ def _parsed(data: str | bytes | bytearray) -> Any:
         raise ToolgenValidationError([ValidationProblem("", f"is not UTF-8 text (byte {error.start})")]) from None
 
 
+def schema_validator(schema: Mapping[str, Any]) -> Any:
+    """A validator from the jsonschema package for `schema` (its declared draft, else 2020-12)."""
+    # Imported here: only tools whose models do not enforce every keyword need jsonschema.
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+
+    return validator_for(schema, default=Draft202012Validator)(schema)
+
+
+def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
+    """Every place `value` breaks the validator's schema, in document order."""
+    try:
+        errors = sorted(validator.iter_errors(value), key=lambda e: tuple(str(p) for p in e.absolute_path))
+    except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
+        return [ValidationProblem("", f"could not be checked against its schema: {error}")]
+    return [ValidationProblem(_pointer(error.absolute_path), _schema_sentence(error)) for error in errors]
+
+
+def _pointer(path: Iterable[Any]) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def _schema_sentence(error: Any) -> str:
+    keyword = error.validator
+    if keyword == "oneOf" and not error.context:
+        return "matches more than one of the allowed shapes (oneOf wants exactly one)"
+    if keyword in ("oneOf", "anyOf"):
+        return "matches none of the allowed shapes"
+    if keyword == "not":
+        return "matches a shape that is not allowed here"
+    return str(error.message)
+
+
 def check(model: type[pydantic.BaseModel], data: Any, *, json_text: bool = True) -> Any:
     """Validate `data` against `model`, strictly (no "5" for 5), raising ToolgenValidationError.
 
@@ -263,3 +327,6 @@ def check(model: type[pydantic.BaseModel], data: Any, *, json_text: bool = True)
         return model.model_validate(value, strict=True)
     except pydantic.ValidationError as error:
         raise ToolgenValidationError(problems_from(error, value)) from None
+    except (TypeError, ArithmeticError) as error:
+        # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
+        raise ToolgenValidationError([ValidationProblem("", f"could not be checked: {error}")]) from None
