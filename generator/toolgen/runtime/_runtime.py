@@ -187,19 +187,30 @@ def _data_path(data: Any, loc: Sequence[int | str], kind: str) -> tuple[list[str
     path: list[str] = []
     branches: list[tuple[int, str]] = []
     current = data
+    last = len(loc) - 1
     for index, part in enumerate(loc):
-        if isinstance(current, Mapping) and isinstance(part, str) and (part in current or to_camel(part) in current):
-            key = part if part in current else to_camel(part)
-            current = current[key]
-            path.append(key)
-        elif isinstance(current, Sequence) and not isinstance(current, str) and isinstance(part, int):
+        if isinstance(part, str) and isinstance(current, Mapping):
+            key = part if part in current else _camel_key(part, current)
+            if key is not None:
+                current = current[key]
+                path.append(key)
+                continue
+        elif isinstance(part, int) and isinstance(current, (list, tuple)):
             current = current[part] if 0 <= part < len(current) else None
             path.append(str(part))
-        elif kind == "missing" and index == len(loc) - 1:
+            continue
+        if kind == "missing" and index == last:
             path.append(str(part))
         else:
             branches.append((len(path), str(part)))
     return path, branches
+
+
+def _camel_key(part: str, current: Mapping[str, Any]) -> str | None:
+    if "_" not in part:
+        return None
+    camel = to_camel(part)
+    return camel if camel in current else None
 
 
 def _sentence(error: Mapping[str, Any]) -> str:
@@ -224,7 +235,7 @@ def _shown(value: Any) -> str:
 def problems_from(error: pydantic.ValidationError, data: Any) -> list[ValidationProblem]:
     """Pydantic's errors as JSON-pointer problems: one per real problem, union branches folded."""
     found: list[tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]] = []
-    for item in error.errors():
+    for item in error.errors(include_url=False):
         kind = item["type"]
         path, branches = _data_path(data, item["loc"], kind)
         if kind in ("union_tag_invalid", "union_tag_not_found"):
@@ -245,6 +256,14 @@ Found = tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]
 
 def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
     """Keep the errors of the union branch that got furthest into the data; report a total miss once."""
+    problems = _folded(list(found))
+    if len(problems) == 1:
+        return problems
+    unique = {(p.pointer, p.message): p for p in problems}
+    return sorted(unique.values(), key=lambda p: (p.pointer, p.message))
+
+
+def _folded(found: list[Found]) -> list[ValidationProblem]:
     problems: list[ValidationProblem] = []
     groups: dict[tuple[str, ...], list[Found]] = {}
     for path, branches, item in found:
@@ -253,19 +272,22 @@ def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
         else:
             problems.append(_problem(path, item))
     for prefix, members in groups.items():
-        labels = {branches[0][1] for _, branches, _ in members}
+        first = members[0][1][0][1]
+        if all(branches[0][1] == first for _, branches, _ in members):
+            # One branch tried (a discriminated union, or one candidate left): its errors are the errors.
+            problems.extend(_folded([(path, branches[1:], item) for path, branches, item in members]))
+            continue
         deepest = max(len(path) for path, _, _ in members)
-        if len(labels) > 1 and deepest == len(prefix):
+        if deepest == len(prefix):
             reasons = sorted({_sentence(item).split(" (got")[0] for _, _, item in members})
             pointer = "".join("/" + _escape(p) for p in prefix)
             problems.append(ValidationProblem(pointer, "matches none of the allowed forms: " + "; or ".join(reasons)))
             continue
         chosen = next(branches[0][1] for path, branches, _ in members if len(path) == deepest)
         problems.extend(
-            _fold_unions((path, branches[1:], item) for path, branches, item in members if branches[0][1] == chosen)
+            _folded([(path, branches[1:], item) for path, branches, item in members if branches[0][1] == chosen])
         )
-    unique = {(p.pointer, p.message): p for p in problems}
-    return sorted(unique.values(), key=lambda p: (p.pointer, p.message))
+    return problems
 
 
 def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
