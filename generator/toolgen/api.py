@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolgen.breaking import ToolSnapshot, breaking_changes, dump_snapshot, load_snapshot, snapshot
 from toolgen.config import CONFIG_NAME, Config, display_path, load_config, package_name_problem
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.errors import InvalidInputError, ProjectExistsError
+from toolgen.errors import InvalidInputError, ProjectExistsError, ToolgenError
 from toolgen.ir import Tool, thaw
 from toolgen.lint import PROVIDERS
 from toolgen.lint import lint as lint_rules
@@ -350,3 +351,90 @@ def validate(
     return validate_sources(
         sources, kind, config.output_dir, config.package, workers=workers, progress=progress, tally=tally
     )
+
+
+def breaking(against: str, root: str | Path = ".", config_path: str | Path | None = None) -> tuple[Diagnostic, ...]:
+    """Every change of the tools since `against`: breaking ones as errors, safe ones as warnings (breaking.RULES).
+
+    `against` is a file written by `breaking_snapshot`, the project directory of another checkout, or a git
+    revision of the repository the project is in (its tree is unpacked into a temporary directory). Findings are
+    placed in the current files; a removed tool where it was, as `AGAINST:path`. Raises InvalidInputError when
+    `against` is none of these (rule against-ref) or its tools do not load.
+    """
+    config = _config(root, config_path)
+    lowered = lower(config)
+    path = Path(against)
+    if path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as error:
+            raise _against_error(against, f"cannot be read ({error})") from None
+        old = load_snapshot(text, against)
+    elif path.is_dir():
+        old = _tools_in(path.resolve(), config, against)
+    else:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="toolgen-breaking-") as scratch:
+            old = _tools_in(_git_tree(config, against, Path(scratch)), config, against)
+    return breaking_changes(old, snapshot(lowered), [raw for raw, _ in lowered.sources], against)
+
+
+def breaking_snapshot(root: str | Path = ".", config_path: str | Path | None = None) -> str:
+    """The project's tools as the stable JSON that `breaking(against=FILE)` reads: a baseline CI can keep."""
+    return dump_snapshot(snapshot(lower(_config(root, config_path))))
+
+
+def _against_error(against: str, problem: str) -> InvalidInputError:
+    return InvalidInputError([Diagnostic("--against", 1, 1, Severity.ERROR, "against-ref", f"{against!r} {problem}")])
+
+
+def _tools_in(old_root: Path, config: Config, against: str) -> tuple[ToolSnapshot, ...]:
+    """The tools of the project at `old_root`, read with its own toolgen.yaml; its errors are labeled `AGAINST:`."""
+    from dataclasses import replace
+
+    config_file = old_root / config.display
+    if not config_file.is_file():
+        raise _against_error(against, f"has no {config.display} for this project")
+    try:
+        return snapshot(lower(load_config(old_root, config_file.resolve())))
+    except InvalidInputError as error:
+        raise InvalidInputError(replace(d, path=f"{against}:{d.path}") for d in error.diagnostics) from None
+
+
+def _git_tree(config: Config, against: str, scratch: Path) -> Path:
+    """Unpack the tree of git revision `against` into `scratch`; returns the project root inside it."""
+    import os
+    import subprocess
+    import tarfile
+
+    problem = "is not a file, a directory or a git revision"
+    try:
+        where = subprocess.run(
+            ["git", "-C", str(config.root), "rev-parse", "--show-toplevel", "--show-prefix"],
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        raise _against_error(against, f"{problem} (git is not available)") from None
+    if where.returncode:
+        raise _against_error(against, f"{problem} (the project is not in a git repository)")
+    toplevel, prefix = (os.fsdecode(where.stdout).splitlines() + ["", ""])[:2]
+    revision = ["git", "-C", toplevel, "rev-parse", "--verify", "--quiet", f"{against}^{{commit}}"]
+    commit = subprocess.run(revision, capture_output=True, check=False)
+    if against.startswith("-") or commit.returncode:
+        raise _against_error(against, f"{problem} of the repository at {toplevel}")
+    archive = scratch / "tree.tar"
+    with archive.open("wb") as out:
+        sha = os.fsdecode(commit.stdout).strip()
+        done = subprocess.run(
+            ["git", "-C", toplevel, "archive", "--format=tar", sha], stdout=out, stderr=subprocess.PIPE, check=False
+        )
+    if done.returncode:
+        raise ToolgenError(f"git archive {against} failed: {os.fsdecode(done.stderr).strip()}")
+    with tarfile.open(archive) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(scratch / "tree", filter="data")
+        else:  # Python before 3.10.12 / 3.11.4: the tree comes from the user's own repository
+            tar.extractall(scratch / "tree")
+    return scratch / "tree" / prefix

@@ -307,3 +307,52 @@ def validate(
         return EXIT_FINDINGS if tally.invalid else EXIT_OK
 
     _run(action, output_format)
+
+
+@main.command("breaking")
+@_project_options
+@click.option(
+    "--against",
+    metavar="REF",
+    help="Compare with REF: a snapshot file from --export, another checkout's project directory, or a git revision "
+    "(main, HEAD~1, origin/main) of the project's repository.",
+)
+@click.option(
+    "--export",
+    "export_path",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Instead, write the current tools as a snapshot FILE (- for stdout) that --against FILE reads.",
+)
+@click.option("--all", "show_all", is_flag=True, help="Print safe changes too, as warnings (json always has them).")
+def breaking_command(
+    project: Path,
+    config_path: Path | None,
+    output_format: str,
+    against: str | None,
+    export_path: Path | None,
+    show_all: bool,
+) -> None:
+    """Classify every tool schema change since REF as breaking or safe; exit 1 on a breaking change.
+
+    Breaking means a call or a result that worked before fails now, on the wire or in the generated Python API.
+    """
+    if (against is None) == (export_path is None):
+        raise click.UsageError("give either --against REF or --export FILE")
+
+    def action() -> int:
+        if export_path is not None:
+            text = api.breaking_snapshot(project, config_path)
+            if str(export_path) == "-":
+                click.echo(text, nl=False)
+            else:
+                export_path.write_text(text, encoding="utf-8")
+            click.echo(f"toolgen: wrote a breaking-change snapshot to {export_path}", err=True)
+            return EXIT_OK
+        findings = api.breaking(str(against), project, config_path)
+        errors = [f for f in findings if f.severity.value == "error"]
+        _print_diagnostics(findings if show_all or output_format == "json" else errors, output_format)
+        safe = len(findings) - len(errors)
+        click.echo(f"toolgen: {len(errors)} breaking change(s), {safe} safe change(s) against {against}", err=True)
+        return EXIT_FINDINGS if errors else EXIT_OK
+
+    _run(action, output_format)
