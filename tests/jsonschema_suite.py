@@ -61,7 +61,9 @@ def _write(root: Path, package: str, chunk: list[tuple[int, Group]]) -> None:
     (root / "tools.json").write_text(json.dumps({"tools": tools}, ensure_ascii=False), encoding="utf-8")
 
 
-def _build(root: Path, package: str, chunk: list[tuple[int, Group]]) -> tuple[list[tuple[int, Group]], set[int], set[int]]:
+def _build(
+    root: Path, package: str, chunk: list[tuple[int, Group]]
+) -> tuple[list[tuple[int, Group]], set[int], set[int]]:
     """Build the chunk: groups the build refuses with a diagnostic, and groups it fails on, are left out."""
     refused: set[int] = set()
     crashed: set[int] = set()
@@ -153,7 +155,11 @@ def score(suite: Path) -> Score:
 def markdown_report(suite: Path) -> str:
     result = score(suite)
     keywords = sorted(
-        set(result.agree) | set(result.silent_accept) | set(result.false_reject) | set(result.refused) | set(result.raised)
+        set(result.agree)
+        | set(result.silent_accept)
+        | set(result.false_reject)
+        | set(result.refused)
+        | set(result.raised)
     )
     lines = [
         "| keyword | tests | agree | silent accepts | rejects of valid data | refused by the build | validator raised |",

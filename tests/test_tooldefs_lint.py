@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from tooldefs_lint import TARGETS, lint_corpus
-
 from conftest import shared_dir
 from tooldefs_build import distinct_definitions
+from tooldefs_lint import TARGETS, lint_corpus
 
 
 def test_every_built_definition_is_linted_and_export_rewrites_keep_their_promises() -> None:

@@ -81,7 +81,7 @@ def test_a_json_document_is_one_record_placed_by_line_and_column(project: Projec
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert (
-        "payloads/conversation.json:11:15: error payload-invalid /1/tool_calls/0/id: String should have at least 1 character (got \"\")"
+        'payloads/conversation.json:11:15: error payload-invalid /1/tool_calls/0/id: String should have at least 1 character (got "")'
         in lines
     )
     assert (

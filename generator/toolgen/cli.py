@@ -278,7 +278,9 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
 @_project_options
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, allow_dash=True))
 @click.option("--as", "kind", type=click.Choice(list(KINDS)), required=True, help="What each record is.")
-@click.option("--workers", type=click.IntRange(min=1), help="Processes for large JSON Lines files (default: all cores).")
+@click.option(
+    "--workers", type=click.IntRange(min=1), help="Processes for large JSON Lines files (default: all cores)."
+)
 def validate(
     project: Path, config_path: Path | None, output_format: str, paths: tuple[Path, ...], kind: str, workers: int | None
 ) -> None:
@@ -300,7 +302,8 @@ def validate(
         _stream_diagnostics(findings, output_format)
         _end_progress()
         click.echo(
-            f"toolgen: {tally.records:,} record(s), {tally.invalid:,} invalid, {tally.unreadable:,} unreadable", err=True
+            f"toolgen: {tally.records:,} record(s), {tally.invalid:,} invalid, {tally.unreadable:,} unreadable",
+            err=True,
         )
         if tally.unreadable:
             return EXIT_INVALID_INPUT

@@ -1,0 +1,269 @@
+"""Streaming benchmark: one long OpenAI chat stream through the JSON-parse floor, toolgen, the openai SDK and LiteLLM.
+
+    python benchmarks/bench_stream.py            # full run (about a minute on 2 cores)
+    python benchmarks/bench_stream.py --quick    # a few rounds, for a smoke test
+
+The stream is synthetic but shaped like OpenAI's: every chunk carries id, created, model, system_fingerprint,
+service_tier, usage:null and an obfuscation pad; a few text deltas, then parallel tool calls streamed one after
+the other (slot 0, 1, ...), each in hundreds of argument fragments, a finish chunk, a usage-only chunk and
+`[DONE]`. Each network read is one SSE event, as a server flushing per token sends it.
+
+Contenders, all in the same process and interleaved round by round (medians over rounds; ratios within one run):
+- floor: orjson.loads (if installed, else pydantic_core.from_json) of every chunk's JSON, nothing else; and, for
+  reference, the floor plus one (frozen dataclass) event object per chunk, the least a per-chunk event API costs;
+- toolgen: `stream_events(chunks, "openai-chat")`: SSE framing, JSON, canonical events per chunk, and the final
+  canonical message at the end; once with one event per read, once with the body in 4 KiB reads (events split
+  across reads, several per read), as a fast server's stream arrives;
+- openai SDK: what `client.chat.completions.stream()` does per chunk: the SDK's SSEDecoder, `sse.json()`,
+  `construct_type(ChatCompletionChunk)` and `ChatCompletionStreamState.handle_chunk`, then `get_final_completion()`;
+- LiteLLM (when installed): json.loads, a `ModelResponseStream` per chunk, then `stream_chunk_builder(chunks)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from toolgen.runtime._stream import MessageEnd, ToolCallDelta, stream_events  # noqa: E402
+from toolgen.runtime._wire import Response  # noqa: E402
+
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "seven",
+    "wizards",
+    "quietly",
+    "hex",
+    "jolly",
+    "kings",
+]
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None, n: int = 0) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-C1KMEUDb1vVwsROQUCZTgG6A6vtWo",
+        "object": "chat.completion.chunk",
+        "created": 1754432618,
+        "model": "gpt-4o-2024-08-06",
+        "service_tier": "default",
+        "system_fingerprint": "fp_ff25b2783a",
+        "usage": None,
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        "obfuscation": "abcdefghij"[: 2 + n % 9],
+    }
+
+
+def _arguments(call: int, fragments: int) -> list[str]:
+    """A JSON object written in `fragments` pieces of a few characters each, like model tokens."""
+    words = [WORDS[(call * 7 + i) % len(WORDS)] for i in range(fragments)]
+    text = json.dumps({"query": " ".join(words[: fragments // 2]), "notes": words[fragments // 2 :], "call": call})
+    size = max(1, len(text) // fragments)
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return pieces
+
+
+def synthetic_stream(calls: int = 8, fragments: int = 180, text_chunks: int = 40) -> list[bytes]:
+    """The SSE body as the list of network reads (one event each)."""
+    payloads: list[dict[str, Any]] = [_chunk({"role": "assistant", "content": "", "refusal": None})]
+    payloads += [_chunk({"content": " " + WORDS[i % len(WORDS)]}, n=i) for i in range(text_chunks)]
+    for call in range(calls):
+        head = {
+            "index": call,
+            "id": f"call_{call:024d}",
+            "type": "function",
+            "function": {"name": f"tool_{call}", "arguments": ""},
+        }
+        payloads.append(_chunk({"tool_calls": [head]}, n=call))
+        payloads += [
+            _chunk({"tool_calls": [{"index": call, "function": {"arguments": piece}}]}, n=i)
+            for i, piece in enumerate(_arguments(call, fragments))
+        ]
+    payloads.append(_chunk({}, "tool_calls"))
+    usage = _chunk({})
+    usage["choices"], usage["usage"] = [], {"prompt_tokens": 900, "completion_tokens": 4000, "total_tokens": 4900}
+    payloads.append(usage)
+    events = [b"data: " + json.dumps(p, separators=(",", ":")).encode() + b"\n\n" for p in payloads]
+    return [*events, b"data: [DONE]\n\n"]
+
+
+def data_of(chunks: list[bytes]) -> list[bytes]:
+    return [chunk[6:-2] for chunk in chunks if chunk != b"data: [DONE]\n\n"]
+
+
+# ---- contenders ----
+
+
+def floor_parser() -> tuple[str, Callable[[bytes], Any]]:
+    try:
+        import orjson  # type: ignore[import-not-found]
+
+        loads: Callable[[bytes], Any] = orjson.loads
+        return "orjson.loads", loads
+    except ImportError:
+        from pydantic_core import from_json
+
+        return "pydantic_core.from_json", from_json
+
+
+def run_floor(payloads: list[bytes], loads: Callable[[bytes], Any]) -> None:
+    for payload in payloads:
+        loads(payload)
+
+
+def run_floor_with_events(payloads: list[bytes], loads: Callable[[bytes], Any]) -> list[Any]:
+    """The floor plus the least any per-chunk event API must do: one event object per chunk, kept in a list."""
+    events: list[Any] = []
+    for payload in payloads:
+        loads(payload)
+        events.append(ToolCallDelta(0, ""))
+    return events
+
+
+def run_toolgen(chunks: list[bytes]) -> Response:
+    result = None
+    for event in stream_events(chunks, "openai-chat"):
+        if isinstance(event, MessageEnd):
+            result = event.response
+    assert isinstance(result, Response)
+    return result
+
+
+def openai_runner() -> Callable[[list[bytes]], Any] | None:
+    try:
+        from openai._models import construct_type
+        from openai._streaming import SSEDecoder
+        from openai.lib.streaming.chat import ChatCompletionStreamState
+        from openai.types.chat import ChatCompletionChunk
+    except ImportError:
+        return None
+
+    def run(chunks: list[bytes]) -> Any:
+        state: Any = ChatCompletionStreamState()
+        for sse in SSEDecoder().iter_bytes(iter(chunks)):
+            if sse.data.startswith("[DONE]"):
+                break
+            state.handle_chunk(construct_type(type_=ChatCompletionChunk, value=sse.json()))
+        return state.get_final_completion()
+
+    return run
+
+
+def litellm_runner() -> Callable[[list[bytes]], Any] | None:
+    try:
+        import litellm
+        from litellm.types.utils import ModelResponseStream
+    except ImportError:
+        return None
+
+    def run(payloads: list[bytes]) -> Any:
+        chunks = [ModelResponseStream(**json.loads(payload)) for payload in payloads]
+        return litellm.stream_chunk_builder(chunks)
+
+    return run
+
+
+def _calls_of(completion: Any) -> list[tuple[str, str]]:
+    calls = completion.choices[0].message.tool_calls or []
+    return [(call.function.name, call.function.arguments) for call in calls]
+
+
+def check_agreement(chunks: list[bytes], contenders: dict[str, Callable[[], Any]]) -> None:
+    """Every contender must build the same calls before any of them is timed."""
+    ours = run_toolgen(chunks)
+    expected = [(c["function"]["name"], c["function"]["arguments"]) for c in ours.message["tool_calls"]]
+    for name, run in contenders.items():
+        if name in ("openai SDK", "LiteLLM"):
+            got = _calls_of(run())
+            assert got == expected, f"{name} built different calls"
+
+
+def timed(run: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def measure(contenders: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    gc.collect()
+    for _ in range(rounds):
+        for name, run in contenders.items():
+            times[name].append(timed(run))
+    return times
+
+
+def flatness(rounds: int) -> list[tuple[int, float]]:
+    """toolgen's cost per chunk for one call streamed in ever more fragments: flat means no quadratic joins."""
+    rows = []
+    for fragments in (250, 1_000, 4_000, 16_000):
+        chunks = synthetic_stream(calls=1, fragments=fragments, text_chunks=0)
+        best = min(timed(partial(run_toolgen, chunks)) for _ in range(rounds))
+        rows.append((len(chunks), best / len(chunks) * 1e6))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few rounds: a smoke test, not a measurement")
+    options = parser.parse_args()
+    rounds = 3 if options.quick else 25
+
+    chunks = synthetic_stream()
+    payloads = data_of(chunks)
+    body = b"".join(chunks)
+    # The same body as a fast server's stream reaches the client: several events per read, split anywhere.
+    reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+    floor_name, loads = floor_parser()
+    contenders: dict[str, Callable[[], Any]] = {
+        f"floor ({floor_name})": lambda: run_floor(payloads, loads),
+        "floor + one event object per chunk": lambda: run_floor_with_events(payloads, loads),
+        "toolgen stream_events": lambda: run_toolgen(chunks),
+        "toolgen, 4 KiB reads": lambda: run_toolgen(reads),
+    }
+    sdk = openai_runner()
+    if sdk is not None:
+        contenders["openai SDK"] = lambda: sdk(chunks)
+    lite = litellm_runner()
+    if lite is not None:
+        contenders["LiteLLM"] = lambda: lite(payloads)
+    check_agreement(chunks, contenders)
+
+    n_fragments = sum(1 for chunk in chunks if b'"arguments":"' in chunk) - 8
+    size = sum(map(len, chunks))
+    print(f"stream: {len(chunks)} chunks, {size / 1024:.0f} KiB, 8 parallel calls, {n_fragments} argument fragments")
+    print(f"python {sys.version.split()[0]}, {rounds} rounds, medians; ratios against the floor of the same run\n")
+    times = measure(contenders, rounds)
+    floor = statistics.median(next(iter(times.values())))
+    print("| contender | median ms | µs per chunk | x floor |\n|---|---:|---:|---:|")
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        print(f"| {name} | {median * 1e3:.2f} | {median / len(chunks) * 1e6:.2f} | {median / floor:.2f} |")
+    if lite is None:
+        print("\nLiteLLM is not installed: `pip install litellm` to add it.")
+    print("\ntoolgen, one call in ever more fragments (best of rounds):\n\n| chunks | µs per chunk |\n|---:|---:|")
+    for count, per_chunk in flatness(max(3, rounds // 3)):
+        print(f"| {count} | {per_chunk:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
