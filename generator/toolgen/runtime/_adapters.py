@@ -157,7 +157,7 @@ def detect(body: Any) -> tuple[str, str]:
     if isinstance(body, list) and len(body) == 1 and isinstance(body[0], dict) and "error" in body[0]:
         return "gemini", RESPONSE
     if not isinstance(body, dict):
-        raise ValueError("/: expected a request or response body object")
+        raise ValueError("/: expected a request or response body object")  # noqa: TRY004 - malformed input is ValueError
     found = _detect_response(body) or _detect_request(body) or _detect_error(body)
     if found is None:
         raise ValueError(

@@ -490,7 +490,7 @@ class Aggregator:
                         else:
                             try:
                                 state.feed(None, payload)
-                            except Exception as error:  # one odd payload must not cost the text already streamed
+                            except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
                                 _unexpected(state, error, payload)
                         out = state.out
                         if out:
@@ -505,7 +505,7 @@ class Aggregator:
                 state, simple = self._state, self._simple
                 if events:
                     yield from events
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError
             self._fault(f"stream interrupted: {type(error).__name__}: {error}", raw=error)
         yield from self.close()
 
@@ -522,7 +522,7 @@ class Aggregator:
         state = self._state if self._state is not None else self._adopt(_NoState(self.wire or "unknown"))
         try:
             state.finish()
-        except Exception as error:  # a half-built block must not cost the message built so far
+        except Exception as error:  # noqa: BLE001 - a half-built block must not cost the message built so far
             state.fault(f"could not close the {state.wire} stream ({type(error).__name__}: {error})")
         if not state.complete and state.provider_error is None:
             what = "any payload" if isinstance(state, _NoState) else state.end_signal
@@ -589,7 +589,7 @@ class Aggregator:
         state = self._state if self._state is not None else self._ensure_state(payload, event)
         try:
             state.feed(event, payload)
-        except Exception as error:  # one odd payload must not cost the text already streamed
+        except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
             _unexpected(state, error, payload)
 
     def _ensure_state(self, payload: Any, event: str | None) -> WireState:
@@ -635,7 +635,7 @@ def _deliver(state: WireState, event: str | None, data: bytes) -> None:
         return
     try:
         state.feed(event, payload)
-    except Exception as error:  # one odd payload must not cost the text already streamed
+    except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
         _unexpected(state, error, payload)
 
 
@@ -678,7 +678,7 @@ def _decode(state: WireState) -> Response | ProviderError:
             state.provider_error = state.provider_error or result
             salvaged = state.salvage(body)
             result = state.decode(salvaged) if salvaged is not None else state.fallback()
-    except Exception as error:  # the wire decoder choking on a partial body must not lose the partial message
+    except Exception as error:  # noqa: BLE001 - a decoder choking on a partial body must not lose it
         state.fault(
             f"could not decode the {state.wire} message built from the stream ({type(error).__name__}: {error})"
         )
@@ -744,7 +744,7 @@ async def astream_events(
         async for chunk in source:
             for event in aggregator.feed(chunk):
                 yield event
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError
         aggregator._fault(f"stream interrupted: {type(error).__name__}: {error}", raw=error)
         for event in aggregator._drain():
             yield event

@@ -14,7 +14,30 @@ from toolgen.resources import templates_dir
 
 RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
 # Hand-written modules copied verbatim into every generated package.
-RUNTIME_MODULES = ("_export.py", "_registry.py", "_runtime.py", "_schema_fit.py")
+RUNTIME_MODULES = (
+    "_adapters.py",
+    "_export.py",
+    "_framing.py",
+    "_registry.py",
+    "_runtime.py",
+    "_schema_fit.py",
+    "_stream.py",
+    "_stream_anthropic.py",
+    "_stream_bedrock.py",
+    "_stream_cohere.py",
+    "_stream_gemini.py",
+    "_stream_ollama.py",
+    "_stream_openai_chat.py",
+    "_stream_responses.py",
+    "_wire.py",
+    "_wire_anthropic.py",
+    "_wire_bedrock.py",
+    "_wire_cohere.py",
+    "_wire_gemini.py",
+    "_wire_ollama.py",
+    "_wire_openai_chat.py",
+    "_wire_responses.py",
+)
 # Registry members a tool's attribute must not hide.
 _REGISTRY_MEMBERS = frozenset({"entry", "unbound", "require_bound", "add", "remove", "dispatch", "adispatch"})
 RUNTIME_EXPORTS = ("ToolSpec", "ToolgenValidationError", "ValidationProblem")
@@ -107,6 +130,7 @@ def render_package(project: Project, header: str) -> dict[str, str]:
                 ]
             ),
         ),
+        "adapters.py": environment.get_template("adapters.py.jinja").render(**common),
         "py.typed": "",
     }
     for runtime in RUNTIME_MODULES:
