@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import glob
 import json
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,17 @@ from toolgen.lint import PROVIDERS
 from toolgen.lint import lint as lint_rules
 from toolgen.lower import lower
 from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
+from toolgen.payloads import (
+    ConformanceRow,
+    Payload,
+    PayloadError,
+    check_file,
+    decode_payload,
+    payload_files,
+    read_payload,
+)
+from toolgen.payloads import convert as convert_payload
+from toolgen.payloads import encode as encode_canonical
 from toolgen.render import render
 from toolgen.resources import schemas_dir
 from toolgen.runtime._export import Export, GeminiSchema, canonical_definition, export_tools
@@ -438,3 +450,67 @@ def _git_tree(config: Config, against: str, scratch: Path) -> Path:
         else:  # Python before 3.10.12 / 3.11.4: the tree comes from the user's own repository
             tar.extractall(scratch / "tree")
     return scratch / "tree" / prefix
+
+
+def _payload(path: str | Path, kind: str | None) -> tuple[Payload, str]:
+    """A recorded payload file (`-` for stdin) and how findings name it."""
+    if str(path) == "-":
+        return read_payload(sys.stdin.buffer.read(), "", kind), "<stdin>"
+    file = Path(path)
+    display = display_path(Path.cwd(), file)
+    try:
+        raw = file.read_bytes()
+    except OSError as error:
+        raise InvalidInputError(
+            [Diagnostic(display, 1, 1, Severity.ERROR, "payload-unreadable", f"cannot read: {error.strerror}")]
+        ) from None
+    try:
+        return read_payload(raw, file.suffix, kind), display
+    except PayloadError as error:
+        raise InvalidInputError(
+            [Diagnostic(display, 1, 1, Severity.ERROR, "payload-invalid", str(error), error.pointer)]
+        ) from None
+
+
+def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:
+    return InvalidInputError([Diagnostic(display, 1, 1, Severity.ERROR, "payload-invalid", str(error), error.pointer)])
+
+
+def decode(path: str | Path, wire: str | None = None, kind: str | None = None) -> dict[str, Any]:
+    """A recorded request, response or stream file as canonical JSON (see payloads.py); wire and kind detected."""
+    payload, display = _payload(path, kind)
+    try:
+        return decode_payload(payload, wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def encode(path: str | Path, wire: str) -> Any:
+    """Canonical JSON (decode's output, or a list of messages) as a `wire` body."""
+    payload, display = _payload(path, "request")
+    try:
+        return encode_canonical(payload.data, wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def convert(path: str | Path, to_wire: str, from_wire: str | None = None, kind: str | None = None) -> Any:
+    """A recorded payload in another wire format; a stream becomes that wire's whole response."""
+    payload, display = _payload(path, kind)
+    try:
+        return convert_payload(payload, to_wire, from_wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def conformance(folders: Iterable[str | Path]) -> list[ConformanceRow]:
+    """Every payload file under the folders decoded and round-tripped, one row each, in path order."""
+    rows: list[ConformanceRow] = []
+    for folder in folders:
+        base = Path(folder)
+        if not base.is_dir():
+            raise InvalidInputError(
+                [Diagnostic(str(folder), 1, 1, Severity.ERROR, "payload-unreadable", "not a folder")]
+            )
+        rows.extend(check_file(path, display_path(Path.cwd(), path)) for path in payload_files(base))
+    return rows

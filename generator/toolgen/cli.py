@@ -14,7 +14,9 @@ from toolgen import api
 from toolgen.diagnostics import Diagnostic
 from toolgen.errors import InvalidInputError, ToolgenError
 from toolgen.lint import PROVIDERS
+from toolgen.payloads import KINDS as PAYLOAD_KINDS
 from toolgen.runtime._export import FORMATS, GeminiSchema
+from toolgen.runtime._wire import WIRES
 from toolgen.validate import KINDS, Tally
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -359,3 +361,96 @@ def breaking_command(
         return EXIT_FINDINGS if errors else EXIT_OK
 
     _run(action, output_format)
+
+
+def _write_json(value: Any, output: Path | None) -> None:
+    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+_WIRE_CHOICE = click.Choice(list(WIRES))
+_PAYLOAD = click.argument("file", type=click.Path(path_type=Path, allow_dash=True, dir_okay=False))
+_OUTPUT = click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+)
+
+
+@main.command()
+@_PAYLOAD
+@click.option("--wire", type=_WIRE_CHOICE, help="The wire format (default: detected from the content).")
+@click.option("--kind", type=click.Choice(PAYLOAD_KINDS), help="request, response or stream (default: detected).")
+@_OUTPUT
+def decode(file: Path, wire: str | None, kind: str | None, output: Path | None) -> None:
+    """Print a recorded request, response or stream (`-` for stdin) as canonical JSON."""
+
+    def action() -> int:
+        decoded = api.decode(file, wire, kind)
+        _write_json(decoded, output)
+        click.echo(f"toolgen: {decoded['wire']} {decoded['kind']}", err=True)
+        return EXIT_OK
+
+    _run(action)
+
+
+@main.command()
+@_PAYLOAD
+@click.option("--wire", type=_WIRE_CHOICE, required=True, help="The wire format to write.")
+@_OUTPUT
+def encode(file: Path, wire: str, output: Path | None) -> None:
+    """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body."""
+
+    def action() -> int:
+        _write_json(api.encode(file, wire), output)
+        return EXIT_OK
+
+    _run(action)
+
+
+@main.command()
+@_PAYLOAD
+@click.option("--to", "to_wire", type=_WIRE_CHOICE, required=True, help="The wire format to write.")
+@click.option("--from", "from_wire", type=_WIRE_CHOICE, help="The file's wire format (default: detected).")
+@click.option("--kind", type=click.Choice(PAYLOAD_KINDS), help="request, response or stream (default: detected).")
+@_OUTPUT
+def convert(file: Path, to_wire: str, from_wire: str | None, kind: str | None, output: Path | None) -> None:
+    """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response)."""
+
+    def action() -> int:
+        _write_json(api.convert(file, to_wire, from_wire, kind), output)
+        return EXIT_OK
+
+    _run(action)
+
+
+@main.command()
+@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="A table, or one JSON object per file.",
+)
+def conformance(folders: tuple[Path, ...], output_format: str) -> None:
+    """Decode every recorded payload under FOLDERS and check its round trip; exit 1 when any file fails."""
+
+    def action() -> int:
+        rows = api.conformance(folders)
+        if output_format == "json":
+            click.echo(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
+        else:
+            click.echo("| format | kind | file | result | tool calls | detail |")
+            click.echo("| --- | --- | --- | --- | --- | --- |")
+            for row in rows:
+                result = "ok" if row.ok else click.style("FAIL", fg="red", bold=True)
+                names = ", ".join(row.calls) or "-"
+                click.echo(f"| {row.wire} | {row.kind} | {row.file} | {result} | {names} | {row.detail} |")
+        failed = sum(not row.ok for row in rows)
+        click.echo(f"toolgen: {len(rows)} payload(s), {failed} failed", err=True)
+        return EXIT_FINDINGS if failed or not rows else EXIT_OK
+
+    _run(action)

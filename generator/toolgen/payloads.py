@@ -1,0 +1,294 @@
+"""Recorded provider payloads as canonical JSON and back: decode, encode, convert, and conformance over a folder.
+
+The canonical JSON is stable, for other tools to read: an object with `wire`, `kind` (request, response or
+stream) and one of `request` ({messages, tools, model, extras}), `response` ({message, finish, usage, model,
+id, extras}) or `error` ({wire, message, type, code, status}); a stream adds `complete` and `stream_errors`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolgen.runtime import _adapters as adapters
+from toolgen.runtime._stream import MessageEnd, StreamError, stream_events
+from toolgen.runtime._wire import WIRES, ProviderError, Request, Response
+
+KINDS = ("request", "response", "stream")
+# Stream framings by file extension, as recorded bodies are stored (see the corpus manifest).
+_STREAM_FRAMINGS = {".sse": "sse", ".jsonl": "jsonl", ".ndjson": "jsonl", ".eventstream": "eventstream"}
+PAYLOAD_SUFFIXES = (".json", *_STREAM_FRAMINGS)
+
+
+class PayloadError(ValueError):
+    """A payload that cannot be read as the wire format and kind asked for; `pointer` says where."""
+
+    def __init__(self, message: str, pointer: str = "") -> None:
+        super().__init__(message)
+        self.pointer = pointer
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A recorded body: JSON data for a request or response, raw bytes for a stream."""
+
+    kind: str
+    data: Any = None
+    raw: bytes = b""
+    framing: str | None = None
+
+
+def read_payload(raw: bytes, suffix: str = "", kind: str | None = None) -> Payload:
+    """What a file holds, from its extension and content: a stream's framing, or a JSON body."""
+    framing = _STREAM_FRAMINGS.get(suffix.lower())
+    if kind == "stream" or (framing is not None and kind is None):
+        return Payload("stream", raw=raw, framing=framing)
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        if kind is None and suffix.lower() != ".json":
+            return Payload("stream", raw=raw)  # not one JSON document: SSE or JSON lines, sniffed when read
+        raise PayloadError(f"not a JSON body: {error}") from None
+    if isinstance(data, list) and kind is None and not _gemini_error_list(data):
+        return Payload("stream", raw=raw, framing="json-array")  # Gemini's alt=json: the stream as one array
+    return Payload(kind or "", data=data)
+
+
+def _gemini_error_list(data: list[Any]) -> bool:
+    return len(data) == 1 and isinstance(data[0], dict) and "error" in data[0]
+
+
+def _request_json(request: Request) -> dict[str, Any]:
+    return {"messages": request.messages, "tools": request.tools, "model": request.model, "extras": request.extras}
+
+
+def _response_json(response: Response) -> dict[str, Any]:
+    return {
+        "message": response.message,
+        "finish": response.finish,
+        "usage": response.usage,
+        "model": response.model,
+        "id": response.id,
+        "extras": response.extras,
+    }
+
+
+def canonical_json(result: Request | Response | ProviderError, wire: str, kind: str) -> dict[str, Any]:
+    """The stable canonical JSON of a decoded payload."""
+    out: dict[str, Any] = {"wire": wire, "kind": kind}
+    if isinstance(result, ProviderError):
+        out["error"] = result.to_json()
+    elif isinstance(result, Request):
+        out["request"] = _request_json(result)
+    else:
+        out["response"] = _response_json(result)
+    return out
+
+
+def decode_payload(payload: Payload, wire: str | None = None) -> dict[str, Any]:
+    """A payload's canonical JSON; the wire and kind come from the content unless given."""
+    if payload.kind == "stream":
+        return _decode_stream(payload, wire)
+    try:
+        found_wire, found_kind = adapters.detect(payload.data) if wire is None or not payload.kind else ("", "")
+        wire = wire or found_wire
+        kind = payload.kind or found_kind
+        result = adapters.decode(payload.data, wire, kind)
+    except ValueError as error:
+        message = str(error)
+        pointer = message.split(":", 1)[0] if message.startswith("/") else ""
+        raise PayloadError(message, pointer) from None
+    return canonical_json(result, wire, kind)
+
+
+def _decode_stream(payload: Payload, wire: str | None) -> dict[str, Any]:
+    end: MessageEnd | None = None
+    errors: list[StreamError] = []
+    events = 0
+    found_wire = wire
+    for event in stream_events(payload.raw, wire, framing=payload.framing):
+        events += 1
+        if isinstance(event, StreamError):
+            errors.append(event)
+        elif isinstance(event, MessageEnd):
+            end = event
+    if end is None:  # pragma: no cover - stream_events always ends with MessageEnd
+        raise PayloadError("the stream produced no final message")
+    response = end.response
+    found_wire = found_wire or _wire_of(response) or "unknown"
+    out = canonical_json(response, found_wire, "stream")
+    out["complete"] = end.complete
+    out["events"] = events
+    out["stream_errors"] = [{"message": e.message, "code": e.code, "type": e.type} for e in errors]
+    return out
+
+
+def _wire_of(result: Response | ProviderError) -> str | None:
+    if isinstance(result, ProviderError):
+        return result.wire
+    stream = result.extras.get("stream")
+    if isinstance(stream, dict) and isinstance(stream.get("wire"), str):
+        return str(stream["wire"])
+    return next((w for w in WIRES if w in result.extras), None)
+
+
+def from_canonical(data: Any) -> Request | Response | ProviderError:
+    """The Request/Response behind canonical JSON (decode's output, or a bare list of messages)."""
+    if isinstance(data, list):
+        return Request(messages=data)
+    if not isinstance(data, dict):
+        raise PayloadError("expected decode's canonical JSON (an object) or a list of messages")
+    if "request" in data or "messages" in data:
+        body = data.get("request", data)
+        return Request(
+            list(body.get("messages") or []),
+            list(body.get("tools") or []),
+            body.get("model"),
+            dict(body.get("extras") or {}),
+        )
+    if "response" in data:
+        body = data["response"]
+        return Response(
+            body.get("message") or {"role": "assistant", "content": None},
+            body.get("finish"),
+            body.get("usage"),
+            body.get("model"),
+            body.get("id"),
+            dict(body.get("extras") or {}),
+        )
+    if "error" in data:
+        error = data["error"]
+        return ProviderError(
+            str(error.get("wire", "")),
+            str(error.get("message", "")),
+            type=error.get("type"),
+            code=error.get("code"),
+            status=error.get("status"),
+        )
+    raise PayloadError("expected an object with `request`, `response`, `error` or `messages`")
+
+
+def encode(data: Any, wire: str) -> Any:
+    """A wire body from canonical JSON: a request body, a response body, or an error body."""
+    result = from_canonical(data)
+    try:
+        if isinstance(result, Request):
+            return adapters.encode_request(result, wire)
+        if isinstance(result, Response):
+            return adapters.encode_response(result, wire)
+        return adapters.encode_error(result, wire)
+    except ValueError as error:
+        message = str(error)
+        raise PayloadError(message, message.split(":", 1)[0] if message.startswith("/") else "") from None
+
+
+def convert(payload: Payload, to_wire: str, from_wire: str | None = None) -> Any:
+    """A payload in another wire format (a stream becomes that wire's whole response body)."""
+    decoded = decode_payload(payload, from_wire)
+    return encode(decoded, to_wire)
+
+
+@dataclass(frozen=True)
+class ConformanceRow:
+    """One file's result: its wire and kind, what was found, and whether every check passed."""
+
+    file: str
+    wire: str
+    kind: str
+    ok: bool
+    detail: str
+    calls: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "wire": self.wire,
+            "kind": self.kind,
+            "result": "ok" if self.ok else "fail",
+            "detail": self.detail,
+            "tool_calls": list(self.calls),
+        }
+
+
+def payload_files(folder: Path) -> Iterator[Path]:
+    """Every payload file under `folder`, sorted (Markdown and other notes are skipped)."""
+    yield from sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in PAYLOAD_SUFFIXES)
+
+
+def check_file(path: Path, display: str) -> ConformanceRow:
+    """Decode one file and check its round trip: decode, encode to the same wire, decode again, same canonical."""
+    try:
+        payload = read_payload(path.read_bytes(), path.suffix)
+        decoded = decode_payload(payload)
+    except (OSError, PayloadError) as error:
+        return ConformanceRow(display, "?", "?", False, f"does not decode: {error}")
+    wire, kind = decoded["wire"], decoded["kind"]
+    calls = _call_names(decoded)
+    try:
+        again = _round_trip(decoded, wire)
+    except PayloadError as error:
+        return ConformanceRow(display, wire, kind, False, f"does not encode back: {error}", calls)
+    expected = _comparable(decoded)
+    if kind == "stream" and not decoded["complete"]:
+        # A stream cut short has no finish of the provider's to send back: its message is what must survive.
+        again, expected = {"message": again.get("message")}, {"message": expected.get("message")}
+    if again != expected:
+        differs = sorted(key for key in expected if again.get(key) != expected[key])
+        return ConformanceRow(display, wire, kind, False, f"decode(encode(x)) differs in {', '.join(differs)}", calls)
+    detail = _summary(decoded)
+    if kind == "stream" and not decoded["complete"] and "error" not in decoded:
+        detail += "; incomplete stream kept as a partial message"
+    return ConformanceRow(display, wire, kind, True, detail, calls)
+
+
+def _round_trip(decoded: dict[str, Any], wire: str) -> dict[str, Any]:
+    body = encode(decoded, wire)
+    kind = "request" if "request" in decoded else "response"
+    if "error" in decoded:
+        return _comparable(decoded)  # an error body's canonical form is its message and codes, checked on decode
+    result = adapters.decode(body, wire, kind)
+    return _comparable(canonical_json(result, wire, decoded["kind"]))
+
+
+def _comparable(decoded: dict[str, Any]) -> dict[str, Any]:
+    """The parts a round trip must keep: messages and tool calls, finish and usage (stream bookkeeping aside)."""
+    if "request" in decoded:
+        return {"messages": decoded["request"]["messages"], "tools": decoded["request"]["tools"]}
+    if "response" in decoded:
+        body = decoded["response"]
+        return {"message": body["message"], "finish": body["finish"], "usage": body["usage"]}
+    return {"error": decoded["error"]}
+
+
+def _messages(decoded: dict[str, Any]) -> list[dict[str, Any]]:
+    if "request" in decoded:
+        return list(decoded["request"]["messages"])
+    if "response" in decoded:
+        return [decoded["response"]["message"]]
+    return []
+
+
+def _call_names(decoded: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(
+        str(call.get("function", {}).get("name"))
+        for message in _messages(decoded)
+        for call in message.get("tool_calls") or []
+    )
+
+
+def _summary(decoded: dict[str, Any]) -> str:
+    if "error" in decoded:
+        return f"provider error: {decoded['error']['message'][:60]}"
+    messages = _messages(decoded)
+    calls = sum(len(m.get("tool_calls") or []) for m in messages)
+    results = sum(1 for m in messages if m.get("role") == "tool")
+    finish = decoded.get("response", {}).get("finish") or {}
+    parts = [f"{len(messages)} message(s)", f"{calls} tool call(s)"]
+    if results:
+        parts.append(f"{results} tool result(s)")
+    if finish:
+        parts.append(f"finish {finish.get('reason')} ({finish.get('raw')})")
+    return ", ".join(parts)
