@@ -151,3 +151,19 @@ def test_two_projects_with_the_same_package_name_validate_in_one_process(make_pr
     record.write_text('{"id": "c", "type": "function", "function": {"name": "beta", "arguments": "{}"}}\n')
     assert [d.rule for d in toolgen.api.validate([record], "tool-call", first.root)] == ["unknown-tool"]
     assert list(toolgen.api.validate([record], "tool-call", second.root)) == []
+
+
+def test_provider_bodies_are_decoded_then_checked(project: Project) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "get_current_weather", "arguments": '{"location": 5}'}}
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [call]}]}
+    error = {"error": {"message": "rate limited", "type": "requests", "code": "429"}}
+    project.write("wire.jsonl", "\n".join(json.dumps(b) for b in (body, {"messages": 3})) + "\n")
+    result = project.cli("validate", "wire.jsonl", "--as", "openai-chat.request")
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "wire.jsonl:1:1: error arguments-invalid canonical /1/tool_calls/0/function/arguments: arguments of 'get_current_weather' at /location: should be a valid string (got 5)",
+        "wire.jsonl:1:1: error pairing-invalid canonical /1/tool_calls/0: tool call 'c1' has no tool message answering it",
+        "wire.jsonl:2:14: error wire-invalid not a valid openai-chat request: /messages: expected `messages`, an array of message objects",
+    ]
+    project.write("error.json", json.dumps(error))
+    assert project.cli("validate", "error.json", "--as", "openai-chat.response").returncode == 0

@@ -34,7 +34,7 @@ from toolgen.payloads import encode as encode_canonical
 from toolgen.render import render
 from toolgen.resources import schemas_dir
 from toolgen.runtime._export import Export, GeminiSchema, canonical_definition, export_tools
-from toolgen.validate import KINDS, Source, Tally, validate_sources
+from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
 from toolgen.write import ensure_ours, locked, recover, write_package
 
 CACHE_DIR = ".toolgen-cache"
@@ -356,8 +356,8 @@ def validate(
     `kind` is one of validate.KINDS; every tool call's arguments are also checked against its tool. Pass a
     Tally to learn how many records were read, invalid, or unreadable.
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join(KINDS)}")
+    if kind not in KINDS and kind not in WIRE_KINDS:
+        raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
     config = _config(root, config_path)
     sources = payload_sources(paths, config.root)
     return validate_sources(

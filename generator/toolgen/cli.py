@@ -17,7 +17,7 @@ from toolgen.lint import PROVIDERS
 from toolgen.payloads import KINDS as PAYLOAD_KINDS
 from toolgen.runtime._export import FORMATS, GeminiSchema
 from toolgen.runtime._wire import WIRES
-from toolgen.validate import KINDS, Tally
+from toolgen.validate import KINDS, WIRE_KINDS, Tally
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_FINDINGS, EXIT_INVALID_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 3, 4, 130
@@ -279,7 +279,13 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
 @main.command()
 @_project_options
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, allow_dash=True))
-@click.option("--as", "kind", type=click.Choice(list(KINDS)), required=True, help="What each record is.")
+@click.option(
+    "--as",
+    "kind",
+    type=click.Choice([*KINDS, *WIRE_KINDS]),
+    required=True,
+    help="What each record is: a canonical type, or a provider body as <wire>.request / <wire>.response.",
+)
 @click.option(
     "--workers", type=click.IntRange(min=1), help="Processes for large JSON Lines files (default: all cores)."
 )

@@ -22,6 +22,7 @@ from typing import IO, Any
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ToolgenError
 from toolgen.positions import json_positions
+from toolgen.runtime._wire import WIRES
 
 # What `--as` accepts, and the generated validator that checks it.
 KINDS = {
@@ -31,6 +32,8 @@ KINDS = {
     "tool-definition": "validate_tool_definition",
     "usage": "validate_usage",
 }
+# A provider body: `<wire>.request` or `<wire>.response`, decoded with the SDK's adapters first.
+WIRE_KINDS = tuple(f"{wire}.{kind}" for wire in WIRES for kind in ("request", "response"))
 BATCH = 2000
 # Below this many bytes one process is faster than starting workers.
 PARALLEL_THRESHOLD = 4_000_000
@@ -191,12 +194,7 @@ def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]
         col = getattr(error, "colno", 1)
         reason = getattr(error, "msg", str(error))
         return [Diagnostic(record.path, line, col, Severity.ERROR, "json-invalid", f"not valid JSON: {reason}")]
-    found: list[tuple[str, str, str]] = []
-    try:
-        getattr(sdk, KINDS[kind])(data)
-    except sdk.ToolgenValidationError as error:
-        found.extend((p.pointer, "payload-invalid", f"{p.pointer or '(root)'}: {p.message}") for p in error.problems)
-    found.extend(_argument_problems(sdk, kind, data))
+    found = _wire_problems(sdk, kind, data) if "." in kind else _canonical_problems(sdk, kind, data)
     if not found:
         return []
     positions = json_positions(record.text)
@@ -205,6 +203,46 @@ def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]
         line, col = _place(record, pointer, positions)
         diagnostics.append(Diagnostic(record.path, line, col, Severity.ERROR, rule, message, pointer))
     return sorted(diagnostics)
+
+
+def _canonical_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str, str]]:
+    found: list[tuple[str, str, str]] = []
+    try:
+        getattr(sdk, KINDS[kind])(data)
+    except sdk.ToolgenValidationError as error:
+        found.extend((p.pointer, "payload-invalid", f"{p.pointer or '(root)'}: {p.message}") for p in error.problems)
+    found.extend(_argument_problems(sdk, kind, data))
+    return found
+
+
+def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str, str]]:
+    """A provider body decoded to canonical messages, then checked like them; problems after decoding name the
+    canonical place, since the wire has no single place for them."""
+    wire, body_kind = kind.rsplit(".", 1)
+    adapters = importlib.import_module(f"{sdk.__name__}._adapters")
+    try:
+        decoded = adapters.decode(data, wire, body_kind)
+    except ValueError as error:
+        message = str(error)
+        pointer = message.split(":", 1)[0] if message.startswith("/") else ""
+        return [(pointer, "wire-invalid", f"not a valid {wire} {body_kind}: {message}")]
+    if isinstance(decoded, importlib.import_module(f"{sdk.__name__}._wire").ProviderError):
+        return []  # a provider's error body is a valid recording of an error
+    if body_kind == "response":
+        messages, canonical = [decoded.message], "message"
+    else:
+        messages, canonical = list(decoded.messages), "messages"
+    found = [
+        ("", rule, f"canonical {pointer or '/'}: {message}")
+        for pointer, rule, message in _canonical_problems(
+            sdk, canonical, messages[0] if body_kind == "response" else messages
+        )
+    ]
+    if body_kind == "request":
+        found.extend(
+            ("", "pairing-invalid", f"canonical {p.pointer}: {p.message}") for p in adapters.check_pairing(messages)
+        )
+    return found
 
 
 @dataclass(frozen=True)
