@@ -85,3 +85,14 @@ def unfit_defaults(schema: Any) -> Iterator[tuple[Pointer, str]]:
                 (*pointer, "default"),
                 f"default {sub['default']!r} does not fit its own schema; the model leaves it out",
             )
+
+
+def dynamic_references(schema: Any) -> Iterator[tuple[Pointer, str]]:
+    """`$dynamicRef`s: bundling resolves references statically, so their dynamic scope would be lost."""
+    for sub, pointer in walk(schema):
+        if isinstance(sub, dict) and "$dynamicRef" in sub:
+            reference = sub["$dynamicRef"]
+            yield (
+                (*pointer, "$dynamicRef"),
+                f"$dynamicRef {reference!r} is not supported (it resolves by dynamic scope); use $ref",
+            )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen import meta, shapes
-from toolgen.checks import unfit_defaults, unsupported_patterns
+from toolgen.checks import dynamic_references, unfit_defaults, unsupported_patterns
 from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
@@ -65,6 +65,8 @@ class _Session:
             )
         for where, problem in unsupported_patterns(schema):
             self.diagnostics.append(document.diagnostic((*pointer, *where), "pattern-unsupported", problem))
+        for where, problem in dynamic_references(schema):
+            self.diagnostics.append(document.diagnostic((*pointer, *where), "ref-unsupported", problem))
         for where, problem in unfit_defaults(schema):
             self.diagnostics.append(
                 document.diagnostic((*pointer, *where), "default-invalid", problem, Severity.WARNING)

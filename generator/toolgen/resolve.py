@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import urllib.parse
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from toolgen.diagnostics import Diagnostic
 from toolgen.load import Document, LoadError
 from toolgen.names import NameRegistry, pascal
 from toolgen.positions import Pointer
-from toolgen.schemawalk import map_children
+from toolgen.schemawalk import children, map_children
 
 # Keywords dropped from bundled schemas: their job is done once refs point into the shared $defs.
 _DROPPED = frozenset({"$defs", "definitions", "$schema", "$id", "$comment", "$anchor", "$dynamicAnchor"})
@@ -66,6 +66,7 @@ class Bundler:
         self._queue: deque[tuple[str, Resource, Pointer, Any]] = deque()
         self.defs: dict[str, Any] = {}
         self.diagnostics: list[Diagnostic] = []
+        self._indexes: dict[Key, dict[str, Pointer]] = {}
 
     def add_root(self, name: str, resource: Resource, pointer: Pointer, schema: Any) -> None:
         """Register `schema` (found at `pointer`) as the model `name`; it is bundled by `run()`."""
@@ -111,6 +112,9 @@ class Bundler:
         return f"#/$defs/{name}"
 
     def _target(self, resource: Resource, at: Pointer, ref: str) -> tuple[Resource, Pointer, Any] | None:
+        embedded = self._embedded_target(resource, at, ref)
+        if embedded is not None:
+            return embedded
         document = resource.document
         file_part, _, fragment = ref.partition("#")
         if file_part:
@@ -153,6 +157,34 @@ class Bundler:
             return None
         return Resource(document, () if file_part else resource.root), pointer, node
 
+    def _embedded_target(self, resource: Resource, at: Pointer, ref: str) -> tuple[Resource, Pointer, Any] | None:
+        """A `$ref` to a schema this resource holds under an `$id` or `$anchor` (2020-12 embedded resources)."""
+        index = self._index(resource)
+        if len(index) <= 1:
+            return None  # no $id or $anchor anywhere: plain JSON pointers and files, as before
+        absolute = urllib.parse.urljoin(_base_at(resource, at), ref)
+        uri, _, fragment = absolute.partition("#")
+        fragment = urllib.parse.unquote(fragment)
+        if fragment and not fragment.startswith("/"):
+            pointer = index.get(f"{uri}#{fragment}")
+        else:
+            start = index.get(uri)
+            relative = _fragment_pointer(fragment)
+            pointer = None if start is None or relative is None else (*start, *relative)
+        if pointer is None:
+            return None
+        found, node = _node_at(resource.document.data, pointer)
+        return (resource, pointer, node) if found else None
+
+    def _index(self, resource: Resource) -> dict[str, Pointer]:
+        """Every `$id` (as an absolute URI) and `$anchor` (`uri#name`) inside the resource, with its pointer."""
+        key = (resource.document.display, resource.root)
+        cached = self._indexes.get(key)
+        if cached is None:
+            found, node = _node_at(resource.document.data, resource.root)
+            cached = self._indexes[key] = dict(_identifiers(node, resource.root, _resource_uri(resource)))
+        return cached
+
     def _pure_ref_cycle(self, resource: Resource, pointer: Pointer, node: Any) -> str | None:
         """Follow a chain of schemas that are nothing but a `$ref`; a chain that loops names no schema."""
         seen = [(resource.document.display, pointer)]
@@ -170,3 +202,40 @@ class Bundler:
                 return " -> ".join(f"{d}#{'/'.join(('',) + p) if p else ''}" for d, p in [*seen, key])
             seen.append(key)
         return None
+
+
+def _resource_uri(resource: Resource) -> str:
+    """A base URI for a resource without its own `$id`: unique per document and place, never fetched."""
+    place = "/".join(urllib.parse.quote(p, safe="") for p in resource.root)
+    return f"urn:toolgen:{urllib.parse.quote(resource.document.display, safe='')}:{place}"
+
+
+def _joined(base: str, identifier: Any) -> str:
+    """`identifier` (an `$id`) resolved against `base`, without a fragment."""
+    return urllib.parse.urljoin(base, identifier).partition("#")[0] if isinstance(identifier, str) else base
+
+
+def _identifiers(node: Any, pointer: Pointer, base: str) -> Iterator[tuple[str, Pointer]]:
+    """(uri, pointer) for the resource root, every embedded `$id`, and every `$anchor`/`$dynamicAnchor`."""
+    if not isinstance(node, dict):
+        return
+    here = _joined(base, node.get("$id")) if "$id" in node else base
+    yield here, pointer
+    for keyword in ("$anchor", "$dynamicAnchor"):
+        if isinstance(node.get(keyword), str):
+            yield f"{here}#{node[keyword]}", pointer
+    for sub, relative in children(node, ()):
+        yield from _identifiers(sub, (*pointer, *relative), here)
+
+
+def _base_at(resource: Resource, at: Pointer) -> str:
+    """The base URI in force at `at`: the resource's, changed by every `$id` on the way down."""
+    base = _resource_uri(resource)
+    current = resource.document.data
+    for index, part in enumerate(at):
+        if isinstance(current, dict) and index >= len(resource.root) and "$id" in current:
+            base = _joined(base, current["$id"])
+        found, current = _node_at(current, (part,))
+        if not found:
+            break
+    return base
