@@ -53,9 +53,15 @@ def groups(suite: Path) -> Iterator[Group]:
             yield Group(path.stem, group["description"], group["schema"], tests)
 
 
+# The suite's remote documents, served at http://localhost:1234/ in its own runner, vendored with `remotes`.
+REMOTES = Path(__file__).resolve().parents[2] / "shared" / "json-schema-test-suite" / "remotes"
+
+
 def _write(root: Path, package: str, chunk: list[tuple[int, Group]]) -> None:
     (root / "toolgen.yaml").write_text(
-        f"version: v1\npackage: {package}\noutput: generated\ninputs: [tools.json]\n", encoding="utf-8"
+        f"version: v1\npackage: {package}\noutput: generated\ninputs: [tools.json]\n"
+        f"remotes: {{'http://localhost:1234/': {json.dumps(str(REMOTES))}}}\n",
+        encoding="utf-8",
     )
     tools = [{"name": f"g{index}", "inputSchema": group.schema} for index, group in chunk]
     (root / "tools.json").write_text(json.dumps({"tools": tools}, ensure_ascii=False), encoding="utf-8")
@@ -80,14 +86,17 @@ def _build(
                 if len(parts) > 2 and parts[1] == "tools" and parts[2].isdigit():
                     new.add(kept[int(parts[2])][0])
             if not new:
-                raise
+                # A problem inside a vendored document names no tool: find the groups that reach it by halving.
+                new = _culprits(root, package, kept, InvalidInputError)
             refused |= new
         except ExternalToolError:
             crashed |= _culprits(root, package, kept)
 
 
-def _culprits(root: Path, package: str, chunk: list[tuple[int, Group]]) -> set[int]:
-    """The groups a failing build fails on, found by halving."""
+def _culprits(
+    root: Path, package: str, chunk: list[tuple[int, Group]], failure: type[Exception] = ExternalToolError
+) -> set[int]:
+    """The groups a build fails on with `failure`, found by halving."""
     if len(chunk) == 1:
         return {chunk[0][0]}
     found: set[int] = set()
@@ -95,10 +104,10 @@ def _culprits(root: Path, package: str, chunk: list[tuple[int, Group]]) -> set[i
         _write(root, package, half)
         try:
             toolgen.build(root)
-        except InvalidInputError:
+        except failure:
+            found |= _culprits(root, package, half, failure)
+        except (InvalidInputError, ExternalToolError):
             continue
-        except ExternalToolError:
-            found |= _culprits(root, package, half)
     return found
 
 

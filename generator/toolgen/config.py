@@ -26,6 +26,7 @@ class Config:
     normalize: tuple[str, ...] = ()
     message_extension: str | None = None
     lint_providers: tuple[str, ...] | None = None
+    remotes: tuple[tuple[str, str], ...] = ()
     export_strict: bool = False
     gemini_schema: str = "json"
     display: str = CONFIG_NAME
@@ -84,6 +85,7 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         normalize=tuple(sorted(set(data.get("normalize", [])))),
         message_extension=str(extension) if extension else None,
         lint_providers=tuple((data.get("lint") or {}).get("providers", [])) or None,
+        remotes=tuple(sorted((str(k), str(v)) for k, v in (data.get("remotes") or {}).items())),
         export_strict=bool((data.get("export") or {}).get("strict", False)),
         gemini_schema=str((data.get("export") or {}).get("gemini_schema", "json")),
         display=document.display,

@@ -248,7 +248,8 @@ def lower(config: Config) -> Lowered:
     """Build the IR, or raise InvalidInputError carrying every error found (warnings are returned)."""
     session = _Session(config)
     names = NameRegistry(RESERVED_NAMES)
-    bundler = Bundler(names, session.load, session.prepare)
+    remotes = {prefix: (config.root / folder, folder) for prefix, folder in config.remotes}
+    bundler = Bundler(names, session.load, session.prepare, remotes)
     canonical = _canonical(session, bundler, names)
     tools = _tools(session, bundler, names)
     bundler.run()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import urllib.parse
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,8 +58,15 @@ def _fragment_pointer(fragment: str) -> Pointer | None:
 class Bundler:
     """Collects named roots, rewrites their `$ref`s to `#/$defs/<name>` and hoists every target it meets."""
 
-    def __init__(self, names: NameRegistry, load: Callable[[Path, str], Document], prepare: Prepare) -> None:
+    def __init__(
+        self,
+        names: NameRegistry,
+        load: Callable[[Path, str], Document],
+        prepare: Prepare,
+        remotes: Mapping[str, tuple[Path, str]] | None = None,
+    ) -> None:
         self._names = names
+        self._remotes = dict(remotes or {})
         self._load = load
         self._prepare = prepare
         self._named: dict[Key, str] = {}
@@ -117,7 +124,16 @@ class Bundler:
             return embedded
         document = resource.document
         file_part, _, fragment = ref.partition("#")
-        if file_part:
+        vendored = self._vendored(file_part) if "://" in file_part or file_part.startswith("urn:") else None
+        if vendored is not None:
+            try:
+                document = self._load(*vendored)
+            except LoadError as error:
+                message = f"vendored copy {vendored[1]}: {error.diagnostic.message}"
+                self.diagnostics.append(resource.document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
+                return None
+            base: Pointer = ()
+        elif file_part:
             if "://" in file_part or file_part.startswith("urn:"):
                 self.diagnostics.append(
                     document.diagnostic(
@@ -135,7 +151,7 @@ class Bundler:
                 message = "file not found" if error.diagnostic.rule == "file-missing" else error.diagnostic.message
                 self.diagnostics.append(resource.document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
                 return None
-            base: Pointer = ()
+            base = ()
         else:
             base = resource.root
         relative = _fragment_pointer(fragment)
@@ -155,14 +171,28 @@ class Bundler:
                 )
             )
             return None
-        return Resource(document, () if file_part else resource.root), pointer, node
+        return Resource(document, base), pointer, node
+
+    def _vendored(self, uri: str) -> tuple[Path, str] | None:
+        """The local copy of a remote document, by the longest configured prefix (`remotes` in toolgen.yaml)."""
+        prefix = max((p for p in self._remotes if uri.startswith(p)), key=len, default=None)
+        if prefix is None:
+            return None
+        folder, shown = self._remotes[prefix]
+        rest = urllib.parse.unquote(uri[len(prefix) :])
+        path = (folder / rest).resolve()
+        if folder.resolve() not in path.parents:
+            return None  # `..` in a URL must not reach outside the vendored folder
+        return path, posixpath.normpath(posixpath.join(shown, rest))
 
     def _embedded_target(self, resource: Resource, at: Pointer, ref: str) -> tuple[Resource, Pointer, Any] | None:
         """A `$ref` to a schema this resource holds under an `$id` or `$anchor` (2020-12 embedded resources)."""
         index = self._index(resource)
         if len(index) <= 1:
             return None  # no $id or $anchor anywhere: plain JSON pointers and files, as before
-        absolute = urllib.parse.urljoin(_base_at(resource, at), ref)
+        base = _base_at(resource, at)
+        # urljoin drops a non-hierarchical base (our urn:) for a bare fragment, so join those by hand.
+        absolute = base + ref if ref.startswith("#") else urllib.parse.urljoin(base, ref)
         uri, _, fragment = absolute.partition("#")
         fragment = urllib.parse.unquote(fragment)
         if fragment and not fragment.startswith("/"):
