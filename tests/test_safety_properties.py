@@ -372,7 +372,9 @@ def test_injection_in_descriptions_is_only_ever_a_string(make_project: Callable[
     trees = _build(project, tools)
     _assert_no_code_from_schema(trees, project.package)
     strings_with_injection = 0
-    for path in sorted(project.package_dir.glob("*.py")):
+    # The files rendered from the schemas; runtime modules are copied verbatim and may use `os` themselves.
+    rendered = [p for p in sorted(project.package_dir.glob("*.py")) if p.name not in RUNTIME_MODULES]
+    for path in rendered:
         source = path.read_text(encoding="utf-8")
         for token in _tokens_mentioning(source, "os.system"):
             assert token.type == tokenize.STRING, f"{path.name}:{token.start[0]}: {token.line!r}"
