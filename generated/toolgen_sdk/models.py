@@ -79,6 +79,7 @@ class Finish(CanonicalModel):
 class FinishReason(
     RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]
 ):
+    model_config = ConfigDict(defer_build=True)
     root: Annotated[
         Literal["stop", "tool_calls", "length", "content_filter", "error"],
         Field(
@@ -202,6 +203,7 @@ class ShowOrderStatusArgs(SchemaModel):
 
 
 class ShowOrderStatusResult(RootModel[str]):
+    model_config = ConfigDict(defer_build=True)
     root: Annotated[str, Field(title="ShowOrderStatusResult")]
 
 
@@ -234,6 +236,7 @@ class TextPart(CanonicalModel):
 class ContentPart(
     RootModel[TextPart | ImagePart | AudioPart | FilePart | ReasoningPart]
 ):
+    model_config = ConfigDict(defer_build=True)
     root: Annotated[
         TextPart | ImagePart | AudioPart | FilePart | ReasoningPart,
         Field(discriminator="type", title="ContentPart"),
@@ -414,6 +417,7 @@ class UserMessage(CanonicalModel):
 
 
 class Message(RootModel[SystemMessage | UserMessage | AssistantMessage | ToolMessage]):
+    model_config = ConfigDict(defer_build=True)
     root: Annotated[
         SystemMessage | UserMessage | AssistantMessage | ToolMessage,
         Field(
@@ -429,39 +433,8 @@ class Messages(RootModel[list[Message]]):
     A conversation, oldest message first.
     """
 
+    model_config = ConfigDict(defer_build=True)
     root: Annotated[
         list[Message],
         Field(description="A conversation, oldest message first.", title="Messages"),
     ]
-
-
-AssistantMessage.model_rebuild()
-AudioPart.model_rebuild()
-FilePart.model_rebuild()
-Finish.model_rebuild()
-FinishReason.model_rebuild()
-GetCurrentWeatherArgs.model_rebuild()
-GetCurrentWeatherResult.model_rebuild()
-ImagePart.model_rebuild()
-ProviderExtras.model_rebuild()
-ReasoningPart.model_rebuild()
-RunCommandArgs.model_rebuild()
-RunCommandResult.model_rebuild()
-ShowOrderStatusArgs.model_rebuild()
-ShowOrderStatusResult.model_rebuild()
-SystemMessage.model_rebuild()
-TextPart.model_rebuild()
-ContentPart.model_rebuild()
-Todo.model_rebuild()
-TodoReadArgs.model_rebuild()
-TodoReadResult.model_rebuild()
-TodoWriteArgs.model_rebuild()
-TodoWriteResult.model_rebuild()
-ToolCall.model_rebuild()
-ToolCallFunction.model_rebuild()
-ToolDefinition.model_rebuild()
-ToolMessage.model_rebuild()
-Usage.model_rebuild()
-UserMessage.model_rebuild()
-Message.model_rebuild()
-Messages.model_rebuild()

@@ -7,9 +7,6 @@ schema) becomes a ToolOutcome whose content tells the model what went wrong in w
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -23,9 +20,6 @@ from ._schema_fit import drop_strict_nulls
 A = TypeVar("A")
 R = TypeVar("R")
 H = TypeVar("H", bound=Callable[..., Any])
-
-# Python 3.10 has three distinct timeout errors; 3.11 made them one.
-_TIMEOUTS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
 
 ErrorKind = Literal[
     "unknown_tool", "invalid_json", "invalid_arguments", "unbound", "handler_error", "timeout", "invalid_result"
@@ -200,6 +194,11 @@ class Registry:
             return prepared
         entry, handler, args, context, call_id = prepared
         timeout = entry.spec.timeout
+        # Imported on first dispatch rather than with the package: most imports of the SDK never dispatch.
+        import asyncio
+        import concurrent.futures
+        import inspect
+
         try:
             if inspect.iscoroutinefunction(handler):
                 result = asyncio.run(asyncio.wait_for(handler(args, context), timeout))
@@ -223,6 +222,9 @@ class Registry:
             return prepared
         entry, handler, args, context, call_id = prepared
         timeout = entry.spec.timeout
+        import asyncio
+        import inspect
+
         try:
             if inspect.iscoroutinefunction(handler):
                 result = await asyncio.wait_for(handler(args, context), timeout)
@@ -289,7 +291,7 @@ class Registry:
 
 
 def _handler_failure(error: Exception, call_id: str, name: str, timeout: float | None) -> ToolOutcome:
-    if isinstance(error, _TIMEOUTS):
+    if _is_timeout(error):
         return _failure(call_id, name, "timeout", f"the tool did not finish within {timeout} seconds")
     return _failure(call_id, name, "handler_error", f"the tool failed: {type(error).__name__}: {error}")
 
@@ -298,3 +300,11 @@ def _failure(
     call_id: str, name: str, kind: ErrorKind, message: str, problems: tuple[ValidationProblem, ...] = ()
 ) -> ToolOutcome:
     return ToolOutcome(call_id, name, f"Error: {message}", None, ToolError(kind, message, problems))
+
+
+def _is_timeout(error: Exception) -> bool:
+    # Python 3.10 has three distinct timeout errors; 3.11 made them one. Imported here: only timeouts need them.
+    import asyncio
+    import concurrent.futures
+
+    return isinstance(error, (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError))

@@ -18,6 +18,8 @@ class CanonicalModel(pydantic.BaseModel):
 
     model_config = pydantic.ConfigDict(
         frozen=True,
+        # Validators are built on first use, not at import: a package of many models imports fast.
+        defer_build=True,
         strict=True,
         extra="forbid",
         alias_generator=to_camel,
@@ -36,6 +38,7 @@ class SchemaModel(pydantic.BaseModel):
 
     model_config = pydantic.ConfigDict(
         frozen=True,
+        defer_build=True,
         strict=True,
         extra="allow",
         protected_namespaces=(),

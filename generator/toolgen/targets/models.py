@@ -27,6 +27,24 @@ def _source_lines(source: str) -> list[str]:
     return io.StringIO(source, newline="").readlines()
 
 
+def _defer_root_models(source: str) -> str:
+    """Give every RootModel the bases' defer_build, so no validator is built while the package imports."""
+    tree = ast.parse(source)
+    lines = _source_lines(source)
+    inserts: list[int] = []
+    for node in tree.body:
+        roots = [b for b in node.bases if isinstance(b, ast.Subscript)] if isinstance(node, ast.ClassDef) else []
+        if any(isinstance(b.value, ast.Name) and b.value.id == "RootModel" for b in roots):
+            assert isinstance(node, ast.ClassDef)
+            first = node.body[0]
+            docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            at = first.end_lineno if docstring and first.end_lineno else first.lineno - 1
+            inserts.append(at)
+    for at in sorted(inserts, reverse=True):
+        lines.insert(at, "    model_config = ConfigDict(defer_build=True)\n")
+    return "".join(lines)
+
+
 def _drop_class(source: str, name: str) -> str:
     """Remove the placeholder model generated for the bundle's root, which no one uses."""
     tree = ast.parse(source)
@@ -38,23 +56,6 @@ def _drop_class(source: str, name: str) -> str:
             del lines[start : node.end_lineno]
             return "".join(lines)
     raise ToolgenError(f"the placeholder model {name} was not generated")
-
-
-def _rebuild_calls(source: str) -> str:
-    """Resolve every forward reference at import, so model_fields is complete before first use."""
-    models = {"BaseModel", "RootModel", "CanonicalModel", "SchemaModel", "FunctionCallBase", "NullRefusingModel"}
-    classes = []
-    for node in ast.parse(source).body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        bases = {
-            b.value.id if isinstance(b, ast.Subscript) and isinstance(b.value, ast.Name) else getattr(b, "id", "")
-            for b in node.bases
-        }
-        if bases & models:  # Enum classes have no model_rebuild
-            models.add(node.name)
-            classes.append(node.name)
-    return source.rstrip("\n") + "\n\n\n" + "".join(f"{name}.model_rebuild()\n" for name in classes)
 
 
 def _aliases(schema: Any) -> dict[str, str]:
@@ -119,6 +120,6 @@ def render_models(project: Project, header: str) -> str:
         raise ExternalToolError(f"datamodel-code-generator failed: {error}") from error
     if not isinstance(output, str):
         raise ExternalToolError("datamodel-code-generator returned no single module")
-    source = _rebuild_calls(_drop_class(output, ROOT_MODEL))
+    source = _defer_root_models(_drop_class(output, ROOT_MODEL))
     check_models_module(source, project.package)
     return source

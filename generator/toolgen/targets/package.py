@@ -16,8 +16,12 @@ RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
 # Hand-written modules copied verbatim into every generated package.
 RUNTIME_MODULES = (
     "_adapters.py",
+    "_clients.py",
+    "_demo.py",
+    "_events.py",
     "_export.py",
     "_framing.py",
+    "_loop.py",
     "_registry.py",
     "_runtime.py",
     "_schema_fit.py",
@@ -131,6 +135,7 @@ def render_package(project: Project, header: str) -> dict[str, str]:
             ),
         ),
         "adapters.py": environment.get_template("adapters.py.jinja").render(**common),
+        "__main__.py": environment.get_template("__main__.py.jinja").render(**common),
         "py.typed": "",
     }
     for runtime in RUNTIME_MODULES:
