@@ -135,6 +135,7 @@ def render_package(project: Project, header: str) -> dict[str, str]:
             ),
         ),
         "adapters.py": environment.get_template("adapters.py.jinja").render(**common),
+        "agent.py": environment.get_template("agent.py.jinja").render(**common),
         "__main__.py": environment.get_template("__main__.py.jinja").render(**common),
         "py.typed": "",
     }
