@@ -165,6 +165,33 @@ def export_checked(tools: list[dict[str, Any]], provider: str) -> list[Any]:
         raise ValueError(f"/tools: expected each tool's input schema to be a JSON Schema object ({exc})") from None
 
 
+ToolReader = Callable[[Any], "dict[str, Any] | None"]
+
+
+def decode_tools(raw: Any, kept: dict[str, Any], read: ToolReader, provider: str) -> list[dict[str, Any]]:
+    """Canonical definitions of a request's `tools` (`read` turns one entry into one, or None for a tool that is
+    not a function); the raw list is kept when encoding would not give it back."""
+    if not isinstance(raw, list):
+        return []
+    tools = [tool for tool in map(read, raw) if tool is not None]
+    if not tools or encode_tools(tools, None, read, provider) != raw:
+        kept["tools"] = raw
+    return tools
+
+
+def encode_tools(
+    tools: list[dict[str, Any]], kept: Mapping[str, Any] | None, read: ToolReader, provider: str
+) -> list[Any]:
+    """The wire's `tools`: the kept list when the tools did not change, else the export, plus kept non-functions."""
+    raw = kept.get("tools") if kept else None
+    if raw is not None and [tool for tool in map(read, raw) if tool is not None] == tools:
+        return list(raw)
+    exported = export_checked(tools, provider)
+    if raw is not None:
+        exported.extend(entry for entry in raw if read(entry) is None)
+    return exported
+
+
 _ROLES = ("system", "user", "assistant", "tool")
 
 

@@ -43,7 +43,8 @@ from ._wire import (
     as_list,
     as_str,
     assistant_content,
-    export_checked,
+    decode_tools,
+    encode_tools,
     extras_of,
     fail,
     fill,
@@ -393,22 +394,11 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    if not isinstance(raw, list):
-        return []
-    tools = [tool for tool in map(_tool_definition, raw) if tool is not None]
-    if not tools or _encode_tools(tools, None) != raw:
-        kept["tools"] = raw
-    return tools
+    return decode_tools(raw, kept, _tool_definition, "anthropic")
 
 
 def _encode_tools(tools: list[dict[str, Any]], kept: Mapping[str, Any] | None) -> list[Any]:
-    raw = kept.get("tools") if kept else None
-    if raw is not None and [tool for tool in map(_tool_definition, raw) if tool is not None] == tools:
-        return list(raw)
-    exported = export_checked(tools, "anthropic")
-    if raw is not None:
-        exported.extend(entry for entry in raw if _tool_definition(entry) is None)
-    return exported
+    return encode_tools(tools, kept, _tool_definition, "anthropic")
 
 
 def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
