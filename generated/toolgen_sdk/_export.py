@@ -11,8 +11,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolgen_sdk._schema_fit import Unfit, gemini_schema, strict_schema
-
 FORMATS = (
     "anthropic",
     "bedrock",
@@ -78,6 +76,9 @@ def _openai_parameters(
     schema = _object_schema(tool, notes)
     if not (force_strict or tool.get("strict") is True):
         return schema, False
+    # Imported here: only strict mode and Gemini's subset need the rewrites, and the SDK's import time counts.
+    from toolgen_sdk._schema_fit import Unfit, strict_schema
+
     try:
         rewritten, changes = strict_schema(schema, str(tool["name"]))
     except Unfit as unfit:
@@ -146,6 +147,8 @@ def _gemini_declaration(
     declaration = _named(tool)
     schema = _object_schema(tool, notes)
     if schema_field == "openapi":
+        from toolgen_sdk._schema_fit import Unfit, gemini_schema
+
         try:
             parameters, changes = gemini_schema(schema, str(tool["name"]))
         except Unfit as unfit:

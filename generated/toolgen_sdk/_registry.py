@@ -22,7 +22,6 @@ from toolgen_sdk._runtime import (
     schema_problems,
     schema_validator,
 )
-from toolgen_sdk._schema_fit import drop_strict_nulls
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -141,6 +140,10 @@ class ToolEntry(Generic[A, R]):
                 )
             except ValueError:
                 raise error from None
+            from toolgen_sdk._schema_fit import (
+                drop_strict_nulls,  # only a call that failed validation needs it
+            )
+
             lenient = drop_strict_nulls(data, self.spec.input_schema)
             if lenient == data:
                 raise

@@ -10,8 +10,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._schema_fit import Unfit, gemini_schema, strict_schema
-
 FORMATS = ("anthropic", "bedrock", "gemini", "mcp", "mistral", "ollama", "openai", "openai-responses")
 GeminiSchema = Literal["json", "openapi"]
 
@@ -60,6 +58,9 @@ def _openai_parameters(tool: Mapping[str, Any], notes: list[str], force_strict: 
     schema = _object_schema(tool, notes)
     if not (force_strict or tool.get("strict") is True):
         return schema, False
+    # Imported here: only strict mode and Gemini's subset need the rewrites, and the SDK's import time counts.
+    from ._schema_fit import Unfit, strict_schema
+
     try:
         rewritten, changes = strict_schema(schema, str(tool["name"]))
     except Unfit as unfit:
@@ -101,6 +102,8 @@ def _gemini_declaration(tool: Mapping[str, Any], notes: list[str], schema_field:
     declaration = _named(tool)
     schema = _object_schema(tool, notes)
     if schema_field == "openapi":
+        from ._schema_fit import Unfit, gemini_schema
+
         try:
             parameters, changes = gemini_schema(schema, str(tool["name"]))
         except Unfit as unfit:

@@ -15,7 +15,6 @@ from typing import Any, Generic, Literal, TypeVar
 import pydantic
 
 from ._runtime import ToolgenValidationError, ToolSpec, ValidationProblem, schema_problems, schema_validator
-from ._schema_fit import drop_strict_nulls
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -112,6 +111,8 @@ class ToolEntry(Generic[A, R]):
                 data = json.loads(arguments) if isinstance(arguments, (str, bytes)) else arguments
             except ValueError:
                 raise error from None
+            from ._schema_fit import drop_strict_nulls  # only a call that failed validation needs it
+
             lenient = drop_strict_nulls(data, self.spec.input_schema)
             if lenient == data:
                 raise
