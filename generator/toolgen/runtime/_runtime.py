@@ -192,7 +192,7 @@ def _data_path(data: Any, loc: Sequence[int | str], kind: str) -> tuple[list[str
     current = data
     last = len(loc) - 1
     for index, part in enumerate(loc):
-        if isinstance(part, str) and isinstance(current, Mapping):
+        if isinstance(part, str) and (type(current) is dict or isinstance(current, Mapping)):
             key = part if part in current else _camel_key(part, current)
             if key is not None:
                 current = current[key]
