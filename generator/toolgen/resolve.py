@@ -124,6 +124,10 @@ class Bundler:
             return embedded
         document = resource.document
         file_part, _, fragment = ref.partition("#")
+        base_uri = _base_at(resource, at)
+        if file_part and not base_uri.startswith("urn:toolgen:"):
+            # Under an `$id`, a relative reference names a URI, not a file next to this one.
+            file_part, _, fragment = urllib.parse.urljoin(base_uri, ref).partition("#")
         vendored = self._vendored(file_part) if "://" in file_part or file_part.startswith("urn:") else None
         if vendored is not None:
             try:
@@ -245,17 +249,18 @@ def _joined(base: str, identifier: Any) -> str:
     return urllib.parse.urljoin(base, identifier).partition("#")[0] if isinstance(identifier, str) else base
 
 
-def _identifiers(node: Any, pointer: Pointer, base: str) -> Iterator[tuple[str, Pointer]]:
+def _identifiers(node: Any, pointer: Pointer, base: str, top: bool = True) -> Iterator[tuple[str, Pointer]]:
     """(uri, pointer) for the resource root, every embedded `$id`, and every `$anchor`/`$dynamicAnchor`."""
     if not isinstance(node, dict):
         return
     here = _joined(base, node.get("$id")) if "$id" in node else base
-    yield here, pointer
+    if "$id" in node or top:
+        yield here, pointer
     for keyword in ("$anchor", "$dynamicAnchor"):
         if isinstance(node.get(keyword), str):
             yield f"{here}#{node[keyword]}", pointer
     for sub, relative in children(node, ()):
-        yield from _identifiers(sub, (*pointer, *relative), here)
+        yield from _identifiers(sub, (*pointer, *relative), here, False)
 
 
 def _base_at(resource: Resource, at: Pointer) -> str:
