@@ -118,6 +118,8 @@ class ToolSpec:
     # Decided at build time: the models do not enforce every keyword, so a JSON Schema check runs too.
     check_input: bool = False
     check_output: bool = False
+    # The input schema as written, when the JSON Schema check must see it so ($id, anchors, $dynamicRef).
+    check_schema: Mapping[str, Any] | None = None
     _schema_validators: dict[str, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -128,7 +130,9 @@ class ToolSpec:
         # The model first: its sentences are the clearer ones; the schema check then covers what it cannot see.
         args = check(self.args_model, value, json_text=False)
         if self.check_input:
-            problems = self._schema_problems("input", self.input_schema, value)
+            problems = self._schema_problems(
+                "input", self.check_schema or self.input_schema, value
+            )
             if problems:
                 raise ToolgenValidationError(problems)
         return args

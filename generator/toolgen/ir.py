@@ -60,6 +60,9 @@ class Tool:
     # The models do not enforce every keyword of the schema: validation also runs a JSON Schema check.
     check_input: bool = False
     check_output: bool = False
+    # The input schema as written, when it is self-contained: the JSON Schema check then sees $id, anchors and
+    # $dynamicRef as the author wrote them, not their bundled form.
+    check_schema: str | None = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from toolgen.modelnames import assign_class_names, infer_unions, standalone, str
 from toolgen.names import NameRegistry, pascal, snake
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.positions import Pointer, pointer_text
-from toolgen.resolve import Bundler, Resource
+from toolgen.resolve import Bundler, Resource, self_contained
 from toolgen.resources import schemas_dir
 
 CANONICAL_FILES = ("content.yaml", "tool_call.yaml", "usage.yaml", "message.yaml", "tool_definition.yaml")
@@ -65,8 +65,10 @@ class _Session:
             )
         for where, problem in unsupported_patterns(schema):
             self.diagnostics.append(document.diagnostic((*pointer, *where), "pattern-unsupported", problem))
-        for where, problem in dynamic_references(schema):
-            self.diagnostics.append(document.diagnostic((*pointer, *where), "ref-unsupported", problem))
+        if not self_contained(schema):
+            # Bundling resolves references statically; only a schema checked as written keeps dynamic scope.
+            for where, problem in dynamic_references(schema):
+                self.diagnostics.append(document.diagnostic((*pointer, *where), "ref-unsupported", problem))
         for where, problem in unfit_defaults(schema):
             self.diagnostics.append(
                 document.diagnostic((*pointer, *where), "default-invalid", problem, Severity.WARNING)
@@ -260,7 +262,7 @@ def lower(config: Config) -> Lowered:
         raise InvalidInputError(session.diagnostics)
     defs = bundler.defs
     tool_irs = []
-    for raw, stem, args, returns, _ in tools:
+    for raw, stem, args, returns, written in tools:
         tool_irs.append(
             Tool(
                 name=raw.value("name"),
@@ -278,7 +280,8 @@ def lower(config: Config) -> Lowered:
                 meta=freeze(raw.value("meta", {})),
                 annotations=freeze(raw.value("annotations", {})),
                 source=raw.document.display,
-                check_input=not models_are_exact(input_schema),
+                check_input=(check := not models_are_exact(input_schema)),
+                check_schema=freeze(written) if check and _checks_as_written(written) else None,
                 check_output=returns is not None and not models_are_exact(output_schema),
             )
         )
@@ -297,3 +300,11 @@ def lower(config: Config) -> Lowered:
     inputs = {d.display: text_digest(d.text) for d in session.documents.values()}
     sources = tuple((raw, input_schema) for raw, _, _, _, input_schema in tools)
     return Lowered(project, warnings, inputs, sources)
+
+
+def _checks_as_written(schema: Any) -> bool:
+    """The schema as written can be checked on its own, and bundling changed what a reference means there."""
+    text = json.dumps(schema)
+    return self_contained(schema) and any(
+        k in text for k in ('"$id"', '"$anchor"', '"$dynamicRef"', '"$dynamicAnchor"')
+    )

@@ -274,3 +274,32 @@ def _base_at(resource: Resource, at: Pointer) -> str:
         if not found:
             break
     return base
+
+
+def self_contained(schema: Any) -> bool:
+    """Whether every `$ref` and `$dynamicRef` in `schema` resolves inside it (local pointers, embedded `$id`s,
+    anchors), so that a JSON Schema validator can check data against it exactly as written."""
+    root = "urn:toolgen:self:"
+    index = dict(_identifiers(schema, (), root))
+
+    def resolves(node: Any, base: str) -> bool:
+        if not isinstance(node, dict):
+            return True
+        here = _joined(base, node["$id"]) if "$id" in node else base
+        for key in ("$ref", "$dynamicRef"):
+            ref = node.get(key)
+            if isinstance(ref, str):
+                absolute = here + ref if ref.startswith("#") else urllib.parse.urljoin(here, ref)
+                uri, _, fragment = absolute.partition("#")
+                fragment = urllib.parse.unquote(fragment)
+                if uri not in index:
+                    return False
+                if fragment.startswith("/"):
+                    found, _ = _node_at(schema, (*index[uri], *(_fragment_pointer(fragment) or ())))
+                    if not found:
+                        return False
+                elif fragment and f"{uri}#{fragment}" not in index:
+                    return False
+        return all(resolves(sub, here) for sub, _ in children(node, ()))
+
+    return resolves(schema, root)
