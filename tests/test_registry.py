@@ -160,3 +160,11 @@ def test_a_handler_with_the_wrong_argument_type_fails_mypy(tmp_path: Path) -> No
     assert results[0].returncode == 0, results[0].stdout
     assert results[1].returncode == 1
     assert "bad.py:5" in results[1].stdout, results[1].stdout
+
+
+def test_an_integral_float_is_an_integer_as_json_schema_says(sdk: ModuleType) -> None:
+    usage = sdk.validate_usage({"input_tokens": 5.0, "output_tokens": 2})
+    assert usage.input_tokens == 5 and type(usage.input_tokens) is int
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_usage({"input_tokens": 5.5, "output_tokens": "2"})
+    assert [p.pointer for p in caught.value.problems] == ["/input_tokens", "/output_tokens"]

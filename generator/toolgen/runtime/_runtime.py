@@ -353,7 +353,28 @@ def check(model: type[pydantic.BaseModel], data: Any, *, json_text: bool = True)
     try:
         return model.model_validate(value, strict=True)
     except pydantic.ValidationError as error:
+        if any(e["type"] == "int_type" and _integral_float(e.get("input")) for e in error.errors(include_url=False)):
+            # JSON Schema counts 1.0 as an integer (models often write 5.0); strict pydantic does not.
+            try:
+                return model.model_validate(_integral_floats_as_ints(value), strict=True)
+            except pydantic.ValidationError:
+                pass  # the problems of the value as given are the ones to report
         raise ToolgenValidationError(problems_from(error, value)) from None
     except (TypeError, ArithmeticError) as error:
         # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
         raise ToolgenValidationError([ValidationProblem("", f"could not be checked: {error}")]) from None
+
+
+def _integral_float(value: Any) -> bool:
+    return type(value) is float and value.is_integer()
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    """`value` with every float that has no fractional part written as an int (JSON Schema's integer)."""
+    if _integral_float(value):
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _integral_floats_as_ints(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral_floats_as_ints(item) for item in value]
+    return value
