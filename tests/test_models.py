@@ -339,3 +339,27 @@ def test_optional_fields_refuse_null_unless_the_schema_allows_it(
     assert "x-toolgen-not-null" not in json.dumps(sdk.TOOLS["n"].args_model.model_json_schema())
     # canonical messages come from provider payloads, which write absent fields as null
     assert sdk.validate_message({"role": "assistant", "content": None, "tool_calls": None}).tool_calls is None
+
+
+def test_limits_inside_a_type_union_apply_to_their_own_type(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_union_limits")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: pick
+            inputSchema:
+              type: object
+              properties:
+                a: {type: [string, integer], minLength: 3, maximum: 5}
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    assert sdk.validate_tool_arguments("pick", {"a": "abcd"}).a == "abcd"
+    assert sdk.validate_tool_arguments("pick", {"a": 4}).a == 4
+    for bad in ("ab", 9, 4.5):
+        with pytest.raises(sdk.ToolgenValidationError):
+            sdk.validate_tool_arguments("pick", {"a": bad})

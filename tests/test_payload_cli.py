@@ -136,3 +136,10 @@ def test_bad_payloads_are_exit_3_with_a_diagnostic(tmp_path: Path) -> None:
     assert bad.returncode == 3 and "/messages/0/content" in bad.stdout
     folder = toolgen("conformance", str(tmp_path / "nowhere"))
     assert folder.returncode == 3 and "not a folder" in folder.stdout
+
+
+def test_bad_json_on_stdin_is_exit_3_not_an_internal_error() -> None:
+    for command in (["decode", "-", "--kind", "request"], ["encode", "-", "--wire", "anthropic"]):
+        result = toolgen(*command, stdin='{"messages": [')
+        assert result.returncode == 3, result.stderr
+        assert result.stdout.startswith("<stdin>:1:1: error payload-invalid not a JSON body")

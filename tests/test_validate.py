@@ -167,3 +167,26 @@ def test_provider_bodies_are_decoded_then_checked(project: Project) -> None:
     ]
     project.write("error.json", json.dumps(error))
     assert project.cli("validate", "error.json", "--as", "openai-chat.response").returncode == 0
+
+
+def test_json_output_of_an_unbuilt_project_is_not_half_written(make_project: object) -> None:
+    fresh = make_project()  # type: ignore[operator]
+    fresh.write("logs/a.jsonl", RECORDS[0] + "\n")
+    result = fresh.cli("validate", "logs/a.jsonl", "--as", "message", "--format", "json")
+    assert result.returncode == 3 and result.stdout == "" and "run `toolgen build` first" in result.stderr
+
+
+def test_two_projects_sharing_a_package_name_both_validate_nested_models(make_project: object, tmp_path: Path) -> None:
+    schema = "tools:\n  - name: {name}\n    inputSchema: {{type: object, properties: {{where: {{$ref: '#/$defs/P'}}}}, $defs: {{P: {{type: object, properties: {{x: {{type: integer}}}}}}}}}}\n"
+    roots = []
+    for name in ("alpha", "beta"):
+        project = make_project()  # type: ignore[operator]
+        project.write("schemas/t.yaml", schema.format(name=name))
+        assert project.cli("build").returncode == 0
+        roots.append(project.root)
+    record = tmp_path / "calls.jsonl"
+    record.write_text(
+        '{"id": "c", "type": "function", "function": {"name": "beta", "arguments": "{\\"where\\": {\\"x\\": \\"no\\"}}"}}\n'
+    )
+    assert [d.rule for d in toolgen.api.validate([record], "tool-call", roots[0])] == ["unknown-tool"]
+    assert [d.rule for d in toolgen.api.validate([record], "tool-call", roots[1])] == ["arguments-invalid"]

@@ -18,6 +18,7 @@ import json
 import random
 import re
 import time
+import urllib.parse
 from collections.abc import (
     AsyncIterator,
     Callable,
@@ -502,9 +503,10 @@ class HTTPModel(ModelClientBase):
                 type="invalid_request",
             ) from None
         body.update(route.stream_fields if stream else route.whole_fields)
+        model = urllib.parse.quote(model_request.model or self.model, safe="/")
         path = (
             route.stream_path if stream and route.stream_path else route.path
-        ).replace("{model}", self.model)
+        ).replace("{model}", model)
         headers = {
             "content-type": "application/json",
             "accept": "text/event-stream" if stream else "application/json",
@@ -522,9 +524,14 @@ class HTTPModel(ModelClientBase):
             kind = "connection_error"
         else:
             kind = "client_error"
+        text = str(error)
+        for secret in _SECRET_HEADERS:
+            value = self._headers.get(secret)
+            if value:
+                text = text.replace(value, "***").replace(value.split(" ")[-1], "***")
         return ProviderError(
             self.wire,
-            f"{kind.replace('_', ' ')}: {type(error).__name__}: {error}",
+            f"{kind.replace('_', ' ')}: {type(error).__name__}: {text}",
             type=kind,
         )
 
@@ -675,9 +682,19 @@ class _Attempt:
     headers: Mapping[str, str] | None = None
 
 
+# Headers that carry credentials: never repeated in an error message.
+_SECRET_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
+
+
 def _auth(kind: str, api_key: str | None) -> dict[str, str]:
     if not api_key:
         return {}
+    api_key = api_key.strip()
+    if not api_key.isascii() or not api_key.isprintable():
+        # httpx would refuse the header and quote it, key included, in its error message.
+        raise ValueError(
+            "the API key holds a control or non-ASCII character; check how it was read"
+        )
     if kind == "bearer":
         return {"authorization": f"Bearer {api_key}"}
     return {kind: api_key}

@@ -348,11 +348,16 @@ class Registry:
         typed = spec.result_model is not None and isinstance(result, spec.result_model)
         if (spec.result_model is not None and not typed) or spec.check_output:
             try:
-                checked = spec.check_result(
-                    result.model_dump(by_alias=True)
-                    if isinstance(result, pydantic.BaseModel)
-                    else result
-                )
+                if typed:  # the model validated it when it was built: only the JSON Schema check is left
+                    checked = spec.check_result_schema(
+                        result.model_dump(mode="json", by_alias=True)
+                    )
+                else:
+                    checked = spec.check_result(
+                        result.model_dump(by_alias=True)
+                        if isinstance(result, pydantic.BaseModel)
+                        else result
+                    )
             except ToolgenValidationError as error:
                 details = "; ".join(str(p) for p in error.problems)
                 return _failure(

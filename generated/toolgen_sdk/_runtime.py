@@ -144,16 +144,21 @@ class ToolSpec:
             if self.result_model is None
             else check(self.result_model, data, json_text=False)
         )
+        plain = (
+            data.model_dump(mode="json", by_alias=True)
+            if isinstance(data, pydantic.BaseModel)
+            else data
+        )
+        self.check_result_schema(plain)
+        return result
+
+    def check_result_schema(self, data: Any) -> Any:
+        """The JSON Schema check of a result (JSON data) where the models do not enforce every keyword."""
         if self.check_output and self.output_schema is not None:
-            plain = (
-                data.model_dump(mode="json", by_alias=True)
-                if isinstance(data, pydantic.BaseModel)
-                else data
-            )
-            problems = self._schema_problems("output", self.output_schema, plain)
+            problems = self._schema_problems("output", self.output_schema, data)
             if problems:
                 raise ToolgenValidationError(problems)
-        return result
+        return data
 
     def _schema_problems(
         self, which: str, schema: Mapping[str, Any], value: Any
@@ -378,7 +383,7 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
     try:
         errors = sorted(
             validator.iter_errors(value),
-            key=lambda e: tuple(str(p) for p in e.absolute_path),
+            key=lambda e: tuple((isinstance(p, str), p) for p in e.absolute_path),
         )
     except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
         return [

@@ -293,6 +293,19 @@ def finish(reason: str, raw: Any) -> dict[str, Any]:
     return {"reason": reason, "raw": raw}
 
 
+def finish_from(
+    table: Mapping[str, str], raw: Any, has_calls: bool
+) -> dict[str, Any] | None:
+    """The normalized finish of a wire's raw stop value (`table` maps it; unknown values read as stop); a message
+    that holds tool calls stopped for them."""
+    if not isinstance(raw, str):
+        return None
+    reason = table.get(raw, "stop")
+    if reason == "stop" and has_calls:
+        reason = "tool_calls"
+    return finish(reason, raw)
+
+
 def fill(target: dict[str, Any], rest: Mapping[str, Any]) -> dict[str, Any]:
     """Add the keys of `rest` that `target` lacks, nested objects included; what `target` has always wins."""
     for key, value in rest.items():

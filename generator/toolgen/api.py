@@ -1,4 +1,5 @@
-"""Library entry points: build, check, init. They return results and raise ToolgenError; they never print or exit."""
+"""Library entry points, one per CLI verb (build, check, init, lint, export, validate, breaking, decode, encode,
+convert, conformance): they return results and raise ToolgenError; they never print or exit."""
 
 from __future__ import annotations
 
@@ -454,22 +455,17 @@ def _git_tree(config: Config, against: str, scratch: Path) -> Path:
 
 def _payload(path: str | Path, kind: str | None) -> tuple[Payload, str]:
     """A recorded payload file (`-` for stdin) and how findings name it."""
-    if str(path) == "-":
-        return read_payload(sys.stdin.buffer.read(), "", kind), "<stdin>"
-    file = Path(path)
-    display = display_path(Path.cwd(), file)
+    stdin = str(path) == "-"
+    display = "<stdin>" if stdin else display_path(Path.cwd(), Path(path))
     try:
-        raw = file.read_bytes()
+        raw = sys.stdin.buffer.read() if stdin else Path(path).read_bytes()
     except OSError as error:
-        raise InvalidInputError(
-            [Diagnostic(display, 1, 1, Severity.ERROR, "payload-unreadable", f"cannot read: {error.strerror}")]
-        ) from None
+        message = f"cannot read: {error.strerror}"
+        raise InvalidInputError([Diagnostic(display, 1, 1, Severity.ERROR, "payload-unreadable", message)]) from None
     try:
-        return read_payload(raw, file.suffix, kind), display
+        return read_payload(raw, "" if stdin else Path(path).suffix, kind), display
     except PayloadError as error:
-        raise InvalidInputError(
-            [Diagnostic(display, 1, 1, Severity.ERROR, "payload-invalid", str(error), error.pointer)]
-        ) from None
+        raise _invalid_payload(display, error) from None
 
 
 def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:

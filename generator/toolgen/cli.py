@@ -300,11 +300,9 @@ def validate(
 
     def action() -> int:
         tally = Tally()
-        seen = [0]
 
         def advance(records: int) -> None:
-            seen[0] += records
-            _progress(f"validated {seen[0]:,} records")
+            _progress(f"validated {tally.records:,} records")
 
         findings = api.validate(paths, kind, project, config_path, workers=workers, progress=advance, tally=tally)
         _stream_diagnostics(findings, output_format)

@@ -53,6 +53,22 @@ _RESOLUTION_KEYWORDS = frozenset({"$anchor", "$dynamicAnchor", "$dynamicRef", "$
 _ANNOTATIONS = frozenset(
     {"$comment", "default", "deprecated", "description", "examples", "format", "readOnly", "title", "writeOnly"}
 )
+# Constraints that apply to one JSON type only.
+_TYPE_SPECIFIC = (
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+)
 _TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 
 
@@ -75,7 +91,9 @@ def _faithful(schema: Any) -> bool:
     kinds = kind if isinstance(kind, list) else [kind]
     if not kinds or not all(isinstance(k, str) and k in _TYPES for k in kinds):
         return False  # an untyped subschema with constraints becomes Any in the models
-    if len(kinds) > 1 and any(k in schema for k in ("properties", "items", "minLength", "minimum", "minItems")):
+    if len([k for k in kinds if k != "null"]) > 1 and any(
+        k in schema for k in ("properties", "items", *_TYPE_SPECIFIC)
+    ):
         return False  # constraints of one type inside a type union apply to that type only
     properties = schema.get("properties", {})
     required = schema.get("required", [])
@@ -117,4 +135,9 @@ def _relax(node: Any, pointer: tuple[str, ...]) -> Any:
     if not _faithful(node) and any(k in node for k in _OPENING_KEYWORDS):
         result.pop("additionalProperties", None)
         result.pop("unevaluatedProperties", None)
+    kinds = node.get("type")
+    if isinstance(kinds, list) and len([k for k in kinds if k != "null"]) > 1:
+        # The models would apply a string's or a number's limits to every member of the union (or fail to build).
+        for key in _TYPE_SPECIFIC:
+            result.pop(key, None)
     return result

@@ -19,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
+import pydantic
+
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ToolgenError
 from toolgen.positions import json_positions
@@ -81,7 +83,19 @@ def load_sdk(output_dir: Path, package: str) -> ModuleType:
     set_aside = {name: sys.modules.pop(name) for name in owned}
     sys.path.insert(0, str(output_dir))
     try:
-        return importlib.import_module(package)
+        module = importlib.import_module(package)
+        # Imported while this package owns its name: the adapters, and every model's validator (built on
+        # first use otherwise, which resolves names through sys.modules after the set-aside modules return).
+        importlib.import_module(f"{package}._adapters")
+        models = importlib.import_module(f"{package}.models")
+        for value in vars(models).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, pydantic.BaseModel)
+                and value.__module__ == models.__name__
+            ):
+                value.model_rebuild(force=True)
+        return module
     except Exception as error:  # noqa: BLE001 - any import failure means the SDK cannot validate
         raise SdkNotBuiltError(
             f"the generated package {package} does not import ({error}); run `toolgen build`"
@@ -121,8 +135,8 @@ def records(source: Source, stream: IO[str] | None = None) -> Iterator[Record]:
             number += 1
             line = handle.readline()
     finally:
-        if stream is None:
-            handle.close()
+        if stream is None and source.path is not None:
+            handle.close()  # stdin stays open: it is the process's, not ours
 
 
 def _open(source: Source) -> IO[str]:
@@ -215,25 +229,31 @@ def _canonical_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str
     return found
 
 
+def _without_place(message: str, pointer: str) -> str:
+    """A canonical problem's sentence without the pointer it starts with (the caller names the place once)."""
+    place = f"{pointer or '(root)'}: "
+    return message[len(place) :] if message.startswith(place) else message
+
+
 def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str, str]]:
     """A provider body decoded to canonical messages, then checked like them; problems after decoding name the
     canonical place, since the wire has no single place for them."""
     wire, body_kind = kind.rsplit(".", 1)
-    adapters = importlib.import_module(f"{sdk.__name__}._adapters")
+    adapters = sdk._adapters  # imported by load_sdk, so it is this package's even when another took the name
     try:
         decoded = adapters.decode(data, wire, body_kind)
     except ValueError as error:
         message = str(error)
         pointer = message.split(":", 1)[0] if message.startswith("/") else ""
         return [(pointer, "wire-invalid", f"not a valid {wire} {body_kind}: {message}")]
-    if isinstance(decoded, importlib.import_module(f"{sdk.__name__}._wire").ProviderError):
+    if isinstance(decoded, sdk._wire.ProviderError):
         return []  # a provider's error body is a valid recording of an error
     if body_kind == "response":
         messages, canonical = [decoded.message], "message"
     else:
         messages, canonical = list(decoded.messages), "messages"
     found = [
-        ("", rule, f"canonical {pointer or '/'}: {message}")
+        ("", rule, f"canonical {pointer or '/'}: {_without_place(message, pointer)}")
         for pointer, rule, message in _canonical_problems(
             sdk, canonical, messages[0] if body_kind == "response" else messages
         )
@@ -289,9 +309,26 @@ def validate_sources(
     progress: Callable[[int], None] | None = None,
     tally: Tally | None = None,
 ) -> Iterator[Diagnostic]:
-    """Findings for every record of every source, in file order; `tally` counts as it goes."""
-    tally = tally if tally is not None else Tally()
+    """Findings for every record of every source, in file order; `tally` counts as it goes.
+
+    The SDK is loaded now, so a missing one is an error before the first finding is asked for.
+    """
     sdk = load_sdk(output_dir, package)
+    return _findings(
+        sdk, sources, kind, output_dir, package, workers, progress, tally if tally is not None else Tally()
+    )
+
+
+def _findings(
+    sdk: ModuleType,
+    sources: Iterable[Source],
+    kind: str,
+    output_dir: Path,
+    package: str,
+    workers: int | None,
+    progress: Callable[[int], None] | None,
+    tally: Tally,
+) -> Iterator[Diagnostic]:
     count = workers or os.cpu_count() or 1
     pool: ProcessPoolExecutor | None = None
     try:

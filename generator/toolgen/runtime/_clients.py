@@ -17,6 +17,7 @@ import json
 import random
 import re
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -422,7 +423,8 @@ class HTTPModel(ModelClientBase):
         except (ValueError, TypeError) as error:
             raise ProviderError(self.wire, f"could not encode the request: {error}", type="invalid_request") from None
         body.update(route.stream_fields if stream else route.whole_fields)
-        path = (route.stream_path if stream and route.stream_path else route.path).replace("{model}", self.model)
+        model = urllib.parse.quote(model_request.model or self.model, safe="/")
+        path = (route.stream_path if stream and route.stream_path else route.path).replace("{model}", model)
         headers = {"content-type": "application/json", "accept": "text/event-stream" if stream else "application/json"}
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return self.base_url + path, content, {**headers, **self._headers}
@@ -435,7 +437,12 @@ class HTTPModel(ModelClientBase):
             kind = "connection_error"
         else:
             kind = "client_error"
-        return ProviderError(self.wire, f"{kind.replace('_', ' ')}: {type(error).__name__}: {error}", type=kind)
+        text = str(error)
+        for secret in _SECRET_HEADERS:
+            value = self._headers.get(secret)
+            if value:
+                text = text.replace(value, "***").replace(value.split(" ")[-1], "***")
+        return ProviderError(self.wire, f"{kind.replace('_', ' ')}: {type(error).__name__}: {text}", type=kind)
 
     def _wait(self, attempt: int, failure: ProviderError, headers: Mapping[str, str] | None) -> float | None:
         """Seconds before the next attempt, or None when this failure is final."""
@@ -560,9 +567,17 @@ class _Attempt:
     headers: Mapping[str, str] | None = None
 
 
+# Headers that carry credentials: never repeated in an error message.
+_SECRET_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
+
+
 def _auth(kind: str, api_key: str | None) -> dict[str, str]:
     if not api_key:
         return {}
+    api_key = api_key.strip()
+    if not api_key.isascii() or not api_key.isprintable():
+        # httpx would refuse the header and quote it, key included, in its error message.
+        raise ValueError("the API key holds a control or non-ASCII character; check how it was read")
     if kind == "bearer":
         return {"authorization": f"Bearer {api_key}"}
     return {kind: api_key}

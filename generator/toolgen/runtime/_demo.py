@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import IO, Any
 
 import pydantic
 
-from ._clients import DEFAULT_BASE_URLS, ROUTES, HTTPModel, ModelClient, ScriptedModel, assistant_turn, tool_call
+from ._clients import ROUTES, HTTPModel, ModelClient, ScriptedModel, assistant_turn, tool_call
 from ._events import RunEvent, sse_encode
 from ._loop import Approval, ApprovalRequest, run
 from ._registry import Registry, ToolContext
@@ -77,6 +78,9 @@ class Sandbox:
     output_cap: int = 65536
 
     def run(self, program: str, args: Sequence[str] = (), cwd: str = ".") -> dict[str, Any]:
+        if isinstance(args, (str, bytes)) or not all(isinstance(a, str) for a in args) or not isinstance(cwd, str):
+            # A string would be split into characters; a list of words is the only form that means one thing.
+            raise SandboxRefusal("args must be a list of strings and cwd a string")
         executable = self._executable(program)
         root = self.root.resolve()
         directory = self._inside(root, root, cwd, "the working directory")
@@ -137,17 +141,31 @@ class Sandbox:
             process = subprocess.Popen(  # argv list, no shell, allowlisted program
                 argv, cwd=directory, env=environment, stdin=subprocess.DEVNULL, stdout=out, stderr=err, shell=False
             )
-            try:
-                code = process.wait(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-                raise CommandTimeout(
-                    f"{program} did not finish within {self.timeout} seconds and was stopped"
-                ) from None
+            code = self._wait(process, program, out, err)
             stdout, cut_out = _head(out, self.output_cap)
             stderr, cut_err = _head(err, self.output_cap)
         return {"exit_code": code, "stdout": stdout, "stderr": stderr, "truncated": cut_out or cut_err}
+
+    def _wait(self, process: subprocess.Popen[bytes], program: str, out: IO[bytes], err: IO[bytes]) -> int:
+        """The exit code; a program past the time limit, or writing far past the output cap, is stopped."""
+        deadline = time.monotonic() + self.timeout
+        # Only the cap is read back, so what is written beyond a few caps is waste (and disk): stop it there.
+        limit = 4 * self.output_cap
+        while True:
+            try:
+                return process.wait(timeout=0.01)
+            except subprocess.TimeoutExpired:
+                written = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
+                if written > limit:
+                    process.kill()
+                    process.wait()
+                    return -9
+                if time.monotonic() > deadline:
+                    process.kill()
+                    process.wait()
+                    raise CommandTimeout(
+                        f"{program} did not finish within {self.timeout} seconds and was stopped"
+                    ) from None
 
 
 def _short_options(program: str, arg: str, flags: str, valued: str) -> tuple[int, bool]:
@@ -232,7 +250,7 @@ def bind_demo_handlers(registry: Registry, workspace: Path, *, sandbox: Sandbox 
 
     def run_command(args: Any, ctx: ToolContext) -> dict[str, Any]:
         data = _data(args)
-        return shell.run(str(data.get("program", "")), [str(a) for a in data.get("args") or []], data.get("cwd", "."))
+        return shell.run(str(data.get("program", "")), data.get("args") or [], data.get("cwd", "."))
 
     def todo_write(args: Any, ctx: ToolContext) -> dict[str, Any]:
         return {"count": store.write(_conversation(ctx), list(_data(args).get("todos") or []))}
@@ -392,8 +410,7 @@ def _model(options: argparse.Namespace, parser: argparse.ArgumentParser) -> Mode
     if not options.model:
         parser.error("--model is required with --base-url")
     variable = options.api_key_env or _KEY_VARIABLES.get(options.wire, "")
-    base_url = options.base_url or DEFAULT_BASE_URLS[options.wire]
-    return HTTPModel(base_url, options.model, wire=options.wire, api_key=os.environ.get(variable) or None)
+    return HTTPModel(options.base_url, options.model, wire=options.wire, api_key=os.environ.get(variable) or None)
 
 
 def _approver(auto: bool, out: IO[str]) -> Callable[[ApprovalRequest], Approval]:

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 EventType = Literal[
@@ -51,11 +52,13 @@ EVENT_TYPES: tuple[EventType, ...] = (
 )
 SSE_CONTENT_TYPE = "text/event-stream"
 # What a proxy in front of the app needs to pass events through as they come instead of buffering them.
-SSE_HEADERS: Mapping[str, str] = {
-    "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-cache",
-    "X-Accel-Buffering": "no",
-}
+SSE_HEADERS: Mapping[str, str] = MappingProxyType(
+    {
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-cache",
+        "X-Accel-Buffering": "no",
+    }
+)
 
 # SSE ends a field at CR, LF or CRLF, nothing else; JSON text never holds a raw one, the event name might.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

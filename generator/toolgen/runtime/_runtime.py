@@ -132,12 +132,17 @@ class ToolSpec:
     def check_result(self, data: Any) -> Any:
         """A handler's result as the result model (data as is when the tool has none), or ToolgenValidationError."""
         result = data if self.result_model is None else check(self.result_model, data, json_text=False)
+        plain = data.model_dump(mode="json", by_alias=True) if isinstance(data, pydantic.BaseModel) else data
+        self.check_result_schema(plain)
+        return result
+
+    def check_result_schema(self, data: Any) -> Any:
+        """The JSON Schema check of a result (JSON data) where the models do not enforce every keyword."""
         if self.check_output and self.output_schema is not None:
-            plain = data.model_dump(mode="json", by_alias=True) if isinstance(data, pydantic.BaseModel) else data
-            problems = self._schema_problems("output", self.output_schema, plain)
+            problems = self._schema_problems("output", self.output_schema, data)
             if problems:
                 raise ToolgenValidationError(problems)
-        return result
+        return data
 
     def _schema_problems(self, which: str, schema: Mapping[str, Any], value: Any) -> list[ValidationProblem]:
         validator = self._schema_validators.get(which)
@@ -322,7 +327,9 @@ def schema_validator(schema: Mapping[str, Any]) -> Any:
 def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
     """Every place `value` breaks the validator's schema, in document order."""
     try:
-        errors = sorted(validator.iter_errors(value), key=lambda e: tuple(str(p) for p in e.absolute_path))
+        errors = sorted(
+            validator.iter_errors(value), key=lambda e: tuple((isinstance(p, str), p) for p in e.absolute_path)
+        )
     except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
         return [ValidationProblem("", f"could not be checked against its schema: {error}")]
     return [ValidationProblem(_pointer(error.absolute_path), _schema_sentence(error)) for error in errors]

@@ -134,8 +134,6 @@ class AnthropicState(WireState):
         usage = data.get("usage")
         if usage:
             self.message["usage"] = {**(self.message.get("usage") or {}), **usage}
-        if delta.get("stop_reason"):
-            self.complete = True
 
     def finish(self) -> None:
         for block in self.blocks.values():

@@ -41,7 +41,7 @@ from ._wire import (
     extras_of,
     fail,
     fill,
-    finish,
+    finish_from,
     guarded,
     is_trivial,
     keep_entry,
@@ -332,12 +332,7 @@ def _usage_body(usage: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _finish(raw: Any, has_calls: bool) -> dict[str, Any] | None:
-    if not isinstance(raw, str):
-        return None
-    reason = _FINISH.get(raw, "stop")
-    if reason == "stop" and has_calls:
-        reason = "tool_calls"
-    return finish(reason, raw)
+    return finish_from(_FINISH, raw, has_calls)
 
 
 def decode_request(body: Any) -> Request:

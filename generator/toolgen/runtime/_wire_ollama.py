@@ -43,7 +43,7 @@ from ._wire import (
     extras_of,
     fail,
     fill,
-    finish,
+    finish_from,
     guarded,
     keep_entry,
     number,
@@ -293,12 +293,7 @@ def _usage(body: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _finish(raw: Any, has_calls: bool) -> dict[str, Any] | None:
-    if not isinstance(raw, str):
-        return None
-    reason = _FINISH.get(raw, "stop")
-    if reason == "stop" and has_calls:
-        reason = "tool_calls"
-    return finish(reason, raw)
+    return finish_from(_FINISH, raw, has_calls)
 
 
 # ---- bodies ----
