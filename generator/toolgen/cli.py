@@ -20,7 +20,7 @@ from toolgen.runtime._wire import WIRES
 from toolgen.validate import KINDS, WIRE_KINDS, Tally
 
 F = TypeVar("F", bound=Callable[..., Any])
-EXIT_OK, EXIT_FINDINGS, EXIT_INVALID_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 3, 4, 130
+EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
@@ -312,7 +312,7 @@ def validate(
             err=True,
         )
         if tally.unreadable:
-            return EXIT_INVALID_INPUT
+            return InvalidInputError.exit_code
         return EXIT_FINDINGS if tally.invalid else EXIT_OK
 
     _run(action, output_format)

@@ -49,7 +49,7 @@ _FAITHFUL_KEYWORDS = frozenset(
 )
 # Keywords that let an object hold properties beyond `properties`, so the models must not refuse them.
 _OPENING_KEYWORDS = ("patternProperties", "unevaluatedProperties", "allOf", "anyOf", "oneOf", "dependentSchemas", "if")
-_RESOLUTION_KEYWORDS = frozenset({"$anchor", "$dynamicAnchor", "$dynamicRef", "$id"})
+RESOLUTION_KEYWORDS = frozenset({"$anchor", "$dynamicAnchor", "$dynamicRef", "$id"})
 _ANNOTATIONS = frozenset(
     {"$comment", "default", "deprecated", "description", "examples", "format", "readOnly", "title", "writeOnly"}
 )
@@ -130,7 +130,7 @@ def _relax(node: Any, pointer: tuple[str, ...]) -> Any:
     if not isinstance(node, dict):
         return node
     result = map_children(node, lambda sub, relative: _relax(sub, (*pointer, *relative)))
-    for key in _RESOLUTION_KEYWORDS & result.keys():
+    for key in RESOLUTION_KEYWORDS & result.keys():
         del result[key]  # refs are bundled already; datamodel-code-generator would try to follow these again
     if not _faithful(node) and any(k in node for k in _OPENING_KEYWORDS):
         result.pop("additionalProperties", None)

@@ -26,7 +26,7 @@ from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.positions import Pointer
-from toolgen.runtime._schema_fit import GEMINI_KEYWORDS
+from toolgen.runtime._schema_fit import GEMINI_KEYWORDS, STRICT_UNSUPPORTED
 from toolgen.schemawalk import walk
 from toolgen.shapes import RawTool
 
@@ -44,7 +44,6 @@ NAME_PATTERNS: Mapping[str, tuple[re.Pattern[str], str]] = MappingProxyType(
         "mcp": (re.compile(r"^[a-zA-Z0-9_.-]{1,128}$"), "1-128 letters, digits, '_', '.' or '-'"),
     }
 )
-OPENAI_STRICT_UNSUPPORTED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
 OPENAI_DESCRIPTION_LIMIT = 1024
 # Keywords that only annotate; Gemini's subset has no field for them, and leaving them out changes nothing.
 _ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "$anchor", "deprecated", "readOnly", "writeOnly"})
@@ -110,7 +109,7 @@ def _strict_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
         if not isinstance(sub, dict):
             continue
         where = (*base, *pointer)
-        for keyword in OPENAI_STRICT_UNSUPPORTED:
+        for keyword in STRICT_UNSUPPORTED:
             if keyword in sub:
                 yield _finding(
                     raw,

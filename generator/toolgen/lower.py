@@ -13,7 +13,7 @@ from toolgen.checks import dynamic_references, unfit_defaults, unsupported_patte
 from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
-from toolgen.fidelity import models_are_exact, relax_for_models
+from toolgen.fidelity import RESOLUTION_KEYWORDS, models_are_exact, relax_for_models
 from toolgen.ir import RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
 from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
@@ -23,6 +23,7 @@ from toolgen.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.positions import Pointer, pointer_text
 from toolgen.resolve import Bundler, Resource, self_contained
 from toolgen.resources import schemas_dir
+from toolgen.schemawalk import walk
 
 CANONICAL_FILES = ("content.yaml", "tool_call.yaml", "usage.yaml", "message.yaml", "tool_definition.yaml")
 MESSAGE_KINDS = ("SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage")
@@ -304,7 +305,5 @@ def lower(config: Config) -> Lowered:
 
 def _checks_as_written(schema: Any) -> bool:
     """The schema as written can be checked on its own, and bundling changed what a reference means there."""
-    text = json.dumps(schema)
-    return self_contained(schema) and any(
-        k in text for k in ('"$id"', '"$anchor"', '"$dynamicRef"', '"$dynamicAnchor"')
-    )
+    found = any(isinstance(sub, dict) and RESOLUTION_KEYWORDS & sub.keys() for sub, _ in walk(schema))
+    return found and self_contained(schema)

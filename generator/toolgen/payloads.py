@@ -31,6 +31,12 @@ class PayloadError(ValueError):
         self.pointer = pointer
 
 
+def pointer_of(error: ValueError) -> str:
+    """The JSON pointer an adapter's error message starts with (`/messages/0: expected ...`), or ""."""
+    message = str(error)
+    return message.split(": ", 1)[0] if message.startswith("/") else ""
+
+
 @dataclass(frozen=True)
 class Payload:
     """A recorded body: JSON data for a request or response, raw bytes for a stream."""
@@ -98,9 +104,7 @@ def decode_payload(payload: Payload, wire: str | None = None) -> dict[str, Any]:
         kind = payload.kind or found_kind
         result = adapters.decode(payload.data, wire, kind)
     except ValueError as error:
-        message = str(error)
-        pointer = message.split(":", 1)[0] if message.startswith("/") else ""
-        raise PayloadError(message, pointer) from None
+        raise PayloadError(str(error), pointer_of(error)) from None
     return canonical_json(result, wire, kind)
 
 
@@ -181,8 +185,7 @@ def encode(data: Any, wire: str) -> Any:
             return adapters.encode_response(result, wire)
         return adapters.encode_error(result, wire)
     except ValueError as error:
-        message = str(error)
-        raise PayloadError(message, message.split(":", 1)[0] if message.startswith("/") else "") from None
+        raise PayloadError(str(error), pointer_of(error)) from None
 
 
 def convert(payload: Payload, to_wire: str, from_wire: str | None = None) -> Any:

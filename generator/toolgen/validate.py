@@ -23,6 +23,7 @@ import pydantic
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ToolgenError
+from toolgen.payloads import pointer_of
 from toolgen.positions import json_positions
 from toolgen.runtime._wire import WIRES
 
@@ -243,9 +244,7 @@ def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str
     try:
         decoded = adapters.decode(data, wire, body_kind)
     except ValueError as error:
-        message = str(error)
-        pointer = message.split(":", 1)[0] if message.startswith("/") else ""
-        return [(pointer, "wire-invalid", f"not a valid {wire} {body_kind}: {message}")]
+        return [(pointer_of(error), "wire-invalid", f"not a valid {wire} {body_kind}: {error}")]
     if isinstance(decoded, sdk._wire.ProviderError):
         return []  # a provider's error body is a valid recording of an error
     if body_kind == "response":

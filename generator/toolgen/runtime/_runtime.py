@@ -336,7 +336,7 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
 
 
 def _pointer(path: Iterable[Any]) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+    return "".join("/" + _escape(part) for part in path)
 
 
 def _schema_sentence(error: Any) -> str:
