@@ -131,7 +131,7 @@ def test_large_files_use_every_core_and_agree_with_one_process(
 ) -> None:
     log = project.write("big.jsonl", "\n".join(RECORDS * 700) + "\n")
     monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 1000)
-    monkeypatch.setattr(toolgen.validate, "BATCH", 300)
+    monkeypatch.setattr(toolgen.validate, "BLOCK_BYTES", 4096)
     parallel_tally, serial_tally = Tally(), Tally()
     parallel = list(toolgen.api.validate([log], "message", project.root, workers=2, tally=parallel_tally))
     monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 10**12)
@@ -190,3 +190,17 @@ def test_two_projects_sharing_a_package_name_both_validate_nested_models(make_pr
     )
     assert [d.rule for d in toolgen.api.validate([record], "tool-call", roots[0])] == ["unknown-tool"]
     assert [d.rule for d in toolgen.api.validate([record], "tool-call", roots[1])] == ["arguments-invalid"]
+
+
+def test_parallel_blocks_keep_line_numbers_with_crlf_and_no_final_newline(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "\r\n".join(RECORDS * 50)  # no line break after the last record
+    log = project.root / "crlf.jsonl"
+    log.write_bytes(text.encode("utf-8"))
+    monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 100)
+    monkeypatch.setattr(toolgen.validate, "BLOCK_BYTES", 777)
+    parallel = list(toolgen.api.validate([log], "message", project.root, workers=2))
+    monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 10**12)
+    serial = list(toolgen.api.validate([log], "message", project.root, workers=1))
+    assert parallel == serial and len(serial) == 4 * 50 and serial[-1].line == 8 * 49 + 7

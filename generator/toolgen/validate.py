@@ -38,6 +38,8 @@ KINDS = {
 # A provider body: `<wire>.request` or `<wire>.response`, decoded with the SDK's adapters first.
 WIRE_KINDS = tuple(f"{wire}.{kind}" for wire in WIRES for kind in ("request", "response"))
 BATCH = 2000
+# What one worker gets at a time from a large JSON Lines file; four per worker are in flight at most.
+BLOCK_BYTES = 1 << 20
 # Below this many bytes one process is faster than starting workers.
 PARALLEL_THRESHOLD = 4_000_000
 
@@ -266,16 +268,47 @@ def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str
 
 @dataclass(frozen=True)
 class _Job:
+    """A block of whole lines of a JSON Lines file for a worker: raw bytes, so handing it over costs little."""
+
     output_dir: Path
     package: str
     kind: str
-    batch: list[Record]
+    display: str
+    first_line: int
+    data: bytes
 
 
-def _check_batch(job: _Job) -> list[list[Diagnostic]]:
-    """The findings of each invalid record of a batch (in a worker: the SDK import is cached after the first)."""
+def _check_block(job: _Job) -> tuple[int, list[list[Diagnostic]]]:
+    """Records read and the findings of each invalid one (in a worker: the SDK import is cached after the first)."""
     sdk = load_sdk(job.output_dir, job.package)
-    return [found for record in job.batch if (found := check_record(sdk, job.kind, record))]
+    found: list[list[Diagnostic]] = []
+    count = 0
+    for offset, line in enumerate(job.data.decode("utf-8").split("\n")):
+        text = line.rstrip("\r")
+        if text.strip():
+            count += 1
+            problems = check_record(sdk, job.kind, Record(job.display, job.first_line + offset, text))
+            if problems:
+                found.append(problems)
+    return count, found
+
+
+def _blocks(path: Path, size: int) -> Iterator[tuple[int, bytes]]:
+    """(number of the block's first line, bytes) for blocks of about `size` bytes that end at a line break."""
+    line = 1
+    rest = b""
+    with path.open("rb") as handle:
+        while chunk := handle.read(size):
+            data = rest + chunk
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                rest = data
+                continue
+            block, rest = data[:cut], data[cut + 1 :]
+            yield line, block
+            line += block.count(b"\n") + 1
+    if rest:
+        yield line, rest
 
 
 def _batches(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
@@ -333,11 +366,12 @@ def _findings(
     try:
         for source in sources:
             try:
-                big = source.path is not None and source.size() > PARALLEL_THRESHOLD and count > 1
+                lines = source.path is not None and source.path.suffix.lower() != ".json"
+                big = lines and source.size() > PARALLEL_THRESHOLD and count > 1
                 if big and pool is None:
                     pool = ProcessPoolExecutor(count)
                 if big and pool is not None:
-                    results = _parallel(pool, count, _Job(output_dir, package, kind, []), source)
+                    results = _parallel(pool, count, _Job(output_dir, package, kind, source.display, 1, b""), source)
                 else:
                     results = _serial(sdk, kind, source)
                 for batch_size, invalid in results:
@@ -367,14 +401,13 @@ def _serial(sdk: ModuleType, kind: str, source: Source) -> Iterator[tuple[int, l
 def _parallel(
     pool: ProcessPoolExecutor, workers: int, template: _Job, source: Source
 ) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
-    """Batches checked on every worker, a bounded number in flight, results in file order."""
-    in_flight: deque[tuple[int, Future[list[list[Diagnostic]]]]] = deque()
-    for batch in _batches(records(source), BATCH):
-        job = _Job(template.output_dir, template.package, template.kind, batch)
-        in_flight.append((len(batch), pool.submit(_check_batch, job)))
+    """Blocks of lines checked on every worker, a bounded number in flight, results in file order."""
+    assert source.path is not None
+    in_flight: deque[Future[tuple[int, list[list[Diagnostic]]]]] = deque()
+    for first_line, data in _blocks(source.path, BLOCK_BYTES):
+        job = _Job(template.output_dir, template.package, template.kind, source.display, first_line, data)
+        in_flight.append(pool.submit(_check_block, job))
         if len(in_flight) >= 4 * workers:
-            size, future = in_flight.popleft()
-            yield size, future.result()
+            yield in_flight.popleft().result()
     while in_flight:
-        size, future = in_flight.popleft()
-        yield size, future.result()
+        yield in_flight.popleft().result()
