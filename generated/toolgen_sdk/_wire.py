@@ -289,6 +289,51 @@ def portable(request: Request, wire: str, have: Mapping[str, Any]) -> dict[str, 
     return {key: value for key, value in wanted.items() if have.get(key) != value}
 
 
+def stop_value(
+    response: Response,
+    wire: str,
+    table: Mapping[str, str],
+    out: Mapping[str, str],
+    default: str,
+) -> str:
+    """The wire's stop value for `response`: the recorded one while it still means the same finish, else the
+    value `out` gives for the canonical reason."""
+    assert response.finish is not None
+    raw = response.finish.get("raw") if wire in response.extras else None
+    has_calls = bool(response.message.get("tool_calls"))
+    fits = (
+        isinstance(raw, str)
+        and (finish_from(table, raw, has_calls) or {}).get("reason")
+        == response.finish["reason"]
+    )
+    return (
+        raw
+        if fits and isinstance(raw, str)
+        else out.get(response.finish["reason"], default)
+    )
+
+
+def decoded_request(
+    wire: str,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    model: Any,
+    fields: dict[str, Any],
+    kept: dict[str, Any],
+    settings: Mapping[str, Any],
+    *,
+    keep_empty: bool = True,
+) -> Request:
+    """A decoded request: body fields no canonical field took are kept for the same wire, and the portable
+    settings read from them go into `extras["settings"]`."""
+    if fields:
+        kept["fields"] = fields
+    extras: dict[str, Any] = {wire: kept} if kept or keep_empty else {}
+    if settings:
+        extras["settings"] = dict(settings)
+    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+
+
 def finish(reason: str, raw: Any) -> dict[str, Any]:
     return {"reason": reason, "raw": raw}
 

@@ -45,6 +45,7 @@ from toolgen_sdk._wire import (
     as_str,
     assistant_content,
     decode_tools,
+    decoded_request,
     encode_tools,
     extras_of,
     fail,
@@ -60,6 +61,7 @@ from toolgen_sdk._wire import (
     signed_for,
     split_marks,
     stop_list,
+    stop_value,
     turns,
     weave,
 )
@@ -622,13 +624,9 @@ def decode_request(body: Any) -> Request:
     if isinstance(model, str):
         consumed.add("model")
     fields = {key: value for key, value in body.items() if key not in consumed}
-    if fields:
-        kept["fields"] = fields
-    extras: dict[str, Any] = {WIRE: kept}
-    settings = _settings(fields)
-    if settings:
-        extras["settings"] = settings
-    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+    return decoded_request(
+        WIRE, messages, tools, model, fields, kept, _settings(fields)
+    )
 
 
 def encode_request(request: Request) -> dict[str, Any]:
@@ -733,15 +731,8 @@ def _encode_response(response: Response) -> dict[str, Any]:
         body["model"] = response.model
     body["content"] = message["content"]
     if response.finish is not None:
-        raw = response.finish.get("raw") if WIRE in response.extras else None
-        has_calls = bool(response.message.get("tool_calls"))
-        fits = (
-            isinstance(raw, str)
-            and (_finish(raw, has_calls) or {}).get("reason")
-            == response.finish["reason"]
-        )
-        body["stop_reason"] = (
-            raw if fits else _FINISH_OUT.get(response.finish["reason"], "end_turn")
+        body["stop_reason"] = stop_value(
+            response, WIRE, _FINISH, _FINISH_OUT, "end_turn"
         )
     if not native:
         body["stop_sequence"] = None

@@ -40,6 +40,7 @@ from toolgen_sdk._wire import (
     as_str,
     assistant_content,
     decode_tools,
+    decoded_request,
     encode_tools,
     extras_of,
     fail,
@@ -56,6 +57,7 @@ from toolgen_sdk._wire import (
     signed_for,
     split_marks,
     stop_list,
+    stop_value,
     turns,
     weave,
 )
@@ -587,13 +589,9 @@ def decode_request(body: Any) -> Request:
         fields["toolConfig"] = {
             key: value for key, value in config.items() if key != "tools"
         }
-    if fields:
-        kept["fields"] = fields
-    extras: dict[str, Any] = {WIRE: kept}
-    settings = _settings(fields)
-    if settings:
-        extras["settings"] = settings
-    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+    return decoded_request(
+        WIRE, messages, tools, model, fields, kept, _settings(fields)
+    )
 
 
 def encode_request(request: Request) -> dict[str, Any]:
@@ -696,15 +694,8 @@ def _encode_response(response: Response) -> dict[str, Any]:
         message["role"] = kept["role"]
     body: dict[str, Any] = {"output": {"message": message, **kept.get("output", {})}}
     if response.finish is not None:
-        raw = response.finish.get("raw") if WIRE in response.extras else None
-        has_calls = bool(response.message.get("tool_calls"))
-        fits = (
-            isinstance(raw, str)
-            and (_finish(raw, has_calls) or {}).get("reason")
-            == response.finish["reason"]
-        )
-        body["stopReason"] = (
-            raw if fits else _FINISH_OUT.get(response.finish["reason"], "end_turn")
+        body["stopReason"] = stop_value(
+            response, WIRE, _FINISH, _FINISH_OUT, "end_turn"
         )
     if response.usage is not None:
         raw_usage = kept.get("usage")

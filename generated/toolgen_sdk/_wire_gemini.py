@@ -54,6 +54,7 @@ from toolgen_sdk._wire import (
     as_list,
     as_str,
     assistant_content,
+    decoded_request,
     export_checked,
     extras_of,
     fail,
@@ -880,13 +881,9 @@ def decode_request(body: Any, wire: str = WIRE) -> Request:
         consumed.add("model")
         kept["model_in_body"] = True
     fields = {key: value for key, value in body.items() if key not in consumed}
-    if fields:
-        kept["fields"] = fields
-    extras: dict[str, Any] = {WIRE: kept}
-    settings = _settings(fields)
-    if settings:
-        extras["settings"] = settings
-    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+    return decoded_request(
+        WIRE, messages, tools, model, fields, kept, _settings(fields)
+    )
 
 
 def encode_request(request: Request, wire: str = WIRE) -> dict[str, Any]:

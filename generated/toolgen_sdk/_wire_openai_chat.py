@@ -49,6 +49,7 @@ from toolgen_sdk._wire import (
     as_list,
     as_str,
     assistant_content,
+    decoded_request,
     export_checked,
     extras_of,
     fail,
@@ -984,13 +985,16 @@ def decode_request(body: Any, wire: str = "openai-chat") -> Request:
     if isinstance(model, str):
         consumed.add("model")
     fields = {key: value for key, value in body.items() if key not in consumed}
-    if fields:
-        kept["fields"] = fields
-    extras: dict[str, Any] = {wire: kept} if kept else {}
-    settings = _settings(fields, d)
-    if settings:
-        extras["settings"] = settings
-    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+    return decoded_request(
+        wire,
+        messages,
+        tools,
+        model,
+        fields,
+        kept,
+        _settings(fields, d),
+        keep_empty=False,
+    )
 
 
 def encode_request(request: Request, wire: str = "openai-chat") -> dict[str, Any]:

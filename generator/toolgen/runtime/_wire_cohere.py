@@ -37,6 +37,7 @@ from ._wire import (
     as_str,
     assistant_content,
     decode_tools,
+    decoded_request,
     encode_tools,
     extras_of,
     fail,
@@ -50,6 +51,7 @@ from ._wire import (
     portable,
     restore,
     stop_list,
+    stop_value,
     weave,
 )
 
@@ -347,13 +349,7 @@ def decode_request(body: Any) -> Request:
     if isinstance(model, str):
         consumed.add("model")
     fields = {key: value for key, value in body.items() if key not in consumed}
-    if fields:
-        kept["fields"] = fields
-    extras: dict[str, Any] = {WIRE: kept}
-    settings = _settings(fields)
-    if settings:
-        extras["settings"] = settings
-    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+    return decoded_request(WIRE, messages, tools, model, fields, kept, _settings(fields))
 
 
 def encode_request(request: Request) -> dict[str, Any]:
@@ -415,10 +411,7 @@ def _encode_response(response: Response) -> dict[str, Any]:
         body["id"] = response.id
     body["message"] = _encode_message(response.message, "/message")
     if response.finish is not None:
-        raw = response.finish.get("raw") if WIRE in response.extras else None
-        has_calls = bool(response.message.get("tool_calls"))
-        fits = isinstance(raw, str) and (_finish(raw, has_calls) or {}).get("reason") == response.finish["reason"]
-        body["finish_reason"] = raw if fits else _FINISH_OUT.get(response.finish["reason"], "COMPLETE")
+        body["finish_reason"] = stop_value(response, WIRE, _FINISH, _FINISH_OUT, "COMPLETE")
     if response.usage is not None:
         raw_usage = kept.get("usage")
         fits = raw_usage is not None and _usage(raw_usage) == response.usage

@@ -39,6 +39,7 @@ from ._wire import (
     as_str,
     assistant_content,
     decode_tools,
+    decoded_request,
     encode_tools,
     extras_of,
     fail,
@@ -52,6 +53,7 @@ from ._wire import (
     restore,
     stable_call_id,
     stop_list,
+    stop_value,
 )
 
 WIRE = "ollama"
@@ -314,13 +316,7 @@ def decode_request(body: Any) -> Request:
     if isinstance(model, str):
         consumed.add("model")
     fields = {key: value for key, value in body.items() if key not in consumed}
-    if fields:
-        kept["fields"] = fields
-    extras: dict[str, Any] = {WIRE: kept}
-    settings = _settings(fields)
-    if settings:
-        extras["settings"] = settings
-    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+    return decoded_request(WIRE, messages, tools, model, fields, kept, _settings(fields))
 
 
 def encode_request(request: Request) -> dict[str, Any]:
@@ -392,10 +388,7 @@ def _encode_response(response: Response) -> dict[str, Any]:
     if not native:
         body["done"] = response.finish is not None
     if response.finish is not None:
-        raw = response.finish.get("raw") if WIRE in response.extras else None
-        has_calls = bool(response.message.get("tool_calls"))
-        fits = isinstance(raw, str) and (_finish(raw, has_calls) or {}).get("reason") == response.finish["reason"]
-        body["done_reason"] = raw if fits else _FINISH_OUT.get(response.finish["reason"], "stop")
+        body["done_reason"] = stop_value(response, WIRE, _FINISH, _FINISH_OUT, "stop")
     if response.usage is not None:
         body["prompt_eval_count"] = response.usage["input_tokens"]
         body["eval_count"] = response.usage["output_tokens"]

@@ -49,6 +49,7 @@ from ._wire import (
     as_str,
     assistant_content,
     decode_tools,
+    decoded_request,
     encode_tools,
     extras_of,
     fail,
@@ -541,13 +542,7 @@ def decode_request(body: Any) -> Request:
     if isinstance(model, str):
         consumed.add("model")
     fields = {key: value for key, value in body.items() if key not in consumed}
-    if fields:
-        kept["fields"] = fields
-    extras: dict[str, Any] = {WIRE: kept}
-    settings = _settings(fields)
-    if settings:
-        extras["settings"] = settings
-    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+    return decoded_request(WIRE, messages, tools, model, fields, kept, _settings(fields))
 
 
 def encode_request(request: Request) -> dict[str, Any]:
