@@ -363,3 +363,37 @@ def test_limits_inside_a_type_union_apply_to_their_own_type(
     for bad in ("ab", 9, 4.5):
         with pytest.raises(sdk.ToolgenValidationError):
             sdk.validate_tool_arguments("pick", {"a": bad})
+
+
+def test_a_value_the_schema_accepts_but_the_model_cannot_hold_is_valid_and_dispatch_refuses_it(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_untyped")
+    # `properties` without `type`: JSON Schema accepts any non-object; the args model is an object model.
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: lookup
+            inputSchema:
+              properties: {city: {type: string}}
+              required: [city]
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    assert sdk.validate_tool_arguments("lookup", "12") == 12
+    assert sdk.validate_tool_arguments("lookup", ["a"]) == ["a"]
+    assert sdk.validate_tool_arguments("lookup", {"city": "Oslo"}).city == "Oslo"
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("lookup", {"city": 5})
+    assert [p.pointer for p in caught.value.problems] == ["/city"]
+    tools = sdk.Tools()
+    tools.lookup.handler(lambda args, ctx: args.city)
+    outcome = tools.dispatch({"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "12"}})
+    assert outcome.error is not None and outcome.error.kind == "invalid_arguments"
+    assert "LookupArgs, which the handler takes" in outcome.content
+    ok = tools.dispatch(
+        {"id": "c2", "type": "function", "function": {"name": "lookup", "arguments": '{"city": "Oslo"}'}}
+    )
+    assert not ok.is_error and "Oslo" in ok.content

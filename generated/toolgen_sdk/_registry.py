@@ -129,7 +129,7 @@ class ToolEntry(Generic[A, R]):
         try:
             if self._validate_args is not None:
                 return self._validate_args(arguments)
-            return self.spec.check_arguments(arguments)
+            args = self.spec.check_arguments(arguments)
         except ToolgenValidationError as error:
             # Strict mode makes every optional argument required and nullable, so a model sends null for "absent".
             try:
@@ -148,6 +148,13 @@ class ToolEntry(Generic[A, R]):
             if lenient == data:
                 raise
             return self.parse(lenient)
+        if not isinstance(args, self.spec.args_model):
+            # The schema accepts it (it has `properties` but no `type`), but the handler is written for the model.
+            model = self.spec.args_model.__name__
+            text = f"fits the input schema but not {model}, which the handler takes; give the schema a `type`"
+            problem = ValidationProblem("", text)
+            raise ToolgenValidationError([problem])
+        return args
 
 
 class UnboundToolsError(RuntimeError):

@@ -125,10 +125,21 @@ class ToolSpec:
     )
 
     def check_arguments(self, data: Any) -> Any:
-        """The arguments (JSON text or data) as the args model, or ToolgenValidationError listing every problem."""
+        """The arguments (JSON text or data) as the args model, or ToolgenValidationError listing every problem.
+
+        A value the input schema accepts but the args model cannot hold (a non-object, where the schema has
+        `properties` but no `type`) comes back as the JSON data itself: validity is the schema's to decide.
+        """
         value = _parsed(data) if isinstance(data, (str, bytes, bytearray)) else data
         # The model first: its sentences are the clearer ones; the schema check then covers what it cannot see.
-        args = check(self.args_model, value, json_text=False)
+        try:
+            args = check(self.args_model, value, json_text=False)
+        except ToolgenValidationError:
+            if self.check_input and not self._schema_problems(
+                "input", self.check_schema or self.input_schema, value
+            ):
+                return value
+            raise
         if self.check_input:
             problems = self._schema_problems(
                 "input", self.check_schema or self.input_schema, value
