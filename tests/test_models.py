@@ -13,7 +13,7 @@ import pytest
 
 import toolgen
 
-from conftest import WEATHER, Project
+from conftest import REPO_ROOT, WEATHER, Project
 
 
 @pytest.fixture
@@ -397,3 +397,20 @@ def test_a_value_the_schema_accepts_but_the_model_cannot_hold_is_valid_and_dispa
         {"id": "c2", "type": "function", "function": {"name": "lookup", "arguments": '{"city": "Oslo"}'}}
     )
     assert not ok.is_error and "Oslo" in ok.content
+
+
+def test_union_fields_hold_the_member_models_themselves() -> None:
+    sys.path.insert(0, str(REPO_ROOT / "generated"))
+    try:
+        sdk = importlib.import_module("toolgen_sdk")
+        message = sdk.validate_message({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+        assert isinstance(message.content[0], sdk.TextPart) and message.content[0].text == "hi"
+        conversation = sdk.validate_messages([{"role": "system", "content": "be brief"}])
+        assert isinstance(conversation[0], sdk.SystemMessage)
+        with pytest.raises(sdk.ToolgenValidationError) as caught:
+            sdk.validate_message({"role": "user", "content": [{"type": "text"}]})
+        assert [(p.pointer, p.message) for p in caught.value.problems] == [
+            ("/content/0/text", "is required but missing")
+        ]
+    finally:
+        sys.path.remove(str(REPO_ROOT / "generated"))

@@ -111,7 +111,7 @@ def parse_request(body: Any, wire: str | None = None) -> list[Any]:
     if not isinstance(request, Request):
         raise ValueError("this body is not a request")  # noqa: TRY004 - a wrong body is ValueError
     messages: Messages = check(Messages, request.messages, json_text=False)
-    return [item.root for item in messages.root]
+    return list(messages.root)
 
 
 def encode_request(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, RootModel
 
@@ -233,14 +233,10 @@ class TextPart(CanonicalModel):
     text: str
 
 
-class ContentPart(
-    RootModel[TextPart | ImagePart | AudioPart | FilePart | ReasoningPart]
-):
-    model_config = ConfigDict(defer_build=True)
-    root: Annotated[
-        TextPart | ImagePart | AudioPart | FilePart | ReasoningPart,
-        Field(discriminator="type", title="ContentPart"),
-    ]
+ContentPart: TypeAlias = Annotated[
+    TextPart | ImagePart | AudioPart | FilePart | ReasoningPart,
+    Field(discriminator="type"),
+]
 
 
 class Todo(NullRefusingModel):
@@ -416,16 +412,10 @@ class UserMessage(CanonicalModel):
     extras: ProviderExtras | None = None
 
 
-class Message(RootModel[SystemMessage | UserMessage | AssistantMessage | ToolMessage]):
-    model_config = ConfigDict(defer_build=True)
-    root: Annotated[
-        SystemMessage | UserMessage | AssistantMessage | ToolMessage,
-        Field(
-            description="A chat message of any role.",
-            discriminator="role",
-            title="Message",
-        ),
-    ]
+Message: TypeAlias = Annotated[
+    SystemMessage | UserMessage | AssistantMessage | ToolMessage,
+    Field(discriminator="role"),
+]
 
 
 class Messages(RootModel[list[Message]]):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ConfigDict, TypeAdapter
+
 from toolgen_sdk._runtime import ToolgenValidationError, ValidationProblem, check
 from toolgen_sdk.models import (
     AssistantMessage,
@@ -36,21 +38,29 @@ __all__ = [
     "validate_usage",
 ]
 
+# Unions are type aliases, validated through an adapter; it builds its validator on first use.
+_CONTENT_PART: TypeAdapter[ContentPart] = TypeAdapter(
+    ContentPart, config=ConfigDict(defer_build=True)
+)
+_MESSAGE: TypeAdapter[Message] = TypeAdapter(
+    Message, config=ConfigDict(defer_build=True)
+)
+
 
 def validate_content_part(
     data: Any,
 ) -> TextPart | ImagePart | AudioPart | FilePart | ReasoningPart:
     """Validate `data` (Python data or JSON text) as a ContentPart."""
-    value: ContentPart = check(ContentPart, data)
-    return value.root
+    value: ContentPart = check(_CONTENT_PART, data)
+    return value
 
 
 def validate_message(
     data: Any,
 ) -> SystemMessage | UserMessage | AssistantMessage | ToolMessage:
     """Validate `data` (Python data or JSON text) as a Message."""
-    value: Message = check(Message, data)
-    return value.root
+    value: Message = check(_MESSAGE, data)
+    return value
 
 
 def validate_messages(
@@ -58,7 +68,7 @@ def validate_messages(
 ) -> list[SystemMessage | UserMessage | AssistantMessage | ToolMessage]:
     """Validate `data` (Python data or JSON text) as a list of Messages."""
     value: Messages = check(Messages, data)
-    return [item.root for item in value.root]
+    return value.root
 
 
 def validate_tool_call(data: Any) -> ToolCall:

@@ -98,6 +98,10 @@ def load_sdk(output_dir: Path, package: str) -> ModuleType:
                 and value.__module__ == models.__name__
             ):
                 value.model_rebuild(force=True)
+        validators = importlib.import_module(f"{package}.validators")
+        for value in vars(validators).values():
+            if isinstance(value, pydantic.TypeAdapter):
+                value.rebuild(force=True)
         return module
     except Exception as error:  # noqa: BLE001 - any import failure means the SDK cannot validate
         raise SdkNotBuiltError(

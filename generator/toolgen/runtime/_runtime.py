@@ -116,6 +116,8 @@ class ToolSpec:
     check_output: bool = False
     # The input schema as written, when the JSON Schema check must see it so ($id, anchors, $dynamicRef).
     check_schema: Mapping[str, Any] | None = None
+    # Vendored documents the schema as written refers to (URI -> document): the check never fetches anything.
+    check_resources: Mapping[str, Any] = field(default_factory=dict)
     _schema_validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def check_arguments(self, data: Any) -> Any:
@@ -156,7 +158,7 @@ class ToolSpec:
     def _schema_problems(self, which: str, schema: Mapping[str, Any], value: Any) -> list[ValidationProblem]:
         validator = self._schema_validators.get(which)
         if validator is None:
-            validator = self._schema_validators[which] = schema_validator(schema)
+            validator = self._schema_validators[which] = schema_validator(schema, self.check_resources)
         return schema_problems(validator, value)
 
     def definition(self) -> dict[str, Any]:
@@ -192,9 +194,13 @@ class ToolgenValidationError(ValueError):
 
     def __init__(self, problems: Sequence[ValidationProblem]) -> None:
         self.problems = tuple(problems)
+        super().__init__(self.problems)
+
+    def __str__(self) -> str:
+        # Written when shown, not when raised: a validator that is caught and reported pays nothing for it.
         listing = "\n".join(f"  {p}" for p in self.problems)
         count = len(self.problems)
-        super().__init__(f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}")
+        return f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}"
 
 
 def _escape(part: object) -> str:
@@ -228,11 +234,21 @@ def _data_path(data: Any, loc: Sequence[int | str], kind: str) -> tuple[list[str
 def _camel_key(part: str, current: Mapping[str, Any]) -> str | None:
     if "_" not in part:
         return None
-    camel = to_camel(part)
+    # to_camel for the snake_case names the canonical models use, without its regular expressions.
+    head, _, rest = part.partition("_")
+    camel = head + rest.title().replace("_", "")
     return camel if camel in current else None
 
 
 def _sentence(error: Mapping[str, Any]) -> str:
+    reason = _reason(error)
+    if error["type"] in ("missing", "extra_forbidden"):
+        return reason
+    return f"{reason} (got {_shown(error.get('input'))})"
+
+
+def _reason(error: Mapping[str, Any]) -> str:
+    """What is wrong, without the value that was given."""
     kind = error["type"]
     if kind == "missing":
         return "is required but missing"
@@ -240,24 +256,45 @@ def _sentence(error: Mapping[str, Any]) -> str:
         return "is not an allowed field"
     message = str(error["msg"])
     if message.startswith("Input should be "):
-        message = "should be " + message[len("Input should be ") :]
-    elif message.startswith("Value error, "):
-        message = message[len("Value error, ") :]
-    return f"{message} (got {_shown(error.get('input'))})"
+        return "should be " + message[len("Input should be ") :]
+    if message.startswith("Value error, "):
+        return message[len("Value error, ") :]
+    return message
+
+
+# One encoder for every error sentence: json.dumps with options builds a new encoder on each call.
+_SHOW = json.JSONEncoder(ensure_ascii=False, default=repr)
 
 
 def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=repr)
+    kind = type(value)
+    if kind is int or kind is float:
+        return repr(value)
+    if value is None or kind is bool:
+        return "null" if value is None else "true" if value else "false"
+    text = _SHOW.encode(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def problems_from(error: pydantic.ValidationError, data: Any) -> list[ValidationProblem]:
-    """Pydantic's errors as JSON-pointer problems: one per real problem, union branches folded."""
+_TAG_ERRORS = frozenset({"union_tag_invalid", "union_tag_not_found"})
+
+
+def problems_from(
+    error: pydantic.ValidationError, data: Any, items: Sequence[Mapping[str, Any]] | None = None
+) -> list[ValidationProblem]:
+    """Pydantic's errors (`items`, when the caller has them already) as JSON-pointer problems: one per real
+    problem, union branches folded."""
+    items = error.errors(include_url=False) if items is None else items
+    if len(items) == 1 and items[0]["type"] not in _TAG_ERRORS:
+        # One error: whatever union branches it passed through, they are the ones that were tried.
+        item = items[0]
+        path, _ = _data_path(data, item["loc"], item["type"])
+        return [_problem(path, item)]
     found: list[tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]] = []
-    for item in error.errors(include_url=False):
+    for item in items:
         kind = item["type"]
         path, branches = _data_path(data, item["loc"], kind)
-        if kind in ("union_tag_invalid", "union_tag_not_found"):
+        if kind in _TAG_ERRORS:
             key = str(item.get("ctx", {}).get("discriminator", "")).strip("'")
             expected = item.get("ctx", {}).get("expected_tags")
             if kind == "union_tag_invalid":
@@ -282,30 +319,29 @@ def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
     return sorted(unique.values(), key=lambda p: (p.pointer, p.message))
 
 
-def _folded(found: list[Found]) -> list[ValidationProblem]:
+def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
+    """Fold the union branches from the `level`-th one on (entries are shared, not copied, on the way down)."""
     problems: list[ValidationProblem] = []
     groups: dict[tuple[str, ...], list[Found]] = {}
-    for path, branches, item in found:
-        if branches:
-            groups.setdefault(tuple(path[: branches[0][0]]), []).append((path, branches, item))
+    for entry in found:
+        path, branches, item = entry
+        if len(branches) > level:
+            groups.setdefault(tuple(path[: branches[level][0]]), []).append(entry)
         else:
             problems.append(_problem(path, item))
     for prefix, members in groups.items():
-        first = members[0][1][0][1]
-        if all(branches[0][1] == first for _, branches, _ in members):
+        if len({branches[level][1] for _, branches, _ in members}) == 1:
             # One branch tried (a discriminated union, or one candidate left): its errors are the errors.
-            problems.extend(_folded([(path, branches[1:], item) for path, branches, item in members]))
+            problems.extend(_folded(members, level + 1))
             continue
         deepest = max(len(path) for path, _, _ in members)
         if deepest == len(prefix):
-            reasons = sorted({_sentence(item).split(" (got")[0] for _, _, item in members})
+            reasons = sorted({_reason(item) for _, _, item in members})
             pointer = "".join("/" + _escape(p) for p in prefix)
             problems.append(ValidationProblem(pointer, "matches none of the allowed forms: " + "; or ".join(reasons)))
             continue
-        chosen = next(branches[0][1] for path, branches, _ in members if len(path) == deepest)
-        problems.extend(
-            _folded([(path, branches[1:], item) for path, branches, item in members if branches[0][1] == chosen])
-        )
+        chosen = next(branches[level][1] for path, branches, _ in members if len(path) == deepest)
+        problems.extend(_folded([m for m in members if m[1][level][1] == chosen], level + 1))
     return problems
 
 
@@ -324,13 +360,25 @@ def _parsed(data: str | bytes | bytearray) -> Any:
         raise ToolgenValidationError([ValidationProblem("", f"is not UTF-8 text (byte {error.start})")]) from None
 
 
-def schema_validator(schema: Mapping[str, Any]) -> Any:
-    """A validator from the jsonschema package for `schema` (its declared draft, else 2020-12)."""
+def schema_validator(schema: Mapping[str, Any], resources: Mapping[str, Any] | None = None) -> Any:
+    """A validator from the jsonschema package for `schema` (its declared draft, else 2020-12).
+
+    References resolve inside `schema`, to `resources` (URI -> document) and to the published meta-schemas, and
+    nowhere else: a reference to anything more is a problem of the check, never a fetch over the network.
+    """
     # Imported here: only tools whose models do not enforce every keyword need jsonschema.
     from jsonschema import Draft202012Validator
     from jsonschema.validators import validator_for
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012, specification_with
 
-    return validator_for(schema, default=Draft202012Validator)(schema)
+    validator = validator_for(schema, default=Draft202012Validator)
+    # A document that does not name its draft is read as the schema's own.
+    dialect = specification_with(str(validator.META_SCHEMA.get("$schema", "")), default=DRAFT202012)
+    documents = [(uri, Resource.from_contents(document, dialect)) for uri, document in (resources or {}).items()]
+    # An explicit registry has no retrieve function; jsonschema's default one would fetch unknown URIs.
+    registry: Registry[Any] = Registry().with_resources(documents).crawl()
+    return validator(schema, registry=registry)
 
 
 def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
@@ -359,23 +407,26 @@ def _schema_sentence(error: Any) -> str:
     return str(error.message)
 
 
-def check(model: type[pydantic.BaseModel], data: Any, *, json_text: bool = True) -> Any:
-    """Validate `data` against `model`, strictly (no "5" for 5), raising ToolgenValidationError.
+def check(model: type[pydantic.BaseModel] | pydantic.TypeAdapter[Any], data: Any, *, json_text: bool = True) -> Any:
+    """Validate `data` against `model` (a model class, or an adapter of a union), strictly (no "5" for 5).
 
-    With `json_text`, a str or bytes is JSON text to parse first (as tool arguments arrive from a model);
-    without it, a str is the value itself (a tool that returns a string).
+    Raises ToolgenValidationError. With `json_text`, a str or bytes is JSON text to parse first (as tool
+    arguments arrive from a model); without it, a str is the value itself (a tool that returns a string).
     """
     value = _parsed(data) if json_text and isinstance(data, (str, bytes, bytearray)) else data
+    # The core validator directly: model_validate's own checks cost as much as validating a small message.
+    validator = model.validator if isinstance(model, pydantic.TypeAdapter) else model.__pydantic_validator__
     try:
-        return model.model_validate(value, strict=True)
+        return validator.validate_python(value, strict=True)
     except pydantic.ValidationError as error:
-        if any(e["type"] == "int_type" and _integral_float(e.get("input")) for e in error.errors(include_url=False)):
+        items = error.errors(include_url=False)
+        if any(e["type"] == "int_type" and _integral_float(e.get("input")) for e in items):
             # JSON Schema counts 1.0 as an integer (models often write 5.0); strict pydantic does not.
             try:
-                return model.model_validate(_integral_floats_as_ints(value), strict=True)
+                return validator.validate_python(_integral_floats_as_ints(value), strict=True)
             except pydantic.ValidationError:
                 pass  # the problems of the value as given are the ones to report
-        raise ToolgenValidationError(problems_from(error, value)) from None
+        raise ToolgenValidationError(problems_from(error, value, items)) from None
     except (TypeError, ArithmeticError) as error:
         # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
         raise ToolgenValidationError([ValidationProblem("", f"could not be checked: {error}")]) from None

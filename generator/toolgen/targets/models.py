@@ -5,12 +5,13 @@ from __future__ import annotations
 import ast
 import io
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import pydantic
 
 from toolgen.errors import ExternalToolError, ToolgenError
-from toolgen.ir import ROOT_MODEL, Project, thaw
+from toolgen.ir import ROOT_MODEL, Project, Union, thaw
 from toolgen.modelnames import NOT_NULL_KEY
 from toolgen.names import NameRegistry, snake
 from toolgen.schemawalk import walk
@@ -45,17 +46,35 @@ def _defer_root_models(source: str) -> str:
     return "".join(lines)
 
 
-def _drop_class(source: str, name: str) -> str:
-    """Remove the placeholder model generated for the bundle's root, which no one uses."""
+def _replace_class(source: str, name: str, replacement: str = "") -> str:
+    """`source` with the class `name` replaced by `replacement` (removed, by default)."""
     tree = ast.parse(source)
     lines = _source_lines(source)
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == name:
             start = node.lineno - 1 - len(node.decorator_list)
             assert node.end_lineno is not None
-            del lines[start : node.end_lineno]
+            lines[start : node.end_lineno] = [replacement] if replacement else []
             return "".join(lines)
-    raise ToolgenError(f"the placeholder model {name} was not generated")
+    raise ToolgenError(f"the model {name} was not generated")
+
+
+def _unions_as_aliases(source: str, unions: Sequence[Union]) -> str:
+    """Each discriminated union as a type alias rather than a RootModel class.
+
+    A field then holds the member model itself (`message.content[0].text`, no `.root`), and validation
+    builds one object less per value. The alias takes the class's place: members are defined above it.
+    """
+    for union in unions:
+        members = " | ".join(union.members)
+        alias = f"{union.name}: TypeAlias = Annotated[{members}, Field(discriminator={union.discriminator!r})]\n"
+        source = _replace_class(source, union.name, alias)
+    if unions:
+        # Merged with the generator's own imports by the formatter's import sorting.
+        future = "from __future__ import annotations\n"
+        imports = "from typing import Annotated, TypeAlias\n\nfrom pydantic import Field\n"
+        source = source.replace(future, future + "\n" + imports, 1)
+    return source
 
 
 def _aliases(schema: Any) -> dict[str, str]:
@@ -120,6 +139,9 @@ def render_models(project: Project, header: str) -> str:
         raise ExternalToolError(f"datamodel-code-generator failed: {error}") from error
     if not isinstance(output, str):
         raise ExternalToolError("datamodel-code-generator returned no single module")
-    source = _defer_root_models(_drop_class(output, ROOT_MODEL))
+    # A tool's own arguments or result stay a model class: the registry validates and checks instances of it.
+    tool_models = {t.args_model for t in project.tools} | {t.result_model for t in project.tools}
+    aliased = [union for union in project.unions if union.name not in tool_models]
+    source = _defer_root_models(_unions_as_aliases(_replace_class(output, ROOT_MODEL), aliased))
     check_models_module(source, project.package)
     return source

@@ -56,6 +56,8 @@ class Validator:
     result: str
     unwrap: str
     article: str
+    # What `check` validates against: the model class, or the module's adapter of a union (a type alias).
+    target: str
 
 
 def pyrepr(value: Any) -> str:
@@ -84,17 +86,20 @@ def _validators(project: Project) -> list[Validator]:
     # Only the canonical unions get a validator: a user's union could take a fixed name like ToolResult.
     for union in (u for u in project.unions if u.name in project.canonical_models):
         members = " | ".join(union.members)
-        result.append(Validator(f"validate_{snake(union.name)}", union.name, members, "value.root", "a"))
+        function = f"validate_{snake(union.name)}"
+        result.append(Validator(function, union.name, members, "value", "a", _adapter(union.name)))
     for name in VALIDATED_MODELS:
         if name == "Messages":
             message_union = next((u for u in project.unions if u.name == "Message"), None)
             item = " | ".join(message_union.members) if message_union else "Message"
-            result.append(
-                Validator("validate_messages", name, f"list[{item}]", "[item.root for item in value.root]", "a list of")
-            )
+            result.append(Validator("validate_messages", name, f"list[{item}]", "value.root", "a list of", name))
         else:
-            result.append(Validator(f"validate_{snake(name)}", name, name, "value", "a"))
+            result.append(Validator(f"validate_{snake(name)}", name, name, "value", "a", name))
     return sorted(result, key=lambda v: v.function)
+
+
+def _adapter(union: str) -> str:
+    return f"_{snake(union).upper()}"
 
 
 def render_package(project: Project, header: str) -> dict[str, str]:
@@ -114,7 +119,11 @@ def render_package(project: Project, header: str) -> dict[str, str]:
             **common, tools=project.tools, model_imports=tool_models, entries=entries
         ),
         "validators.py": environment.get_template("validators.py.jinja").render(
-            **common, validators=validators, model_imports=validator_models, exports=validator_names
+            **common,
+            validators=validators,
+            model_imports=validator_models,
+            exports=validator_names,
+            adapters=[(v.target, v.model) for v in validators if v.target != v.model],
         ),
         "__init__.py": environment.get_template("__init__.py.jinja").render(
             **common,
