@@ -93,6 +93,7 @@ def contenders(schema: dict[str, Any], scratch: Path) -> dict[str, tuple[Callabl
         return 0
 
     found["toolgen (generated validate_message)"] = (ours, "working tree")
+    found["pydantic alone: the same models, raw errors"] = _bare_union(sdk)
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
@@ -124,6 +125,27 @@ def contenders(schema: dict[str, Any], scratch: Path) -> dict[str, tuple[Callabl
         print("jsonschema-rs not installed: skipped", file=sys.stderr)
     found["datamodel-codegen models (plain)"] = _plain_models(schema, scratch)
     return found
+
+
+def _bare_union(sdk: Any) -> tuple[Callable[[Any], int], str]:
+    """The generated message models through pydantic's own validator, errors left as pydantic gives them.
+
+    The floor under validate_message: what it costs beyond this is toolgen's (strict JSON types, the
+    one-problem-per-problem folding, pointers and sentences).
+    """
+    import pydantic
+
+    sdk.validate_message({"role": "user", "content": "warm-up"})  # builds the deferred validator
+    validator = sdk.validators._MESSAGE.validator
+
+    def bare(message: Any) -> int:
+        try:
+            validator.validate_python(message, strict=True)
+        except pydantic.ValidationError as error:
+            return error.error_count()
+        return 0
+
+    return bare, pydantic.VERSION
 
 
 def _plain_models(schema: dict[str, Any], scratch: Path) -> tuple[Callable[[Any], int], str]:
