@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import toolgen
+from toolgen.diagnostics import Severity
 from toolgen.errors import ExternalToolError, InvalidInputError
 
 CHUNK = 200
@@ -81,7 +82,8 @@ def _build(
             return kept, refused, crashed
         except InvalidInputError as error:
             new = set()
-            for diagnostic in error.diagnostics:
+            # Warnings (a default that does not fit its schema) travel with the errors; only errors refuse.
+            for diagnostic in (d for d in error.diagnostics if d.severity is Severity.ERROR):
                 parts = diagnostic.pointer.split("/")
                 if len(parts) > 2 and parts[1] == "tools" and parts[2].isdigit():
                     new.add(kept[int(parts[2])][0])

@@ -219,7 +219,8 @@ def test_dunder_all_is_sorted_unique_and_bound(package_dir: Path) -> None:
 # Tools added at run time from a JSON Schema (Registry.add) need a JSON Schema validator; the import
 # happens inside that method, so an application that never adds such a tool never needs the package.
 # Imported inside the function that needs it, only by tools whose models do not enforce every keyword.
-OPTIONAL_IMPORTS = {("_registry.py", "jsonschema"), ("_runtime.py", "jsonschema")}
+# referencing comes with jsonschema: the schema check builds its own registry, one that never fetches.
+OPTIONAL_IMPORTS = {("_registry.py", "jsonschema"), ("_runtime.py", "jsonschema"), ("_runtime.py", "referencing")}
 
 
 def test_imports_only_pydantic_and_the_standard_library(package_dir: Path) -> None:

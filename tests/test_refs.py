@@ -1,8 +1,15 @@
-"""$ref resolution: embedded $id resources, $anchors, vendored remote documents, and what is refused."""
+"""$ref resolution: embedded $id resources, $anchors, vendored remote documents, meta-schemas, $dynamicRef, refusals."""
 
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
+import textwrap
+import urllib.request
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,6 +57,7 @@ def test_an_unvendored_remote_ref_and_a_dynamic_ref_are_refused_at_their_place(m
     assert [(d.rule, d.pointer) for d in caught.value.diagnostics] == [
         ("ref-remote", "/tools/0/inputSchema/properties/price/$ref")
     ]
+    assert "remotes:" in caught.value.diagnostics[0].message  # says what to do
     escaping = _project(make_project, "remotes: {'https://example.com/shared/': vendor/shared/}\n")
     escaping.write(
         "schemas/order.json",
@@ -60,7 +68,10 @@ def test_an_unvendored_remote_ref_and_a_dynamic_ref_are_refused_at_their_place(m
                         "name": "o",
                         "inputSchema": {
                             "type": "object",
-                            "properties": {"a": {"$ref": "https://example.com/shared/../../toolgen.yaml"}},
+                            "properties": {
+                                "a": {"$ref": "https://example.com/shared/../../toolgen.yaml"},
+                                "b": {"$ref": "#/$defs/d"},
+                            },
                             "$defs": {"d": {"$dynamicRef": "#x"}},
                         },
                     }
@@ -70,4 +81,196 @@ def test_an_unvendored_remote_ref_and_a_dynamic_ref_are_refused_at_their_place(m
     )
     with pytest.raises(InvalidInputError) as caught:
         toolgen.build(escaping.root)
-    assert {d.rule for d in caught.value.diagnostics} == {"ref-remote", "ref-unsupported"}
+    assert {(d.rule, d.pointer) for d in caught.value.diagnostics} == {
+        ("ref-remote", "/tools/0/inputSchema/properties/a/$ref"),
+        ("ref-unsupported", "/tools/0/inputSchema/$defs/d/$dynamicRef"),
+    }
+
+
+# A vendored remote document: an extensible tree (its children follow the dynamic scope) and an anchored count.
+TREE = {
+    "$id": "https://example.com/shared/tree.json",
+    "$dynamicAnchor": "node",
+    "type": "object",
+    "properties": {"kids": {"type": "array", "items": {"$dynamicRef": "#node"}}},
+    "$defs": {"count": {"$anchor": "count", "type": "integer", "minimum": 0}},
+}
+META = "https://json-schema.org/draft/2020-12/schema"
+URN = "urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed"
+# From the official suite: `$defs/bar` alone is not self-contained, the schema as written is.
+DYNAMIC = {
+    "$id": "https://test.example/relative-dynamic-reference/root",
+    "$dynamicAnchor": "meta",
+    "type": "object",
+    "properties": {"foo": {"const": "pass"}},
+    "$ref": "extended",
+    "$defs": {
+        "extended": {
+            "$id": "extended",
+            "$dynamicAnchor": "meta",
+            "type": "object",
+            "properties": {"bar": {"$ref": "bar"}},
+        },
+        "bar": {"$id": "bar", "type": "object", "properties": {"baz": {"$dynamicRef": "extended#meta"}}},
+    },
+}
+WRITTEN_TOOLS = [
+    {"name": "meta", "inputSchema": {"type": "object", "properties": {"schema": {"$ref": META}}}},
+    {"name": "urn", "inputSchema": {"$id": URN, "minimum": 30, "properties": {"foo": {"$ref": URN}}}},
+    {"name": "anchor", "inputSchema": {"type": "object", "properties": {"n": {"$ref": f"{TREE['$id']}#count"}}}},
+    {"name": "dynamic", "inputSchema": DYNAMIC},
+    {
+        "name": "strict_tree",
+        "inputSchema": {
+            "$id": "https://example.com/shared/strict-tree.json",
+            "$dynamicAnchor": "node",
+            "$ref": "tree.json",
+            "unevaluatedProperties": False,
+        },
+    },
+]
+# (tool, arguments, valid) as the JSON Schema specification has it.
+CASES = [
+    ("meta", {"schema": {"type": "string", "minLength": 1}}, True),
+    ("meta", {"schema": {"type": 5}}, False),
+    ("urn", {"foo": 37}, True),
+    ("urn", {"foo": 12}, False),
+    ("anchor", {"n": 3}, True),
+    ("anchor", {"n": -1}, False),
+    ("dynamic", {"foo": "pass", "bar": {"baz": {"foo": "pass"}}}, True),
+    ("dynamic", {"foo": "pass", "bar": {"baz": {"foo": "fail"}}}, False),
+    ("strict_tree", {"kids": [{"kids": []}]}, True),
+    ("strict_tree", {"kids": [{"kidz": []}]}, False),
+]
+# Run in the generated package with the network cut off: any attempt is recorded (a raise would be swallowed).
+OFFLINE = """\
+import dataclasses, json, socket, sys, urllib.request
+attempts = []
+def refuse(*args, **kwargs):
+    attempts.append(repr(args[:2]))
+    raise OSError("no network in this test")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+urllib.request.urlopen = refuse
+import sdk
+cases = json.loads(sys.argv[1])
+def accepts(spec, data):
+    try:
+        spec.check_arguments(data)
+    except sdk.ToolgenValidationError as error:
+        return [str(p) for p in error.problems]
+    return True
+results = [accepts(sdk.TOOLS[name], data) for name, data, _ in cases]
+tree = sdk.TOOLS["strict_tree"]
+# Without its vendored documents the check cannot resolve `tree.json`: a problem, never a fetch.
+bare = dataclasses.replace(tree, check_resources={}, _schema_validators={})
+spec = {name: [s.check_input, s.check_schema is not None, sorted(s.check_resources)] for name, s in sdk.TOOLS.items()}
+print(json.dumps({"results": results, "bare": accepts(bare, {"kids": []}), "attempts": attempts, "spec": spec,
+                  "meta_export": sdk.TOOLS["meta"].input_schema["properties"]["schema"]}))
+"""
+
+
+def _written_project(make_project: object, tools: list[Any], extra: str = "") -> Project:
+    project: Project = make_project()  # type: ignore[operator]
+    remotes = "remotes: {'https://example.com/shared/': vendor/shared/}\n"
+    (project.root / "toolgen.yaml").write_text((project.root / "toolgen.yaml").read_text() + remotes + extra)
+    project.write("schemas/tools.json", json.dumps({"tools": tools}))
+    project.write("vendor/shared/tree.json", json.dumps(TREE))
+    return project
+
+
+def _offline(root: Path, cases: list[Any]) -> Any:
+    prelude = f"import sys\nsys.path.insert(0, {str(root / 'generated')!r})\n"
+    result = subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(OFFLINE), json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_schemas_checked_as_written_meta_schemas_urns_remote_anchors_and_dynamic_refs(make_project: object) -> None:
+    project = _written_project(make_project, WRITTEN_TOOLS)
+    toolgen.build(project.root)
+    out = _offline(project.root, CASES)
+    assert [result is True for result in out["results"]] == [valid for _, _, valid in CASES], out["results"]
+    assert out["attempts"] == []
+    assert out["bare"] != True and "could not be checked" in out["bare"][0]  # noqa: E712 - True or problems
+    # The meta-schema stays a reference in the exported schema; the models take any value there.
+    assert out["meta_export"] == {"$ref": META}
+    assert out["spec"]["meta"] == [True, True, []]
+    assert out["spec"]["dynamic"] == [True, True, []]
+    assert out["spec"]["strict_tree"] == [True, True, [TREE["$id"]]]
+    assert out["spec"]["urn"] == [True, True, []]  # an untyped `minimum` needs the check; `$id` makes it as written
+    # A bundle that is exact needs no JSON Schema check: the remote anchor resolves statically.
+    assert out["spec"]["anchor"] == [False, False, []]
+
+
+def test_schema_validator_never_fetches(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolgen.runtime._runtime import schema_problems, schema_validator
+
+    attempts: list[object] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        attempts.append(args)
+        raise OSError("no network in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    validator = schema_validator({"properties": {"a": {"$ref": "https://example.com/elsewhere.json"}}})
+    problems = schema_problems(validator, {"a": 1})
+    assert attempts == []
+    assert [p.pointer for p in problems] == [""] and "could not be checked" in problems[0].message
+    # Meta-schemas are known without fetching; vendored documents come as resources.
+    resources = {"https://example.com/n.json": {"type": "integer"}}
+    schema = {"properties": {"s": {"$ref": META}, "n": {"$ref": "https://example.com/n.json"}}}
+    assert schema_problems(schema_validator(schema, resources), {"s": {"type": "string"}, "n": 1}) == []
+    assert len(schema_problems(schema_validator(schema, resources), {"s": {"type": 1}, "n": "x"})) == 2
+    assert attempts == []
+
+
+def test_what_only_a_check_as_written_can_follow_is_refused_elsewhere(make_project: object) -> None:
+    dynamic_output = {
+        "name": "out",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {
+            "$id": "https://example.com/out",
+            "properties": {"a": {"$dynamicRef": "#n"}},
+            "$defs": {"n": {"$dynamicAnchor": "n", "type": "string"}},
+        },
+    }
+    extension = "extend: {message: message.json}\n"
+    project = _written_project(make_project, [dynamic_output], extension)
+    project.write("message.json", json.dumps({"properties": {"shape": {"$ref": META}}}))
+    with pytest.raises(InvalidInputError) as caught:
+        toolgen.build(project.root)
+    found = sorted((d.path, d.rule, d.pointer) for d in caught.value.diagnostics)
+    assert found == [
+        ("message.json", "ref-unsupported", "/properties/shape/$ref"),
+        ("schemas/tools.json", "ref-unsupported", "/tools/0/outputSchema/properties/a/$dynamicRef"),
+    ]
+    assert all("$ref" in d.message or "bundled" in d.message for d in caught.value.diagnostics)
+
+
+def test_a_missing_remote_anchor_or_meta_schema_place_is_reported(make_project: object) -> None:
+    tools = [
+        {
+            "name": "t",
+            "inputSchema": {
+                "properties": {
+                    "a": {"$ref": f"{TREE['$id']}#nothing"},
+                    "b": {"$ref": f"{META}#/$defs/nothing"},
+                }
+            },
+        }
+    ]
+    project = _written_project(make_project, tools)
+    with pytest.raises(InvalidInputError) as caught:
+        toolgen.build(project.root)
+    assert sorted((d.rule, d.pointer) for d in caught.value.diagnostics) == [
+        ("ref-unresolved", "/tools/0/inputSchema/properties/a/$ref"),
+        ("ref-unresolved", "/tools/0/inputSchema/properties/b/$ref"),
+    ]

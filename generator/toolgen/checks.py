@@ -1,7 +1,8 @@
-"""Build-time checks of schema content the generated models depend on: regexes and default values.
+"""Build-time checks of schema content the generated models depend on: regexes, defaults and references.
 
 Regular expressions must compile with Python's re, which the models use to check them. A default that
 does not fit its own schema would become a field default of the wrong type; it is reported and left out.
+References that only a JSON Schema check of the schema as written can follow are refused where no such check runs.
 """
 
 from __future__ import annotations
@@ -87,12 +88,23 @@ def unfit_defaults(schema: Any) -> Iterator[tuple[Pointer, str]]:
             )
 
 
-def dynamic_references(schema: Any) -> Iterator[tuple[Pointer, str]]:
-    """`$dynamicRef`s: bundling resolves references statically, so their dynamic scope would be lost."""
+def dynamic_references(schema: Any, reason: str) -> Iterator[tuple[Pointer, str]]:
+    """`$dynamicRef`s where only the bundled schema is checked: bundling loses their dynamic scope (`reason` says why)."""
     for sub, pointer in walk(schema):
         if isinstance(sub, dict) and "$dynamicRef" in sub:
-            reference = sub["$dynamicRef"]
             yield (
                 (*pointer, "$dynamicRef"),
-                f"$dynamicRef {reference!r} is not supported (it resolves by dynamic scope); use $ref",
+                f"$dynamicRef {sub['$dynamicRef']!r} is not supported here: it resolves by dynamic scope, which "
+                f"bundling loses, and {reason}; use $ref",
+            )
+
+
+def remote_references(schema: Any) -> Iterator[tuple[Pointer, str]]:
+    """`$ref`s a bundled schema keeps as written (to a meta-schema): only a JSON Schema check can follow them."""
+    for sub, pointer in walk(schema):
+        if isinstance(sub, dict) and isinstance(sub.get("$ref"), str) and not sub["$ref"].startswith("#"):
+            yield (
+                (*pointer, "$ref"),
+                f"$ref {sub['$ref']!r} (a meta-schema) is not supported in canonical messages, which are checked "
+                "by their models alone; describe the value with a schema of its own",
             )

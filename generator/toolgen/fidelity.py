@@ -82,7 +82,8 @@ def _faithful(schema: Any) -> bool:
     if values is not None and not (isinstance(values, list) and values and all(isinstance(v, str) for v in values)):
         return False  # pydantic compares numbers and booleans by ==: false == 0, 1 == 1.0 == true
     if "$ref" in schema:
-        return set(schema) <= {"$ref", "description", "title", "default", "examples", "$comment"}
+        local = isinstance(schema["$ref"], str) and schema["$ref"].startswith("#")
+        return local and set(schema) <= {"$ref", "description", "title", "default", "examples", "$comment"}
     kind = schema.get("type")
     if "anyOf" in schema:
         return kind is None and set(schema) <= {"anyOf", "description", "title", "default", "examples", "$comment"}
@@ -132,6 +133,8 @@ def _relax(node: Any, pointer: tuple[str, ...]) -> Any:
     result = map_children(node, lambda sub, relative: _relax(sub, (*pointer, *relative)))
     for key in RESOLUTION_KEYWORDS & result.keys():
         del result[key]  # refs are bundled already; datamodel-code-generator would try to follow these again
+    if not str(result.get("$ref", "#")).startswith("#"):
+        del result["$ref"]  # a meta-schema left as written: Any to the models, which must not fetch it
     if not _faithful(node) and any(k in node for k in _OPENING_KEYWORDS):
         result.pop("additionalProperties", None)
         result.pop("unevaluatedProperties", None)

@@ -60,9 +60,11 @@ class Tool:
     # The models do not enforce every keyword of the schema: validation also runs a JSON Schema check.
     check_input: bool = False
     check_output: bool = False
-    # The input schema as written, when it is self-contained: the JSON Schema check then sees $id, anchors and
-    # $dynamicRef as the author wrote them, not their bundled form.
+    # The input schema as written, when it can be checked so (it reaches no file): the JSON Schema check then sees
+    # $id, anchors, $dynamicRef and meta-schema references as the author wrote them, not their bundled form.
     check_schema: str | None = None
+    # The vendored remote documents check_schema reaches (a JSON object: URI -> document), when there are any.
+    check_resources: str | None = None
 
 
 @dataclass(frozen=True)

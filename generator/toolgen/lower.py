@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import glob
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolgen import meta, shapes
-from toolgen.checks import dynamic_references, unfit_defaults, unsupported_patterns
+from toolgen.checks import dynamic_references, remote_references, unfit_defaults, unsupported_patterns
 from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
@@ -21,7 +22,7 @@ from toolgen.modelnames import assign_class_names, infer_unions, standalone, str
 from toolgen.names import NameRegistry, pascal, snake
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.positions import Pointer, pointer_text
-from toolgen.resolve import Bundler, Resource, self_contained
+from toolgen.resolve import Bundler, Resource
 from toolgen.resources import schemas_dir
 from toolgen.schemawalk import walk
 
@@ -66,10 +67,6 @@ class _Session:
             )
         for where, problem in unsupported_patterns(schema):
             self.diagnostics.append(document.diagnostic((*pointer, *where), "pattern-unsupported", problem))
-        if not self_contained(schema):
-            # Bundling resolves references statically; only a schema checked as written keeps dynamic scope.
-            for where, problem in dynamic_references(schema):
-                self.diagnostics.append(document.diagnostic((*pointer, *where), "ref-unsupported", problem))
         for where, problem in unfit_defaults(schema):
             self.diagnostics.append(
                 document.diagnostic((*pointer, *where), "default-invalid", problem, Severity.WARNING)
@@ -156,6 +153,9 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
         key: bundler.rewrite(resource, ("properties", key), session.prepare(document, ("properties", key), value))
         for key, value in data["properties"].items()
     }
+    for key, value in rewritten.items():
+        for where, problem in _unfollowed(value, _MODELS):
+            session.diagnostics.append(document.diagnostic(("properties", key, *where), "ref-unsupported", problem))
     required = list(data.get("required", []))
     for index, name in enumerate(required):
         if name not in rewritten:
@@ -259,33 +259,20 @@ def lower(config: Config) -> Lowered:
     _extend_messages(session, bundler)
     bundler.run()
     session.diagnostics.extend(bundler.diagnostics)
+    defs = bundler.defs
+    inputs = {args: standalone(defs, args) for _, _, args, _, _ in tools}
+    written = {args: _written_check(bundler, schema, inputs[args]) for _, _, args, _, schema in tools}
+    roots = {
+        **dict.fromkeys(canonical, _MODELS),
+        **{args: _BUNDLED if written[args] is None else _AS_WRITTEN for args in written},
+        **{returns: _BUNDLED for _, _, _, returns, _ in tools if returns},
+    }
+    session.diagnostics.extend(_unfollowed_in_bundle(bundler, roots, frozenset(canonical)))
     if has_errors(session.diagnostics):
         raise InvalidInputError(session.diagnostics)
-    defs = bundler.defs
-    tool_irs = []
-    for raw, stem, args, returns, written in tools:
-        tool_irs.append(
-            Tool(
-                name=raw.value("name"),
-                stem=stem,
-                args_model=args,
-                result_model=returns,
-                title=raw.value("title"),
-                description=raw.value("description"),
-                input_schema=freeze(input_schema := standalone(defs, args)),
-                output_schema=freeze(output_schema := standalone(defs, returns)) if returns else None,
-                return_direct=bool(raw.value("returnDirect", False)),
-                timeout=raw.value("timeout"),
-                requires_approval=bool(raw.value("requiresApproval", False)),
-                strict=raw.value("strict"),
-                meta=freeze(raw.value("meta", {})),
-                annotations=freeze(raw.value("annotations", {})),
-                source=raw.document.display,
-                check_input=(check := not models_are_exact(input_schema)),
-                check_schema=freeze(written) if check and _checks_as_written(written) else None,
-                check_output=returns is not None and not models_are_exact(output_schema),
-            )
-        )
+    tool_irs = [
+        _tool(raw, stem, args, returns, inputs[args], written[args], defs) for raw, stem, args, returns, _ in tools
+    ]
     unions = infer_unions(defs)
     # Canonical models are checked by their models alone, so only tool schemas are relaxed (see fidelity.py).
     relaxed = {name: schema if name in canonical else relax_for_models(schema) for name, schema in defs.items()}
@@ -298,12 +285,111 @@ def lower(config: Config) -> Lowered:
         tools=tuple(tool_irs),
     )
     warnings = tuple(d for d in session.diagnostics if d.severity is Severity.WARNING)
-    inputs = {d.display: text_digest(d.text) for d in session.documents.values()}
+    inputs_read = {d.display: text_digest(d.text) for d in session.documents.values()}
     sources = tuple((raw, input_schema) for raw, _, _, _, input_schema in tools)
-    return Lowered(project, warnings, inputs, sources)
+    return Lowered(project, warnings, inputs_read, sources)
 
 
-def _checks_as_written(schema: Any) -> bool:
-    """The schema as written can be checked on its own, and bundling changed what a reference means there."""
-    found = any(isinstance(sub, dict) and RESOLUTION_KEYWORDS & sub.keys() for sub, _ in walk(schema))
-    return found and self_contained(schema)
+def _tool(
+    raw: shapes.RawTool,
+    stem: str,
+    args: str,
+    returns: str | None,
+    input_schema: Any,
+    written: tuple[Any, dict[str, Any]] | None,
+    defs: dict[str, Any],
+) -> Tool:
+    output_schema = standalone(defs, returns) if returns else None
+    check = not models_are_exact(input_schema)
+    as_written = written if check else None
+    return Tool(
+        name=raw.value("name"),
+        stem=stem,
+        args_model=args,
+        result_model=returns,
+        title=raw.value("title"),
+        description=raw.value("description"),
+        input_schema=freeze(input_schema),
+        output_schema=freeze(output_schema) if returns else None,
+        return_direct=bool(raw.value("returnDirect", False)),
+        timeout=raw.value("timeout"),
+        requires_approval=bool(raw.value("requiresApproval", False)),
+        strict=raw.value("strict"),
+        meta=freeze(raw.value("meta", {})),
+        annotations=freeze(raw.value("annotations", {})),
+        source=raw.document.display,
+        check_input=check,
+        check_schema=freeze(as_written[0]) if as_written else None,
+        check_resources=freeze(dict(sorted(as_written[1].items()))) if as_written and as_written[1] else None,
+        check_output=returns is not None and not models_are_exact(output_schema),
+    )
+
+
+def _written_check(bundler: Bundler, written: Any, bundled: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The input schema as written and the vendored documents it reaches (URI -> document), when its JSON Schema
+    check must see them so: bundling changed what a reference means ($id, anchors, $dynamicRef) or kept one as
+    written (a meta-schema). None when that check is not needed or the schema as written reaches a file."""
+    resources = bundler.written_resources(written)
+    if resources is None:
+        return None
+    resolution = any(
+        isinstance(sub, dict) and RESOLUTION_KEYWORDS & sub.keys()
+        for document in (written, *resources.values())
+        for sub, _ in walk(document)
+    )
+    return (written, resources) if resolution or any(remote_references(bundled)) else None
+
+
+# How the data a bundled schema describes is checked, weakest first: a JSON Schema check of the schema as written
+# follows every reference; one of the bundled schema has lost dynamic scope; models alone follow no meta-schema.
+_AS_WRITTEN, _BUNDLED, _MODELS = 0, 1, 2
+_WHY = (
+    "",
+    "the schema that reaches it is checked in its bundled form: an output schema, or an input schema whose "
+    "references as written do not all resolve within itself, vendored documents and meta-schemas",
+    "canonical messages are checked by their models alone",
+)
+
+
+def _unfollowed(schema: Any, level: int) -> Iterator[tuple[Pointer, str]]:
+    """References in a bundled schema that the check it gets (`level`) cannot follow."""
+    if level >= _BUNDLED:
+        yield from dynamic_references(schema, _WHY[level])
+    if level >= _MODELS:
+        yield from remote_references(schema)
+
+
+def _unfollowed_in_bundle(bundler: Bundler, roots: dict[str, int], skip: frozenset[str]) -> list[Diagnostic]:
+    """Every reference the check of a bundled schema cannot follow, reported where it was written.
+
+    `skip` are toolgen's canonical schemas: their own content is known, and message extensions are checked where
+    they are written (their properties are merged in here).
+    """
+    found = []
+    for name, level in _levels(bundler.defs, roots).items():
+        if name in skip or name not in bundler.origins:
+            continue
+        document, origin = bundler.origins[name]
+        for where, problem in _unfollowed(bundler.defs[name], level):
+            found.append(document.diagnostic((*origin, *where), "ref-unsupported", problem))
+    return found
+
+
+def _levels(defs: dict[str, Any], roots: dict[str, int]) -> dict[str, int]:
+    """For each bundled schema, the weakest check it gets among the roots that reach it."""
+    levels: dict[str, int] = {}
+    pending = list(roots.items())
+    while pending:
+        name, level = pending.pop()
+        if name not in defs or levels.get(name, -1) >= level:
+            continue
+        levels[name] = level
+        pending.extend((target, level) for target in _bundled_refs(defs[name]))
+    return levels
+
+
+def _bundled_refs(schema: Any) -> Iterator[str]:
+    prefix = "#/$defs/"
+    for sub, _ in walk(schema):
+        if isinstance(sub, dict) and isinstance(sub.get("$ref"), str) and sub["$ref"].startswith(prefix):
+            yield sub["$ref"][len(prefix) :]

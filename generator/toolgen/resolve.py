@@ -2,7 +2,8 @@
 
 Each tool's inputSchema and outputSchema is a schema resource of its own, as when it is sent to a provider:
 `#/...` points inside it; `other.yaml#/...` points into another file, relative to the referring file.
-Recursive schemas are fine; a chain of `$ref`s that only points back to itself is an error.
+Recursive schemas are fine; a chain of `$ref`s that only points back to itself is an error. A `$ref` to a
+published JSON Schema meta-schema is left as written (every JSON Schema validator knows them; the models see Any).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+from referencing import Registry
+
 from toolgen.diagnostics import Diagnostic
 from toolgen.load import Document, LoadError
 from toolgen.names import NameRegistry, pascal
@@ -26,6 +30,12 @@ _DROPPED = frozenset({"$defs", "definitions", "$schema", "$id", "$comment", "$an
 
 Key = tuple[str, Pointer]
 Prepare = Callable[[Document, Pointer, Any], Any]
+# Where a `$ref` leads: a schema to bundle, or the absolute URI of a meta-schema the bundle leaves as written.
+Target = tuple["Resource", Pointer, Any]
+# Every published JSON Schema meta-schema and vocabulary, as jsonschema ships them.
+META_SCHEMAS: Registry[Any] = REGISTRY
+# The base URI of a schema checked on its own: never fetched, only a root for its relative references.
+_SELF = "urn:toolgen:self:"
 
 
 @dataclass(frozen=True)
@@ -73,11 +83,14 @@ class Bundler:
         self._queue: deque[tuple[str, Resource, Pointer, Any]] = deque()
         self.defs: dict[str, Any] = {}
         self.diagnostics: list[Diagnostic] = []
+        # Where each bundled schema was written, for findings about it after bundling.
+        self.origins: dict[str, tuple[Document, Pointer]] = {}
         self._indexes: dict[Key, dict[str, Pointer]] = {}
 
     def add_root(self, name: str, resource: Resource, pointer: Pointer, schema: Any) -> None:
         """Register `schema` (found at `pointer`) as the model `name`; it is bundled by `run()`."""
         self._named[(resource.document.display, pointer)] = name
+        self.origins[name] = (resource.document, pointer)
         self._queue.append((name, resource, pointer, schema))
 
     def run(self) -> None:
@@ -101,6 +114,8 @@ class Bundler:
         target = self._target(resource, at, ref)
         if target is None:
             return "#/$defs/Unresolved"
+        if isinstance(target, str):
+            return target
         target_resource, target_pointer, node = target
         key = (target_resource.document.display, target_pointer)
         cycle = self._pure_ref_cycle(target_resource, target_pointer, node)
@@ -114,68 +129,105 @@ class Bundler:
             label = target_pointer[-1] if target_pointer else Path(target_resource.document.display).stem
             name = self._names.claim(pascal(label))
             self._named[key] = name
+            self.origins[name] = (target_resource.document, target_pointer)
             prepared = self._prepare(target_resource.document, target_pointer, node)
             self._queue.append((name, target_resource, target_pointer, prepared))
         return f"#/$defs/{name}"
 
-    def _target(self, resource: Resource, at: Pointer, ref: str) -> tuple[Resource, Pointer, Any] | None:
+    def _target(self, resource: Resource, at: Pointer, ref: str) -> Target | str | None:
+        """Where `ref` (found at `at`) leads: a schema, a meta-schema's absolute URI, or None (reported)."""
         embedded = self._embedded_target(resource, at, ref)
         if embedded is not None:
             return embedded
-        document = resource.document
         file_part, _, fragment = ref.partition("#")
         base_uri = _base_at(resource, at)
         if file_part and not base_uri.startswith("urn:toolgen:"):
             # Under an `$id`, a relative reference names a URI, not a file next to this one.
             file_part, _, fragment = urllib.parse.urljoin(base_uri, ref).partition("#")
-        vendored = self._vendored(file_part) if "://" in file_part or file_part.startswith("urn:") else None
+        if _remote(file_part) and self._vendored(file_part) is None and file_part in META_SCHEMAS:
+            return self._meta_schema_reference(resource, at, ref, file_part, fragment)
+        document = self._document(resource, at, ref, file_part)
+        if document is None:
+            return None
+        return self._located(resource, at, ref, Resource(document, () if file_part else resource.root), fragment)
+
+    def _meta_schema_reference(self, resource: Resource, at: Pointer, ref: str, uri: str, fragment: str) -> str | None:
+        """A `$ref` into a meta-schema, kept as an absolute URI: bundling the meta-schema would only give Any."""
+        index = _document_index(META_SCHEMAS.contents(uri), uri)
+        if _place(index, uri, urllib.parse.unquote(fragment)) is None:
+            message = f"$ref {ref!r}: nothing at #{fragment} in the meta-schema {uri}"
+            self.diagnostics.append(resource.document.diagnostic(at, "ref-unresolved", message))
+            return None
+        return f"{uri}#{fragment}" if fragment else uri
+
+    def _document(self, resource: Resource, at: Pointer, ref: str, file_part: str) -> Document | None:
+        """The document `file_part` names: this one, a vendored copy of a remote one, or a file next to this one."""
+        document = resource.document
+        if not file_part:
+            return document
+        vendored = self._vendored(file_part) if _remote(file_part) else None
         if vendored is not None:
             try:
-                document = self._load(*vendored)
+                return self._load(*vendored)
             except LoadError as error:
                 message = f"vendored copy {vendored[1]}: {error.diagnostic.message}"
-                self.diagnostics.append(resource.document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
+                self.diagnostics.append(document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
                 return None
-            base: Pointer = ()
-        elif file_part:
-            if "://" in file_part or file_part.startswith("urn:"):
-                self.diagnostics.append(
-                    document.diagnostic(
-                        at, "ref-remote", f"remote $ref {ref!r} is not fetched; vendor the schema into a local file"
-                    )
-                )
-                return None
-            path = (document.path.parent / urllib.parse.unquote(file_part)).resolve()
-            display = posixpath.normpath(
-                posixpath.join(posixpath.dirname(document.display), urllib.parse.unquote(file_part))
+        if _remote(file_part):
+            message = (
+                f"remote $ref {ref!r} is not fetched: vendor the document into a local folder and map its URL "
+                "prefix to that folder under `remotes:` in toolgen.yaml"
             )
-            try:
-                document = self._load(path, display)
-            except LoadError as error:
-                message = "file not found" if error.diagnostic.rule == "file-missing" else error.diagnostic.message
-                self.diagnostics.append(resource.document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
-                return None
-            base = ()
-        else:
-            base = resource.root
+            self.diagnostics.append(document.diagnostic(at, "ref-remote", message))
+            return None
+        path = (document.path.parent / urllib.parse.unquote(file_part)).resolve()
+        display = posixpath.normpath(
+            posixpath.join(posixpath.dirname(document.display), urllib.parse.unquote(file_part))
+        )
+        try:
+            return self._load(path, display)
+        except LoadError as error:
+            message = "file not found" if error.diagnostic.rule == "file-missing" else error.diagnostic.message
+            self.diagnostics.append(document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
+            return None
+
+    def _located(self, resource: Resource, at: Pointer, ref: str, target: Resource, fragment: str) -> Target | None:
+        """The schema at `fragment` (a JSON pointer or an `$anchor` name) in `target`, or None (reported)."""
         relative = _fragment_pointer(fragment)
-        if relative is None:
-            self.diagnostics.append(
-                resource.document.diagnostic(
-                    at, "ref-unsupported", f"$ref {ref!r}: only JSON-pointer fragments are supported"
-                )
+        pointer = (*target.root, *relative) if relative is not None else self._anchor(target, fragment)
+        found, node = (False, None) if pointer is None else _node_at(target.document.data, pointer)
+        if pointer is None or not found:
+            where = (
+                f"nothing at #{fragment}" if relative is not None else f"no $anchor {urllib.parse.unquote(fragment)!r}"
             )
+            message = f"$ref {ref!r}: {where} in {target.document.display}"
+            self.diagnostics.append(resource.document.diagnostic(at, "ref-unresolved", message))
             return None
-        pointer = (*base, *relative)
-        found, node = _node_at(document.data, pointer)
-        if not found:
-            self.diagnostics.append(
-                resource.document.diagnostic(
-                    at, "ref-unresolved", f"$ref {ref!r}: nothing at #{fragment or ''} in {document.display}"
-                )
-            )
+        return target, pointer, node
+
+    def _anchor(self, resource: Resource, name: str) -> Pointer | None:
+        """Where `$anchor: name` (or `$dynamicAnchor`) is in the resource, not counting embedded resources."""
+        _, node = _node_at(resource.document.data, resource.root)
+        uri = _joined(_resource_uri(resource), node.get("$id") if isinstance(node, dict) else None)
+        return self._index(resource).get(f"{uri}#{urllib.parse.unquote(name)}")
+
+    def written_resources(self, schema: Any) -> dict[str, Any] | None:
+        """The vendored documents a JSON Schema validator needs to check `schema` as written (URI -> document), or
+        None when one of its references, or of theirs, reaches neither `schema`, a vendored copy nor a meta-schema."""
+        documents = reached_documents(schema, self._fetch)
+        if documents is None:
             return None
-        return Resource(document, base), pointer, node
+        return {uri: document for uri, document in documents.items() if self._vendored(uri) is not None}
+
+    def _fetch(self, uri: str) -> Any:
+        """The vendored copy of `uri`, else the meta-schema published there, else None; never the network."""
+        vendored = self._vendored(uri) if _remote(uri) else None
+        if vendored is not None:
+            try:
+                return self._load(*vendored).data
+            except LoadError:
+                return None  # reported where a `$ref` reaches it during bundling
+        return META_SCHEMAS.contents(uri) if uri in META_SCHEMAS else None
 
     def _vendored(self, uri: str) -> tuple[Path, str] | None:
         """The local copy of a remote document, by the longest configured prefix (`remotes` in toolgen.yaml)."""
@@ -192,11 +244,9 @@ class Bundler:
     def _embedded_target(self, resource: Resource, at: Pointer, ref: str) -> tuple[Resource, Pointer, Any] | None:
         """A `$ref` to a schema this resource holds under an `$id` or `$anchor` (2020-12 embedded resources)."""
         index = self._index(resource)
-        if len(index) <= 1:
+        if index.keys() == {_resource_uri(resource)}:
             return None  # no $id or $anchor anywhere: plain JSON pointers and files, as before
-        base = _base_at(resource, at)
-        # urljoin drops a non-hierarchical base (our urn:) for a bare fragment, so join those by hand.
-        absolute = base + ref if ref.startswith("#") else urllib.parse.urljoin(base, ref)
+        absolute = _absolute(_base_at(resource, at), ref)
         uri, _, fragment = absolute.partition("#")
         fragment = urllib.parse.unquote(fragment)
         if fragment and not fragment.startswith("/"):
@@ -228,7 +278,7 @@ class Bundler:
             and isinstance(node.get("$ref"), str)
         ):
             target = self._target(resource, (*pointer, "$ref"), node["$ref"])
-            if target is None:
+            if target is None or isinstance(target, str):
                 return None
             resource, pointer, node = target
             key = (resource.document.display, pointer)
@@ -276,30 +326,89 @@ def _base_at(resource: Resource, at: Pointer) -> str:
     return base
 
 
+def _remote(uri: str) -> bool:
+    return "://" in uri or uri.startswith("urn:")
+
+
+def _absolute(base: str, ref: str) -> str:
+    # urljoin drops a non-hierarchical base (a urn:) for a bare fragment, so join those by hand.
+    return base + ref if ref.startswith("#") else urllib.parse.urljoin(base, ref)
+
+
+# A place in a document: the document, the pointer to the place, and the URI the document was got from.
+Place = tuple[Any, Pointer, str]
+
+
+def _document_index(document: Any, uri: str) -> dict[str, Place]:
+    """Every URI (`uri` itself, `$id`s, `uri#anchor`s) that names a place in `document`, with that place."""
+    index = {identifier: (document, pointer, uri) for identifier, pointer in _identifiers(document, (), uri)}
+    index.setdefault(uri, (document, (), uri))  # a document is also known by where it came from, whatever its `$id`
+    return index
+
+
+def _place(index: dict[str, Place], uri: str, fragment: str) -> Place | None:
+    """The place `uri#fragment` (a JSON pointer or an anchor name, unquoted) names in an indexed document, if any."""
+    if not fragment.startswith("/"):
+        return index.get(f"{uri}#{fragment}" if fragment else uri)
+    document, start, retrieved = index[uri]
+    pointer = (*start, *(_fragment_pointer(fragment) or ()))
+    found, _ = _node_at(document, pointer)
+    return (document, pointer, retrieved) if found else None
+
+
+def _base_above(document: Any, pointer: Pointer, uri: str) -> str:
+    """The base URI in force just above `pointer` in `document` (got from `uri`): every `$id` on the way down."""
+    base, current = uri, document
+    for part in pointer:
+        if isinstance(current, dict) and "$id" in current:
+            base = _joined(base, current["$id"])
+        _, current = _node_at(current, (part,))
+    return base
+
+
+def _references(schema: Any, base: str) -> Iterator[str]:
+    """The absolute URI of every `$ref` and `$dynamicRef` in `schema`, each joined to the base URI in force there."""
+    if not isinstance(schema, dict):
+        return
+    here = _joined(base, schema["$id"]) if "$id" in schema else base
+    for key in ("$ref", "$dynamicRef"):
+        if isinstance(schema.get(key), str):
+            yield _absolute(here, schema[key])
+    for sub, _ in children(schema, ()):
+        yield from _references(sub, here)
+
+
+def reached_documents(schema: Any, fetch: Callable[[str], Any]) -> dict[str, Any] | None:
+    """Every document outside `schema` that its references reach, directly or through each other (URI -> data),
+    each got with `fetch` (None when there is none); None when a reference resolves nowhere."""
+    documents: dict[str, Any] = {}
+    index = _document_index(schema, _SELF)
+    # Subschemas to read references from, with the base URI above each; a target is read too, as it may sit
+    # where no keyword leads (`other.json#/Name`).
+    pending: list[tuple[Any, str]] = [(schema, _SELF)]
+    followed: set[str] = set()
+    while pending:
+        node, base = pending.pop()
+        for reference in _references(node, base):
+            target, _, fragment = reference.partition("#")
+            if target not in index:
+                fetched = fetch(target)
+                if fetched is None:
+                    return None
+                documents[target] = fetched
+                index = {**_document_index(fetched, target), **index}
+                pending.append((fetched, target))
+            place = _place(index, target, urllib.parse.unquote(fragment))
+            if place is None:
+                return None
+            if reference not in followed:
+                followed.add(reference)
+                document, pointer, retrieved = place
+                pending.append((_node_at(document, pointer)[1], _base_above(document, pointer, retrieved)))
+    return documents
+
+
 def self_contained(schema: Any) -> bool:
     """Whether every `$ref` and `$dynamicRef` in `schema` resolves inside it (local pointers, embedded `$id`s,
     anchors), so that a JSON Schema validator can check data against it exactly as written."""
-    root = "urn:toolgen:self:"
-    index = dict(_identifiers(schema, (), root))
-
-    def resolves(node: Any, base: str) -> bool:
-        if not isinstance(node, dict):
-            return True
-        here = _joined(base, node["$id"]) if "$id" in node else base
-        for key in ("$ref", "$dynamicRef"):
-            ref = node.get(key)
-            if isinstance(ref, str):
-                absolute = here + ref if ref.startswith("#") else urllib.parse.urljoin(here, ref)
-                uri, _, fragment = absolute.partition("#")
-                fragment = urllib.parse.unquote(fragment)
-                if uri not in index:
-                    return False
-                if fragment.startswith("/"):
-                    found, _ = _node_at(schema, (*index[uri], *(_fragment_pointer(fragment) or ())))
-                    if not found:
-                        return False
-                elif fragment and f"{uri}#{fragment}" not in index:
-                    return False
-        return all(resolves(sub, here) for sub, _ in children(node, ()))
-
-    return resolves(schema, root)
+    return reached_documents(schema, lambda uri: None) == {}
