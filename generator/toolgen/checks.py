@@ -14,14 +14,23 @@ from types import MappingProxyType
 from typing import Any
 
 from toolgen.positions import Pointer
+from toolgen.runtime._ecma_regex import has_property_escapes, python_patterns, unsupported
 from toolgen.schemawalk import walk
 
 
 def _problem(pattern: str) -> str | None:
+    unknown = unsupported(pattern)
+    if unknown:
+        names = ", ".join(repr(name) for name in unknown)
+        return (
+            f"pattern {pattern!r} uses the Unicode property {names}; only General_Category values "
+            "(\\p{Letter}, \\p{Lu}, \\p{gc=Nd}, ...) can be checked"
+        )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            re.compile(pattern)
+            # Python's re has no \p{...}: checked as the validators run it, with General_Category ranges spelled out.
+            re.compile(python_patterns([pattern]).get(pattern, pattern))
     except re.error as error:
         return f"pattern {pattern!r} is not a regular expression Python can run: {error}"
     except (RecursionError, OverflowError) as error:
@@ -44,6 +53,18 @@ def unsupported_patterns(schema: Any) -> Iterator[tuple[Pointer, str]]:
                 problem = _problem(key)
                 if problem:
                     yield (*pointer, "patternProperties", key), problem
+
+
+def property_escapes(schema: Any) -> Iterator[tuple[Pointer, str]]:
+    """Patterns with `\\p{...}`, which only the JSON Schema check can run (the models' re has no such escape)."""
+    for sub, pointer in walk(schema):
+        pattern = sub.get("pattern") if isinstance(sub, dict) else None
+        if isinstance(pattern, str) and has_property_escapes(pattern):
+            yield (
+                (*pointer, "pattern"),
+                f"pattern {pattern!r} uses a Unicode property escape, which the canonical models cannot run; "
+                "message extensions are checked by their models alone",
+            )
 
 
 _JSON_TYPES: Mapping[str, tuple[type, ...]] = MappingProxyType(

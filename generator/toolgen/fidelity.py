@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolgen.runtime._ecma_regex import has_property_escapes
 from toolgen.schemawalk import map_children, walk
 
 # Keywords the models check exactly (on a typed subschema) or that change nothing about validity.
@@ -78,6 +79,8 @@ def _faithful(schema: Any) -> bool:
         return True
     if not isinstance(schema, dict) or not set(schema) <= _FAITHFUL_KEYWORDS:
         return False
+    if isinstance(schema.get("pattern"), str) and has_property_escapes(schema["pattern"]):
+        return False  # the models' re has no \p{...}; the JSON Schema check spells it out
     values = schema.get("enum")
     if values is not None and not (isinstance(values, list) and values and all(isinstance(v, str) for v in values)):
         return False  # pydantic compares numbers and booleans by ==: false == 0, 1 == 1.0 == true
@@ -138,6 +141,10 @@ def _relax(node: Any, pointer: tuple[str, ...]) -> Any:
     if not _faithful(node) and any(k in node for k in _OPENING_KEYWORDS):
         result.pop("additionalProperties", None)
         result.pop("unevaluatedProperties", None)
+        # A map typed by its key patterns would refuse the keys no pattern matches, which JSON Schema allows.
+        result.pop("patternProperties", None)
+    if isinstance(node.get("pattern"), str) and has_property_escapes(node["pattern"]):
+        del result["pattern"]
     kinds = node.get("type")
     if isinstance(kinds, list) and len([k for k in kinds if k != "null"]) > 1:
         # The models would apply a string's or a number's limits to every member of the union (or fail to build).

@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from toolgen import meta, shapes
-from toolgen.checks import dynamic_references, remote_references, unfit_defaults, unsupported_patterns
+from toolgen.checks import (
+    dynamic_references,
+    property_escapes,
+    remote_references,
+    unfit_defaults,
+    unsupported_patterns,
+)
 from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
@@ -154,8 +160,8 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
         for key, value in data["properties"].items()
     }
     for key, value in rewritten.items():
-        for where, problem in _unfollowed(value, _MODELS):
-            session.diagnostics.append(document.diagnostic(("properties", key, *where), "ref-unsupported", problem))
+        for where, rule, problem in _unfollowed(value, _MODELS):
+            session.diagnostics.append(document.diagnostic(("properties", key, *where), rule, problem))
     required = list(data.get("required", []))
     for index, name in enumerate(required):
         if name not in rewritten:
@@ -351,12 +357,14 @@ _WHY = (
 )
 
 
-def _unfollowed(schema: Any, level: int) -> Iterator[tuple[Pointer, str]]:
-    """References in a bundled schema that the check it gets (`level`) cannot follow."""
+def _unfollowed(schema: Any, level: int) -> Iterator[tuple[Pointer, str, str]]:
+    """What the check a bundled schema gets (`level`) cannot follow: references, and patterns only a JSON
+    Schema check can run; with the rule to report them under."""
     if level >= _BUNDLED:
-        yield from dynamic_references(schema, _WHY[level])
+        yield from ((where, "ref-unsupported", problem) for where, problem in dynamic_references(schema, _WHY[level]))
     if level >= _MODELS:
-        yield from remote_references(schema)
+        yield from ((where, "ref-unsupported", problem) for where, problem in remote_references(schema))
+        yield from ((where, "pattern-unsupported", problem) for where, problem in property_escapes(schema))
 
 
 def _unfollowed_in_bundle(bundler: Bundler, roots: dict[str, int], skip: frozenset[str]) -> list[Diagnostic]:
@@ -370,8 +378,8 @@ def _unfollowed_in_bundle(bundler: Bundler, roots: dict[str, int], skip: frozens
         if name in skip or name not in bundler.origins:
             continue
         document, origin = bundler.origins[name]
-        for where, problem in _unfollowed(bundler.defs[name], level):
-            found.append(document.diagnostic((*origin, *where), "ref-unsupported", problem))
+        for where, rule, problem in _unfollowed(bundler.defs[name], level):
+            found.append(document.diagnostic((*origin, *where), rule, problem))
     return found
 
 

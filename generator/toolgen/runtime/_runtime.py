@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 import pydantic
 from pydantic.alias_generators import to_camel
 
+from ._ecma_regex import ORIGINAL_KEY as ECMA_PATTERN_KEY
+from ._ecma_regex import python_documents
 from ._export import canonical_definition
 
 
@@ -373,11 +375,17 @@ def schema_validator(schema: Mapping[str, Any], resources: Mapping[str, Any] | N
     from referencing.jsonschema import DRAFT202012, specification_with
 
     validator = validator_for(schema, default=Draft202012Validator)
+    documents: dict[str, Any] = dict(resources or {})
+    # Python's re has no \p{...}: General_Category escapes become explicit ranges first (the models skip them).
+    translated = python_documents([schema, *documents.values()])
+    if translated is not None:
+        schema = translated[0]
+        documents = dict(zip(documents, translated[1:], strict=True))
     # A document that does not name its draft is read as the schema's own.
     dialect = specification_with(str(validator.META_SCHEMA.get("$schema", "")), default=DRAFT202012)
-    documents = [(uri, Resource.from_contents(document, dialect)) for uri, document in (resources or {}).items()]
+    loaded = [(uri, Resource.from_contents(document, dialect)) for uri, document in documents.items()]
     # An explicit registry has no retrieve function; jsonschema's default one would fetch unknown URIs.
-    registry: Registry[Any] = Registry().with_resources(documents).crawl()
+    registry: Registry[Any] = Registry().with_resources(loaded).crawl()
     return validator(schema, registry=registry)
 
 
@@ -404,6 +412,9 @@ def _schema_sentence(error: Any) -> str:
         return "matches none of the allowed shapes"
     if keyword == "not":
         return "matches a shape that is not allowed here"
+    original = error.schema.get(ECMA_PATTERN_KEY) if keyword == "pattern" and isinstance(error.schema, dict) else None
+    if isinstance(original, str):
+        return f"{error.instance!r} does not match {original!r}"
     return str(error.message)
 
 

@@ -18,6 +18,7 @@ RUNTIME_MODULES = (
     "_adapters.py",
     "_clients.py",
     "_demo.py",
+    "_ecma_regex.py",
     "_events.py",
     "_export.py",
     "_framing.py",
