@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,3 +114,17 @@ def shared_dir(name: str) -> Path:
     if not path.is_dir():
         pytest.skip(f"../shared/{name} not present (looked for {path}); corpus tests need the shared folder")
     return path
+
+
+def run_sdk(root: Path, code: str, *args: str) -> Any:
+    """Run `code` (with `args` as sys.argv[1:]) with root's generated/ on sys.path in a fresh interpreter;
+    return its JSON output."""
+    prelude = f"import sys\nsys.path.insert(0, {str(root / 'generated')!r})\n"
+    result = subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)

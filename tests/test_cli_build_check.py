@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 
 import toolgen
 
-from conftest import WEATHER, Project
+from conftest import WEATHER, Project, run_sdk
 
 
 def toolgen_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -237,19 +236,6 @@ def test_library_raises_invalid_input_without_printing(
     assert missing.value.exit_code == 3
     assert project.snapshot() == before
     assert capsys.readouterr() == ("", "")
-
-
-def run_sdk(root: Path, code: str) -> Any:
-    """Run `code` with generated/ on sys.path in a fresh interpreter; return its JSON output."""
-    prelude = f"import sys\nsys.path.insert(0, {str(root / 'generated')!r})\n"
-    result = subprocess.run(
-        [sys.executable, "-c", prelude + textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
 
 
 def test_generated_package_validates_tool_arguments(built_root: Path) -> None:

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
-import textwrap
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +12,7 @@ import pytest
 import toolgen
 from toolgen.errors import InvalidInputError
 
-from conftest import Project
+from conftest import Project, run_sdk
 
 SCHEMA = {
     "$id": "https://example.com/schemas/order",
@@ -179,22 +175,10 @@ def _written_project(make_project: object, tools: list[Any], extra: str = "") ->
     return project
 
 
-def _offline(root: Path, cases: list[Any]) -> Any:
-    prelude = f"import sys\nsys.path.insert(0, {str(root / 'generated')!r})\n"
-    result = subprocess.run(
-        [sys.executable, "-c", prelude + textwrap.dedent(OFFLINE), json.dumps(cases)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
 def test_schemas_checked_as_written_meta_schemas_urns_remote_anchors_and_dynamic_refs(make_project: object) -> None:
     project = _written_project(make_project, WRITTEN_TOOLS)
     toolgen.build(project.root)
-    out = _offline(project.root, CASES)
+    out = run_sdk(project.root, OFFLINE, json.dumps(CASES))
     assert [result is True for result in out["results"]] == [valid for _, _, valid in CASES], out["results"]
     assert out["attempts"] == []
     assert out["bare"] != True and "could not be checked" in out["bare"][0]  # noqa: E712 - True or problems
