@@ -290,6 +290,13 @@ TRIGGERS = [
         symmetric=True,
     ),
     Case(
+        "argument-schema-changed",
+        arg({"$ref": "https://json-schema.org/draft/2020-12/schema"}),
+        arg({"$ref": "https://json-schema.org/draft/2020-12/meta/validation#/$defs/simpleTypes"}),
+        "'$ref' changed",
+        symmetric=True,
+    ),
+    Case(
         "argument-constraint-tightened",
         arg({"allOf": [{"type": "string"}]}),
         arg({"allOf": [{"type": "string", "maxLength": 3}]}),

@@ -114,3 +114,48 @@ def test_a_message_extension_with_a_property_escape_is_refused(make_project: Cal
         toolgen.build(project.root)
     [diagnostic] = [d for d in caught.value.diagnostics if d.rule == "pattern-unsupported"]
     assert diagnostic.path == "ext/message.yaml" and diagnostic.pointer == "/properties/tenant/pattern"
+
+
+def test_escapes_under_a_property_named_like_a_data_keyword_and_in_closed_maps(
+    built: Callable[[str, str], ModuleType],
+) -> None:
+    sdk = built(
+        "ecma_t_names",
+        """\
+        tools:
+          - name: odd
+            inputSchema:
+              type: object
+              properties:
+                default: {type: string, pattern: "^\\\\p{L}+$"}
+                keys:
+                  type: object
+                  patternProperties: {"^\\\\p{Lu}": {type: integer}}
+                  additionalProperties: false
+              x-meta: {pattern: "^\\\\p{Script=Greek}$"}
+        """,
+    )
+    assert sdk.validate_tool_arguments("odd", {"default": "abc", "keys": {"Ab": 1}}).default == "abc"
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("odd", {"default": "a1", "keys": {"ab": 1}})
+    problems = {p.pointer: p.message for p in caught.value.problems}
+    assert problems["/default"] == "'a1' does not match '^\\\\p{L}+$'"
+    # The sentence about the key no pattern matches quotes the pattern as written, not its ranges.
+    assert "'^\\\\p{Lu}'" in problems["/keys"] and "U0000" not in problems["/keys"]
+
+
+def test_an_escape_in_a_message_extension_pattern_properties_key_is_refused(
+    make_project: Callable[..., Project],
+) -> None:
+    project = make_project("ecma_t_ext_keys")
+    project.write("schemas/tools.yaml", "tools:\n  - name: noop\n    inputSchema: {type: object}\n")
+    project.write(
+        "ext/message.yaml",
+        'properties:\n  labels: {type: object, patternProperties: {"^\\\\p{Lu}": {type: string}}}\n',
+    )
+    config = project.root / "toolgen.yaml"
+    config.write_text(config.read_text() + "extend:\n  message: ext/message.yaml\n")
+    with pytest.raises(InvalidInputError) as caught:
+        toolgen.build(project.root)
+    [diagnostic] = [d for d in caught.value.diagnostics if d.rule == "pattern-unsupported"]
+    assert diagnostic.pointer == "/properties/labels/patternProperties/^\\p{Lu}"

@@ -414,3 +414,87 @@ def test_union_fields_hold_the_member_models_themselves() -> None:
         ]
     finally:
         sys.path.remove(str(REPO_ROOT / "generated"))
+
+
+def test_a_union_told_apart_by_a_property_that_is_not_a_python_name(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_hyphen_union")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: pick
+            inputSchema:
+              type: object
+              properties:
+                pet: {$ref: "#/$defs/Pet"}
+              required: [pet]
+              $defs:
+                Pet: {oneOf: [{$ref: "#/$defs/Cat"}, {$ref: "#/$defs/Dog"}]}
+                Cat:
+                  type: object
+                  properties: {pet-type: {const: cat}, lives: {type: integer}}
+                  required: [pet-type]
+                Dog:
+                  type: object
+                  properties: {pet-type: {const: dog}, bark: {type: boolean}}
+                  required: [pet-type]
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    args = sdk.validate_tool_arguments("pick", {"pet": {"pet-type": "dog", "bark": True}})
+    assert type(args.pet).__name__ == "Dog" and args.pet.bark is True
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("pick", {"pet": {"pet-type": "cow"}})
+    assert [p.pointer for p in caught.value.problems] == ["/pet/pet-type"]
+
+
+def test_missing_fields_with_underscores_are_reported_under_their_own_names(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_underscores")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: ids
+            inputSchema:
+              type: object
+              properties: {_id: {type: integer}, Id: {type: integer}, type_: {type: string}, type: {type: string}}
+              required: [_id, type_]
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("ids", {"Id": 1, "type": "a"})
+    assert sorted(p.pointer for p in caught.value.problems) == ["/_id", "/type_"]
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("ids", '{"_id": Infinity, "type_": "a"}')
+    assert caught.value.problems[0].message.endswith("(got Infinity)")
+
+
+def test_an_object_the_schema_accepts_and_the_model_cannot_hold_names_the_place_at_dispatch(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_huge")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: nums
+            inputSchema: {type: object, properties: {x: {type: number}}, minProperties: 1}
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    huge = '{"x": 1' + "0" * 400 + "}"  # a JSON number; no float holds it
+    assert sdk.validate_tool_arguments("nums", huge) == {"x": 10**400}
+    tools = sdk.Tools()
+    tools.nums.handler(lambda args, ctx: args.x)
+    outcome = tools.dispatch({"id": "c1", "type": "function", "function": {"name": "nums", "arguments": huge}})
+    assert outcome.error is not None and outcome.error.kind == "invalid_arguments"
+    [problem] = outcome.error.problems
+    assert problem.pointer == "/x" and "NumsArgs, which the handler takes, cannot hold it" in problem.message

@@ -258,3 +258,38 @@ def test_a_missing_remote_anchor_or_meta_schema_place_is_reported(make_project: 
         ("ref-unresolved", "/tools/0/inputSchema/properties/a/$ref"),
         ("ref-unresolved", "/tools/0/inputSchema/properties/b/$ref"),
     ]
+
+
+def test_vendored_documents_checked_as_written_are_normalized_like_the_bundle(make_project: object) -> None:
+    project: Project = make_project()  # type: ignore[operator]
+    config = project.root / "toolgen.yaml"
+    config.write_text(
+        config.read_text() + "normalize: [types]\nremotes: {'https://example.com/shared/': vendor/shared/}\n"
+    )
+    tool = {
+        "name": "count",
+        "inputSchema": {
+            "$id": "https://example.com/tools/count",
+            "type": "object",
+            "minProperties": 1,
+            "properties": {"n": {"$ref": "https://example.com/shared/count.json"}},
+        },
+    }
+    project.write("schemas/tools.json", json.dumps({"tools": [tool]}))
+    project.write("vendor/shared/count.json", json.dumps({"type": "int", "minimum": 0}))
+    toolgen.build(project.root)
+    code = """
+    import json, sdk
+    spec = sdk.TOOLS["count"]
+    def outcome(data):
+        try:
+            sdk.validate_tool_arguments("count", data)
+            return True
+        except sdk.ToolgenValidationError as error:
+            return [[p.pointer, p.message] for p in error.problems]
+    print(json.dumps({"resources": spec.check_resources, "ok": outcome({"n": 3}), "bad": outcome({"n": -1})}))
+    """
+    out = run_sdk(project.root, code)
+    assert out["resources"]["https://example.com/shared/count.json"]["type"] == "integer"
+    assert out["ok"] is True
+    assert [pointer for pointer, _ in out["bad"]] == ["/n"]

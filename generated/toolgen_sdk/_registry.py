@@ -19,6 +19,7 @@ from toolgen_sdk._runtime import (
     ToolgenValidationError,
     ToolSpec,
     ValidationProblem,
+    check,
     schema_problems,
     schema_validator,
 )
@@ -149,12 +150,23 @@ class ToolEntry(Generic[A, R]):
                 raise
             return self.parse(lenient)
         if not isinstance(args, self.spec.args_model):
-            # The schema accepts it (it has `properties` but no `type`), but the handler is written for the model.
-            model = self.spec.args_model.__name__
-            text = f"fits the input schema but not {model}, which the handler takes; give the schema a `type`"
-            problem = ValidationProblem("", text)
-            raise ToolgenValidationError([problem])
+            raise ToolgenValidationError(self._unheld(args))
         return args
+
+    def _unheld(self, data: Any) -> list[ValidationProblem]:
+        """Why the handler cannot take arguments the input schema accepts: what its model cannot hold."""
+        model = self.spec.args_model.__name__
+        try:
+            check(self.spec.args_model, data, json_text=False)
+        except ToolgenValidationError as error:
+            reason = f"fits the input schema, but {model}, which the handler takes, cannot hold it"
+            return [
+                ValidationProblem(p.pointer, f"{p.message}; it {reason}")
+                for p in error.problems
+            ]
+        return [
+            ValidationProblem("", f"is not a {model}")
+        ]  # pragma: no cover - check_arguments returned data
 
 
 class UnboundToolsError(RuntimeError):

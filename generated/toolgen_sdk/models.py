@@ -235,7 +235,7 @@ class TextPart(CanonicalModel):
 
 ContentPart: TypeAlias = Annotated[
     TextPart | ImagePart | AudioPart | FilePart | ReasoningPart,
-    Field(discriminator="type"),
+    Field(discriminator="type", title="ContentPart"),
 ]
 
 
@@ -414,7 +414,9 @@ class UserMessage(CanonicalModel):
 
 Message: TypeAlias = Annotated[
     SystemMessage | UserMessage | AssistantMessage | ToolMessage,
-    Field(discriminator="role"),
+    Field(
+        description="A chat message of any role.", discriminator="role", title="Message"
+    ),
 ]
 
 

@@ -788,6 +788,11 @@ def _unclassified(ctx: _Ctx, old: _Side, new: _Side, place: _Place, path: tuple[
         unknown = (o.keys() | n.keys()) - _HANDLED
     else:
         unknown = (o.keys() | n.keys()) - (_HANDLED - {"allOf"})
+    old_ref, new_ref = o.get("$ref"), n.get("$ref")
+    if old_ref != new_ref and any(isinstance(r, str) and not r.startswith("#/$defs/") for r in (old_ref, new_ref)):
+        # A reference left as written (a published meta-schema) is opaque here: any change to it may narrow.
+        text = f"{ctx.label(path)}: '$ref' changed from {old_ref!r} to {new_ref!r}; toolgen cannot tell whether this breaks callers"
+        yield ctx.finding("unclassified", place.step("$ref"), text)
     for keyword in sorted(k for k in unknown if not k.startswith("x-")):
         if _canonical(o.get(keyword)) != _canonical(n.get(keyword)):
             text = f"{ctx.label(path)}: {keyword!r} changed; toolgen cannot tell whether this breaks callers"

@@ -18,7 +18,8 @@ from toolgen.runtime._ecma_regex import has_property_escapes, python_patterns, u
 from toolgen.schemawalk import walk
 
 
-def _problem(pattern: str) -> str | None:
+def _problem(pattern: str, python: str) -> str | None:
+    """What is wrong with `pattern`, whose form for Python's re (General_Category escapes spelled out) is `python`."""
     unknown = unsupported(pattern)
     if unknown:
         names = ", ".join(repr(name) for name in unknown)
@@ -29,8 +30,7 @@ def _problem(pattern: str) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            # Python's re has no \p{...}: checked as the validators run it, with General_Category ranges spelled out.
-            re.compile(python_patterns([pattern]).get(pattern, pattern))
+            re.compile(python)
     except re.error as error:
         return f"pattern {pattern!r} is not a regular expression Python can run: {error}"
     except (RecursionError, OverflowError) as error:
@@ -38,30 +38,35 @@ def _problem(pattern: str) -> str | None:
     return None
 
 
-def unsupported_patterns(schema: Any) -> Iterator[tuple[Pointer, str]]:
+def _patterns(schema: Any) -> Iterator[tuple[Pointer, str]]:
+    """Every `pattern` and `patternProperties` key in `schema`, with its pointer."""
     for sub, pointer in walk(schema):
         if not isinstance(sub, dict):
             continue
-        pattern = sub.get("pattern")
-        if isinstance(pattern, str):
-            problem = _problem(pattern)
-            if problem:
-                yield (*pointer, "pattern"), problem
-        keyed = sub.get("patternProperties")
-        if isinstance(keyed, dict):
-            for key in keyed:
-                problem = _problem(key)
-                if problem:
-                    yield (*pointer, "patternProperties", key), problem
+        if isinstance(sub.get("pattern"), str):
+            yield (*pointer, "pattern"), sub["pattern"]
+        if isinstance(sub.get("patternProperties"), dict):
+            for key in sub["patternProperties"]:
+                yield (*pointer, "patternProperties", key), key
+
+
+def unsupported_patterns(schema: Any) -> Iterator[tuple[Pointer, str]]:
+    found = list(_patterns(schema))
+    supported = [p for _, p in found if has_property_escapes(p) and not unsupported(p)]
+    # One pass over the Unicode tables for all of them: the validators run them with the ranges spelled out.
+    python = python_patterns(supported)
+    for pointer, pattern in found:
+        problem = _problem(pattern, python.get(pattern, pattern))
+        if problem:
+            yield pointer, problem
 
 
 def property_escapes(schema: Any) -> Iterator[tuple[Pointer, str]]:
     """Patterns with `\\p{...}`, which only the JSON Schema check can run (the models' re has no such escape)."""
-    for sub, pointer in walk(schema):
-        pattern = sub.get("pattern") if isinstance(sub, dict) else None
-        if isinstance(pattern, str) and has_property_escapes(pattern):
+    for pointer, pattern in _patterns(schema):
+        if has_property_escapes(pattern):
             yield (
-                (*pointer, "pattern"),
+                pointer,
                 f"pattern {pattern!r} uses a Unicode property escape, which the canonical models cannot run; "
                 "message extensions are checked by their models alone",
             )

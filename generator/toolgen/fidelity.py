@@ -141,8 +141,11 @@ def _relax(node: Any, pointer: tuple[str, ...]) -> Any:
     if not _faithful(node) and any(k in node for k in _OPENING_KEYWORDS):
         result.pop("additionalProperties", None)
         result.pop("unevaluatedProperties", None)
-        # A map typed by its key patterns would refuse the keys no pattern matches, which JSON Schema allows.
-        result.pop("patternProperties", None)
+        # A map typed by its key patterns refuses the keys no pattern matches: right only for a closed object.
+        keyed = node.get("patternProperties")
+        escapes = isinstance(keyed, dict) and any(has_property_escapes(key) for key in keyed)
+        if node.get("additionalProperties") is not False or "properties" in node or escapes:
+            result.pop("patternProperties", None)
     if isinstance(node.get("pattern"), str) and has_property_escapes(node["pattern"]):
         del result["pattern"]
     kinds = node.get("type")

@@ -258,7 +258,8 @@ def lower(config: Config) -> Lowered:
     session = _Session(config)
     names = NameRegistry(RESERVED_NAMES)
     remotes = {prefix: (config.root / folder, folder) for prefix, folder in config.remotes}
-    bundler = Bundler(names, session.load, session.prepare, remotes)
+    normalize = (lambda schema: normalize_types(schema, lambda *_: None)) if "types" in config.normalize else None
+    bundler = Bundler(names, session.load, session.prepare, remotes, normalize)
     canonical = _canonical(session, bundler, names)
     tools = _tools(session, bundler, names)
     bundler.run()

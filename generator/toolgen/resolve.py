@@ -74,8 +74,11 @@ class Bundler:
         load: Callable[[Path, str], Document],
         prepare: Prepare,
         remotes: Mapping[str, tuple[Path, str]] | None = None,
+        normalize: Callable[[Any], Any] | None = None,
     ) -> None:
         self._names = names
+        # What `prepare` does to a schema's content (type normalization), for whole vendored documents.
+        self._normalize = normalize
         self._remotes = dict(remotes or {})
         self._load = load
         self._prepare = prepare
@@ -217,7 +220,10 @@ class Bundler:
         documents = reached_documents(schema, self._fetch)
         if documents is None:
             return None
-        return {uri: document for uri, document in documents.items() if self._vendored(uri) is not None}
+        vendored = {uri: document for uri, document in documents.items() if self._vendored(uri) is not None}
+        if self._normalize is None:
+            return vendored
+        return {uri: self._normalize(document) for uri, document in vendored.items()}
 
     def _fetch(self, uri: str) -> Any:
         """The vendored copy of `uri`, else the meta-schema published there, else None; never the network."""

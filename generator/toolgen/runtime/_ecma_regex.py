@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 # General_Category values and their aliases (ECMA-262, table "Value aliases and canonical values for the Unicode
@@ -192,37 +192,70 @@ def _translated(pattern: str, ranges: Mapping[str, Ranges]) -> str:
     return "".join(out)
 
 
-# Keywords whose values are data, not schemas: a "pattern" key inside them is not a pattern.
-_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
-ORIGINAL_KEY = "x-toolgen-ecma-pattern"
+ORIGINALS_KEY = "x-toolgen-ecma-patterns"
+# Where subschemas are (JSON Schema 2020-12 and the older drafts' spellings): only there is a "pattern" a pattern.
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_SINGLES = (
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "additionalItems",
+    "contentSchema",
+)
 
 
-def _patterns_in(node: object) -> list[str]:
+def _map_subschemas(schema: Any, transform: Callable[[Any], Any]) -> dict[str, Any]:
+    """A copy of the schema object `schema` with `transform` applied to each direct subschema."""
+    result = dict(schema)
+    for key in _SCHEMA_MAPS:
+        if isinstance(schema.get(key), dict):
+            result[key] = {name: transform(sub) for name, sub in schema[key].items()}
+    for key in _SCHEMA_LISTS:
+        if isinstance(schema.get(key), list):
+            result[key] = [transform(sub) for sub in schema[key]]
+    items = schema.get("items")
+    if isinstance(items, list):
+        result["items"] = [transform(sub) for sub in items]
+    elif isinstance(items, dict):
+        result["items"] = transform(items)
+    for key in _SCHEMA_SINGLES:
+        if isinstance(schema.get(key), dict):
+            result[key] = transform(schema[key])
+    return result
+
+
+def _patterns_in(schema: Any) -> list[str]:
+    """Every `pattern` and `patternProperties` key of `schema` and its subschemas."""
+    if not isinstance(schema, dict):
+        return []
     found: list[str] = []
-    if isinstance(node, dict):
-        if isinstance(node.get("pattern"), str):
-            found.append(node["pattern"])
-        if isinstance(node.get("patternProperties"), dict):
-            found.extend(key for key in node["patternProperties"] if isinstance(key, str))
-        for key, value in node.items():
-            if key not in _DATA_KEYWORDS:
-                found.extend(_patterns_in(value))
-    elif isinstance(node, list):
-        for item in node:
-            found.extend(_patterns_in(item))
+    if isinstance(schema.get("pattern"), str):
+        found.append(schema["pattern"])
+    if isinstance(schema.get("patternProperties"), dict):
+        found.extend(key for key in schema["patternProperties"] if isinstance(key, str))
+
+    def collect(sub: Any) -> Any:
+        found.extend(_patterns_in(sub))
+        return sub
+
+    _map_subschemas(schema, collect)
     return found
 
 
-def _rewritten(node: object, translated: Mapping[str, str]) -> object:
-    if isinstance(node, list):
-        return [_rewritten(item, translated) for item in node]
-    if not isinstance(node, dict):
-        return node
-    result = {key: value if key in _DATA_KEYWORDS else _rewritten(value, translated) for key, value in node.items()}
-    pattern = node.get("pattern")
+def _rewritten(schema: Any, translated: Mapping[str, str]) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    result = _map_subschemas(schema, lambda sub: _rewritten(sub, translated))
+    pattern = schema.get("pattern")
     if isinstance(pattern, str) and pattern in translated:
         result["pattern"] = translated[pattern]
-        result[ORIGINAL_KEY] = pattern  # for the error sentence, which would otherwise quote the long translation
     keyed = result.get("patternProperties")
     if isinstance(keyed, dict):
         result["patternProperties"] = {translated.get(key, key): value for key, value in keyed.items()}
@@ -237,4 +270,8 @@ def python_documents(documents: Iterable[Any]) -> list[Any] | None:
     if not any(has_property_escapes(p) for p in patterns):
         return None
     translated = python_patterns(patterns)
-    return [_rewritten(document, translated) for document in documents]
+    rewritten = [_rewritten(document, translated) for document in documents]
+    if isinstance(rewritten[0], dict):
+        # Error sentences that quote a pattern (additionalProperties lists them) show it as written.
+        rewritten[0][ORIGINALS_KEY] = {python: ecma for ecma, python in translated.items()}
+    return rewritten

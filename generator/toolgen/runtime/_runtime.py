@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -10,7 +11,7 @@ from typing import Any, ClassVar
 import pydantic
 from pydantic.alias_generators import to_camel
 
-from ._ecma_regex import ORIGINAL_KEY as ECMA_PATTERN_KEY
+from ._ecma_regex import ORIGINALS_KEY as ECMA_PATTERNS_KEY
 from ._ecma_regex import python_documents
 from ._export import canonical_definition
 
@@ -72,7 +73,8 @@ class NullRefusingModel(SchemaModel):
                 field for field, info in cls.model_fields.items() if (info.alias or field) in names
             )
 
-    @pydantic.field_validator("*", mode="before")
+    # After, not before: pydantic refuses a before validator on a field that tells a union apart.
+    @pydantic.field_validator("*", mode="after")
     @classmethod
     def _refuse_null(cls, value: Any, info: pydantic.ValidationInfo) -> Any:
         if value is None and info.field_name in cls.toolgen_not_null:
@@ -160,7 +162,10 @@ class ToolSpec:
     def _schema_problems(self, which: str, schema: Mapping[str, Any], value: Any) -> list[ValidationProblem]:
         validator = self._schema_validators.get(which)
         if validator is None:
-            validator = self._schema_validators[which] = schema_validator(schema, self.check_resources)
+            try:
+                validator = self._schema_validators[which] = schema_validator(schema, self.check_resources)
+            except Exception as error:  # noqa: BLE001 - a schema the check cannot take must not crash a dispatch
+                return [ValidationProblem("", f"could not be checked against its schema: {error}")]
         return schema_problems(validator, value)
 
     def definition(self) -> dict[str, Any]:
@@ -236,6 +241,8 @@ def _data_path(data: Any, loc: Sequence[int | str], kind: str) -> tuple[list[str
 def _camel_key(part: str, current: Mapping[str, Any]) -> str | None:
     if "_" not in part:
         return None
+    if part.startswith("_") or part.endswith("_") or "__" in part:
+        return None  # to_camel keeps these as they are; the key is the name itself
     # to_camel for the snake_case names the canonical models use, without its regular expressions.
     head, _, rest = part.partition("_")
     camel = head + rest.title().replace("_", "")
@@ -270,7 +277,7 @@ _SHOW = json.JSONEncoder(ensure_ascii=False, default=repr)
 
 def _shown(value: Any) -> str:
     kind = type(value)
-    if kind is int or kind is float:
+    if kind is int or (kind is float and math.isfinite(value)):
         return repr(value)
     if value is None or kind is bool:
         return "null" if value is None else "true" if value else "false"
@@ -297,7 +304,7 @@ def problems_from(
         kind = item["type"]
         path, branches = _data_path(data, item["loc"], kind)
         if kind in _TAG_ERRORS:
-            key = str(item.get("ctx", {}).get("discriminator", "")).strip("'")
+            key = _tag_key(str(item.get("ctx", {}).get("discriminator", "")), data, path)
             expected = item.get("ctx", {}).get("expected_tags")
             if kind == "union_tag_invalid":
                 text = f"must be one of {expected} (got {_shown(item.get('ctx', {}).get('tag'))})"
@@ -307,6 +314,20 @@ def problems_from(
             continue
         found.append((path, branches, item))
     return _fold_unions(found)
+
+
+def _tag_key(discriminator: str, data: Any, path: list[str]) -> str:
+    """The property that tells a union apart, as the data spells it: pydantic names a field with an alias
+    `'pet_type' | 'pet-type'`, the field's name and then the JSON name."""
+    names = [name.strip().strip("'") for name in discriminator.split("|")]
+    current = data
+    for part in path:
+        if isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            current = current.get(part) if isinstance(current, dict) else None
+    found = [name for name in names if isinstance(current, dict) and name in current]
+    return found[0] if found else names[-1]
 
 
 Found = tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]
@@ -397,7 +418,18 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
         )
     except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
         return [ValidationProblem("", f"could not be checked against its schema: {error}")]
-    return [ValidationProblem(_pointer(error.absolute_path), _schema_sentence(error)) for error in errors]
+    originals = validator.schema.get(ECMA_PATTERNS_KEY) if isinstance(validator.schema, dict) else None
+    problems = [ValidationProblem(_pointer(error.absolute_path), _schema_sentence(error)) for error in errors]
+    if originals:
+        problems = [ValidationProblem(p.pointer, _with_originals(p.message, originals)) for p in problems]
+    return problems
+
+
+def _with_originals(message: str, originals: Mapping[str, str]) -> str:
+    """`message` quoting each translated pattern as it was written (`\\p{Letter}`, not its ranges)."""
+    for python, ecma in originals.items():
+        message = message.replace(repr(python), repr(ecma))
+    return message
 
 
 def _pointer(path: Iterable[Any]) -> str:
@@ -412,9 +444,6 @@ def _schema_sentence(error: Any) -> str:
         return "matches none of the allowed shapes"
     if keyword == "not":
         return "matches a shape that is not allowed here"
-    original = error.schema.get(ECMA_PATTERN_KEY) if keyword == "pattern" and isinstance(error.schema, dict) else None
-    if isinstance(original, str):
-        return f"{error.instance!r} does not match {original!r}"
     return str(error.message)
 
 

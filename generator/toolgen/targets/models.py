@@ -66,15 +66,25 @@ def _unions_as_aliases(source: str, unions: Sequence[Union]) -> str:
     builds one object less per value. The alias takes the class's place: members are defined above it.
     """
     for union in unions:
-        members = " | ".join(union.members)
-        alias = f"{union.name}: TypeAlias = Annotated[{members}, Field(discriminator={union.discriminator!r})]\n"
-        source = _replace_class(source, union.name, alias)
+        source = _replace_class(source, union.name, f"{union.name}: TypeAlias = {_root_type(source, union.name)}\n")
     if unions:
         # Merged with the generator's own imports by the formatter's import sorting.
         future = "from __future__ import annotations\n"
-        imports = "from typing import Annotated, TypeAlias\n\nfrom pydantic import Field\n"
-        source = source.replace(future, future + "\n" + imports, 1)
+        source = source.replace(future, future + "\nfrom typing import TypeAlias\n", 1)
     return source
+
+
+def _root_type(source: str, name: str) -> str:
+    """The annotation of the RootModel `name`'s `root` field, as written: the members and the discriminator
+    under its Python field name (`pet_type` for a `pet-type` property)."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "root":
+                    text = ast.get_source_segment(source, item.annotation)
+                    if text:
+                        return text
+    raise ToolgenError(f"the union {name} was not generated as a root model")
 
 
 def _aliases(schema: Any) -> dict[str, str]:
