@@ -249,15 +249,17 @@ def _data_path(
     current = data
     last = len(loc) - 1
     for index, part in enumerate(loc):
-        if isinstance(part, str) and (
-            type(current) is dict or isinstance(current, Mapping)
+        # type() first: dict and list are what JSON data holds, and the general checks cost more.
+        kind_of = type(current)
+        if type(part) is str and (
+            kind_of is dict or (kind_of is not list and isinstance(current, Mapping))
         ):
             key = part if part in current else _camel_key(part, current)
             if key is not None:
                 current = current[key]
                 path.append(key)
                 continue
-        elif isinstance(part, int) and isinstance(current, (list, tuple)):
+        elif type(part) is int and (kind_of is list or kind_of is tuple):
             current = current[part] if 0 <= part < len(current) else None
             path.append(str(part))
             continue
@@ -415,7 +417,16 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
 
 def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
     sentence = str(item["sentence"]) if "sentence" in item else _sentence(item)
-    return ValidationProblem("".join("/" + _escape(p) for p in path), sentence)
+    return ValidationProblem(_json_pointer(path), sentence)
+
+
+def _json_pointer(path: list[str]) -> str:
+    if not path:
+        return ""
+    joined = "/".join(path)
+    if "~" not in joined and joined.count("/") == len(path) - 1:
+        return "/" + joined  # no part holds a `/` or `~`: nothing to escape
+    return "".join("/" + _escape(p) for p in path)
 
 
 def _parsed(data: str | bytes | bytearray) -> Any:
@@ -544,7 +555,7 @@ def check(
     except pydantic.ValidationError as error:
         items = error.errors(include_url=False)
         if any(
-            e["type"] == "int_type" and _integral_float(e.get("input")) for e in items
+            [e["type"] == "int_type" and _integral_float(e.get("input")) for e in items]
         ):
             # JSON Schema counts 1.0 as an integer (models often write 5.0); strict pydantic does not.
             try:
