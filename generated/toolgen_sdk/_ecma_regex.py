@@ -213,7 +213,6 @@ def _translated(pattern: str, ranges: Mapping[str, Ranges]) -> str:
     return "".join(out)
 
 
-ORIGINALS_KEY = "x-toolgen-ecma-patterns"
 # Where subschemas are (JSON Schema 2020-12 and the older drafts' spellings): only there is a "pattern" a pattern.
 _SCHEMA_MAPS = (
     "properties",
@@ -291,18 +290,16 @@ def _rewritten(schema: Any, translated: Mapping[str, str]) -> Any:
     return result
 
 
-def python_documents(documents: Iterable[Any]) -> list[Any] | None:
-    """The documents (a schema and the ones it refers to) with every General_Category escape translated, or
-    None when none has one. Raises ValueError for a property that is not a General_Category value."""
+def python_documents(
+    documents: Iterable[Any],
+) -> tuple[list[Any], dict[str, str]] | None:
+    """The documents (a schema and the ones it refers to) with every General_Category escape translated, and
+    each translated pattern's original (Python -> ECMA); None when no document has one. Raises ValueError for
+    a property that is not a General_Category value."""
     documents = list(documents)
     patterns = [p for document in documents for p in _patterns_in(document)]
     if not any(has_property_escapes(p) for p in patterns):
         return None
     translated = python_patterns(patterns)
     rewritten = [_rewritten(document, translated) for document in documents]
-    if isinstance(rewritten[0], dict):
-        # Error sentences that quote a pattern (additionalProperties lists them) show it as written.
-        rewritten[0][ORIGINALS_KEY] = {
-            python: ecma for ecma, python in translated.items()
-        }
-    return rewritten
+    return rewritten, {python: ecma for ecma, python in translated.items()}

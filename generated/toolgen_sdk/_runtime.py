@@ -12,8 +12,6 @@ from typing import Any, ClassVar
 import pydantic
 from pydantic.alias_generators import to_camel
 
-from toolgen_sdk._ecma_regex import ORIGINALS_KEY as ECMA_PATTERNS_KEY
-from toolgen_sdk._ecma_regex import python_documents
 from toolgen_sdk._export import canonical_definition
 
 
@@ -444,6 +442,10 @@ def _parsed(data: str | bytes | bytearray) -> Any:
         ) from None
 
 
+# Where a schema whose patterns were translated for Python keeps their originals (an unknown keyword to checks).
+_ECMA_ORIGINALS = "x-toolgen-ecma-patterns"
+
+
 def schema_validator(
     schema: Mapping[str, Any], resources: Mapping[str, Any] | None = None
 ) -> Any:
@@ -459,12 +461,22 @@ def schema_validator(
     from referencing.jsonschema import DRAFT202012, specification_with
 
     validator = validator_for(schema, default=Draft202012Validator)
+    from toolgen_sdk._ecma_regex import (
+        python_documents,  # rarely needed, so not imported with the package
+    )
+
     documents: dict[str, Any] = dict(resources or {})
     # Python's re has no \p{...}: General_Category escapes become explicit ranges first (the models skip them).
     translated = python_documents([schema, *documents.values()])
     if translated is not None:
-        schema = translated[0]
-        documents = dict(zip(documents, translated[1:], strict=True))
+        rewritten, originals = translated
+        # Error sentences that quote a pattern (additionalProperties lists them) show it as written.
+        schema = (
+            {**rewritten[0], _ECMA_ORIGINALS: originals}
+            if isinstance(rewritten[0], dict)
+            else rewritten[0]
+        )
+        documents = dict(zip(documents, rewritten[1:], strict=True))
     # A document that does not name its draft is read as the schema's own.
     dialect = specification_with(
         str(validator.META_SCHEMA.get("$schema", "")), default=DRAFT202012
@@ -490,7 +502,7 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
             ValidationProblem("", f"could not be checked against its schema: {error}")
         ]
     originals = (
-        validator.schema.get(ECMA_PATTERNS_KEY)
+        validator.schema.get(_ECMA_ORIGINALS)
         if isinstance(validator.schema, dict)
         else None
     )
@@ -555,7 +567,7 @@ def check(
     except pydantic.ValidationError as error:
         items = error.errors(include_url=False)
         if any(
-            [e["type"] == "int_type" and _integral_float(e.get("input")) for e in items]
+            e["type"] == "int_type" and _integral_float(e.get("input")) for e in items
         ):
             # JSON Schema counts 1.0 as an integer (models often write 5.0); strict pydantic does not.
             try:

@@ -11,8 +11,6 @@ from typing import Any, ClassVar
 import pydantic
 from pydantic.alias_generators import to_camel
 
-from ._ecma_regex import ORIGINALS_KEY as ECMA_PATTERNS_KEY
-from ._ecma_regex import python_documents
 from ._export import canonical_definition
 
 
@@ -394,6 +392,10 @@ def _parsed(data: str | bytes | bytearray) -> Any:
         raise ToolgenValidationError([ValidationProblem("", f"is not UTF-8 text (byte {error.start})")]) from None
 
 
+# Where a schema whose patterns were translated for Python keeps their originals (an unknown keyword to checks).
+_ECMA_ORIGINALS = "x-toolgen-ecma-patterns"
+
+
 def schema_validator(schema: Mapping[str, Any], resources: Mapping[str, Any] | None = None) -> Any:
     """A validator from the jsonschema package for `schema` (its declared draft, else 2020-12).
 
@@ -407,12 +409,16 @@ def schema_validator(schema: Mapping[str, Any], resources: Mapping[str, Any] | N
     from referencing.jsonschema import DRAFT202012, specification_with
 
     validator = validator_for(schema, default=Draft202012Validator)
+    from ._ecma_regex import python_documents  # rarely needed, so not imported with the package
+
     documents: dict[str, Any] = dict(resources or {})
     # Python's re has no \p{...}: General_Category escapes become explicit ranges first (the models skip them).
     translated = python_documents([schema, *documents.values()])
     if translated is not None:
-        schema = translated[0]
-        documents = dict(zip(documents, translated[1:], strict=True))
+        rewritten, originals = translated
+        # Error sentences that quote a pattern (additionalProperties lists them) show it as written.
+        schema = {**rewritten[0], _ECMA_ORIGINALS: originals} if isinstance(rewritten[0], dict) else rewritten[0]
+        documents = dict(zip(documents, rewritten[1:], strict=True))
     # A document that does not name its draft is read as the schema's own.
     dialect = specification_with(str(validator.META_SCHEMA.get("$schema", "")), default=DRAFT202012)
     loaded = [(uri, Resource.from_contents(document, dialect)) for uri, document in documents.items()]
@@ -429,7 +435,7 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
         )
     except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
         return [ValidationProblem("", f"could not be checked against its schema: {error}")]
-    originals = validator.schema.get(ECMA_PATTERNS_KEY) if isinstance(validator.schema, dict) else None
+    originals = validator.schema.get(_ECMA_ORIGINALS) if isinstance(validator.schema, dict) else None
     problems = [ValidationProblem(_pointer(error.absolute_path), _schema_sentence(error)) for error in errors]
     if originals:
         problems = [ValidationProblem(p.pointer, _with_originals(p.message, originals)) for p in problems]
@@ -471,7 +477,7 @@ def check(model: type[pydantic.BaseModel] | pydantic.TypeAdapter[Any], data: Any
         return validator.validate_python(value, strict=True)
     except pydantic.ValidationError as error:
         items = error.errors(include_url=False)
-        if any([e["type"] == "int_type" and _integral_float(e.get("input")) for e in items]):
+        if any(e["type"] == "int_type" and _integral_float(e.get("input")) for e in items):
             # JSON Schema counts 1.0 as an integer (models often write 5.0); strict pydantic does not.
             try:
                 return validator.validate_python(_integral_floats_as_ints(value), strict=True)
