@@ -380,6 +380,10 @@ def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
 
 def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
     """Fold the union branches from the `level`-th one on (entries are shared, not copied, on the way down)."""
+    if len(found) == 1:
+        return [
+            _problem(found[0][0], found[0][2])
+        ]  # one error left: the branches it passed are the ones tried
     problems: list[ValidationProblem] = []
     groups: dict[tuple[str, ...], list[Found]] = {}
     for entry in found:
