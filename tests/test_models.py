@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -498,3 +499,73 @@ def test_an_object_the_schema_accepts_and_the_model_cannot_hold_names_the_place_
     assert outcome.error is not None and outcome.error.kind == "invalid_arguments"
     [problem] = outcome.error.problems
     assert problem.pointer == "/x" and "NumsArgs, which the handler takes, cannot hold it" in problem.message
+
+
+def test_union_aliases_carry_no_field_only_arguments_and_tags_read_as_json(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_union_extras")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: pick
+            inputSchema:
+              type: object
+              properties:
+                z: {$ref: "#/$defs/Zed"}
+              $defs:
+                Zed: {default: {a|b: one}, deprecated: true, oneOf: [{$ref: "#/$defs/Z1"}, {$ref: "#/$defs/Z2"}]}
+                Z1: {type: object, properties: {a|b: {const: one}}, required: [a|b]}
+                Z2: {type: object, properties: {a|b: {const: two}}, required: [a|b]}
+        """,
+    )
+    toolgen.build(project.root)
+    source = (project.root / "generated" / "models_t_union_extras" / "models.py").read_text()
+    alias = source[source.index("Zed: TypeAlias") :].split("\n\n")[0]
+    assert "validate_default" not in alias and "deprecated" not in alias and 'discriminator="a_b"' in alias
+    sdk = load_package(project)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sdk.validate_tool_arguments("pick", {"z": {"a|b": "two"}}).z is not None
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("pick", {"z": {"a|b": None}})
+    assert [(p.pointer, p.message) for p in caught.value.problems] == [
+        ("/z/a|b", "must be one of 'one', 'two' (got null)")
+    ]
+
+
+def test_a_closed_object_with_two_key_patterns_and_a_draft_07_tool(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_closed_draft")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: closed
+            inputSchema:
+              type: object
+              properties:
+                m:
+                  type: object
+                  patternProperties: {"^a": {type: integer}, "^b": {type: string}}
+                  additionalProperties: false
+          - name: old
+            inputSchema:
+              $schema: "http://json-schema.org/draft-07/schema#"
+              type: object
+              properties: {a: {type: string}, b: {type: string}}
+              dependencies: {a: {properties: {b: {minLength: 3}}}}
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    assert sdk.validate_tool_arguments("closed", {"m": {"a1": 1, "b1": "x"}}).m == {"a1": 1, "b1": "x"}
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("closed", {"m": {"c": 1}})
+    assert [p.pointer for p in caught.value.problems] == ["/m"]
+    assert sdk.validate_tool_arguments("old", {"a": "q", "b": "abc"}).b == "abc"
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("old", {"a": "q", "b": "ab"})
+    assert [p.pointer for p in caught.value.problems] == ["/b"]

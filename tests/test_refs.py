@@ -293,3 +293,40 @@ def test_vendored_documents_checked_as_written_are_normalized_like_the_bundle(ma
     assert out["resources"]["https://example.com/shared/count.json"]["type"] == "integer"
     assert out["ok"] is True
     assert [pointer for pointer, _ in out["bad"]] == ["/n"]
+
+
+def test_reference_targets_where_no_keyword_leads_are_normalized_and_translated(make_project: object) -> None:
+    project: Project = make_project()  # type: ignore[operator]
+    config = project.root / "toolgen.yaml"
+    config.write_text(config.read_text() + "normalize: [types]\nremotes: {'https://example.com/lib/': vendor/lib/}\n")
+    tool = {
+        "name": "named",
+        "inputSchema": {
+            "$id": "https://example.com/tools/named",
+            "type": "object",
+            "minProperties": 1,
+            "properties": {
+                "n": {"$ref": "https://example.com/lib/names.json#/Name"},
+                "c": {"$ref": "https://example.com/lib/names.json#/Count"},
+            },
+        },
+    }
+    project.write("schemas/tools.json", json.dumps({"tools": [tool]}))
+    names = {"Name": {"type": "string", "pattern": "^\\p{Lu}\\p{Ll}+$"}, "Count": {"type": "int"}}
+    project.write("vendor/lib/names.json", json.dumps(names))
+    toolgen.build(project.root)
+    code = """
+    import json, sdk
+    def outcome(data):
+        try:
+            sdk.validate_tool_arguments("named", data)
+            return True
+        except sdk.ToolgenValidationError as error:
+            return [[p.pointer, p.message] for p in error.problems]
+    resources = sdk.TOOLS["named"].check_resources
+    print(json.dumps({"resources": resources, "ok": outcome({"n": "Ñandu", "c": 2}), "bad": outcome({"n": "ñandu"})}))
+    """
+    out = run_sdk(project.root, code)
+    assert out["resources"]["https://example.com/lib/names.json"]["Count"]["type"] == "integer"
+    assert out["ok"] is True
+    assert out["bad"] == [["/n", "'ñandu' does not match '^\\\\p{Lu}\\\\p{Ll}+$'"]]

@@ -124,6 +124,8 @@ class ToolSpec:
     check_schema: Mapping[str, Any] | None = None
     # Vendored documents the schema as written refers to (URI -> document): the check never fetches anything.
     check_resources: Mapping[str, Any] = field(default_factory=dict)
+    # The draft each check reads its schema as (`input`/`output` -> `$schema`), when not 2020-12.
+    dialects: Mapping[str, str] = field(default_factory=dict)
     _schema_validators: dict[str, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -181,9 +183,10 @@ class ToolSpec:
         validator = self._schema_validators.get(which)
         if validator is None:
             try:
-                validator = self._schema_validators[which] = schema_validator(
-                    schema, self.check_resources
+                validator = schema_validator(
+                    schema, self.check_resources, self.dialects.get(which)
                 )
+                self._schema_validators[which] = validator
             except Exception as error:  # noqa: BLE001 - a schema the check cannot take must not crash a dispatch
                 return [
                     ValidationProblem(
@@ -336,12 +339,12 @@ def problems_from(
         kind = item["type"]
         path, branches = _data_path(data, item["loc"], kind)
         if kind in _TAG_ERRORS:
-            key = _tag_key(
+            key, tag = _tag_key(
                 str(item.get("ctx", {}).get("discriminator", "")), data, path
             )
             expected = item.get("ctx", {}).get("expected_tags")
             if kind == "union_tag_invalid":
-                text = f"must be one of {expected} (got {_shown(item.get('ctx', {}).get('tag'))})"
+                text = f"must be one of {expected} (got {_shown(tag)})"
             else:
                 text = "is required to tell which kind of object this is"
             found.append(
@@ -352,18 +355,28 @@ def problems_from(
     return _fold_unions(found)
 
 
-def _tag_key(discriminator: str, data: Any, path: list[str]) -> str:
-    """The property that tells a union apart, as the data spells it: pydantic names a field with an alias
-    `'pet_type' | 'pet-type'`, the field's name and then the JSON name."""
-    names = [name.strip().strip("'") for name in discriminator.split("|")]
+def _tag_key(discriminator: str, data: Any, path: list[str]) -> tuple[str, Any]:
+    """The property that tells a union apart, as the data spells it, and its value there (None when absent).
+
+    pydantic names a field with an alias `'pet_type' | 'pet-type'`: the field's name, then the JSON name;
+    the alias comes first here, as JSON data spells it.
+    """
+    inner = (
+        discriminator[1:-1]
+        if len(discriminator) > 1 and discriminator[0] == discriminator[-1] == "'"
+        else ""
+    )
+    names = inner.split("' | '")[::-1] if inner else [discriminator]
     current = data
     for part in path:
         if isinstance(current, list) and part.isdigit() and int(part) < len(current):
             current = current[int(part)]
         else:
             current = current.get(part) if isinstance(current, dict) else None
-    found = [name for name in names if isinstance(current, dict) and name in current]
-    return found[0] if found else names[-1]
+    for name in names:
+        if isinstance(current, dict) and name in current:
+            return name, current[name]
+    return names[0], None
 
 
 Found = tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]
@@ -451,9 +464,11 @@ _ECMA_ORIGINALS = "x-toolgen-ecma-patterns"
 
 
 def schema_validator(
-    schema: Mapping[str, Any], resources: Mapping[str, Any] | None = None
+    schema: Mapping[str, Any],
+    resources: Mapping[str, Any] | None = None,
+    dialect: str | None = None,
 ) -> Any:
-    """A validator from the jsonschema package for `schema` (its declared draft, else 2020-12).
+    """A validator from the jsonschema package for `schema` (its declared draft, else `dialect`, else 2020-12).
 
     References resolve inside `schema`, to `resources` (URI -> document) and to the published meta-schemas, and
     nowhere else: a reference to anything more is a problem of the check, never a fetch over the network.
@@ -464,7 +479,12 @@ def schema_validator(
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012, specification_with
 
-    validator = validator_for(schema, default=Draft202012Validator)
+    fallback = (
+        validator_for({"$schema": dialect}, default=Draft202012Validator)
+        if dialect
+        else Draft202012Validator
+    )
+    validator = validator_for(schema, default=fallback)
     from toolgen_sdk._ecma_regex import (
         python_documents,  # rarely needed, so not imported with the package
     )
@@ -482,11 +502,11 @@ def schema_validator(
         )
         documents = dict(zip(documents, rewritten[1:], strict=True))
     # A document that does not name its draft is read as the schema's own.
-    dialect = specification_with(
+    own = specification_with(
         str(validator.META_SCHEMA.get("$schema", "")), default=DRAFT202012
     )
     loaded = [
-        (uri, Resource.from_contents(document, dialect))
+        (uri, Resource.from_contents(document, own))
         for uri, document in documents.items()
     ]
     # An explicit registry has no retrieve function; jsonschema's default one would fetch unknown URIs.

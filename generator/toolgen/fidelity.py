@@ -141,10 +141,11 @@ def _relax(node: Any, pointer: tuple[str, ...]) -> Any:
     if not _faithful(node) and any(k in node for k in _OPENING_KEYWORDS):
         result.pop("additionalProperties", None)
         result.pop("unevaluatedProperties", None)
-        # A map typed by its key patterns refuses the keys no pattern matches: right only for a closed object.
+        # A map typed by its key pattern refuses the keys the pattern does not match: right only for a closed
+        # object with one pattern (with two, the models would want every key to match the same one).
         keyed = node.get("patternProperties")
-        escapes = isinstance(keyed, dict) and any(has_property_escapes(key) for key in keyed)
-        if node.get("additionalProperties") is not False or "properties" in node or escapes:
+        single = isinstance(keyed, dict) and len(keyed) == 1 and not any(has_property_escapes(k) for k in keyed)
+        if node.get("additionalProperties") is not False or "properties" in node or not single:
             result.pop("patternProperties", None)
     if isinstance(node.get("pattern"), str) and has_property_escapes(node["pattern"]):
         del result["pattern"]

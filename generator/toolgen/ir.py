@@ -65,6 +65,9 @@ class Tool:
     check_schema: str | None = None
     # The vendored remote documents check_schema reaches (a JSON object: URI -> document), when there are any.
     check_resources: str | None = None
+    # The JSON Schema draft each check reads its schema as (`input`/`output` -> `$schema` URI), when the tool
+    # declares one other than 2020-12: bundling drops `$schema`, and `dependencies` or array `items` need it.
+    dialects: str | None = None
 
 
 @dataclass(frozen=True)

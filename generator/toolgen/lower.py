@@ -328,8 +328,22 @@ def _tool(
         check_input=check,
         check_schema=freeze(as_written[0]) if as_written else None,
         check_resources=freeze(dict(sorted(as_written[1].items()))) if as_written and as_written[1] else None,
-        check_output=returns is not None and not models_are_exact(output_schema),
+        check_output=(check_output := returns is not None and not models_are_exact(output_schema)),
+        dialects=_dialects(raw, check and not as_written, check_output),
     )
+
+
+_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _dialects(raw: shapes.RawTool, input_bundled: bool, output_checked: bool) -> str | None:
+    """The drafts the bundled schemas' checks read them as, where the tool declares one other than 2020-12."""
+    found = {}
+    for which, key, checked in (("input", "inputSchema", input_bundled), ("output", "outputSchema", output_checked)):
+        declared = raw.value(key, {}).get("$schema") if isinstance(raw.value(key, {}), dict) else None
+        if checked and isinstance(declared, str) and declared.rstrip("#") != _DRAFT_2020_12:
+            found[which] = declared
+    return freeze(found) if found else None
 
 
 def _written_check(bundler: Bundler, written: Any, bundled: Any) -> tuple[Any, dict[str, Any]] | None:

@@ -56,6 +56,16 @@ def _node_at(data: Any, pointer: Pointer) -> tuple[bool, Any]:
     return True, current
 
 
+def _replace_at(data: Any, pointer: Pointer, value: Any) -> None:
+    """Put `value` at `pointer` (which exists) in `data`, in place."""
+    _, parent = _node_at(data, pointer[:-1])
+    last = pointer[-1]
+    if isinstance(parent, list):
+        parent[int(last)] = value
+    else:
+        parent[last] = value
+
+
 def _fragment_pointer(fragment: str) -> Pointer | None:
     fragment = urllib.parse.unquote(fragment)
     if fragment == "":
@@ -217,13 +227,20 @@ class Bundler:
     def written_resources(self, schema: Any) -> dict[str, Any] | None:
         """The vendored documents a JSON Schema validator needs to check `schema` as written (URI -> document), or
         None when one of its references, or of theirs, reaches neither `schema`, a vendored copy nor a meta-schema."""
-        documents = reached_documents(schema, self._fetch)
+        targets: list[tuple[str, Pointer]] = []
+        documents = reached_documents(schema, self._fetch, targets)
         if documents is None:
             return None
         vendored = {uri: document for uri, document in documents.items() if self._vendored(uri) is not None}
         if self._normalize is None:
             return vendored
-        return {uri: self._normalize(document) for uri, document in vendored.items()}
+        normalized = {uri: self._normalize(document) for uri, document in vendored.items()}
+        # A target where no keyword leads (`names.json#/Name`) is a schema too, which a walk from the root misses.
+        for uri, pointer in targets:
+            if uri in normalized and pointer:
+                _, node = _node_at(normalized[uri], pointer)
+                _replace_at(normalized[uri], pointer, self._normalize(node))
+        return normalized
 
     def _fetch(self, uri: str) -> Any:
         """The vendored copy of `uri`, else the meta-schema published there, else None; never the network."""
@@ -384,9 +401,12 @@ def _references(schema: Any, base: str) -> Iterator[str]:
         yield from _references(sub, here)
 
 
-def reached_documents(schema: Any, fetch: Callable[[str], Any]) -> dict[str, Any] | None:
+def reached_documents(
+    schema: Any, fetch: Callable[[str], Any], targets: list[tuple[str, Pointer]] | None = None
+) -> dict[str, Any] | None:
     """Every document outside `schema` that its references reach, directly or through each other (URI -> data),
-    each got with `fetch` (None when there is none); None when a reference resolves nowhere."""
+    each got with `fetch` (None when there is none); None when a reference resolves nowhere. `targets`, when
+    given, receives where each reference leads (the URI its document was got as, and the pointer in it)."""
     documents: dict[str, Any] = {}
     index = _document_index(schema, _SELF)
     # Subschemas to read references from, with the base URI above each; a target is read too, as it may sit
@@ -410,6 +430,8 @@ def reached_documents(schema: Any, fetch: Callable[[str], Any]) -> dict[str, Any
             if reference not in followed:
                 followed.add(reference)
                 document, pointer, retrieved = place
+                if targets is not None:
+                    targets.append((retrieved, pointer))
                 pending.append((_node_at(document, pointer)[1], _base_above(document, pointer, retrieved)))
     return documents
 

@@ -75,16 +75,24 @@ def _unions_as_aliases(source: str, unions: Sequence[Union]) -> str:
 
 
 def _root_type(source: str, name: str) -> str:
-    """The annotation of the RootModel `name`'s `root` field, as written: the members and the discriminator
-    under its Python field name (`pet_type` for a `pet-type` property)."""
+    """The type of the RootModel `name`'s `root` field as an alias can carry it: the members, and of the Field
+    only what describes the union (the discriminator under its Python field name, `pet_type` for `pet-type`,
+    title, description); field-only arguments such as validate_default would make pydantic warn."""
     for node in ast.parse(source).body:
         if isinstance(node, ast.ClassDef) and node.name == name:
             for item in node.body:
                 if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "root":
-                    text = ast.get_source_segment(source, item.annotation)
-                    if text:
-                        return text
-    raise ToolgenError(f"the union {name} was not generated as a root model")
+                    annotated = item.annotation
+                    if isinstance(annotated, ast.Subscript) and isinstance(annotated.slice, ast.Tuple):
+                        members, field = annotated.slice.elts[0], annotated.slice.elts[1]
+                        if isinstance(field, ast.Call):
+                            kept = [
+                                f"{k.arg}={ast.get_source_segment(source, k.value)}"
+                                for k in field.keywords
+                                if k.arg in ("discriminator", "title", "description")
+                            ]
+                            return f"Annotated[{ast.get_source_segment(source, members)}, Field({', '.join(kept)})]"
+    raise ToolgenError(f"the union {name} was not generated as a discriminated root model")
 
 
 def _aliases(schema: Any) -> dict[str, str]:
