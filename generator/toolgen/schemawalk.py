@@ -6,34 +6,19 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from toolgen.positions import Pointer
-
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_SINGLES = (
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "additionalItems",
-    "contentSchema",
-)
+from toolgen.runtime._keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 
 
 def children(schema: Any, pointer: Pointer) -> Iterator[tuple[Any, Pointer]]:
     """Direct subschemas of `schema` with their pointers; non-schema values are skipped."""
     if not isinstance(schema, dict):
         return
-    for key in _SCHEMA_MAPS:
+    for key in SCHEMA_MAPS:
         value = schema.get(key)
         if isinstance(value, dict):
             for name, sub in value.items():
                 yield sub, (*pointer, key, name)
-    for key in _SCHEMA_LISTS:
+    for key in SCHEMA_LISTS:
         value = schema.get(key)
         if isinstance(value, list):
             for index, sub in enumerate(value):
@@ -44,7 +29,7 @@ def children(schema: Any, pointer: Pointer) -> Iterator[tuple[Any, Pointer]]:
             yield sub, (*pointer, "items", str(index))
     elif isinstance(items, (dict, bool)):
         yield items, (*pointer, "items")
-    for key in _SCHEMA_SINGLES:
+    for key in SCHEMA_SINGLES:
         if key in schema and isinstance(schema[key], (dict, bool)):
             yield schema[key], (*pointer, key)
 

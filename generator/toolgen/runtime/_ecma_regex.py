@@ -13,6 +13,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ._keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
+
 # General_Category values and their aliases (ECMA-262, table "Value aliases and canonical values for the Unicode
 # property General_Category"), each as the two-letter categories it covers.
 _GROUPS: Mapping[str, tuple[str, ...]] = {
@@ -192,31 +194,13 @@ def _translated(pattern: str, ranges: Mapping[str, Ranges]) -> str:
     return "".join(out)
 
 
-# Where subschemas are (JSON Schema 2020-12 and the older drafts' spellings): only there is a "pattern" a pattern.
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_SINGLES = (
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "additionalItems",
-    "contentSchema",
-)
-
-
 def _map_subschemas(schema: Any, transform: Callable[[Any], Any]) -> dict[str, Any]:
     """A copy of the schema object `schema` with `transform` applied to each direct subschema."""
     result = dict(schema)
-    for key in _SCHEMA_MAPS:
+    for key in SCHEMA_MAPS:
         if isinstance(schema.get(key), dict):
             result[key] = {name: transform(sub) for name, sub in schema[key].items()}
-    for key in _SCHEMA_LISTS:
+    for key in SCHEMA_LISTS:
         if isinstance(schema.get(key), list):
             result[key] = [transform(sub) for sub in schema[key]]
     items = schema.get("items")
@@ -224,13 +208,13 @@ def _map_subschemas(schema: Any, transform: Callable[[Any], Any]) -> dict[str, A
         result["items"] = [transform(sub) for sub in items]
     elif isinstance(items, dict):
         result["items"] = transform(items)
-    for key in _SCHEMA_SINGLES:
+    for key in SCHEMA_SINGLES:
         if isinstance(schema.get(key), dict):
             result[key] = transform(schema[key])
     return result
 
 
-_SUBSCHEMA_KEYS = frozenset((*_SCHEMA_MAPS, *_SCHEMA_LISTS, *_SCHEMA_SINGLES, "items"))
+_SUBSCHEMA_KEYS = frozenset((*SCHEMA_MAPS, *SCHEMA_LISTS, *SCHEMA_SINGLES, "items"))
 # Keywords whose values are data, never schemas: a "pattern" key inside `const` is not a pattern.
 _DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 # An object where no keyword leads may still be a schema a `$ref` points at (`names.json#/Name`): one with

@@ -21,6 +21,7 @@ RUNTIME_MODULES = (
     "_ecma_regex.py",
     "_events.py",
     "_export.py",
+    "_keywords.py",
     "_framing.py",
     "_loop.py",
     "_registry.py",
