@@ -91,7 +91,11 @@ SEARCH = """\
    "inputSchema": {"type": "object", "required": ["query"], "properties": {
      "query": {"type": "string", "minLength": 1},
      "filters": {"type": "object", "properties": {"from": {"type": "string"},
-                                                  "tags": {"type": "array", "items": {"type": "string"}}}},
+                                                  "tags": {"type": "array", "items": {"type": "string"}}},
+                 "default": {"tags": ["docs"]}},
+     "sort": {"type": "array", "items": {"type": "string"}, "default": []},
+     "scope": {"anyOf": [{"type": "object", "properties": {"depth": {"type": "integer"}}}, {"type": "string"}],
+               "default": {"depth": 1}},
      "limit": {"type": "integer", "maximum": 50, "default": 10}}},
    "outputSchema": {"type": "array", "items": {"type": "object", "required": ["title"],
                     "properties": {"title": {"type": "string"}, "score": {"type": "number"}}}}},

@@ -95,6 +95,37 @@ def _root_type(source: str, name: str) -> str:
     raise ToolgenError(f"the union {name} was not generated as a discriminated root model")
 
 
+def _mutable_defaults_as_fields(source: str) -> str:
+    """`tags: list[str] = []` as `tags: list[str] = Field(default=[])`: the same model for pydantic (it copies a
+    default it validates), but no mutable class attribute for linters (RUF012), and a dict default for a field
+    typed by a model (pydantic validates it into one) is not a type error for mypy."""
+    lines = _source_lines(source)
+    edits: list[tuple[int, int, int, int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                value = item.value if isinstance(item, ast.AnnAssign) else None
+                if isinstance(value, (ast.List, ast.Dict, ast.Set)) and value.end_lineno and value.end_col_offset:
+                    # A validated default is typed Any in pydantic's signature: a dict may stand for a model.
+                    extra = ", validate_default=True" if isinstance(value, ast.Dict) else ""
+                    edits.append(
+                        (value.lineno - 1, value.col_offset, value.end_lineno - 1, value.end_col_offset, extra)
+                    )
+    # Bottom up, so that earlier positions stay where the tree says they are.
+    for first, start, last, end, extra in sorted(edits, reverse=True):
+        text = "".join(lines[first : last + 1])
+        offset = len("".join(lines[first:last])) + _char_offset(lines[last], end)
+        begin = _char_offset(lines[first], start)
+        replaced = f"{text[:begin]}Field(default={text[begin:offset]}{extra}){text[offset:]}"
+        lines[first : last + 1] = [replaced]
+    return "".join(lines)
+
+
+def _char_offset(line: str, utf8_offset: int) -> int:
+    """ast's column offsets count UTF-8 bytes; strings index characters."""
+    return len(line.encode("utf-8")[:utf8_offset].decode("utf-8"))
+
+
 def _aliases(schema: Any) -> dict[str, str]:
     """ASCII attribute names for non-ASCII property names; Python would NFKC-fold them (`ﬁle` is `file`).
 
@@ -161,5 +192,6 @@ def render_models(project: Project, header: str) -> str:
     tool_models = {t.args_model for t in project.tools} | {t.result_model for t in project.tools}
     aliased = [union for union in project.unions if union.name not in tool_models]
     source = _defer_root_models(_unions_as_aliases(_replace_class(output, ROOT_MODEL), aliased))
+    source = _mutable_defaults_as_fields(source)
     check_models_module(source, project.package)
     return source
