@@ -564,8 +564,36 @@ def test_a_closed_object_with_two_key_patterns_and_a_draft_07_tool(
     assert sdk.validate_tool_arguments("closed", {"m": {"a1": 1, "b1": "x"}}).m == {"a1": 1, "b1": "x"}
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("closed", {"m": {"c": 1}})
-    assert [p.pointer for p in caught.value.problems] == ["/m"]
+    assert [p.pointer for p in caught.value.problems] == ["/m/c"]
     assert sdk.validate_tool_arguments("old", {"a": "q", "b": "abc"}).b == "abc"
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("old", {"a": "q", "b": "ab"})
     assert [p.pointer for p in caught.value.problems] == ["/b"]
+
+
+def test_properties_a_false_schema_refuses_are_reported_where_they_are(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_false_places")
+    # minProperties puts the tool under the JSON Schema check, whose own reports of `false` name no place.
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: strict
+            inputSchema:
+              type: object
+              properties: {a: {type: integer}, old: false}
+              patternProperties: {"^x-": {type: string}}
+              additionalProperties: false
+              minProperties: 1
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("strict", {"a": 1, "old": 2, "extra": 3, "x-ok": "y"})
+    assert [(p.pointer, p.message) for p in caught.value.problems] == [
+        ("/extra", "is not allowed here"),
+        ("/old", "is not allowed here"),
+    ]

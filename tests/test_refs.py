@@ -330,3 +330,37 @@ def test_reference_targets_where_no_keyword_leads_are_normalized_and_translated(
     assert out["resources"]["https://example.com/lib/names.json"]["Count"]["type"] == "integer"
     assert out["ok"] is True
     assert out["bad"] == [["/n", "'ñandu' does not match '^\\\\p{Lu}\\\\p{Ll}+$'"]]
+
+
+def test_a_meta_schema_without_the_validation_vocabulary_turns_its_keywords_off(make_project: object) -> None:
+    project: Project = make_project()  # type: ignore[operator]
+    config = project.root / "toolgen.yaml"
+    config.write_text(config.read_text() + "remotes: {'https://example.com/meta/': vendor/meta/}\n")
+    meta = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://example.com/meta/no-validation.json",
+        "$vocabulary": {
+            "https://json-schema.org/draft/2020-12/vocab/applicator": True,
+            "https://json-schema.org/draft/2020-12/vocab/core": True,
+        },
+    }
+    project.write("vendor/meta/no-validation.json", json.dumps(meta))
+    schema = {
+        "$schema": "https://example.com/meta/no-validation.json",
+        "properties": {"count": {"type": "integer", "minimum": 10}, "banned": False},
+        "required": ["count"],
+    }
+    project.write("schemas/tools.json", json.dumps({"tools": [{"name": "loose", "inputSchema": schema}]}))
+    toolgen.build(project.root)
+    code = """
+    import json, sdk
+    def outcome(data):
+        try:
+            sdk.validate_tool_arguments("loose", data)
+            return True
+        except sdk.ToolgenValidationError as error:
+            return [p.pointer for p in error.problems]
+    print(json.dumps([outcome({"count": 1}), outcome({}), outcome({"count": "x"}), outcome({"banned": 1})]))
+    """
+    # type, minimum and required are annotations under this meta-schema; `false` is an applicator's.
+    assert run_sdk(project.root, code) == [True, True, True, ["/banned"]]

@@ -14,7 +14,12 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolgen_sdk._keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
+from toolgen_sdk._keywords import (
+    SCHEMA_LISTS,
+    SCHEMA_MAPS,
+    SCHEMA_SINGLES,
+    map_subschemas,
+)
 
 # General_Category values and their aliases (ECMA-262, table "Value aliases and canonical values for the Unicode
 # property General_Category"), each as the two-letter categories it covers.
@@ -215,26 +220,6 @@ def _translated(pattern: str, ranges: Mapping[str, Ranges]) -> str:
     return "".join(out)
 
 
-def _map_subschemas(schema: Any, transform: Callable[[Any], Any]) -> dict[str, Any]:
-    """A copy of the schema object `schema` with `transform` applied to each direct subschema."""
-    result = dict(schema)
-    for key in SCHEMA_MAPS:
-        if isinstance(schema.get(key), dict):
-            result[key] = {name: transform(sub) for name, sub in schema[key].items()}
-    for key in SCHEMA_LISTS:
-        if isinstance(schema.get(key), list):
-            result[key] = [transform(sub) for sub in schema[key]]
-    items = schema.get("items")
-    if isinstance(items, list):
-        result["items"] = [transform(sub) for sub in items]
-    elif isinstance(items, dict):
-        result["items"] = transform(items)
-    for key in SCHEMA_SINGLES:
-        if isinstance(schema.get(key), dict):
-            result[key] = transform(schema[key])
-    return result
-
-
 _SUBSCHEMA_KEYS = frozenset((*SCHEMA_MAPS, *SCHEMA_LISTS, *SCHEMA_SINGLES, "items"))
 # Keywords whose values are data, never schemas: a "pattern" key inside `const` is not a pattern.
 _DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
@@ -277,7 +262,7 @@ def _visit(
         return node
     if not schema and not _SCHEMA_LIKE & node.keys():
         return {key: _visit(value, on_schema, False) for key, value in node.items()}
-    subschemas = _map_subschemas(node, lambda sub: _visit(sub, on_schema, True))
+    subschemas = map_subschemas(node, lambda sub: _visit(sub, on_schema, True))
     result = {
         key: value
         if key in _DATA_KEYWORDS

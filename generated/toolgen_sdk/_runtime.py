@@ -13,6 +13,7 @@ import pydantic
 from pydantic.alias_generators import to_camel
 
 from toolgen_sdk._export import canonical_definition
+from toolgen_sdk._keywords import map_subschemas
 
 
 class CanonicalModel(pydantic.BaseModel):
@@ -501,6 +502,12 @@ def schema_validator(
             else rewritten[0]
         )
         documents = dict(zip(documents, rewritten[1:], strict=True))
+    # jsonschema reports a `false` subschema's error without its place; `{"not": {}}` refuses the same values
+    # and is reported where it applies.
+    schema = _false_spelled_out(schema)
+    documents = {
+        uri: _false_spelled_out(document) for uri, document in documents.items()
+    }
     # A document that does not name its draft is read as the schema's own.
     own = specification_with(
         str(validator.META_SCHEMA.get("$schema", "")), default=DRAFT202012
@@ -512,6 +519,16 @@ def schema_validator(
     # An explicit registry has no retrieve function; jsonschema's default one would fetch unknown URIs.
     registry: Registry[Any] = Registry().with_resources(loaded).crawl()
     return validator(schema, registry=registry)
+
+
+def _false_spelled_out(schema: Any) -> Any:
+    if schema is False:
+        return {"not": {}}
+    return (
+        map_subschemas(schema, _false_spelled_out)
+        if isinstance(schema, dict)
+        else schema
+    )
 
 
 def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
@@ -560,7 +577,11 @@ def _schema_sentence(error: Any) -> str:
     if keyword in ("oneOf", "anyOf"):
         return "matches none of the allowed shapes"
     if keyword == "not":
-        return "matches a shape that is not allowed here"
+        return (
+            "is not allowed here"
+            if error.validator_value == {}
+            else "matches a shape that is not allowed here"
+        )
     return str(error.message)
 
 

@@ -31,6 +31,7 @@ from toolgen.positions import Pointer, pointer_text
 from toolgen.resolve import Bundler, Resource
 from toolgen.resources import schemas_dir
 from toolgen.schemawalk import walk
+from toolgen.vocabulary import keywords_turned_off, without_keywords
 
 CANONICAL_FILES = ("content.yaml", "tool_call.yaml", "usage.yaml", "message.yaml", "tool_definition.yaml")
 MESSAGE_KINDS = ("SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage")
@@ -234,14 +235,23 @@ def _tools(
                 )
             )
         input_pointer = raw.where("inputSchema")
-        input_schema = session.prepare(raw.document, input_pointer, raw.value("inputSchema"))
+        input_schema = _in_dialect(bundler, session.prepare(raw.document, input_pointer, raw.value("inputSchema")))
         bundler.add_root(args, Resource(raw.document, input_pointer), input_pointer, input_schema)
         if returns:
             output_pointer = raw.where("outputSchema")
-            output_schema = session.prepare(raw.document, output_pointer, raw.value("outputSchema"))
+            prepared = session.prepare(raw.document, output_pointer, raw.value("outputSchema"))
+            output_schema = _in_dialect(bundler, prepared)
             bundler.add_root(returns, Resource(raw.document, output_pointer), output_pointer, output_schema)
         result.append((raw, stem, args, returns, input_schema))
     return result
+
+
+def _in_dialect(bundler: Bundler, schema: Any) -> Any:
+    """`schema` without the keywords its `$schema` (a vendored meta-schema) turns off through `$vocabulary`."""
+    dialect = schema.get("$schema") if isinstance(schema, dict) else None
+    if not isinstance(dialect, str):
+        return schema
+    return without_keywords(schema, keywords_turned_off(bundler.document(dialect)))
 
 
 @dataclass(frozen=True)

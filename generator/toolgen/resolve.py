@@ -242,6 +242,10 @@ class Bundler:
                 _replace_at(normalized[uri], pointer, self._normalize(node))
         return normalized
 
+    def document(self, uri: str) -> Any:
+        """The vendored copy of the document at `uri`, else the meta-schema published there, else None."""
+        return self._fetch(uri.partition("#")[0])
+
     def _fetch(self, uri: str) -> Any:
         """The vendored copy of `uri`, else the meta-schema published there, else None; never the network."""
         vendored = self._vendored(uri) if _remote(uri) else None

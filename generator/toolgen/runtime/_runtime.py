@@ -12,6 +12,7 @@ import pydantic
 from pydantic.alias_generators import to_camel
 
 from ._export import canonical_definition
+from ._keywords import map_subschemas
 
 
 class CanonicalModel(pydantic.BaseModel):
@@ -433,12 +434,22 @@ def schema_validator(
         # Error sentences that quote a pattern (additionalProperties lists them) show it as written.
         schema = {**rewritten[0], _ECMA_ORIGINALS: originals} if isinstance(rewritten[0], dict) else rewritten[0]
         documents = dict(zip(documents, rewritten[1:], strict=True))
+    # jsonschema reports a `false` subschema's error without its place; `{"not": {}}` refuses the same values
+    # and is reported where it applies.
+    schema = _false_spelled_out(schema)
+    documents = {uri: _false_spelled_out(document) for uri, document in documents.items()}
     # A document that does not name its draft is read as the schema's own.
     own = specification_with(str(validator.META_SCHEMA.get("$schema", "")), default=DRAFT202012)
     loaded = [(uri, Resource.from_contents(document, own)) for uri, document in documents.items()]
     # An explicit registry has no retrieve function; jsonschema's default one would fetch unknown URIs.
     registry: Registry[Any] = Registry().with_resources(loaded).crawl()
     return validator(schema, registry=registry)
+
+
+def _false_spelled_out(schema: Any) -> Any:
+    if schema is False:
+        return {"not": {}}
+    return map_subschemas(schema, _false_spelled_out) if isinstance(schema, dict) else schema
 
 
 def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
@@ -474,7 +485,7 @@ def _schema_sentence(error: Any) -> str:
     if keyword in ("oneOf", "anyOf"):
         return "matches none of the allowed shapes"
     if keyword == "not":
-        return "matches a shape that is not allowed here"
+        return "is not allowed here" if error.validator_value == {} else "matches a shape that is not allowed here"
     return str(error.message)
 
 
