@@ -204,3 +204,23 @@ def test_parallel_blocks_keep_line_numbers_with_crlf_and_no_final_newline(
     monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 10**12)
     serial = list(toolgen.api.validate([log], "message", project.root, workers=1))
     assert parallel == serial and len(serial) == 4 * 50 and serial[-1].line == 8 * 49 + 7
+
+
+def test_a_call_valid_for_the_schema_that_the_handler_model_cannot_hold_is_a_warning(make_project: object) -> None:
+    project: Project = make_project()  # type: ignore[operator]
+    project.write(
+        "schemas/tools.yaml",
+        "tools:\n  - name: lookup\n    inputSchema:\n      properties: {city: {type: string}}\n",
+    )
+    assert project.cli("build").returncode == 0
+    call = '{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "%s"}}'
+    project.write("calls.jsonl", (call % "12") + "\n" + (call % '{\\"city\\": \\"Oslo\\"}') + "\n")
+    result = project.cli("validate", "calls.jsonl", "--as", "tool-call")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "calls.jsonl:1:78: warning arguments-unholdable arguments of 'lookup' fit its input schema, but not "
+        "LookupArgs, which its handler takes: dispatch refuses this call"
+    ]
+    assert "2 record(s), 0 invalid" in result.stderr
+    github = project.cli("validate", "calls.jsonl", "--as", "tool-call", "--format", "github")
+    assert github.stdout.startswith("::warning file=calls.jsonl,line=1,col=78,title=arguments-unholdable::")

@@ -198,12 +198,21 @@ def _argument_problems(sdk: ModuleType, kind: str, data: Any) -> Iterator[tuple[
         if not isinstance(arguments, str):
             continue
         try:
-            spec.check_arguments(arguments or "{}")
+            args = spec.check_arguments(arguments or "{}")
         except sdk.ToolgenValidationError as error:
             for problem in error.problems:
                 inner = problem.pointer or "(root)"
                 message = f"arguments of {name!r} at {inner}: {problem.message}"
                 yield f"{pointer}/function/arguments", "arguments-invalid", message
+            continue
+        if not isinstance(args, spec.args_model):
+            model = spec.args_model.__name__
+            message = f"arguments of {name!r} fit its input schema, but not {model}, which its handler takes: dispatch refuses this call"
+            yield f"{pointer}/function/arguments", "arguments-unholdable", message
+
+
+# Findings that do not make a record invalid: the payload is valid, but something downstream will not take it.
+_WARNINGS = frozenset({"arguments-unholdable"})
 
 
 def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]:
@@ -222,7 +231,8 @@ def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]
     diagnostics = []
     for pointer, rule, message in found:
         line, col = _place(record, pointer, positions)
-        diagnostics.append(Diagnostic(record.path, line, col, Severity.ERROR, rule, message, pointer))
+        severity = Severity.WARNING if rule in _WARNINGS else Severity.ERROR
+        diagnostics.append(Diagnostic(record.path, line, col, severity, rule, message, pointer))
     return sorted(diagnostics)
 
 
@@ -383,7 +393,7 @@ def _findings(
                     for found in invalid:
                         if any(d.rule == "json-invalid" for d in found):
                             tally.unreadable += 1
-                        else:
+                        elif any(d.severity is Severity.ERROR for d in found):
                             tally.invalid += 1
                         yield from found
                     if progress is not None:
