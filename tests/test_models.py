@@ -597,3 +597,37 @@ def test_properties_a_false_schema_refuses_are_reported_where_they_are(
         ("/extra", "is not allowed here"),
         ("/old", "is not allowed here"),
     ]
+
+
+def test_a_default_that_does_not_fit_its_schema_is_kept_as_written(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_unfit_default")
+    # JSON Schema does not require a default to be valid; the model keeps it rather than failing without it.
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        tools:
+          - name: bad
+            inputSchema:
+              type: object
+              properties:
+                m: {type: object, additionalProperties: {type: integer}, default: {a: x}}
+        """,
+    )
+    toolgen.build(project.root)
+    sdk = load_package(project)
+    args = sdk.validate_tool_arguments("bad", "{}")
+    assert type(args).__name__ == "BadArgs" and args.m == {"a": "x"}
+
+
+def test_false_keeps_the_json_schema_sentences_that_name_the_key() -> None:
+    from toolgen.runtime._runtime import schema_problems, schema_validator
+
+    def problems(schema: dict[str, object], data: object) -> list[tuple[str, str]]:
+        return [(p.pointer, p.message) for p in schema_problems(schema_validator(schema), data)]
+
+    assert problems({"propertyNames": False}, {"a": 1}) == [("", "False schema does not allow 'a'")]
+    [(pointer, message)] = problems({"unevaluatedProperties": False}, {"z": 1})
+    assert pointer == "" and "'z' was unexpected" in message
+    assert problems({"items": False}, [1]) == [("/0", "is not allowed here")]

@@ -347,10 +347,19 @@ def test_a_meta_schema_without_the_validation_vocabulary_turns_its_keywords_off(
     project.write("vendor/meta/no-validation.json", json.dumps(meta))
     schema = {
         "$schema": "https://example.com/meta/no-validation.json",
-        "properties": {"count": {"type": "integer", "minimum": 10}, "banned": False},
+        "properties": {"count": {"type": "integer", "minimum": 10}, "banned": False, "m": {"$ref": "#/$defs/M"}},
         "required": ["count"],
+        "$defs": {"M": {"type": "integer"}},
     }
-    project.write("schemas/tools.json", json.dumps({"tools": [{"name": "loose", "inputSchema": schema}]}))
+    # The published 2019-09 meta-schema names its own validation vocabulary: its keywords stay on.
+    older = {
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 3}},
+        "required": ["n"],
+    }
+    tools = [{"name": "loose", "inputSchema": schema}, {"name": "older", "inputSchema": older}]
+    project.write("schemas/tools.json", json.dumps({"tools": tools}))
     toolgen.build(project.root)
     code = """
     import json, sdk
@@ -360,7 +369,17 @@ def test_a_meta_schema_without_the_validation_vocabulary_turns_its_keywords_off(
             return True
         except sdk.ToolgenValidationError as error:
             return [p.pointer for p in error.problems]
-    print(json.dumps([outcome({"count": 1}), outcome({}), outcome({"count": "x"}), outcome({"banned": 1})]))
+    def older(data):
+        try:
+            sdk.validate_tool_arguments("older", data)
+            return True
+        except sdk.ToolgenValidationError as error:
+            return [p.pointer for p in error.problems]
+    loose = [outcome({"count": 1}), outcome({}), outcome({"count": "x"}), outcome({"banned": 1}), outcome({"m": "x"})]
+    print(json.dumps([loose, [older({"n": 1}), older({}), older({"n": 5})]]))
     """
-    # type, minimum and required are annotations under this meta-schema; `false` is an applicator's.
-    assert run_sdk(project.root, code) == [True, True, True, ["/banned"]]
+    # type, minimum and required are annotations under this meta-schema, in $ref targets of the same resource
+    # too; `false` is an applicator's.
+    loose, older = run_sdk(project.root, code)
+    assert loose == [True, True, True, ["/banned"], True]
+    assert older == [["/n"], ["/n"], True]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import glob
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,8 @@ class _Session:
     config: Config
     documents: dict[Path, Document] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Reads a meta-schema by URI (vendored or published), once the bundler that knows `remotes` exists.
+    meta_schema: Callable[[str], Any] | None = None
 
     def load(self, path: Path, display: str) -> Document:
         key = path.resolve()
@@ -56,6 +58,7 @@ class _Session:
 
     def prepare(self, document: Document, pointer: Pointer, schema: Any) -> Any:
         """Normalize (when asked) and check one schema found at `pointer` in `document`."""
+        schema = self._in_dialect(document, pointer, schema)
         if "types" in self.config.normalize:
             schema = normalize_types(
                 schema,
@@ -84,6 +87,28 @@ class _Session:
             if not any(diagnostic.pointer == p or diagnostic.pointer.startswith(p + "/") for p in reported):
                 self.diagnostics.append(diagnostic)
         return schema
+
+    def _in_dialect(self, document: Document, pointer: Pointer, schema: Any) -> Any:
+        """`schema` without the keywords its dialect turns off: the nearest `$schema` above it (or on it) names
+        a meta-schema whose `$vocabulary` may leave validation out; a `$ref` target inherits its resource's."""
+        dialect = None
+        current = document.data
+        for part in ("", *pointer):
+            if part:
+                _, current = _child(current, part)
+            if isinstance(current, dict) and isinstance(current.get("$schema"), str):
+                dialect = current["$schema"]
+        if dialect is None or self.meta_schema is None:
+            return schema
+        return without_keywords(schema, keywords_turned_off(self.meta_schema(dialect)))
+
+
+def _child(node: Any, part: str) -> tuple[bool, Any]:
+    if isinstance(node, dict) and part in node:
+        return True, node[part]
+    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return True, node[int(part)]
+    return False, None
 
 
 def _input_files(session: _Session) -> list[Path]:
@@ -235,23 +260,14 @@ def _tools(
                 )
             )
         input_pointer = raw.where("inputSchema")
-        input_schema = _in_dialect(bundler, session.prepare(raw.document, input_pointer, raw.value("inputSchema")))
+        input_schema = session.prepare(raw.document, input_pointer, raw.value("inputSchema"))
         bundler.add_root(args, Resource(raw.document, input_pointer), input_pointer, input_schema)
         if returns:
             output_pointer = raw.where("outputSchema")
-            prepared = session.prepare(raw.document, output_pointer, raw.value("outputSchema"))
-            output_schema = _in_dialect(bundler, prepared)
+            output_schema = session.prepare(raw.document, output_pointer, raw.value("outputSchema"))
             bundler.add_root(returns, Resource(raw.document, output_pointer), output_pointer, output_schema)
         result.append((raw, stem, args, returns, input_schema))
     return result
-
-
-def _in_dialect(bundler: Bundler, schema: Any) -> Any:
-    """`schema` without the keywords its `$schema` (a vendored meta-schema) turns off through `$vocabulary`."""
-    dialect = schema.get("$schema") if isinstance(schema, dict) else None
-    if not isinstance(dialect, str):
-        return schema
-    return without_keywords(schema, keywords_turned_off(bundler.document(dialect)))
 
 
 @dataclass(frozen=True)
@@ -270,6 +286,7 @@ def lower(config: Config) -> Lowered:
     remotes = {prefix: (config.root / folder, folder) for prefix, folder in config.remotes}
     normalize = (lambda schema: normalize_types(schema, lambda *_: None)) if "types" in config.normalize else None
     bundler = Bundler(names, session.load, session.prepare, remotes, normalize)
+    session.meta_schema = bundler.document
     canonical = _canonical(session, bundler, names)
     tools = _tools(session, bundler, names)
     bundler.run()

@@ -12,7 +12,10 @@ from typing import Any
 
 from toolgen.schemawalk import map_children
 
-_VALIDATION = "https://json-schema.org/draft/2020-12/vocab/validation"
+# The validation vocabulary as 2020-12 and 2019-09 name it: a meta-schema listing either keeps its keywords.
+_VALIDATION = frozenset(
+    {"https://json-schema.org/draft/2020-12/vocab/validation", "https://json-schema.org/draft/2019-09/vocab/validation"}
+)
 # The 2020-12 validation vocabulary's assertions (its meta/validation meta-schema).
 _VALIDATION_KEYWORDS = frozenset(
     {
@@ -44,7 +47,7 @@ def keywords_turned_off(meta_schema: Any) -> frozenset[str]:
     """The keywords `meta_schema` leaves without effect: those of the validation vocabulary when its
     `$vocabulary` lists vocabularies and not that one. A meta-schema without `$vocabulary` turns nothing off."""
     vocabularies = meta_schema.get("$vocabulary") if isinstance(meta_schema, Mapping) else None
-    if not isinstance(vocabularies, Mapping) or _VALIDATION in vocabularies:
+    if not isinstance(vocabularies, Mapping) or _VALIDATION & vocabularies.keys():
         return frozenset()
     return _VALIDATION_KEYWORDS
 

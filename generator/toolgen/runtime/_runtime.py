@@ -446,10 +446,20 @@ def schema_validator(
     return validator(schema, registry=registry)
 
 
+# Where jsonschema's own message for `false` says more than "is not allowed" (it names the key or item).
+_FALSE_KEPT = ("propertyNames", "unevaluatedProperties", "unevaluatedItems")
+
+
 def _false_spelled_out(schema: Any) -> Any:
     if schema is False:
         return {"not": {}}
-    return map_subschemas(schema, _false_spelled_out) if isinstance(schema, dict) else schema
+    if not isinstance(schema, dict):
+        return schema
+    result = map_subschemas(schema, _false_spelled_out)
+    for key in _FALSE_KEPT:
+        if schema.get(key) is False:
+            result[key] = False
+    return result
 
 
 def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:

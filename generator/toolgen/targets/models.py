@@ -96,21 +96,27 @@ def _root_type(source: str, name: str) -> str:
 
 
 def _mutable_defaults_as_fields(source: str) -> str:
-    """`tags: list[str] = []` as `tags: list[str] = Field(default=[])`: the same model for pydantic (it copies a
-    default it validates), but no mutable class attribute for linters (RUF012), and a dict default for a field
-    typed by a model (pydantic validates it into one) is not a type error for mypy."""
+    """Defaults as `Field(default=...)` where a bare value would be wrong for a linter or for mypy.
+
+    `tags: list[str] = []` becomes `Field(default=[])`: the same model for pydantic (it copies defaults), but no
+    mutable class attribute (RUF012). A field the generator marked `validate_default=True` (its default is data
+    for a model or a root model, `{"a": 1}` for `Opts`) gets `Field(default=..., validate_default=True)`, which
+    pydantic's signature types as Any, so mypy does not compare the data with the model type.
+    """
     lines = _source_lines(source)
     edits: list[tuple[int, int, int, int, str]] = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                value = item.value if isinstance(item, ast.AnnAssign) else None
-                if isinstance(value, (ast.List, ast.Dict, ast.Set)) and value.end_lineno and value.end_col_offset:
-                    # A validated default is typed Any in pydantic's signature: a dict may stand for a model.
-                    extra = ", validate_default=True" if isinstance(value, ast.Dict) else ""
-                    edits.append(
-                        (value.lineno - 1, value.col_offset, value.end_lineno - 1, value.end_col_offset, extra)
-                    )
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            value = item.value if isinstance(item, ast.AnnAssign) else None
+            if value is None or not value.end_lineno or value.end_col_offset is None:
+                continue
+            assert isinstance(item, ast.AnnAssign)
+            validated = _marks_validate_default(item.annotation)
+            if isinstance(value, (ast.List, ast.Dict, ast.Set)) or (validated and _is_literal(value)):
+                extra = ", validate_default=True" if validated else ""
+                edits.append((value.lineno - 1, value.col_offset, value.end_lineno - 1, value.end_col_offset, extra))
     # Bottom up, so that earlier positions stay where the tree says they are.
     for first, start, last, end, extra in sorted(edits, reverse=True):
         text = "".join(lines[first : last + 1])
@@ -119,6 +125,23 @@ def _mutable_defaults_as_fields(source: str) -> str:
         replaced = f"{text[:begin]}Field(default={text[begin:offset]}{extra}){text[offset:]}"
         lines[first : last + 1] = [replaced]
     return "".join(lines)
+
+
+def _marks_validate_default(annotation: ast.expr) -> bool:
+    return any(
+        isinstance(node, ast.keyword)
+        and node.arg == "validate_default"
+        and isinstance(node.value, ast.Constant)
+        and node.value.value is True
+        for node in ast.walk(annotation)
+    )
+
+
+def _is_literal(value: ast.expr) -> bool:
+    """A default written as data (a constant, possibly negative), not a call or a name."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+        value = value.operand
+    return isinstance(value, ast.Constant) and value.value is not None
 
 
 def _char_offset(line: str, utf8_offset: int) -> int:
