@@ -313,6 +313,17 @@ def stop_value(
     )
 
 
+def body_rest(
+    body: Mapping[str, Any], consumed: set[str], model_key: str = "model"
+) -> tuple[str | None, dict[str, Any]]:
+    """The request's model (when the body names one as text) and the body fields no canonical field took."""
+    model = body.get(model_key)
+    taken = consumed | {model_key} if isinstance(model, str) else consumed
+    return (model if isinstance(model, str) else None), {
+        key: value for key, value in body.items() if key not in taken
+    }
+
+
 def decoded_request(
     wire: str,
     messages: list[dict[str, Any]],

@@ -44,6 +44,7 @@ from toolgen_sdk._wire import (
     as_list,
     as_str,
     assistant_content,
+    body_rest,
     decode_tools,
     decoded_request,
     encode_tools,
@@ -620,10 +621,7 @@ def decode_request(body: Any) -> Request:
             )
     tools = _decode_tools(body.get("tools"), kept)
     consumed = {"messages", "system", "tools"}
-    model = body.get("model")
-    if isinstance(model, str):
-        consumed.add("model")
-    fields = {key: value for key, value in body.items() if key not in consumed}
+    model, fields = body_rest(body, consumed)
     return decoded_request(
         WIRE, messages, tools, model, fields, kept, _settings(fields)
     )

@@ -39,6 +39,7 @@ from toolgen_sdk._wire import (
     as_list,
     as_str,
     assistant_content,
+    body_rest,
     decode_tools,
     decoded_request,
     encode_tools,
@@ -581,10 +582,7 @@ def decode_request(body: Any) -> Request:
     consumed = {"messages"}
     if isinstance(system, list) and system:
         consumed.add("system")
-    model = body.get("modelId")
-    if isinstance(model, str):
-        consumed.add("modelId")
-    fields = {key: value for key, value in body.items() if key not in consumed}
+    model, fields = body_rest(body, consumed, "modelId")
     if "tools" in kept or tools:
         fields["toolConfig"] = {
             key: value for key, value in config.items() if key != "tools"

@@ -54,6 +54,7 @@ from toolgen_sdk._wire import (
     as_list,
     as_str,
     assistant_content,
+    body_rest,
     decoded_request,
     export_checked,
     extras_of,
@@ -876,11 +877,9 @@ def decode_request(body: Any, wire: str = WIRE) -> Request:
             )
     tools = _decode_tools(body.get("tools"), kept)
     consumed = {"contents", "tools", "systemInstruction", "system_instruction"}
-    model = body.get("model")
-    if isinstance(model, str):
-        consumed.add("model")
+    model, fields = body_rest(body, consumed)
+    if model is not None:
         kept["model_in_body"] = True
-    fields = {key: value for key, value in body.items() if key not in consumed}
     return decoded_request(
         WIRE, messages, tools, model, fields, kept, _settings(fields)
     )

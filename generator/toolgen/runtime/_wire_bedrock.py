@@ -38,6 +38,7 @@ from ._wire import (
     as_list,
     as_str,
     assistant_content,
+    body_rest,
     decode_tools,
     decoded_request,
     encode_tools,
@@ -447,10 +448,7 @@ def decode_request(body: Any) -> Request:
     consumed = {"messages"}
     if isinstance(system, list) and system:
         consumed.add("system")
-    model = body.get("modelId")
-    if isinstance(model, str):
-        consumed.add("modelId")
-    fields = {key: value for key, value in body.items() if key not in consumed}
+    model, fields = body_rest(body, consumed, "modelId")
     if "tools" in kept or tools:
         fields["toolConfig"] = {key: value for key, value in config.items() if key != "tools"}
     return decoded_request(WIRE, messages, tools, model, fields, kept, _settings(fields))

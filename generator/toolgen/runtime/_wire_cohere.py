@@ -36,6 +36,7 @@ from ._wire import (
     as_list,
     as_str,
     assistant_content,
+    body_rest,
     decode_tools,
     decoded_request,
     encode_tools,
@@ -344,11 +345,8 @@ def decode_request(body: Any) -> Request:
     messages = [_decode_message(raw, f"/messages/{i}") for i, raw in enumerate(raw_messages)]
     kept: dict[str, Any] = {}
     tools = _decode_tools(body.get("tools"), kept)
-    model = body.get("model")
     consumed = {"messages", "tools"} if isinstance(body.get("tools"), list) else {"messages"}
-    if isinstance(model, str):
-        consumed.add("model")
-    fields = {key: value for key, value in body.items() if key not in consumed}
+    model, fields = body_rest(body, consumed)
     return decoded_request(WIRE, messages, tools, model, fields, kept, _settings(fields))
 
 

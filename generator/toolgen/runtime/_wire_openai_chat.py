@@ -48,6 +48,7 @@ from ._wire import (
     as_list,
     as_str,
     assistant_content,
+    body_rest,
     decoded_request,
     export_checked,
     extras_of,
@@ -795,15 +796,12 @@ def decode_request(body: Any, wire: str = "openai-chat") -> Request:
     ]
     kept: dict[str, Any] = {}
     tools = _decode_tools(body, d, kept)
-    model = body.get("model")
     consumed = {"messages"}
     if kept.get("tools_key") == "functions":
         consumed.add("functions")
     elif isinstance(body.get("tools"), list):
         consumed.add("tools")
-    if isinstance(model, str):
-        consumed.add("model")
-    fields = {key: value for key, value in body.items() if key not in consumed}
+    model, fields = body_rest(body, consumed)
     return decoded_request(wire, messages, tools, model, fields, kept, _settings(fields, d), keep_empty=False)
 
 

@@ -48,6 +48,7 @@ from ._wire import (
     as_list,
     as_str,
     assistant_content,
+    body_rest,
     decode_tools,
     decoded_request,
     encode_tools,
@@ -538,10 +539,7 @@ def decode_request(body: Any) -> Request:
         consumed.add("tools")
     if isinstance(instructions, str):
         consumed.add("instructions")
-    model = body.get("model")
-    if isinstance(model, str):
-        consumed.add("model")
-    fields = {key: value for key, value in body.items() if key not in consumed}
+    model, fields = body_rest(body, consumed)
     return decoded_request(WIRE, messages, tools, model, fields, kept, _settings(fields))
 
 
