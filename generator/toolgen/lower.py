@@ -28,7 +28,7 @@ from toolgen.modelnames import assign_class_names, infer_unions, standalone, str
 from toolgen.names import NameRegistry, pascal, snake
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.positions import Pointer, pointer_text
-from toolgen.resolve import Bundler, Resource
+from toolgen.resolve import Bundler, Resource, node_at
 from toolgen.resources import schemas_dir
 from toolgen.schemawalk import walk
 from toolgen.vocabulary import keywords_turned_off, without_keywords
@@ -95,20 +95,12 @@ class _Session:
         current = document.data
         for part in ("", *pointer):
             if part:
-                _, current = _child(current, part)
+                _, current = node_at(current, (part,))
             if isinstance(current, dict) and isinstance(current.get("$schema"), str):
                 dialect = current["$schema"]
         if dialect is None or self.meta_schema is None:
             return schema
         return without_keywords(schema, keywords_turned_off(self.meta_schema(dialect)))
-
-
-def _child(node: Any, part: str) -> tuple[bool, Any]:
-    if isinstance(node, dict) and part in node:
-        return True, node[part]
-    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-        return True, node[int(part)]
-    return False, None
 
 
 def _input_files(session: _Session) -> list[Path]:

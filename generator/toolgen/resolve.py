@@ -44,7 +44,7 @@ class Resource:
     root: Pointer
 
 
-def _node_at(data: Any, pointer: Pointer) -> tuple[bool, Any]:
+def node_at(data: Any, pointer: Pointer) -> tuple[bool, Any]:
     current = data
     for part in pointer:
         if isinstance(current, dict) and part in current:
@@ -58,7 +58,7 @@ def _node_at(data: Any, pointer: Pointer) -> tuple[bool, Any]:
 
 def _replace_at(data: Any, pointer: Pointer, value: Any) -> None:
     """Put `value` at `pointer` (which exists) in `data`, in place."""
-    _, parent = _node_at(data, pointer[:-1])
+    _, parent = node_at(data, pointer[:-1])
     last = pointer[-1]
     if isinstance(parent, list):
         parent[int(last)] = value
@@ -208,7 +208,7 @@ class Bundler:
         """The schema at `fragment` (a JSON pointer or an `$anchor` name) in `target`, or None (reported)."""
         relative = _fragment_pointer(fragment)
         pointer = (*target.root, *relative) if relative is not None else self._anchor(target, fragment)
-        found, node = (False, None) if pointer is None else _node_at(target.document.data, pointer)
+        found, node = (False, None) if pointer is None else node_at(target.document.data, pointer)
         if pointer is None or not found:
             where = (
                 f"nothing at #{fragment}" if relative is not None else f"no $anchor {urllib.parse.unquote(fragment)!r}"
@@ -220,7 +220,7 @@ class Bundler:
 
     def _anchor(self, resource: Resource, name: str) -> Pointer | None:
         """Where `$anchor: name` (or `$dynamicAnchor`) is in the resource, not counting embedded resources."""
-        _, node = _node_at(resource.document.data, resource.root)
+        _, node = node_at(resource.document.data, resource.root)
         uri = _joined(_resource_uri(resource), node.get("$id") if isinstance(node, dict) else None)
         return self._index(resource).get(f"{uri}#{urllib.parse.unquote(name)}")
 
@@ -238,7 +238,7 @@ class Bundler:
         # A target where no keyword leads (`names.json#/Name`) is a schema too, which a walk from the root misses.
         for uri, pointer in targets:
             if uri in normalized and pointer:
-                _, node = _node_at(normalized[uri], pointer)
+                _, node = node_at(normalized[uri], pointer)
                 _replace_at(normalized[uri], pointer, self._normalize(node))
         return normalized
 
@@ -284,7 +284,7 @@ class Bundler:
             pointer = None if start is None or relative is None else (*start, *relative)
         if pointer is None:
             return None
-        found, node = _node_at(resource.document.data, pointer)
+        found, node = node_at(resource.document.data, pointer)
         return (resource, pointer, node) if found else None
 
     def _index(self, resource: Resource) -> dict[str, Pointer]:
@@ -292,7 +292,7 @@ class Bundler:
         key = (resource.document.display, resource.root)
         cached = self._indexes.get(key)
         if cached is None:
-            found, node = _node_at(resource.document.data, resource.root)
+            found, node = node_at(resource.document.data, resource.root)
             cached = self._indexes[key] = dict(_identifiers(node, resource.root, _resource_uri(resource)))
         return cached
 
@@ -347,7 +347,7 @@ def _base_at(resource: Resource, at: Pointer) -> str:
     for index, part in enumerate(at):
         if isinstance(current, dict) and index >= len(resource.root) and "$id" in current:
             base = _joined(base, current["$id"])
-        found, current = _node_at(current, (part,))
+        found, current = node_at(current, (part,))
         if not found:
             break
     return base
@@ -379,7 +379,7 @@ def _place(index: dict[str, Place], uri: str, fragment: str) -> Place | None:
         return index.get(f"{uri}#{fragment}" if fragment else uri)
     document, start, retrieved = index[uri]
     pointer = (*start, *(_fragment_pointer(fragment) or ()))
-    found, _ = _node_at(document, pointer)
+    found, _ = node_at(document, pointer)
     return (document, pointer, retrieved) if found else None
 
 
@@ -389,7 +389,7 @@ def _base_above(document: Any, pointer: Pointer, uri: str) -> str:
     for part in pointer:
         if isinstance(current, dict) and "$id" in current:
             base = _joined(base, current["$id"])
-        _, current = _node_at(current, (part,))
+        _, current = node_at(current, (part,))
     return base
 
 
@@ -436,7 +436,7 @@ def reached_documents(
                 document, pointer, retrieved = place
                 if targets is not None:
                     targets.append((retrieved, pointer))
-                pending.append((_node_at(document, pointer)[1], _base_above(document, pointer, retrieved)))
+                pending.append((node_at(document, pointer)[1], _base_above(document, pointer, retrieved)))
     return documents
 
 
