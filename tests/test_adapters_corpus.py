@@ -23,8 +23,8 @@ from openai.types.chat.completion_create_params import CompletionCreateParams
 from openai.types.responses import Response as OpenAIResponse
 from openai.types.responses.response_create_params import ResponseCreateParams
 
-from toolgen.runtime._adapters import check_pairing, codec, convert, decode, detect
-from toolgen.runtime._wire import ProviderError, Request, Response
+from toolgen.runtime.wires.adapters import check_pairing, codec, convert, decode, detect
+from toolgen.runtime.wires.base import ProviderError, Request, Response
 
 from conftest import SHARED, shared_dir
 

@@ -12,7 +12,7 @@ import pytest
 
 import toolgen
 from toolgen.errors import InvalidInputError
-from toolgen.runtime._ecma_regex import has_property_escapes, python_patterns, unsupported
+from toolgen.runtime.schema.ecma_regex import has_property_escapes, python_patterns, unsupported
 
 from conftest import Project
 

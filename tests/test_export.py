@@ -12,7 +12,7 @@ import pydantic
 import pytest
 
 import toolgen
-from toolgen.runtime._export import FORMATS, export_tools
+from toolgen.runtime.wires.export import FORMATS, export_tools
 
 from conftest import REPO_ROOT, Project
 

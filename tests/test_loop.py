@@ -27,16 +27,19 @@ def sdk() -> Iterator[SimpleNamespace]:
     """The committed SDK's package and runtime modules, imported from generated/."""
     sys.path.insert(0, str(GENERATED))
     try:
-        modules = {name: importlib.import_module(f"toolgen_sdk.{name}") for name in ("_loop", "_clients", "_events")}
-        demo = importlib.import_module("toolgen_sdk._demo")
-        framing = importlib.import_module("toolgen_sdk._framing")
-        adapters = importlib.import_module("toolgen_sdk._adapters")
+        modules = {
+            name: importlib.import_module(f"toolgen_sdk._runtime.{name}")
+            for name in ("loop.run", "clients.base", "loop.events")
+        }
+        demo = importlib.import_module("toolgen_sdk._runtime.demo.main")
+        framing = importlib.import_module("toolgen_sdk._runtime.streams.framing")
+        adapters = importlib.import_module("toolgen_sdk._runtime.wires.adapters")
         package = importlib.import_module("toolgen_sdk")
         yield SimpleNamespace(
             package=package,
-            loop=modules["_loop"],
-            clients=modules["_clients"],
-            events=modules["_events"],
+            loop=modules["loop.run"],
+            clients=modules["clients.base"],
+            events=modules["loop.events"],
             demo=demo,
             framing=framing,
             adapters=adapters,
@@ -505,18 +508,16 @@ def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs()
     probe = (
         "import sys\n"
         "sys.modules['httpx'] = None\n"
-        "import toolgen_sdk, toolgen_sdk._loop, toolgen_sdk._clients, toolgen_sdk._demo, toolgen_sdk.__main__\n"
+        "import toolgen_sdk, toolgen_sdk._runtime.loop.run, toolgen_sdk._runtime.clients.base, toolgen_sdk._runtime.demo.main, toolgen_sdk.__main__\n"
         "try:\n"
-        "    toolgen_sdk._clients.HTTPModel('http://127.0.0.1:9', 'm')\n"
+        "    toolgen_sdk._runtime.clients.base.HTTPModel('http://127.0.0.1:9', 'm')\n"
         "except ImportError as error:\n"
         "    print(error)\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=GENERATED, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "pip install httpx" in result.stdout
-    lazy = (
-        "import sys, toolgen_sdk; print(sorted(m for m in sys.modules if m.startswith(('toolgen_sdk._loop', 'httpx'))))"
-    )
+    lazy = "import sys, toolgen_sdk; print(sorted(m for m in sys.modules if m.startswith(('toolgen_sdk._runtime.loop.run', 'httpx'))))"
     imported = subprocess.run([sys.executable, "-c", lazy], cwd=GENERATED, capture_output=True, text=True, check=False)
     assert imported.stdout.strip() == "[]", "importing the package must not import the loop or httpx"
 

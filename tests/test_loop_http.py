@@ -128,8 +128,13 @@ def server() -> Iterator[ReplayServer]:
 def sdk() -> Iterator[SimpleNamespace]:
     sys.path.insert(0, str(GENERATED))
     try:
-        names = ("_loop", "_clients", "_stream", "_adapters")
-        modules = {name.strip("_"): importlib.import_module(f"toolgen_sdk.{name}") for name in names}
+        names = {
+            "loop": "loop.run",
+            "clients": "clients.base",
+            "stream": "streams.aggregator",
+            "adapters": "wires.adapters",
+        }
+        modules = {key: importlib.import_module(f"toolgen_sdk._runtime.{name}") for key, name in names.items()}
         yield SimpleNamespace(package=importlib.import_module("toolgen_sdk"), **modules)
     finally:
         sys.path.remove(str(GENERATED))

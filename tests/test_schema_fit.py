@@ -10,8 +10,8 @@ import jsonschema
 import pydantic
 import pytest
 
-from toolgen.runtime._export import export_tools
-from toolgen.runtime._schema_fit import GEMINI_KEYWORDS, Unfit, drop_strict_nulls, gemini_schema, strict_schema
+from toolgen.runtime.schema.fit import GEMINI_KEYWORDS, Unfit, drop_strict_nulls, gemini_schema, strict_schema
+from toolgen.runtime.wires.export import export_tools
 
 from conftest import REPO_ROOT
 

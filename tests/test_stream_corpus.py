@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from toolgen.runtime._stream import (
+from toolgen.runtime.streams.aggregator import (
     Event,
     Finish,
     MessageEnd,
@@ -27,7 +27,7 @@ from toolgen.runtime._stream import (
     ToolCallStart,
     stream_events,
 )
-from toolgen.runtime._wire import ProviderError, Response
+from toolgen.runtime.wires.base import ProviderError, Response
 
 from conftest import SHARED, shared_dir
 
@@ -324,7 +324,7 @@ def test_events_agree_with_the_final_message(relative: str) -> None:
 
 
 def decode_whole(wire: str, body: Any) -> Response | ProviderError:
-    from toolgen.runtime._adapters import codec
+    from toolgen.runtime.wires.adapters import codec
 
     return codec(wire).decode_response(body)
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime._stream import (
+from toolgen.runtime.streams.aggregator import (
     Event,
     MessageEnd,
     ReasoningDelta,
@@ -27,8 +27,8 @@ from toolgen.runtime._stream import (
     dumps_compact,
     stream_events,
 )
-from toolgen.runtime._stream_gemini import PartialArgs
-from toolgen.runtime._wire import ProviderError, Response
+from toolgen.runtime.streams.gemini import PartialArgs
+from toolgen.runtime.wires.base import ProviderError, Response
 
 from conftest import SHARED
 

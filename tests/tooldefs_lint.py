@@ -15,8 +15,8 @@ from toolgen.config import load_config
 from toolgen.errors import InvalidInputError
 from toolgen.lint import _strict_findings, lint
 from toolgen.lower import lower
-from toolgen.runtime._export import export_tools
-from toolgen.runtime._schema_fit import GEMINI_KEYWORDS, Unfit, gemini_schema, strict_schema
+from toolgen.runtime.schema.fit import GEMINI_KEYWORDS, Unfit, gemini_schema, strict_schema
+from toolgen.runtime.wires.export import export_tools
 
 from tooldefs_build import _chunks, _tool_index, _write_project, distinct_definitions
 

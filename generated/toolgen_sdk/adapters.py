@@ -14,28 +14,37 @@ from typing import Any
 
 import pydantic
 
-from toolgen_sdk._adapters import Problem, check_pairing, convert, decode, detect
-from toolgen_sdk._adapters import encode_request as _encode_request
-from toolgen_sdk._runtime import ToolgenValidationError, ValidationProblem, check
-from toolgen_sdk._stream import (
+from toolgen_sdk._runtime import (
+    WIRES,
     Aggregator,
     Event,
     Finish,
     MessageEnd,
     MessageStart,
+    Problem,
+    ProviderError,
     ReasoningDelta,
+    Request,
+    Response,
     StreamError,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
+    ToolgenValidationError,
     Usage,
+    ValidationProblem,
     aaggregate,
     aggregate,
     astream_events,
+    check,
+    check_pairing,
+    convert,
+    decode,
+    detect,
     stream_events,
 )
-from toolgen_sdk._wire import WIRES, ProviderError, Request, Response
+from toolgen_sdk._runtime import encode_request as _encode_request
 from toolgen_sdk.models import AssistantMessage, Messages
 from toolgen_sdk.models import Finish as FinishModel
 from toolgen_sdk.models import Usage as UsageModel

@@ -13,40 +13,36 @@ finished, approvals, the final message) and `sse_lines` turns them into Server-S
 
 from __future__ import annotations
 
-from toolgen_sdk._clients import (
-    HTTPModel,
-    ModelClient,
-    ModelClientBase,
-    ReplayModel,
-    RetryPolicy,
-    ScriptedModel,
-    assistant_turn,
-    tool_call,
-)
-from toolgen_sdk._events import (
+from toolgen_sdk._runtime import (
     SSE_HEADERS,
-    RunEvent,
-    asse_lines,
-    sse_comment,
-    sse_encode,
-    sse_lines,
-)
-from toolgen_sdk._loop import (
     Approval,
     ApprovalRequest,
     BudgetInfo,
     CallReport,
     CancelToken,
     Hooks,
+    HTTPModel,
+    ModelClient,
+    ModelClientBase,
+    ReplayModel,
+    RetryPolicy,
+    RunEvent,
     RunMetrics,
     RunResult,
+    ScriptedModel,
     StopReason,
     ToolStats,
     arun,
     arun_events,
+    asse_lines,
+    assistant_turn,
     keep_last_turns,
     run,
     run_events,
+    sse_comment,
+    sse_encode,
+    sse_lines,
+    tool_call,
 )
 
 __all__ = [

@@ -7,9 +7,17 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from toolgen_sdk._export import FORMATS, Export, GeminiSchema, export_tools
-from toolgen_sdk._registry import Registry, ToolContext, ToolEntry, ToolOutcome
-from toolgen_sdk._runtime import ToolSpec
+from toolgen_sdk._runtime import (
+    FORMATS,
+    Export,
+    GeminiSchema,
+    Registry,
+    ToolContext,
+    ToolEntry,
+    ToolOutcome,
+    ToolSpec,
+    export_tools,
+)
 from toolgen_sdk.models import (
     GetCurrentWeatherArgs,
     GetCurrentWeatherResult,

@@ -34,7 +34,7 @@ from toolgen.payloads import convert as convert_payload
 from toolgen.payloads import encode as encode_canonical
 from toolgen.render import render
 from toolgen.resources import schemas_dir
-from toolgen.runtime._export import Export, GeminiSchema, canonical_definition, export_tools
+from toolgen.runtime import Export, GeminiSchema, canonical_definition, export_tools
 from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
 from toolgen.write import ensure_ours, locked, recover, write_package
 

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolgen.positions import Pointer
-from toolgen.runtime._ecma_regex import has_property_escapes, python_patterns, unsupported
+from toolgen.runtime import has_property_escapes, python_patterns, unsupported
 from toolgen.schemawalk import walk
 
 

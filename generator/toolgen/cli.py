@@ -15,8 +15,7 @@ from toolgen.diagnostics import Diagnostic
 from toolgen.errors import InvalidInputError, ToolgenError
 from toolgen.lint import PROVIDERS
 from toolgen.payloads import KINDS as PAYLOAD_KINDS
-from toolgen.runtime._export import FORMATS, GeminiSchema
-from toolgen.runtime._wire import WIRES
+from toolgen.runtime import FORMATS, WIRES, GeminiSchema
 from toolgen.validate import KINDS, WIRE_KINDS, Tally
 
 F = TypeVar("F", bound=Callable[..., Any])

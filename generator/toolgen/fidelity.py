@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolgen.runtime._ecma_regex import has_property_escapes
+from toolgen.runtime import has_property_escapes
 from toolgen.schemawalk import map_children, walk
 
 # Keywords the models check exactly (on a typed subschema) or that change nothing about validity.

@@ -12,6 +12,8 @@ from toolgen.errors import ExternalToolError
 # ruff's default, so `ruff check` with no configuration agrees with what was generated
 LINE_LENGTH = 88
 TARGET = "py310"
+# Files copied as written: toolgen's runtime keeps its own formatting.
+VERBATIM = "_runtime/"
 
 
 def _ruff() -> str:
@@ -29,8 +31,9 @@ def _run(arguments: list[str], cwd: Path) -> None:
 
 
 def format_python(files: Mapping[str, str], package: str) -> dict[str, str]:
-    """Sort imports and format every .py file; other files pass through unchanged."""
-    python = {name: text for name, text in files.items() if name.endswith(".py")}
+    """Sort imports and format every .py file made from the schemas; the copied runtime and other files pass
+    through unchanged, so the runtime's lines match toolgen's source."""
+    python = {name: text for name, text in files.items() if name.endswith(".py") and not name.startswith(VERBATIM)}
     if not python:
         return dict(files)
     ruff = _ruff()

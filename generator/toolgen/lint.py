@@ -26,7 +26,7 @@ from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.positions import Pointer
-from toolgen.runtime._schema_fit import GEMINI_KEYWORDS, STRICT_UNSUPPORTED
+from toolgen.runtime import GEMINI_KEYWORDS, STRICT_UNSUPPORTED
 from toolgen.schemawalk import walk
 from toolgen.shapes import RawTool
 

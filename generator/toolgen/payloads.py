@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgen.runtime import _adapters as adapters
-from toolgen.runtime._stream import MessageEnd, StreamError, stream_events
-from toolgen.runtime._wire import WIRES, ProviderError, Request, Response
+from toolgen import runtime as adapters
+from toolgen.runtime import WIRES, MessageEnd, ProviderError, Request, Response, StreamError, stream_events
 
 KINDS = ("request", "response", "stream")
 # Stream framings by file extension, as recorded bodies are stored (see the corpus manifest).

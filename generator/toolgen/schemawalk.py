@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from toolgen.positions import Pointer
-from toolgen.runtime._keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
+from toolgen.runtime import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 
 
 def children(schema: Any, pointer: Pointer) -> Iterator[tuple[Any, Pointer]]:

@@ -25,7 +25,7 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ToolgenError
 from toolgen.payloads import pointer_of
 from toolgen.positions import json_positions
-from toolgen.runtime._wire import WIRES
+from toolgen.runtime import WIRES
 
 # What `--as` accepts, and the generated validator that checks it.
 KINDS = {
@@ -89,7 +89,9 @@ def load_sdk(output_dir: Path, package: str) -> ModuleType:
         module = importlib.import_module(package)
         # Imported while this package owns its name: the adapters, and every model's validator (built on
         # first use otherwise, which resolves names through sys.modules after the set-aside modules return).
-        importlib.import_module(f"{package}._adapters")
+        runtime = importlib.import_module(f"{package}._runtime")
+        for name in ("decode", "check_pairing", "ProviderError"):
+            getattr(runtime, name)
         models = importlib.import_module(f"{package}.models")
         for value in vars(models).values():
             if (
@@ -256,12 +258,14 @@ def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str
     """A provider body decoded to canonical messages, then checked like them; problems after decoding name the
     canonical place, since the wire has no single place for them."""
     wire, body_kind = kind.rsplit(".", 1)
-    adapters = sdk._adapters  # imported by load_sdk, so it is this package's even when another took the name
+    runtime = (
+        sdk._runtime
+    )  # its names were read by load_sdk, so they are this package's even when another took the name
     try:
-        decoded = adapters.decode(data, wire, body_kind)
+        decoded = runtime.decode(data, wire, body_kind)
     except ValueError as error:
         return [(pointer_of(error), "wire-invalid", f"not a valid {wire} {body_kind}: {error}")]
-    if isinstance(decoded, sdk._wire.ProviderError):
+    if isinstance(decoded, runtime.ProviderError):
         return []  # a provider's error body is a valid recording of an error
     if body_kind == "response":
         messages, canonical = [decoded.message], "message"
@@ -275,7 +279,7 @@ def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str
     ]
     if body_kind == "request":
         found.extend(
-            ("", "pairing-invalid", f"canonical {p.pointer}: {p.message}") for p in adapters.check_pairing(messages)
+            ("", "pairing-invalid", f"canonical {p.pointer}: {p.message}") for p in runtime.check_pairing(messages)
         )
     return found
 

@@ -1,0 +1,111 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Run events: what an agent run reports as it goes, and their text/event-stream (SSE) encoding for a browser.
+
+One merged stream per run, every event carrying the conversation id and a sequence number:
+
+- `run_started` {"messages"}; `run_finished` {"stop_reason", "steps", "metrics"}
+- `model_call_started` {"step"}; `model_call_finished` {"step", "duration_ms", "finish_reason", "usage"}
+- `text_delta` {"text"}; `reasoning_delta` {"text"}
+- `approval_requested` {"id", "name", "arguments"}; `approval_decided` {"id", "name", "decision", "reason",
+  "arguments"}
+- `tool_call_started` {"id", "name", "arguments"}; `tool_call_finished` {"id", "name", "status", "error_kind",
+  "duration_ms", "content"} (status: ok | error | denied | skipped)
+- `final_message` {"message", "stop_reason"}
+- `error` {"message", "type", "code", "status", "fatal"}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+EventType = Literal[
+    "run_started",
+    "model_call_started",
+    "text_delta",
+    "reasoning_delta",
+    "model_call_finished",
+    "approval_requested",
+    "approval_decided",
+    "tool_call_started",
+    "tool_call_finished",
+    "final_message",
+    "error",
+    "run_finished",
+]
+EVENT_TYPES: tuple[EventType, ...] = (
+    "run_started",
+    "model_call_started",
+    "text_delta",
+    "reasoning_delta",
+    "model_call_finished",
+    "approval_requested",
+    "approval_decided",
+    "tool_call_started",
+    "tool_call_finished",
+    "final_message",
+    "error",
+    "run_finished",
+)
+SSE_CONTENT_TYPE = "text/event-stream"
+# What a proxy in front of the app needs to pass events through as they come instead of buffering them.
+SSE_HEADERS: Mapping[str, str] = MappingProxyType(
+    {
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-cache",
+        "X-Accel-Buffering": "no",
+    }
+)
+
+# SSE ends a field at CR, LF or CRLF, nothing else; JSON text never holds a raw one, the event name might.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """One thing that happened in a run; `data` is JSON-ready."""
+
+    type: EventType
+    conversation_id: str
+    seq: int
+    data: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "conversation_id": self.conversation_id,
+            "seq": self.seq,
+            "data": dict(self.data),
+        }
+
+
+def sse_encode(event: RunEvent) -> str:
+    """One event as `text/event-stream` text: `event:`, `id:` and `data:` lines (the JSON of the event), a blank line."""
+    name = _LINE_BREAK.sub(" ", event.type)
+    payload = json.dumps(
+        event.to_json(), ensure_ascii=False, separators=(",", ":"), default=str
+    )
+    # json.dumps escapes newlines inside strings, so this is one line; splitting keeps the framing safe regardless.
+    data = "".join(f"data: {line}\n" for line in _LINE_BREAK.split(payload))
+    return f"event: {name}\nid: {event.seq}\n{data}\n"
+
+
+def sse_comment(text: str = "") -> str:
+    """A comment line, which browsers ignore: a keep-alive for proxies that close idle connections."""
+    return "".join(f": {line}\n" for line in _LINE_BREAK.split(text)) + "\n"
+
+
+def sse_lines(events: Iterable[RunEvent]) -> Iterator[str]:
+    """The SSE text of each event in turn, for a web framework's streaming response."""
+    for event in events:
+        yield sse_encode(event)
+
+
+async def asse_lines(events: AsyncIterable[RunEvent]) -> AsyncIterator[str]:
+    """The async twin of sse_lines."""
+    async for event in events:
+        yield sse_encode(event)

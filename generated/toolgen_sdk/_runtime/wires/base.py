@@ -1,0 +1,574 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""What every wire adapter produces and consumes: canonical requests and responses, the typed provider error, stable ids.
+
+Canonical messages here are plain JSON-ready dicts in the shape of the canonical schemas (snake_case keys:
+`role`, `content`, `tool_calls`, `tool_call_id`, ...); the generated models validate them. Conventions every
+adapter and stream decoder follows, so that a response decoded whole and the same response aggregated from its
+stream give equal messages:
+
+- An assistant message's content is a string when it is only text, a list of parts when it holds reasoning
+  (`{"type": "reasoning", "text", "signature", "redacted", "encrypted"}`) or other typed parts, and None when
+  the model only called tools.
+- Tool call arguments are the JSON text the model produced; providers that send an object get it serialized
+  with `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`.
+- Fields the canonical model has no place for go into `message["extras"][<wire>]`, read back only when encoding
+  to that same wire.
+- A call without an id on the wire gets `stable_call_id(...)`, listed in `extras[<wire>]["generated_ids"]` so
+  that encoding back to that wire leaves it out again.
+- `Request.extras["settings"]` is a wire-neutral view of the generation settings a request body states:
+  `max_tokens`, `temperature`, `top_p`, `stop` (a list), `tool_choice` (`"auto"`, `"none"`, `"required"` or
+  `{"name": ...}`) and `parallel_tool_calls`. Encoding to another wire writes them in that wire's spelling;
+  encoding to the same wire writes only the ones changed since decoding (its own fields are kept as they were).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, NoReturn
+
+WIRES = (
+    "anthropic",
+    "bedrock-converse",
+    "cohere",
+    "gemini",
+    "google-interactions",
+    "mistral",
+    "ollama",
+    "openai-chat",
+    "openai-chat-camel",
+    "openai-responses",
+)
+FINISH_REASONS = ("stop", "tool_calls", "length", "content_filter", "error")
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request body in canonical terms: the conversation, the tools offered, and every other field kept as is."""
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    model: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Response:
+    """One model response in canonical terms: the assistant message, why it stopped, and the tokens it used."""
+
+    message: dict[str, Any]
+    finish: dict[str, Any] | None = None
+    usage: dict[str, Any] | None = None
+    model: str | None = None
+    id: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class ProviderError(Exception):
+    """An error body a provider sent instead of a response, as data: decoding returns it, it is never raised deep inside."""
+
+    def __init__(
+        self,
+        wire: str,
+        message: str,
+        *,
+        type: str | None = None,
+        code: str | None = None,
+        status: int | None = None,
+        raw: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.wire = wire
+        self.message = message
+        self.type = type
+        self.code = code
+        self.status = status
+        self.raw = raw
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "wire": self.wire,
+            "message": self.message,
+            "type": self.type,
+            "code": self.code,
+            "status": self.status,
+        }
+
+    def __repr__(self) -> str:
+        return f"ProviderError(wire={self.wire!r}, message={self.message!r}, type={self.type!r}, code={self.code!r})"
+
+
+def stable_call_id(scope: str, index: int, name: str, arguments: str) -> str:
+    """An id for a call the wire sent without one: the same call in the same place always gets the same id."""
+    digest = hashlib.sha256(
+        f"{scope}\x00{index}\x00{name}\x00{arguments}".encode()
+    ).hexdigest()
+    return f"call_{digest[:24]}"
+
+
+# Helpers the wire modules share. Decoded values share structure with the body they came from and encoded bodies
+# share structure with the canonical values: nothing is deep-copied, so treat both as read-only.
+
+_ABSENT: Any = object()
+
+
+def fail(pointer: str, expected: str) -> NoReturn:
+    """Reject malformed input: a JSON pointer to the bad value and what was expected there."""
+    raise ValueError(f"{pointer or '/'}: expected {expected}")
+
+
+def as_dict(value: Any, pointer: str, expected: str = "an object") -> dict[str, Any]:
+    if not isinstance(value, dict):
+        fail(pointer, expected)
+    return value
+
+
+def as_list(value: Any, pointer: str, expected: str = "an array") -> list[Any]:
+    if not isinstance(value, list):
+        fail(pointer, expected)
+    return value
+
+
+def as_str(value: Any, pointer: str, expected: str = "a string") -> str:
+    if not isinstance(value, str):
+        fail(pointer, expected)
+    return value
+
+
+def args_text(value: Any) -> str:
+    """Canonical arguments text for a wire that sends arguments as a JSON value."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def args_object(arguments: str, pointer: str) -> dict[str, Any]:
+    """Arguments text as the object wires like Anthropic and Gemini need; empty text and `null` mean no arguments."""
+    if not arguments or arguments.isspace():
+        return {}
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{pointer}: expected the arguments to be JSON text ({exc.msg} at {exc.pos})"
+        ) from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        fail(pointer, f"the arguments to be a JSON object, not {type(value).__name__}")
+    return value
+
+
+def export_checked(tools: list[dict[str, Any]], provider: str) -> list[Any]:
+    """`export_tools(...).tools`, with a schema export cannot read reported as malformed input."""
+    from .export import export_tools
+
+    try:
+        return export_tools(tools, provider).tools
+    except (TypeError, AttributeError, KeyError) as exc:
+        raise ValueError(
+            f"/tools: expected each tool's input schema to be a JSON Schema object ({exc})"
+        ) from None
+
+
+ToolReader = Callable[[Any], "dict[str, Any] | None"]
+
+
+def decode_tools(
+    raw: Any, kept: dict[str, Any], read: ToolReader, provider: str
+) -> list[dict[str, Any]]:
+    """Canonical definitions of a request's `tools` (`read` turns one entry into one, or None for a tool that is
+    not a function); the raw list is kept when encoding would not give it back."""
+    if not isinstance(raw, list):
+        return []
+    tools = [tool for tool in map(read, raw) if tool is not None]
+    if not tools or encode_tools(tools, None, read, provider) != raw:
+        kept["tools"] = raw
+    return tools
+
+
+def encode_tools(
+    tools: list[dict[str, Any]],
+    kept: Mapping[str, Any] | None,
+    read: ToolReader,
+    provider: str,
+) -> list[Any]:
+    """The wire's `tools`: the kept list when the tools did not change, else the export, plus kept non-functions."""
+    raw = kept.get("tools") if kept else None
+    if (
+        raw is not None
+        and [tool for tool in map(read, raw) if tool is not None] == tools
+    ):
+        return list(raw)
+    exported = export_checked(tools, provider)
+    if raw is not None:
+        exported.extend(entry for entry in raw if read(entry) is None)
+    return exported
+
+
+_ROLES = ("system", "user", "assistant", "tool")
+
+
+def _malformed_message(message: Any, pointer: str) -> tuple[str, str] | None:
+    if not isinstance(message, dict) or message.get("role") not in _ROLES:
+        return pointer, "a message object with role system, user, assistant or tool"
+    content = message.get("content")
+    if not (content is None or isinstance(content, str | list)):
+        return f"{pointer}/content", "a string, a list of parts or null"
+    for i, part in enumerate(content if isinstance(content, list) else ()):
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+            return f"{pointer}/content/{i}", "a content part object with a `type`"
+    if message["role"] == "tool" and not isinstance(message.get("tool_call_id"), str):
+        return f"{pointer}/tool_call_id", "the id of the call this tool message answers"
+    calls = message.get("tool_calls")
+    if calls is not None and not isinstance(calls, list):
+        return f"{pointer}/tool_calls", "a list of tool calls"
+    for j, call in enumerate(calls or ()):
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or not isinstance(call.get("id"), str):
+            return f"{pointer}/tool_calls/{j}", "a tool call with `id` and `function`"
+        if not isinstance(fn.get("name"), str) or not isinstance(
+            fn.get("arguments"), str
+        ):
+            return (
+                f"{pointer}/tool_calls/{j}/function",
+                "`name` and `arguments`, both strings",
+            )
+    return None
+
+
+def malformed(messages: Any, pointer: str) -> tuple[str, str] | None:
+    """Where a canonical message list departs from the canonical shape, if it visibly does."""
+    if not isinstance(messages, list):
+        return pointer, "a list of canonical messages"
+    for i, message in enumerate(messages):
+        found = _malformed_message(message, f"{pointer}/{i}")
+        if found:
+            return found
+    return None
+
+
+def guarded(encode: Callable[[Any], dict[str, Any]], value: Any) -> dict[str, Any]:
+    """Run an encoder; a canonical value it cannot read becomes a ValueError with a pointer, not a crash.
+
+    The check runs only after a failure, so well-formed values pay nothing for it.
+    """
+    try:
+        return encode(value)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        if isinstance(value, Request):
+            found = malformed(value.messages, "/messages")
+        else:
+            found = _malformed_message(getattr(value, "message", None), "/message")
+        pointer, expected = found or (
+            "/",
+            f"a canonical value the encoder can read ({type(exc).__name__}: {exc})",
+        )
+        raise ValueError(f"{pointer}: expected {expected}") from exc
+
+
+def number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def stop_list(value: Any) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    return None
+
+
+def portable(request: Request, wire: str, have: Mapping[str, Any]) -> dict[str, Any]:
+    """The portable settings an encoder must write: those `Request.extras["settings"]` states differently from
+    what the wire's own kept fields already say (all of them for a request from another wire)."""
+    wanted = request.extras.get("settings")
+    if not isinstance(wanted, dict):
+        return {}
+    return {key: value for key, value in wanted.items() if have.get(key) != value}
+
+
+def stop_value(
+    response: Response,
+    wire: str,
+    table: Mapping[str, str],
+    out: Mapping[str, str],
+    default: str,
+) -> str:
+    """The wire's stop value for `response`: the recorded one while it still means the same finish, else the
+    value `out` gives for the canonical reason."""
+    assert response.finish is not None
+    raw = response.finish.get("raw") if wire in response.extras else None
+    has_calls = bool(response.message.get("tool_calls"))
+    fits = (
+        isinstance(raw, str)
+        and (finish_from(table, raw, has_calls) or {}).get("reason")
+        == response.finish["reason"]
+    )
+    return (
+        raw
+        if fits and isinstance(raw, str)
+        else out.get(response.finish["reason"], default)
+    )
+
+
+def body_rest(
+    body: Mapping[str, Any], consumed: set[str], model_key: str = "model"
+) -> tuple[str | None, dict[str, Any]]:
+    """The request's model (when the body names one as text) and the body fields no canonical field took."""
+    model = body.get(model_key)
+    taken = consumed | {model_key} if isinstance(model, str) else consumed
+    return (model if isinstance(model, str) else None), {
+        key: value for key, value in body.items() if key not in taken
+    }
+
+
+def decoded_request(
+    wire: str,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    model: Any,
+    fields: dict[str, Any],
+    kept: dict[str, Any],
+    settings: Mapping[str, Any],
+    *,
+    keep_empty: bool = True,
+) -> Request:
+    """A decoded request: body fields no canonical field took are kept for the same wire, and the portable
+    settings read from them go into `extras["settings"]`."""
+    if fields:
+        kept["fields"] = fields
+    extras: dict[str, Any] = {wire: kept} if kept or keep_empty else {}
+    if settings:
+        extras["settings"] = dict(settings)
+    return Request(messages, tools, model if isinstance(model, str) else None, extras)
+
+
+def finish(reason: str, raw: Any) -> dict[str, Any]:
+    return {"reason": reason, "raw": raw}
+
+
+def finish_from(
+    table: Mapping[str, str], raw: Any, has_calls: bool
+) -> dict[str, Any] | None:
+    """The normalized finish of a wire's raw stop value (`table` maps it; unknown values read as stop); a message
+    that holds tool calls stopped for them."""
+    if not isinstance(raw, str):
+        return None
+    reason = table.get(raw, "stop")
+    if reason == "stop" and has_calls:
+        reason = "tool_calls"
+    return finish(reason, raw)
+
+
+def fill(target: dict[str, Any], rest: Mapping[str, Any]) -> dict[str, Any]:
+    """Add the keys of `rest` that `target` lacks, nested objects included; what `target` has always wins."""
+    for key, value in rest.items():
+        have = target.get(key, _ABSENT)
+        if have is _ABSENT:
+            target[key] = value
+        elif isinstance(have, dict) and isinstance(value, dict):
+            target[key] = fill(dict(have), value)
+    return target
+
+
+def _missing(block: Mapping[str, Any], encoded: Mapping[str, Any]) -> dict[str, Any]:
+    rest: dict[str, Any] = {}
+    for key, value in block.items():
+        have = encoded.get(key, _ABSENT)
+        if have is _ABSENT:
+            rest[key] = value
+        elif isinstance(have, dict) and isinstance(value, dict):
+            inner = _missing(value, have)
+            if inner:
+                rest[key] = inner
+    return rest
+
+
+def keep_entry(block: dict[str, Any], encoded: dict[str, Any]) -> dict[str, Any]:
+    """What to keep of a wire block so that encoding its canonical value again gives the block back.
+
+    Nothing when the encoder already reproduces it; `{"rest": {...}}` with the keys the encoder does not produce;
+    `{"raw": block}` when the block spells a canonical value differently (read back only while that value is
+    unchanged).
+    """
+    if encoded == block:
+        return {}
+    rest = _missing(block, encoded)
+    if rest and fill(dict(encoded), rest) == block:
+        return {"rest": rest}
+    return {"raw": block}
+
+
+def restore(
+    encoded: dict[str, Any],
+    entry: Mapping[str, Any] | None,
+    same: Callable[[dict[str, Any]], bool],
+) -> Any:
+    """`encoded` completed from a `keep_entry`; a kept raw block is used only if `same(raw)` says it still fits."""
+    if not entry:
+        return encoded
+    raw = entry.get("raw")
+    if raw is not None:
+        return raw if same(raw) else encoded
+    rest = entry.get("rest")
+    return fill(encoded, rest) if rest else encoded
+
+
+def is_trivial(skeleton: list[dict[str, Any]]) -> bool:
+    """A block layout the encoder rebuilds by itself: plain parts first, then plain calls, nothing kept aside."""
+    seen_call = False
+    for entry in skeleton:
+        if "part" in entry:
+            if entry["part"] or seen_call:
+                return False
+        elif "call" in entry:
+            if entry["call"]:
+                return False
+            seen_call = True
+        else:
+            return False
+    return True
+
+
+def _counts(skeleton: list[dict[str, Any]]) -> tuple[int, int]:
+    parts = calls = 0
+    for entry in skeleton:
+        if "part" in entry:
+            parts += 1
+        elif "call" in entry:
+            calls += 1
+        elif "group" in entry:
+            parts += len(entry["parts"])
+    return parts, calls
+
+
+def weave(
+    skeleton: list[dict[str, Any]] | None,
+    parts: list[Any],
+    calls: list[Any],
+    part_block: Callable[[Any, Mapping[str, Any] | None], Any],
+    call_block: Callable[[Any, Mapping[str, Any] | None], Any],
+    group_block: Callable[[Mapping[str, Any], list[Any]], Any] | None = None,
+) -> list[Any]:
+    """Wire blocks in the order a decoded skeleton recorded; parts then calls when there is none or it no longer fits.
+
+    Skeleton entries: `{"part": entry}` and `{"call": entry}` take the next canonical part or call, `{"keep":
+    block}` puts a block canonical content had no place for back where it was, and `{"group": meta, "parts":
+    [entry, ...]}` takes several parts that one wire item holds (built by `group_block(meta, blocks)`).
+    """
+    if skeleton and _counts(skeleton) == (len(parts), len(calls)):
+        out: list[Any] = []
+        p = c = 0
+        for entry in skeleton:
+            if "part" in entry:
+                out.append(part_block(parts[p], entry["part"]))
+                p += 1
+            elif "call" in entry:
+                out.append(call_block(calls[c], entry["call"]))
+                c += 1
+            elif "group" in entry and group_block is not None:
+                inner = [
+                    part_block(part, sub)
+                    for part, sub in zip(parts[p:], entry["parts"], strict=False)
+                ]
+                p += len(inner)
+                out.append(group_block(entry["group"], inner))
+            elif "keep" in entry:
+                out.append(entry["keep"])
+        return out
+    blocks = [part_block(part, None) for part in parts]
+    blocks.extend(call_block(call, None) for call in calls)
+    if skeleton:
+        blocks.extend(entry["keep"] for entry in skeleton if "keep" in entry)
+    return blocks
+
+
+def parts_of(content: Any) -> list[dict[str, Any]]:
+    """A canonical content value as a list of parts."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content)
+
+
+def assistant_content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]] | None:
+    """The conventional assistant content: None without parts, a string for one text part, else the parts."""
+    if not parts:
+        return None
+    if len(parts) == 1 and parts[0].get("type") == "text":
+        text: str = parts[0]["text"]
+        return text
+    return parts
+
+
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
+
+
+def plain_text(
+    content: list[dict[str, Any]], skeleton: list[dict[str, Any]]
+) -> str | list[dict[str, Any]]:
+    """One plain text part reads as a string, for wires whose content is always a list."""
+    if len(content) == 1 and content[0].get("type") == "text" and is_trivial(skeleton):
+        text: str = content[0]["text"]
+        return text
+    return content
+
+
+def extras_of(item: Mapping[str, Any], wire: str) -> Mapping[str, Any]:
+    """What a canonical message (or Request/Response extras dict) kept for `wire`; empty when it came from elsewhere."""
+    extras = item.get("extras")
+    if not extras:
+        return _NOTHING
+    kept = extras.get(wire)
+    return kept if isinstance(kept, dict) else _NOTHING
+
+
+def signed_for(message: Mapping[str, Any], wire: str) -> bool:
+    """Reasoning signatures and encrypted reasoning are only valid for the provider that issued them."""
+    return bool(extras_of(message, wire).get("signed"))
+
+
+def turns(
+    messages: list[dict[str, Any]], wire: str
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Canonical messages grouped into wire messages for wires that put tool results inside a user message.
+
+    Consecutive tool messages share a user message; `extras[wire]["joined"]` joins a message to the previous wire
+    message and `extras[wire]["split"]` starts a new one, as the decoded body had them. System messages are left
+    out: these wires carry them outside the conversation.
+    """
+    groups: list[tuple[str, list[dict[str, Any]]]] = []
+    previous_role = None
+    for message in messages:
+        role = message.get("role")
+        if role == "system":
+            continue
+        side = "assistant" if role == "assistant" else "user"
+        kept = extras_of(message, wire) if "extras" in message else _NOTHING
+        merges = kept.get("joined") or (role == "tool" and previous_role == "tool")
+        if merges and groups and groups[-1][0] == side and not kept.get("split"):
+            groups[-1][1].append(message)
+            previous_role = role
+            continue
+        groups.append((side, [message]))
+        previous_role = role
+    return groups
+
+
+def split_marks(produced: list[dict[str, Any]], before: str | None, wire: str) -> None:
+    """Mark the canonical messages decoded from one wire message so that `turns` regroups them the same way."""
+    previous = before
+    for position, message in enumerate(produced):
+        role = message["role"]
+        merges_by_default = role == "tool" and previous == "tool"
+        mark = None
+        if position == 0 and merges_by_default:
+            mark = "split"
+        elif position > 0 and not merges_by_default:
+            mark = "joined"
+        if mark:
+            message.setdefault("extras", {}).setdefault(wire, {})[mark] = True
+        previous = role

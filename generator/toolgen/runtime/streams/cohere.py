@@ -1,0 +1,145 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Stream state for Cohere v2 chat: typed events (message-start ... message-end) into one chat response.
+
+`delta.message.tool_calls` is a single object in these events, not an array; `index` is the call's slot. A call
+with no arguments has a tool-call-start and a tool-call-end and nothing between them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..wires.base import ProviderError, Response
+from .aggregator import Call, WireState
+
+
+class CohereState(WireState):
+    """Cohere v2 stream events in, one v2 chat response out."""
+
+    wire = "cohere"
+    end_signal = "message-end"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.top: dict[str, Any] = {}
+        self.role = "assistant"
+        self.plan: list[str] = []
+        self.content: dict[int, list[Any]] = {}
+        self.slots: dict[int, Call] = {}
+        self.citations: list[Any] = []
+
+    def feed(self, event: str | None, data: Any) -> None:
+        kind = data.get("type") or event
+        delta = data.get("delta") or {}
+        message = delta.get("message") or {}
+        if kind == "tool-call-delta":
+            call = self.slots.get(data.get("index", 0))
+            fragment = ((message.get("tool_calls") or {}).get("function") or {}).get(
+                "arguments"
+            )
+            if call is not None and fragment and not call.closed:
+                self.arguments(call, fragment)
+        elif kind == "content-delta":
+            self._content_delta(data.get("index", 0), message.get("content") or {})
+        elif kind == "tool-plan-delta":
+            text = message.get("tool_plan") or ""
+            if text:
+                self.plan.append(text)
+                self.reasoning(text)
+        elif kind == "tool-call-start":
+            self._call_start(
+                data.get("index", len(self.slots)), message.get("tool_calls") or {}
+            )
+        elif kind == "tool-call-end":
+            call = self.slots.get(data.get("index", 0))
+            if call is not None:
+                self.close_call(call)
+        elif kind == "content-start":
+            part = dict(message.get("content") or {})
+            self.content[data.get("index", len(self.content))] = [part, []]
+            self._content_delta(data.get("index", 0), part, initial=True)
+        elif kind == "citation-start":
+            self.citations.append(message.get("citations"))
+        elif kind == "message-start":
+            self.top["id"] = data.get("id")
+            self.role = message.get("role") or self.role
+            self.begin(data.get("id"))
+        elif kind == "message-end":
+            self._end(delta)
+
+    def _content_delta(
+        self, index: int, content: dict[str, Any], initial: bool = False
+    ) -> None:
+        entry = self.content.get(index)
+        if entry is None:
+            entry = self.content[index] = [
+                {"type": "thinking" if "thinking" in content else "text"},
+                [],
+            ]
+        key = "thinking" if entry[0].get("type") == "thinking" else "text"
+        text = content.get(key) or ""
+        if not text:
+            return
+        if not initial:
+            entry[1].append(text)
+        else:
+            entry[1][:] = [text]
+        if key == "thinking":
+            self.reasoning(text)
+        else:
+            self.text(text)
+
+    def _call_start(self, index: int, entry: dict[str, Any]) -> None:
+        function = entry.get("function") or {}
+        call = self.slots[index] = self.open_call(entry.get("id"), function.get("name"))
+        initial = function.get("arguments") or ""
+        if initial:
+            self.arguments(call, initial)
+
+    def _end(self, delta: dict[str, Any]) -> None:
+        self.complete = True
+        finish = delta.get("finish_reason")
+        self.top["finish_reason"] = finish
+        if delta.get("usage") is not None:
+            self.top["usage"] = delta["usage"]
+        error = delta.get("error")
+        if error or finish == "ERROR":
+            self.fail(
+                str(error or "the model stopped with an error"), code=finish, raw=delta
+            )
+
+    def body(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": self.role}
+        if self.plan:
+            message["tool_plan"] = "".join(self.plan)
+        if self.calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id or "",
+                    "type": "function",
+                    "function": {"name": call.name or "", "arguments": call.arguments},
+                }
+                for call in self.calls
+            ]
+        if self.content:
+            message["content"] = [
+                _part(self.content[index]) for index in sorted(self.content)
+            ]
+        if self.citations:
+            message["citations"] = [
+                citation for citation in self.citations if citation is not None
+            ]
+        body = dict(self.top)
+        body["message"] = message
+        return body
+
+    def decode(self, body: dict[str, Any]) -> Response | ProviderError:
+        from ..wires.cohere import decode_response
+
+        return decode_response(body)
+
+
+def _part(entry: list[Any]) -> dict[str, Any]:
+    part, fragments = entry
+    key = "thinking" if part.get("type") == "thinking" else "text"
+    return {**part, key: "".join(fragments)}

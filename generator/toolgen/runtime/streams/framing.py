@@ -1,0 +1,559 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Incremental byte framing of streamed response bodies: SSE, JSON lines, Gemini's JSON array, AWS eventstream.
+
+Every decoder is fed bytes exactly as they arrive, split anywhere (inside a UTF-8 character, a CRLF or a binary
+header), and returns the frames completed so far; `close()` returns what the end of the body completes. Payloads
+stay bytes: the JSON parser reads UTF-8 directly, and a line is only cut at CR or LF, which never occur inside a
+multi-byte character.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from types import MappingProxyType
+from typing import NamedTuple, Protocol
+
+FRAMINGS = ("sse", "jsonl", "json-array", "eventstream")
+_BOM = b"\xef\xbb\xbf"
+_WHITESPACE = b" \t\r\n"
+# AWS caps one eventstream message at 16 MiB plus its prelude; a bigger length is a corrupt frame.
+_MAX_EVENTSTREAM_MESSAGE = 16 * 1024 * 1024 + 1024
+_PRELUDE = struct.Struct(">III")
+_UINT32 = struct.Struct(">I")
+_UINT16 = struct.Struct(">H")
+# Bytes of each eventstream header value type that has a fixed size (types 0-5, 8, 9); 6 and 7 carry a length.
+_FIXED_HEADER_SIZES = MappingProxyType(
+    {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
+)
+_ARRAY_STRUCTURE = re.compile(rb'[{}\[\]"]')
+_STRING_SPECIAL = re.compile(rb'["\\]')
+
+
+class Frame(NamedTuple):
+    """One framed payload: the event name where the framing has one, the payload bytes, and the message kind.
+
+    kind is "event" for ordinary payloads; an eventstream `exception` or `error` message keeps its kind, and its
+    event is the `:exception-type` (or `:error-code`) header.
+    """
+
+    event: str | None
+    data: bytes
+    kind: str = "event"
+
+
+# Frame(...) runs a Python-level __new__; building the tuple directly is about twice as fast on the hot paths.
+_tuple_new = tuple.__new__
+
+
+class FramingError(ValueError):
+    """The bytes cannot be framed any further (a corrupt eventstream frame); `frames` were complete before it."""
+
+    def __init__(self, message: str, frames: list[Frame] | None = None) -> None:
+        super().__init__(message)
+        self.frames = frames if frames is not None else []
+
+
+class Decoder(Protocol):
+    """What every framing decoder offers."""
+
+    def feed(self, chunk: bytes) -> list[Frame]: ...
+
+    def close(self) -> list[Frame]: ...
+
+
+class SSEDecoder:
+    """text/event-stream per the WHATWG rules: CR, LF or CRLF line ends, `data:` lines joined with LF, comments.
+
+    `id:` and `retry:` are read and ignored. One deviation, so that a cut stream loses nothing: at close, an
+    event whose blank line never came is still delivered.
+    """
+
+    __slots__ = ("_data", "_event", "_pending", "_skip_lf", "_started", "idle")
+
+    def __init__(self) -> None:
+        # Nothing buffered: no partial line, no event half read. Kept up to date by feed().
+        self.idle = True
+        self._pending: list[bytes] = []
+        self._skip_lf = False
+        self._started = False
+        self._event: str | None = None
+        self._data: list[bytes] = []
+
+    def simple(self, chunk: bytes) -> bytes | None:
+        """The payload when a chunk is exactly one `data: ...` line and its blank line (the usual network read).
+
+        None otherwise, and then nothing was consumed: feed the chunk. This skips building frames on the hot path.
+        """
+        if (
+            self.idle
+            and chunk.startswith(b"data: ")
+            and chunk.endswith(b"\n\n")
+            and chunk.find(b"\n", 6) == len(chunk) - 2
+            and chunk.find(b"\r", 6) < 0
+        ):
+            self._started = True
+            return chunk[6:-2]
+        return None
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        data = self.simple(chunk)
+        if data is not None:
+            return [_tuple_new(Frame, (None, data, "event"))]
+        if (
+            self._started
+            and not (self._skip_lf or self._data or self._event is not None)
+            and chunk.find(b"\r") < 0
+        ):
+            return self._feed_lf(chunk)
+        if self._skip_lf:
+            # The previous chunk ended in CR; an LF right after it belongs to the same line end.
+            self._skip_lf = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        if not chunk:
+            return []
+        pending = self._pending
+        if pending:
+            pending.append(chunk)
+            if b"\n" not in chunk and b"\r" not in chunk:
+                return []
+            chunk = b"".join(pending)
+            pending.clear()
+        lines = chunk.splitlines(True)
+        end = lines[-1][-1:]
+        if end == b"\r":
+            self._skip_lf = True
+        elif end != b"\n":
+            pending.append(lines.pop())
+        out: list[Frame] = []
+        for line in lines:
+            self._line(line.rstrip(b"\r\n"), out)
+        self.idle = not (
+            pending or self._data or self._skip_lf or self._event is not None
+        )
+        return out
+
+    def _feed_lf(self, chunk: bytes) -> list[Frame]:
+        """LF-only text between events (the common case): cut at blank lines, and most events are one data line."""
+        pending = self._pending
+        if pending:
+            pending.append(chunk)
+            if b"\n" not in chunk:
+                return []
+            chunk = b"".join(pending)
+            pending.clear()
+        blocks = chunk.split(b"\n\n")
+        rest = blocks.pop()
+        if rest:
+            pending.append(rest)
+        out: list[Frame] = []
+        for block in blocks:
+            if block.startswith(b"data: ") and block.find(b"\n") < 0:
+                out.append(_tuple_new(Frame, (None, block[6:], "event")))
+                continue
+            for line in block.split(b"\n"):
+                self._line(line, out)
+            self._dispatch(out)
+        self.idle = not pending
+        return out
+
+    def close(self) -> list[Frame]:
+        out: list[Frame] = []
+        # What is left may hold whole lines (from the LF-only path) and a last line without its line end.
+        for line in b"".join(self._pending).splitlines():
+            self._line(line, out)
+        self._pending.clear()
+        self._line(b"", out)
+        self.idle = True
+        return out
+
+    def _line(self, line: bytes, out: list[Frame]) -> None:
+        if not self._started:
+            self._started = True
+            if line.startswith(_BOM):
+                line = line[3:]
+        if not line:
+            self._dispatch(out)
+        elif line.startswith(b"data:"):
+            self._data.append(line[6:] if line[5:6] == b" " else line[5:])
+        elif line[:1] != b":":
+            name, _, value = line.partition(b":")
+            if value[:1] == b" ":
+                value = value[1:]
+            if name == b"event":
+                self._event = value.decode("utf-8", "replace")
+            elif name == b"data":
+                self._data.append(value)
+
+    def _dispatch(self, out: list[Frame]) -> None:
+        data = self._data
+        if data:
+            out.append(
+                Frame(self._event, data[0] if len(data) == 1 else b"\n".join(data))
+            )
+            self._data = []
+        self._event = None
+
+
+class JSONLinesDecoder:
+    """One JSON document a line (JSONL, Ollama's NDJSON); blank lines are skipped, CRLF is accepted."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self) -> None:
+        self._pending: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        pending = self._pending
+        if b"\n" not in chunk:
+            if chunk:
+                pending.append(chunk)
+            return []
+        if pending:
+            pending.append(chunk)
+            chunk = b"".join(pending)
+            pending.clear()
+        lines = chunk.split(b"\n")
+        last = lines.pop()
+        if last:
+            pending.append(last)
+        return [
+            _tuple_new(Frame, (None, line, "event"))
+            for line in lines
+            if line.strip(_WHITESPACE)
+        ]
+
+    def close(self) -> list[Frame]:
+        rest = b"".join(self._pending).strip(_WHITESPACE)
+        self._pending.clear()
+        return [Frame(None, rest)] if rest else []
+
+
+class JSONArrayDecoder:
+    """A JSON array of objects streamed element by element (Gemini `alt=json`): each object is one frame.
+
+    Separators, whitespace and the brackets of the outer array are skipped; nesting is tracked outside strings.
+    """
+
+    __slots__ = ("_buf", "_depth", "_in_string", "_pos", "_start")
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._pos = 0
+        self._start = 0
+        self._depth = 0
+        self._in_string = False
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        buf = self._buf
+        buf += chunk
+        out: list[Frame] = []
+        i = self._pos
+        n = len(buf)
+        while i < n:
+            if self._in_string:
+                match = _STRING_SPECIAL.search(buf, i)
+                if match is None:
+                    i = n
+                    break
+                j = match.start()
+                if (
+                    buf[j] == 0x5C
+                ):  # a backslash escapes the next byte, which may not have arrived yet
+                    if j + 1 >= n:
+                        i = j
+                        break
+                    i = j + 2
+                    continue
+                self._in_string = False
+                i = j + 1
+            elif self._depth == 0:
+                j = buf.find(b"{", i)
+                if j < 0:
+                    i = n
+                    break
+                self._start = j
+                self._depth = 1
+                i = j + 1
+            else:
+                i = self._structure(buf, i, n, out)
+        self._pos = i
+        if self._depth == 0 and i:
+            # Everything before i is consumed; keeping it would make every later search longer.
+            del buf[:i]
+            self._pos = 0
+        return out
+
+    def _structure(self, buf: bytearray, i: int, n: int, out: list[Frame]) -> int:
+        match = _ARRAY_STRUCTURE.search(buf, i)
+        if match is None:
+            return n
+        j = match.start()
+        byte = buf[j]
+        if byte == 0x22:
+            self._in_string = True
+        elif byte in b"{[":
+            self._depth += 1
+        else:
+            self._depth -= 1
+            if self._depth == 0:
+                out.append(Frame(None, bytes(buf[self._start : j + 1])))
+        return j + 1
+
+    def close(self) -> list[Frame]:
+        if self._depth:
+            # An element cut off mid-way: hand it on, so the parser reports it instead of it vanishing.
+            rest = bytes(self._buf[self._start :])
+            self._buf.clear()
+            self._depth = 0
+            return [Frame(None, rest)]
+        return []
+
+
+class EventStreamDecoder:
+    """application/vnd.amazon.eventstream: length-prefixed binary messages with headers and two CRC32 checks."""
+
+    __slots__ = ("_buf", "_failed")
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._failed = False
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        if self._failed:
+            return []
+        buf = self._buf
+        buf += chunk
+        out: list[Frame] = []
+        pos = 0
+        try:
+            while len(buf) - pos >= 12:
+                size = self._check_prelude(buf, pos)
+                if len(buf) - pos < size:
+                    break
+                out.append(self._message(buf, pos, size))
+                pos += size
+        except FramingError as error:
+            self._failed = True
+            buf.clear()
+            raise FramingError(str(error), out) from None
+        if pos:
+            del buf[:pos]
+        return out
+
+    def close(self) -> list[Frame]:
+        if self._buf and not self._failed:
+            size = len(self._buf)
+            self._buf.clear()
+            raise FramingError(
+                f"eventstream ended inside a message ({size} bytes of it received)"
+            )
+        return []
+
+    @staticmethod
+    def _check_prelude(buf: bytearray, pos: int) -> int:
+        total, headers, crc = _PRELUDE.unpack_from(buf, pos)
+        if zlib.crc32(buf[pos : pos + 8]) != crc:
+            raise FramingError("eventstream prelude CRC mismatch")
+        if total < 16 or total > _MAX_EVENTSTREAM_MESSAGE or headers > total - 16:
+            raise FramingError(
+                f"eventstream message length {total} (headers {headers}) is impossible"
+            )
+        return int(total)
+
+    @staticmethod
+    def _message(buf: bytearray, pos: int, size: int) -> Frame:
+        (crc,) = _UINT32.unpack_from(buf, pos + size - 4)
+        (header_size,) = _UINT32.unpack_from(buf, pos + 4)
+        # A view avoids copying the message for the CRC; `with` releases it so the buffer can shrink afterwards.
+        with memoryview(buf) as view:
+            if zlib.crc32(view[pos : pos + size - 4]) != crc:
+                raise FramingError("eventstream message CRC mismatch")
+            raw_headers = bytes(view[pos + 12 : pos + 12 + header_size])
+            payload = bytes(view[pos + 12 + header_size : pos + size - 4])
+        headers = _eventstream_headers(raw_headers)
+        kind = str(headers.get(":message-type", "event"))
+        if kind == "exception":
+            name = headers.get(":exception-type")
+        elif kind == "error":
+            name = headers.get(":error-code")
+            payload = payload or str(headers.get(":error-message", "")).encode()
+        else:
+            name = headers.get(":event-type")
+        return Frame(None if name is None else str(name), payload, kind)
+
+
+def _eventstream_headers(raw: bytes) -> dict[str, object]:
+    headers: dict[str, object] = {}
+    pos = 0
+    try:
+        while pos < len(raw):
+            name_size = raw[pos]
+            name = raw[pos + 1 : pos + 1 + name_size].decode("utf-8")
+            pos += 1 + name_size
+            kind = raw[pos]
+            pos += 1
+            value, pos = _header_value(raw, pos, kind)
+            headers[name] = value
+    except (IndexError, struct.error, UnicodeDecodeError) as error:
+        raise FramingError(f"eventstream headers are malformed: {error}") from None
+    return headers
+
+
+def _header_value(raw: bytes, pos: int, kind: int) -> tuple[object, int]:
+    if kind in (6, 7):
+        (size,) = _UINT16.unpack_from(raw, pos)
+        data = raw[pos + 2 : pos + 2 + size]
+        if len(data) != size:
+            raise IndexError("header value runs past the headers")
+        return (data.decode("utf-8") if kind == 7 else data), pos + 2 + size
+    size = _FIXED_HEADER_SIZES.get(kind)
+    if size is None:
+        raise FramingError(f"eventstream header value type {kind} is unknown")
+    if kind < 2:
+        return kind == 0, pos
+    data = raw[pos : pos + size]
+    if len(data) != size:
+        raise IndexError("header value runs past the headers")
+    if kind == 9:
+        return data, pos + size
+    return int.from_bytes(data, "big", signed=True), pos + size
+
+
+def sniff_framing(prefix: bytes) -> str | None:
+    """The framing a body starts with, or None while only whitespace (or nothing) has arrived."""
+    head = prefix[3:] if prefix.startswith(_BOM) else prefix
+    head = head.lstrip(_WHITESPACE)
+    if not head or (prefix.startswith(_BOM[: len(prefix)]) and len(prefix) < 3):
+        return None
+    first = head[:1]
+    if first == b"{":
+        return "jsonl"
+    if first == b"[":
+        return "json-array"
+    if first == b"\x00":
+        return "eventstream"
+    return "sse"
+
+
+def make_decoder(framing: str) -> Decoder:
+    """A fresh decoder for one of FRAMINGS."""
+    factories: dict[str, Callable[[], Decoder]] = {
+        "sse": SSEDecoder,
+        "jsonl": JSONLinesDecoder,
+        "json-array": JSONArrayDecoder,
+        "eventstream": EventStreamDecoder,
+    }
+    try:
+        return factories[framing]()
+    except KeyError:
+        raise ValueError(
+            f"unknown framing {framing!r}; expected one of {', '.join(FRAMINGS)}"
+        ) from None
+
+
+class AutoDecoder:
+    """Picks the framing from the first bytes that are not whitespace, then hands everything to that decoder."""
+
+    __slots__ = ("_decoder", "_head", "framing")
+
+    def __init__(self) -> None:
+        self._head = b""
+        self._decoder: Decoder | None = None
+        self.framing: str | None = None
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        if self._decoder is not None:
+            return self._decoder.feed(chunk)
+        self._head += chunk
+        framing = sniff_framing(self._head)
+        if framing is None:
+            return []
+        return self._start(framing).feed(self._take_head())
+
+    @property
+    def decoder(self) -> Decoder | None:
+        """The decoder of the sniffed framing, once the first bytes have decided it."""
+        return self._decoder
+
+    def close(self) -> list[Frame]:
+        if self._decoder is None:
+            if not self._head.strip(_WHITESPACE):
+                return []
+            self._start("sse").feed(self._take_head())
+        assert self._decoder is not None
+        return self._decoder.close()
+
+    def _start(self, framing: str) -> Decoder:
+        self.framing = framing
+        self._decoder = make_decoder(framing)
+        return self._decoder
+
+    def _take_head(self) -> bytes:
+        head, self._head = self._head, b""
+        return head
+
+
+def iter_frames(
+    chunks: Iterable[bytes], decoder: Decoder | None = None
+) -> Iterator[Frame]:
+    """Frames of a body given as an iterable of byte chunks (httpx's `iter_bytes()`, a file, a list)."""
+    decoder = decoder if decoder is not None else AutoDecoder()
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.close()
+
+
+async def aiter_frames(
+    chunks: AsyncIterable[bytes], decoder: Decoder | None = None
+) -> AsyncIterator[Frame]:
+    """Frames of a body given as an async iterable of byte chunks (httpx's `aiter_bytes()`)."""
+    decoder = decoder if decoder is not None else AutoDecoder()
+    async for chunk in chunks:
+        for frame in decoder.feed(chunk):
+            yield frame
+    for frame in decoder.close():
+        yield frame
+
+
+def iter_sse(chunks: Iterable[bytes]) -> Iterator[Frame]:
+    """Server-sent events of a byte stream."""
+    return iter_frames(chunks, SSEDecoder())
+
+
+def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[Frame]:
+    """Server-sent events of an async byte stream."""
+    return aiter_frames(chunks, SSEDecoder())
+
+
+def iter_json_lines(chunks: Iterable[bytes]) -> Iterator[Frame]:
+    """JSON lines (NDJSON) of a byte stream."""
+    return iter_frames(chunks, JSONLinesDecoder())
+
+
+def aiter_json_lines(chunks: AsyncIterable[bytes]) -> AsyncIterator[Frame]:
+    """JSON lines (NDJSON) of an async byte stream."""
+    return aiter_frames(chunks, JSONLinesDecoder())
+
+
+def iter_json_array(chunks: Iterable[bytes]) -> Iterator[Frame]:
+    """Elements of a streamed JSON array of objects."""
+    return iter_frames(chunks, JSONArrayDecoder())
+
+
+def aiter_json_array(chunks: AsyncIterable[bytes]) -> AsyncIterator[Frame]:
+    """Elements of a streamed JSON array of objects, async."""
+    return aiter_frames(chunks, JSONArrayDecoder())
+
+
+def iter_eventstream(chunks: Iterable[bytes]) -> Iterator[Frame]:
+    """AWS eventstream messages of a byte stream; a corrupt frame raises FramingError."""
+    return iter_frames(chunks, EventStreamDecoder())
+
+
+def aiter_eventstream(chunks: AsyncIterable[bytes]) -> AsyncIterator[Frame]:
+    """AWS eventstream messages of an async byte stream; a corrupt frame raises FramingError."""
+    return aiter_frames(chunks, EventStreamDecoder())

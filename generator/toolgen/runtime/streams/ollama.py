@@ -1,0 +1,94 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Stream state for Ollama's native /api/chat: NDJSON lines, each a partial message, the last one `done: true`.
+
+Tool calls arrive whole (arguments as an object, often without an id); the message accumulates into the shape
+of the non-streamed /api/chat response.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..wires.base import ProviderError, Response
+from .aggregator import WireState, dumps_compact
+
+
+class OllamaState(WireState):
+    """/api/chat lines in, one /api/chat response out."""
+
+    wire = "ollama"
+    object_arguments = True
+    end_signal = "a line with done: true"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.top: dict[str, Any] = {}
+        self.role = "assistant"
+        self.content: list[str] = []
+        self.thinking: list[str] = []
+        self.tool_calls: list[Any] = []
+        self.extra: dict[str, Any] = {}
+
+    def feed(self, event: str | None, data: Any) -> None:
+        if "error" in data and "message" not in data:
+            self.fail(str(data.get("error")), raw=data)
+            return
+        if not self.started:
+            self.begin(None, data.get("model"))
+        for key, value in data.items():
+            if key == "message":
+                self._message(value or {})
+            else:
+                self.top[key] = value
+        if data.get("done"):
+            self.complete = True
+
+    def _message(self, message: dict[str, Any]) -> None:
+        for key, value in message.items():
+            if key == "content":
+                if value:
+                    self.content.append(value)
+                    self.text(value)
+            elif key == "thinking":
+                if value:
+                    self.thinking.append(value)
+                    self.reasoning(value)
+            elif key == "tool_calls":
+                for entry in value or ():
+                    self._tool_call(entry)
+            elif key == "role":
+                self.role = value or self.role
+            else:
+                self.extra[key] = value
+
+    def _tool_call(self, entry: dict[str, Any]) -> None:
+        self.tool_calls.append(entry)
+        function = entry.get("function") or {}
+        call = self.open_call(entry.get("id"), function.get("name"))
+        arguments = function.get("arguments")
+        text = (
+            arguments
+            if isinstance(arguments, str)
+            else ""
+            if arguments is None
+            else dumps_compact(arguments)
+        )
+        if text:
+            self.arguments(call, text)
+        self.close_call(call)
+
+    def body(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": self.role, "content": "".join(self.content)}
+        if self.thinking:
+            message["thinking"] = "".join(self.thinking)
+        if self.tool_calls:
+            message["tool_calls"] = self.tool_calls
+        message.update(self.extra)
+        body = dict(self.top)
+        body["message"] = message
+        return body
+
+    def decode(self, body: dict[str, Any]) -> Response | ProviderError:
+        from ..wires.ollama import decode_response
+
+        return decode_response(body)

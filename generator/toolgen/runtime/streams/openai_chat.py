@@ -1,0 +1,431 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Stream state for OpenAI Chat Completions and the wires that copy it (Groq, xAI, DeepSeek, Qwen, Mistral, ...).
+
+Chunks accumulate into a `chat.completion` body: deltas per choice, tool call fragments per slot, usage from
+whichever chunk carries it (its own `choices: []` chunk or the finish chunk).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..wires.base import ProviderError, Response
+from .aggregator import (
+    Call,
+    ToolCallDelta,
+    WireState,
+    new_object,
+    set_delta_arguments,
+    set_delta_index,
+)
+
+_REASONING_KEYS = ("reasoning_content", "reasoning")
+# Delta keys that only describe the chunk, not the message.
+_CHUNK_ONLY_KEYS = frozenset({"channel", "index", "obfuscation"})
+_HEAD_SKIP = frozenset({"choices", "usage", "obfuscation", "object"})
+
+
+class _Choice:
+    """One choice's accumulated message; only the first choice emits events."""
+
+    __slots__ = (
+        "calls",
+        "content",
+        "extra",
+        "finish",
+        "function_call",
+        "index",
+        "last",
+        "logprobs",
+        "logprobs_key",
+        "parts",
+        "primary",
+        "reasoning",
+        "reasoning_key",
+        "refusal",
+        "role",
+        "saw_content",
+        "slots",
+    )
+
+    def __init__(self, index: int, primary: bool) -> None:
+        self.index = index
+        self.primary = primary
+        self.role: str | None = None
+        self.content: list[str] = []
+        self.saw_content = False
+        # Typed content chunks (Mistral's thinking/text arrays): [type, fragments or the raw chunk].
+        self.parts: list[list[Any]] | None = None
+        self.reasoning: list[str] = []
+        self.reasoning_key = "reasoning_content"
+        self.refusal: list[str] = []
+        self.calls: list[Call] = []
+        self.slots: dict[Any, Call] = {}
+        self.last: Call | None = None
+        self.function_call: Call | None = None
+        self.finish: str | None = None
+        self.logprobs: list[Any] = []
+        # The chunks carried a `logprobs` key (null when not asked for); the whole response carries it too.
+        self.logprobs_key = False
+        self.extra: dict[str, Any] = {}
+
+
+class OpenAIChatState(WireState):
+    """chat.completion.chunk payloads in, one chat.completion body out."""
+
+    wire = "openai-chat"
+    end_signal = "a finish_reason or [DONE]"
+
+    def __init__(self, wire: str | None = None) -> None:
+        super().__init__(wire)
+        self.head: dict[str, Any] = {}
+        self.choices: dict[int, _Choice] = {}
+        # The choice whose deltas become events (the first one seen), set with the first choice.
+        self.primary: _Choice | None = None
+        self.usage: Any = None
+
+    def feed(self, event: str | None, data: Any) -> None:
+        choices = data.get("choices")
+        choice = self.primary
+        if choices and choice is not None and len(choices) == 1:
+            # Most chunks carry one argument fragment or one text delta: handled inline, since this runs once per
+            # chunk; anything else (or anything odd) takes the general path below.
+            entry = choices[0]
+            delta = entry.get("delta")
+            if (
+                delta
+                and len(delta) == 1
+                and not (
+                    entry.get("finish_reason")
+                    or entry.get("logprobs")
+                    or data.get("usage")
+                )
+                and (entry.get("index") or 0) == choice.index
+            ):
+                calls = delta.get("tool_calls")
+                if calls is not None:
+                    if len(calls) == 1:
+                        call_entry = calls[0]
+                        function = call_entry.get("function")
+                        if (
+                            len(call_entry) == 2
+                            and function is not None
+                            and len(function) == 1
+                        ):
+                            call = choice.slots.get(call_entry.get("index"))
+                            fragment = function.get("arguments")
+                            if (
+                                call is not None
+                                and type(fragment) is str
+                                and not call.closed
+                            ):
+                                if fragment:
+                                    call.parts.append(fragment)
+                                    made = new_object(ToolCallDelta)
+                                    set_delta_index(made, call.index)
+                                    set_delta_arguments(made, fragment)
+                                    self.out.append(made)
+                                return
+                else:
+                    content = delta.get("content")
+                    if type(content) is str and choice.parts is None:
+                        choice.saw_content = True
+                        if content:
+                            choice.content.append(content)
+                            self.text(content)
+                        return
+        self._general(event, data, choices)
+
+    def _general(self, event: str | None, data: dict[str, Any], choices: Any) -> None:
+        if choices is None and (event == "error" or data.get("error") is not None):
+            self._error(data)
+            return
+        if not self.started:
+            self.head = {
+                key: value for key, value in data.items() if key not in _HEAD_SKIP
+            }
+            self.begin(data.get("id"), data.get("model"))
+        if choices:
+            for choice in choices:
+                self._choice(choice)
+        usage = data.get("usage")
+        if usage:
+            self.usage = usage
+
+    def _choice(self, data: dict[str, Any]) -> None:
+        index = data.get("index") or 0
+        choice = self.choices.get(index)
+        if choice is None:
+            choice = self.choices[index] = _Choice(index, not self.choices)
+            choice.logprobs_key = "logprobs" in data
+            if choice.primary:
+                self.primary = choice
+        delta = data.get("delta")
+        if delta:
+            calls = delta.get("tool_calls")
+            if calls is not None and len(delta) == 1:
+                for entry in calls:
+                    self._tool_call(choice, entry)
+            else:
+                self._delta(choice, delta)
+        finish = data.get("finish_reason")
+        if finish:
+            choice.finish = finish
+            self._close_choice(choice)
+        logprobs = data.get("logprobs")
+        if logprobs:
+            choice.logprobs.append(logprobs)
+
+    def _delta(self, choice: _Choice, delta: dict[str, Any]) -> None:
+        for key, value in delta.items():
+            if value is None:
+                continue
+            if key == "tool_calls":
+                for entry in value:
+                    self._tool_call(choice, entry)
+            elif key == "content":
+                self._content(choice, value)
+            elif key in _REASONING_KEYS:
+                if value:
+                    choice.reasoning_key = key
+                    choice.reasoning.append(value)
+                    if choice.primary:
+                        self.reasoning(value)
+            elif key == "role":
+                choice.role = value
+            elif key == "refusal":
+                choice.refusal.append(value)
+            elif key == "function_call":
+                self._function_call(choice, value)
+            elif key not in _CHUNK_ONLY_KEYS:
+                choice.extra[key] = value
+
+    def _content(self, choice: _Choice, value: Any) -> None:
+        choice.saw_content = True
+        if isinstance(value, str):
+            if not value:
+                return
+            if choice.parts is None:
+                choice.content.append(value)
+            else:
+                _add_part(choice.parts, "text", value)
+            if choice.primary:
+                self.text(value)
+            return
+        if choice.parts is None:
+            # Typed chunks after plain text: the text so far becomes the first text part.
+            choice.parts = [["text", choice.content]] if choice.content else []
+        for chunk in value:
+            self._content_chunk(choice, chunk)
+
+    def _content_chunk(self, choice: _Choice, chunk: Any) -> None:
+        assert choice.parts is not None
+        kind = chunk.get("type") if isinstance(chunk, dict) else None
+        if kind == "text":
+            text = chunk.get("text") or ""
+            _add_part(choice.parts, "text", text)
+            if text and choice.primary:
+                self.text(text)
+        elif kind == "thinking":
+            for inner in chunk.get("thinking") or ():
+                text = inner.get("text") or "" if isinstance(inner, dict) else ""
+                _add_part(choice.parts, "thinking", text)
+                if text and choice.primary:
+                    self.reasoning(text)
+        else:
+            choice.parts.append(["raw", chunk])
+
+    def _tool_call(self, choice: _Choice, entry: dict[str, Any]) -> None:
+        slot = entry.get("index")
+        call_id = entry.get("id") or None
+        function = entry.get("function") or {}
+        name = function.get("name") or None
+        if slot is None:
+            call = self._unindexed(choice, call_id)
+            slot = ("unindexed", len(choice.calls)) if call is None else None
+        else:
+            call = choice.slots.get(slot)
+        if call is None or (
+            call_id is not None and call.id is not None and call_id != call.id
+        ):
+            # A slot reused by a different call id is a new call; the one before it is over.
+            if call is not None:
+                self._close(choice, call)
+            call = self._new_call(choice, call_id, name)
+            if "type" in entry:
+                call.extra = {"type": entry["type"]}
+            if slot is not None:
+                choice.slots[slot] = call
+        elif call.closed:
+            return
+        else:
+            if call.id is None and call_id is not None:
+                call.id = call_id
+            if call.name is None and name is not None:
+                call.name = name
+        choice.last = call
+        fragment = function.get("arguments")
+        if fragment:
+            if choice.primary:
+                self.arguments(call, fragment)
+            else:
+                call.parts.append(fragment)
+
+    @staticmethod
+    def _unindexed(choice: _Choice, call_id: str | None) -> Call | None:
+        """Entries without an index (Mistral): an id names the call, no id continues the latest one."""
+        if call_id is None:
+            return choice.last
+        for call in choice.calls:
+            if call.id == call_id:
+                return call
+        return None
+
+    def _function_call(self, choice: _Choice, value: dict[str, Any]) -> None:
+        """The legacy `functions` API: one unnamed-id call streamed in delta.function_call."""
+        call = choice.function_call
+        name = value.get("name") or None
+        if call is None:
+            call = choice.function_call = self._new_call(choice, None, name)
+        elif call.name is None and name is not None:
+            call.name = name
+        fragment = value.get("arguments")
+        if fragment:
+            if choice.primary:
+                self.arguments(call, fragment)
+            else:
+                call.parts.append(fragment)
+
+    def _new_call(self, choice: _Choice, call_id: str | None, name: str | None) -> Call:
+        call = (
+            self.open_call(call_id, name)
+            if choice.primary
+            else Call(len(choice.calls), call_id, name)
+        )
+        choice.calls.append(call)
+        return call
+
+    def _close(self, choice: _Choice, call: Call) -> None:
+        if choice.primary:
+            self.close_call(call)
+        elif not call.closed:
+            call.closed = True
+            self.settle(call, "".join(call.parts))
+
+    def _close_choice(self, choice: _Choice) -> None:
+        for call in choice.calls:
+            self._close(choice, call)
+        self.complete = all(other.finish for other in self.choices.values())
+
+    def _error(self, data: dict[str, Any]) -> None:
+        error = data.get("error")
+        detail = error if isinstance(error, dict) else {"message": error}
+        status = detail.get("status_code") or detail.get("status")
+        self.fail(
+            str(detail.get("message") or error),
+            code=_text(detail.get("code")),
+            type=_text(detail.get("type")),
+            status=status if isinstance(status, int) else None,
+            raw=data,
+        )
+
+    def finish(self) -> None:
+        for choice in self.choices.values():
+            for call in choice.calls:
+                self._close(choice, call)
+
+    def body(self) -> dict[str, Any]:
+        body = dict(self.head)
+        body["object"] = "chat.completion"
+        body["choices"] = [
+            self._choice_body(self.choices[index]) for index in sorted(self.choices)
+        ]
+        if self.usage is not None:
+            body["usage"] = self.usage
+        return body
+
+    def _choice_body(self, choice: _Choice) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "role": choice.role or "assistant",
+            "content": _content_body(choice),
+        }
+        if choice.reasoning:
+            message[choice.reasoning_key] = "".join(choice.reasoning)
+        if choice.refusal:
+            message["refusal"] = "".join(choice.refusal)
+        calls = [call for call in choice.calls if call is not choice.function_call]
+        if calls:
+            message["tool_calls"] = [_call_body(call) for call in calls]
+        if choice.function_call is not None:
+            call = choice.function_call
+            message["function_call"] = {
+                "name": call.name or "",
+                "arguments": call.arguments,
+            }
+        message.update(choice.extra)
+        body: dict[str, Any] = {
+            "index": choice.index,
+            "message": message,
+            "finish_reason": choice.finish,
+        }
+        if choice.logprobs:
+            body["logprobs"] = _merge_logprobs(choice.logprobs)
+        elif choice.logprobs_key:
+            body["logprobs"] = None
+        return body
+
+    def decode(self, body: dict[str, Any]) -> Response | ProviderError:
+        from ..wires.openai_chat import decode_response
+
+        return decode_response(body, self.wire)
+
+
+def _call_body(call: Call) -> dict[str, Any]:
+    body: dict[str, Any] = {"id": call.id or ""}
+    if call.extra:
+        body.update(call.extra)
+    body["function"] = {"name": call.name or "", "arguments": call.arguments}
+    return body
+
+
+def _add_part(parts: list[list[Any]], kind: str, text: str) -> None:
+    if parts and parts[-1][0] == kind:
+        parts[-1][1].append(text)
+    else:
+        parts.append([kind, [text]])
+
+
+def _content_body(choice: _Choice) -> Any:
+    if choice.parts is not None:
+        return [_part_body(kind, value) for kind, value in choice.parts]
+    if choice.content or choice.saw_content:
+        return "".join(choice.content)
+    return None
+
+
+def _part_body(kind: str, value: Any) -> Any:
+    if kind == "text":
+        return {"type": "text", "text": "".join(value)}
+    if kind == "thinking":
+        return {
+            "type": "thinking",
+            "thinking": [{"type": "text", "text": "".join(value)}],
+        }
+    return value
+
+
+def _merge_logprobs(chunks: list[Any]) -> Any:
+    merged: dict[str, Any] = {}
+    for chunk in chunks:
+        if not isinstance(chunk, dict):
+            continue
+        for key, value in chunk.items():
+            if isinstance(value, list):
+                merged.setdefault(key, []).extend(value)
+            elif key not in merged:
+                merged[key] = value
+    return merged
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)

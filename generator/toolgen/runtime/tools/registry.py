@@ -1,0 +1,430 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Tool registry: typed entries, handler binding, tools added at run time, and dispatch of tool calls.
+
+dispatch() never raises for a bad call: every failure (unknown tool, arguments that are not JSON or
+fail the schema, an unbound tool, a handler exception, a timeout, a result that fails the output
+schema) becomes a ToolOutcome whose content tells the model what went wrong in words it can act on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+import pydantic
+
+from ..models.base import (
+    ToolgenValidationError,
+    ToolSpec,
+    ValidationProblem,
+    check,
+    schema_problems,
+    schema_validator,
+)
+
+A = TypeVar("A")
+R = TypeVar("R")
+H = TypeVar("H", bound=Callable[..., Any])
+
+ErrorKind = Literal[
+    "unknown_tool",
+    "invalid_json",
+    "invalid_arguments",
+    "unbound",
+    "handler_error",
+    "timeout",
+    "invalid_result",
+]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a handler knows besides its arguments: the conversation, the call, the tool, and user values."""
+
+    conversation_id: str | None = None
+    tool_call_id: str | None = None
+    tool: ToolSpec | None = None
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolError:
+    kind: ErrorKind
+    message: str
+    problems: tuple[ValidationProblem, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """The result of one tool call, ready to be sent back as a tool message."""
+
+    tool_call_id: str
+    name: str
+    content: str | list[Any]
+    result: Any = None
+    error: ToolError | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+    def to_message(self) -> dict[str, Any]:
+        """A canonical tool message answering the call."""
+        message: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": self.tool_call_id,
+            "name": self.name,
+        }
+        message["content"] = self.content
+        if self.is_error:
+            message["is_error"] = True
+        return message
+
+
+def default_converter(result: Any) -> str | list[Any]:
+    """Text sent back to the model: a string as it is, a model or other value as JSON."""
+    if isinstance(result, pydantic.RootModel) and isinstance(result.root, str):
+        return result.root
+    if isinstance(result, str):
+        return result
+    if isinstance(result, pydantic.BaseModel):
+        return result.model_dump_json(by_alias=True, exclude_none=True)
+    return json.dumps(result, ensure_ascii=False, default=str)
+
+
+class ToolEntry(Generic[A, R]):
+    """One tool: its definition and, once bound, its handler and result converter."""
+
+    def __init__(
+        self, spec: ToolSpec, validate_args: Callable[[Any], Any] | None = None
+    ) -> None:
+        self.spec = spec
+        self._validate_args = validate_args
+        self._handler: Callable[..., Any] | None = None
+        self.converter: Callable[[Any], str | list[Any]] = default_converter
+
+    def handler(
+        self,
+        function: Callable[[A, ToolContext], R]
+        | Callable[[A, ToolContext], Awaitable[R]],
+    ) -> Any:
+        """Bind `function(args, ctx)`, sync or async; returns it unchanged, so it works as a decorator."""
+        self._handler = function
+        return function
+
+    def result_converter(
+        self, function: Callable[[R], str | list[Any]]
+    ) -> Callable[[R], str | list[Any]]:
+        """Replace the default JSON text with your own text or content parts."""
+        self.converter = function
+        return function
+
+    @property
+    def bound(self) -> bool:
+        return self._handler is not None
+
+    def parse(self, arguments: Any) -> Any:
+        """Validated arguments (JSON text or data): the args model, or the data itself for a run-time tool."""
+        try:
+            if self._validate_args is not None:
+                return self._validate_args(arguments)
+            args = self.spec.check_arguments(arguments)
+        except ToolgenValidationError as error:
+            # Strict mode makes every optional argument required and nullable, so a model sends null for "absent".
+            try:
+                data = (
+                    json.loads(arguments)
+                    if isinstance(arguments, (str, bytes))
+                    else arguments
+                )
+            except ValueError:
+                raise error from None
+            from ..schema.fit import (
+                drop_strict_nulls,
+            )  # only a call that failed validation needs it
+
+            lenient = drop_strict_nulls(data, self.spec.input_schema)
+            if lenient == data:
+                raise
+            return self.parse(lenient)
+        if not isinstance(args, self.spec.args_model):
+            raise ToolgenValidationError(self._unheld(args))
+        return args
+
+    def _unheld(self, data: Any) -> list[ValidationProblem]:
+        """Why the handler cannot take arguments the input schema accepts: what its model cannot hold."""
+        model = self.spec.args_model.__name__
+        try:
+            check(self.spec.args_model, data, json_text=False)
+        except ToolgenValidationError as error:
+            reason = f"fits the input schema, but {model}, which the handler takes, cannot hold it"
+            return [
+                ValidationProblem(p.pointer, f"{p.message}; it {reason}")
+                for p in error.problems
+            ]
+        return [
+            ValidationProblem("", f"is not a {model}")
+        ]  # pragma: no cover - check_arguments returned data
+
+
+class UnboundToolsError(RuntimeError):
+    """Raised by Registry.require_bound() when tools have no handler yet."""
+
+
+class Registry:
+    """Tools by name; create one per application (it holds handlers, so it is not module state)."""
+
+    def __init__(self, specs: Mapping[str, ToolSpec]) -> None:
+        self._entries: dict[str, ToolEntry[Any, Any]] = {
+            name: ToolEntry(spec) for name, spec in specs.items()
+        }
+
+    def entry(self, name: str) -> ToolEntry[Any, Any]:
+        return self._entries[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._entries))
+
+    def unbound(self) -> list[str]:
+        return sorted(name for name, entry in self._entries.items() if not entry.bound)
+
+    def require_bound(self) -> None:
+        """Fail at start-up, not at the first call, when a tool has no handler."""
+        missing = self.unbound()
+        if missing:
+            raise UnboundToolsError(f"tools without a handler: {', '.join(missing)}")
+
+    def add(
+        self,
+        name: str,
+        input_schema: Mapping[str, Any],
+        handler: Callable[[Any, ToolContext], Any],
+        *,
+        description: str | None = None,
+        output_schema: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> ToolEntry[Any, Any]:
+        """A tool defined at run time by a JSON Schema (MCP style), checked with jsonschema like any schema."""
+        try:
+            validator = schema_validator(dict(input_schema))
+        except (
+            ImportError
+        ) as error:  # pragma: no cover - depends on the application's environment
+            raise RuntimeError(
+                "tools added at run time need the jsonschema package"
+            ) from error
+
+        def validate(arguments: Any) -> Any:
+            data = (
+                json.loads(arguments)
+                if isinstance(arguments, (str, bytes))
+                else arguments
+            )
+            problems = schema_problems(validator, data)
+            if problems:
+                raise ToolgenValidationError(problems)
+            return data
+
+        spec = ToolSpec(
+            name=name,
+            title=None,
+            description=description,
+            args_model=pydantic.BaseModel,
+            result_model=None,
+            input_schema=dict(input_schema),
+            output_schema=dict(output_schema) if output_schema else None,
+            timeout=timeout,
+        )
+        entry: ToolEntry[Any, Any] = ToolEntry(spec, validate)
+        entry.handler(handler)
+        self._entries[name] = entry
+        return entry
+
+    def remove(self, name: str) -> None:
+        del self._entries[name]
+
+    def dispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
+        """Run one tool call (a ToolCall model or its dict form) to completion; never raises for a bad call."""
+        prepared = self._prepare(call, ctx)
+        if isinstance(prepared, ToolOutcome):
+            return prepared
+        entry, handler, args, context, call_id = prepared
+        timeout = entry.spec.timeout
+        # Imported on first dispatch rather than with the package: most imports of the SDK never dispatch.
+        import asyncio
+        import concurrent.futures
+        import inspect
+
+        try:
+            if inspect.iscoroutinefunction(handler):
+                result = asyncio.run(asyncio.wait_for(handler(args, context), timeout))
+            elif timeout is None:
+                result = handler(args, context)
+            else:
+                # A thread that overruns is abandoned, not killed: Python cannot stop it.
+                pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+                try:
+                    result = pool.submit(handler, args, context).result(timeout)
+                finally:
+                    pool.shutdown(wait=False)
+        except Exception as error:  # noqa: BLE001 - a failing handler is reported to the model, not raised
+            return _handler_failure(error, call_id, entry.spec.name, timeout)
+        return self._finish(entry, call_id, result)
+
+    async def adispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
+        """dispatch() for async code: async handlers are awaited, sync ones run in a thread."""
+        prepared = self._prepare(call, ctx)
+        if isinstance(prepared, ToolOutcome):
+            return prepared
+        entry, handler, args, context, call_id = prepared
+        timeout = entry.spec.timeout
+        import asyncio
+        import inspect
+
+        try:
+            if inspect.iscoroutinefunction(handler):
+                result = await asyncio.wait_for(handler(args, context), timeout)
+            else:
+                result = await asyncio.wait_for(
+                    asyncio.to_thread(handler, args, context), timeout
+                )
+        except Exception as error:  # noqa: BLE001 - a failing handler is reported to the model, not raised
+            return _handler_failure(error, call_id, entry.spec.name, timeout)
+        return self._finish(entry, call_id, result)
+
+    def _prepare(
+        self, call: Any, ctx: ToolContext | None
+    ) -> (
+        ToolOutcome
+        | tuple[ToolEntry[Any, Any], Callable[..., Any], Any, ToolContext, str]
+    ):
+        data = call.model_dump() if isinstance(call, pydantic.BaseModel) else call
+        call_id = str(data.get("id", ""))
+        function = data.get("function") or {}
+        name = str(function.get("name", ""))
+        entry = self._entries.get(name)
+        if entry is None:
+            known = ", ".join(sorted(self._entries)) or "none"
+            return _failure(
+                call_id,
+                name,
+                "unknown_tool",
+                f"there is no tool named {name!r}; the tools are: {known}",
+            )
+        handler = entry._handler
+        if handler is None:
+            return _failure(
+                call_id,
+                name,
+                "unbound",
+                f"the tool {name!r} is not available right now",
+            )
+        arguments = function.get("arguments", "{}")
+        if isinstance(arguments, str) and not arguments.strip():
+            arguments = (
+                "{}"  # some providers send an empty string for a call without arguments
+            )
+        try:
+            args = entry.parse(arguments)
+        except ToolgenValidationError as error:
+            kind: ErrorKind = (
+                "invalid_json"
+                if any("not valid JSON" in p.message for p in error.problems)
+                else "invalid_arguments"
+            )
+            details = "; ".join(str(p) for p in error.problems)
+            return _failure(
+                call_id,
+                name,
+                kind,
+                f"the arguments were not accepted: {details}",
+                error.problems,
+            )
+        except ValueError as error:
+            return _failure(
+                call_id,
+                name,
+                "invalid_json",
+                f"the arguments are not valid JSON: {error}",
+            )
+        context = ToolContext(
+            conversation_id=ctx.conversation_id if ctx else None,
+            tool_call_id=call_id,
+            tool=entry.spec,
+            values=ctx.values if ctx else {},
+        )
+        return entry, handler, args, context, call_id
+
+    def _finish(
+        self, entry: ToolEntry[Any, Any], call_id: str, result: Any
+    ) -> ToolOutcome:
+        spec = entry.spec
+        typed = spec.result_model is not None and isinstance(result, spec.result_model)
+        if (spec.result_model is not None and not typed) or spec.check_output:
+            try:
+                if typed:  # the model validated it when it was built: only the JSON Schema check is left
+                    checked = spec.check_result_schema(
+                        result.model_dump(mode="json", by_alias=True)
+                    )
+                else:
+                    checked = spec.check_result(
+                        result.model_dump(by_alias=True)
+                        if isinstance(result, pydantic.BaseModel)
+                        else result
+                    )
+            except ToolgenValidationError as error:
+                details = "; ".join(str(p) for p in error.problems)
+                return _failure(
+                    call_id,
+                    spec.name,
+                    "invalid_result",
+                    f"the tool returned a result its schema does not allow: {details}",
+                    error.problems,
+                )
+            result = result if typed else checked
+        return ToolOutcome(call_id, entry.spec.name, entry.converter(result), result)
+
+
+def _handler_failure(
+    error: Exception, call_id: str, name: str, timeout: float | None
+) -> ToolOutcome:
+    if _is_timeout(error):
+        return _failure(
+            call_id,
+            name,
+            "timeout",
+            f"the tool did not finish within {timeout} seconds",
+        )
+    return _failure(
+        call_id,
+        name,
+        "handler_error",
+        f"the tool failed: {type(error).__name__}: {error}",
+    )
+
+
+def _failure(
+    call_id: str,
+    name: str,
+    kind: ErrorKind,
+    message: str,
+    problems: tuple[ValidationProblem, ...] = (),
+) -> ToolOutcome:
+    return ToolOutcome(
+        call_id, name, f"Error: {message}", None, ToolError(kind, message, problems)
+    )
+
+
+def _is_timeout(error: Exception) -> bool:
+    # Python 3.10 has three distinct timeout errors; 3.11 made them one. Imported here: only timeouts need them.
+    import asyncio
+    import concurrent.futures
+
+    return isinstance(
+        error, (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
+    )

@@ -1,0 +1,238 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Tool definitions in each provider's request format, built from toolgen's canonical tool definition.
+
+Each function returns what goes into the request's tools field, with notes saying what had to change
+for that provider; nothing is changed silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+FORMATS = (
+    "anthropic",
+    "bedrock",
+    "gemini",
+    "mcp",
+    "mistral",
+    "ollama",
+    "openai",
+    "openai-responses",
+)
+GeminiSchema = Literal["json", "openapi"]
+
+
+@dataclass(frozen=True)
+class Export:
+    """The provider payload and one sentence per change made to fit the provider."""
+
+    provider: str
+    tools: list[Any]
+    notes: tuple[str, ...]
+
+
+def canonical_definition(**fields: Any) -> dict[str, Any]:
+    """A canonical tool definition from its fields (camelCase keys); absent values and empty metadata left out."""
+    return {
+        key: value
+        for key, value in fields.items()
+        if value is not None and not (key in ("meta", "annotations") and not value)
+    }
+
+
+def _object_schema(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    """Providers take an object schema for arguments; `true`/`{}` become an open object, with a note."""
+    schema = tool["inputSchema"]
+    if schema is True or schema == {}:
+        notes.append(
+            f"{tool['name']}: an input schema that accepts anything is sent as an empty object schema"
+        )
+        return {"type": "object", "properties": {}}
+    if schema is False or not isinstance(schema, Mapping):
+        raise ValueError(
+            f"{tool['name']}: an input schema of {schema!r} cannot be sent to a provider"
+        )
+    if schema.get("type") != "object":
+        notes.append(
+            f"{tool['name']}: input schema root has no `type: object`; it was added"
+        )
+        return {**schema, "type": "object"}
+    return dict(schema)
+
+
+def _named(tool: Mapping[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": tool["name"]}
+    if tool.get("description"):
+        entry["description"] = tool["description"]
+    return entry
+
+
+def _openai_parameters(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool
+) -> tuple[dict[str, Any], bool]:
+    """The parameters schema and whether the tool goes out strict: rewritten for strict mode when asked, else as is."""
+    schema = _object_schema(tool, notes)
+    if not (force_strict or tool.get("strict") is True):
+        return schema, False
+    # Imported here: only strict mode and Gemini's subset need the rewrites, and the SDK's import time counts.
+    from ..schema.fit import Unfit, strict_schema
+
+    try:
+        rewritten, changes = strict_schema(schema, str(tool["name"]))
+    except Unfit as unfit:
+        notes.append(
+            f"{tool['name']}: sent with strict: false; strict mode cannot express {unfit}"
+        )
+        return schema, False
+    notes.extend(changes)
+    return rewritten, True
+
+
+def _chat_function(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    """OpenAI Chat Completions; Mistral and Ollama take the same shape."""
+    parameters, strict = _openai_parameters(tool, notes, force_strict)
+    function = {**_named(tool), "parameters": parameters}
+    if strict or force_strict or tool.get("strict") is not None:
+        function["strict"] = strict
+    return {"type": "function", "function": function}
+
+
+def _plain_function(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    """Mistral and Ollama take the Chat Completions shape without strict mode."""
+    return {
+        "type": "function",
+        "function": {**_named(tool), "parameters": _object_schema(tool, notes)},
+    }
+
+
+def _responses_function(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    # The Responses API treats a function without `strict` as strict; say what the tool asks for.
+    parameters, strict = _openai_parameters(tool, notes, force_strict)
+    return {
+        "type": "function",
+        **_named(tool),
+        "parameters": parameters,
+        "strict": strict,
+    }
+
+
+def _anthropic(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    return {**_named(tool), "input_schema": _object_schema(tool, notes)}
+
+
+def _bedrock(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    return {
+        "toolSpec": {
+            **_named(tool),
+            "inputSchema": {"json": _object_schema(tool, notes)},
+        }
+    }
+
+
+def _gemini_declaration(
+    tool: Mapping[str, Any], notes: list[str], schema_field: GeminiSchema
+) -> dict[str, Any]:
+    declaration = _named(tool)
+    schema = _object_schema(tool, notes)
+    if schema_field == "openapi":
+        from ..schema.fit import Unfit, gemini_schema
+
+        try:
+            parameters, changes = gemini_schema(schema, str(tool["name"]))
+        except Unfit as unfit:
+            notes.append(
+                f"{tool['name']}: sent as parametersJsonSchema; Gemini's OpenAPI subset cannot express {unfit}"
+            )
+        else:
+            notes.extend(changes)
+            # "For function with no parameters, this can be left unset"; an OBJECT without properties is refused.
+            if parameters.get("properties"):
+                declaration["parameters"] = parameters
+            return declaration
+    # parametersJsonSchema takes JSON Schema as it is; `parameters` would take only an OpenAPI subset.
+    declaration["parametersJsonSchema"] = schema
+    if tool.get("outputSchema") is not None:
+        declaration["responseJsonSchema"] = tool["outputSchema"]
+    return declaration
+
+
+def _mcp(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": tool["name"]}
+    if tool.get("title"):
+        entry["title"] = tool["title"]
+    if tool.get("description"):
+        entry["description"] = tool["description"]
+    entry["inputSchema"] = _object_schema(tool, notes)
+    output = tool.get("outputSchema")
+    if isinstance(output, Mapping) and output.get("type") == "object":
+        entry["outputSchema"] = dict(output)
+    elif output is not None:
+        notes.append(
+            f"{tool['name']}: MCP output schemas must describe an object; outputSchema was left out"
+        )
+    if tool.get("annotations"):
+        entry["annotations"] = dict(tool["annotations"])
+    meta = dict(tool.get("meta") or {})
+    # MCP has no field for returnDirect, so it travels in _meta like any other tool metadata.
+    if tool.get("returnDirect"):
+        meta["returnDirect"] = True
+    if meta:
+        entry["_meta"] = meta
+    return entry
+
+
+_ONE_PER_TOOL: Mapping[
+    str, Callable[[Mapping[str, Any], list[str], bool], dict[str, Any]]
+] = {
+    "anthropic": _anthropic,
+    "bedrock": _bedrock,
+    "mcp": _mcp,
+    "mistral": _plain_function,
+    "ollama": _plain_function,
+    "openai": _chat_function,
+    "openai-responses": _responses_function,
+}
+
+
+def export_tools(
+    tools: Iterable[Mapping[str, Any]],
+    provider: str,
+    *,
+    strict: bool = False,
+    gemini: GeminiSchema = "json",
+) -> Export:
+    """`tools` are canonical tool definitions (name, description, inputSchema, ...); `provider` one of FORMATS.
+
+    Tools that declare `strict: true` (every tool, with `strict=True`) are rewritten for OpenAI strict mode in the
+    openai formats; `gemini="openapi"` sends Gemini's `parameters` subset instead of `parametersJsonSchema`.
+    """
+    if provider not in FORMATS:
+        raise ValueError(
+            f"unknown provider format {provider!r}; one of {', '.join(FORMATS)}"
+        )
+    notes: list[str] = []
+    if provider == "gemini":
+        declarations = [_gemini_declaration(tool, notes, gemini) for tool in tools]
+        return Export(
+            provider,
+            [{"functionDeclarations": declarations}] if declarations else [],
+            tuple(notes),
+        )
+    build = _ONE_PER_TOOL[provider]
+    return Export(
+        provider, [build(tool, notes, strict) for tool in tools], tuple(notes)
+    )
