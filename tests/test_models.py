@@ -622,7 +622,7 @@ def test_a_default_that_does_not_fit_its_schema_is_kept_as_written(
 
 
 def test_false_keeps_the_json_schema_sentences_that_name_the_key() -> None:
-    from toolgen.runtime.models.base import schema_problems, schema_validator
+    from toolgen.runtime.models.check import schema_problems, schema_validator
 
     def problems(schema: dict[str, object], data: object) -> list[tuple[str, str]]:
         return [(p.pointer, p.message) for p in schema_problems(schema_validator(schema), data)]

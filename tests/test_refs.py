@@ -193,7 +193,7 @@ def test_schemas_checked_as_written_meta_schemas_urns_remote_anchors_and_dynamic
 
 
 def test_schema_validator_never_fetches(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolgen.runtime.models.base import schema_problems, schema_validator
+    from toolgen.runtime.models.check import schema_problems, schema_validator
 
     attempts: list[object] = []
 

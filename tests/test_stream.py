@@ -14,6 +14,13 @@ import pytest
 
 from toolgen.runtime.streams.aggregator import (
     Aggregator,
+    aaggregate,
+    aggregate,
+    astream_events,
+    detect_wire,
+    stream_events,
+)
+from toolgen.runtime.streams.events import (
     Event,
     Finish,
     MessageEnd,
@@ -25,11 +32,6 @@ from toolgen.runtime.streams.aggregator import (
     ToolCallEnd,
     ToolCallStart,
     Usage,
-    aaggregate,
-    aggregate,
-    astream_events,
-    detect_wire,
-    stream_events,
 )
 from toolgen.runtime.streams.framing import (
     EventStreamDecoder,

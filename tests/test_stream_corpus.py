@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from toolgen.runtime.streams.aggregator import (
+from toolgen.runtime.streams.aggregator import stream_events
+from toolgen.runtime.streams.events import (
     Event,
     Finish,
     MessageEnd,
@@ -25,7 +26,6 @@ from toolgen.runtime.streams.aggregator import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    stream_events,
 )
 from toolgen.runtime.wires.base import ProviderError, Response
 

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.streams.aggregator import (
+from toolgen.runtime.streams.aggregator import stream_events
+from toolgen.runtime.streams.events import (
     Event,
     MessageEnd,
     ReasoningDelta,
@@ -25,7 +26,6 @@ from toolgen.runtime.streams.aggregator import (
     ToolCallDelta,
     ToolCallEnd,
     dumps_compact,
-    stream_events,
 )
 from toolgen.runtime.streams.gemini import PartialArgs
 from toolgen.runtime.wires.base import ProviderError, Response

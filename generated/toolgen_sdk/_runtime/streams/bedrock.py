@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
-from .aggregator import Call, WireState
+from .state import Call, WireState
 
 _EVENTS = frozenset(
     {

@@ -16,7 +16,8 @@ import re
 from typing import Any
 
 from ..wires.base import ProviderError, Response
-from .aggregator import Call, WireState, dumps_compact
+from .events import dumps_compact
+from .state import Call, WireState
 
 _PATH_TOKEN = re.compile(
     r"\.([^.\[\]]+)|\[(\d+)\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*\"((?:[^\"\\]|\\.)*)\"\s*\]"

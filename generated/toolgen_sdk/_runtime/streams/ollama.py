@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
-from .aggregator import WireState, dumps_compact
+from .events import dumps_compact
+from .state import WireState
 
 
 class OllamaState(WireState):

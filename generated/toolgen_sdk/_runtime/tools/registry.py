@@ -15,14 +15,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 import pydantic
 
-from ..models.base import (
-    ToolgenValidationError,
-    ToolSpec,
-    ValidationProblem,
-    check,
-    schema_problems,
-    schema_validator,
-)
+from ..models.base import ToolSpec
+from ..models.check import check, schema_problems, schema_validator
+from ..models.problems import ToolgenValidationError, ValidationProblem
 
 A = TypeVar("A")
 R = TypeVar("R")

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from ..streams.aggregator import (
+from ..streams.aggregator import aggregate, astream_events, stream_events
+from ..streams.events import (
     Event,
     Finish,
     MessageEnd,
@@ -43,9 +44,6 @@ from ..streams.aggregator import (
     ToolCallEnd,
     ToolCallStart,
     Usage,
-    aggregate,
-    astream_events,
-    stream_events,
 )
 from ..wires.adapters import decode, encode_request
 from ..wires.base import ProviderError, Request, Response, parts_of

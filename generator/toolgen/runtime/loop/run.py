@@ -35,13 +35,7 @@ import pydantic
 
 from ..clients.base import ModelClient
 from ..models.base import ToolSpec
-from ..streams.aggregator import (
-    Event,
-    MessageEnd,
-    ReasoningDelta,
-    StreamError,
-    TextDelta,
-)
+from ..streams.events import Event, MessageEnd, ReasoningDelta, StreamError, TextDelta
 from ..tools.registry import Registry, ToolContext, ToolOutcome
 from ..wires.base import ProviderError, Request, Response, parts_of
 from .events import EventType, RunEvent

@@ -11,7 +11,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ..wires.base import ProviderError, Response
-from .aggregator import Call, WireState, parse_json
+from .events import parse_json
+from .state import Call, WireState
 
 _TEXT_FIELDS = MappingProxyType({"text": "text", "thinking": "thinking"})
 # Blocks whose `input` streams as JSON text but which are not calls for the client to run.

@@ -10,14 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
-from .aggregator import (
-    Call,
-    ToolCallDelta,
-    WireState,
-    new_object,
-    set_delta_arguments,
-    set_delta_index,
-)
+from .events import ToolCallDelta, new_object, set_delta_arguments, set_delta_index
+from .state import Call, WireState
 
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 # Delta keys that only describe the chunk, not the message.

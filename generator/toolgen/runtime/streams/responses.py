@@ -13,7 +13,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ..wires.base import ProviderError, Response
-from .aggregator import Call, ToolCallEnd, WireState, dumps_compact
+from .events import ToolCallEnd, dumps_compact
+from .state import Call, WireState
 
 # Call items and the field their input streams into: JSON text for functions, free text for custom tools.
 _CALL_ITEMS = MappingProxyType(

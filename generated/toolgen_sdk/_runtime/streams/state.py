@@ -1,0 +1,248 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""What every wire's stream state shares: call bookkeeping, event helpers and the fault path."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..wires.base import ProviderError, Response
+from .events import (
+    Event,
+    MessageStart,
+    ReasoningDelta,
+    StreamError,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    dumps_compact,
+    new_object,
+    parse_json,
+    set_delta_arguments,
+    set_delta_index,
+    set_reasoning,
+    set_text,
+)
+
+
+class Call:
+    """One tool call being streamed: its fragments, and once closed its final arguments."""
+
+    __slots__ = (
+        "arguments",
+        "closed",
+        "emitted",
+        "error",
+        "extra",
+        "id",
+        "index",
+        "name",
+        "parsed",
+        "parts",
+        "value",
+    )
+
+    def __init__(self, index: int, id: str | None, name: str | None) -> None:
+        self.index = index
+        self.id = id
+        self.name = name
+        self.parts: list[str] = []
+        self.closed = False
+        self.emitted = False
+        self.arguments = ""
+        self.parsed: Any = None
+        self.value: Any = None
+        self.error: str | None = None
+        # Wire keys of the call's entry worth mirroring in the accumulated body (`type` where the wire sent it).
+        self.extra: dict[str, Any] | None = None
+
+
+class WireState:
+    """What every wire's stream state shares: the event helpers, call bookkeeping and the fault path."""
+
+    wire: str = ""
+    # True where the whole (non-streamed) response carries call arguments as an object, not JSON text.
+    object_arguments: ClassVar[bool] = False
+    end_signal: ClassVar[str] = "its final event"
+
+    def __init__(self, wire: str | None = None) -> None:
+        if wire is not None:
+            self.wire = wire
+        self.out: list[Event] = []
+        self.calls: list[Call] = []
+        self.started = False
+        self.complete = False
+        self.errors: list[StreamError] = []
+        self.provider_error: ProviderError | None = None
+        self.text_parts: list[str] = []
+        self.reasoning_parts: list[str] = []
+
+    # -- what each wire implements --------------------------------------------------------------------------------
+
+    def feed(self, event: str | None, data: Any) -> None:
+        """Take one decoded payload (and its SSE event name or eventstream event type)."""
+        raise NotImplementedError
+
+    def body(self) -> dict[str, Any]:
+        """The accumulated body, shaped like the wire's non-streamed response."""
+        raise NotImplementedError
+
+    def decode(self, body: dict[str, Any]) -> Response | ProviderError:
+        """The wire's own decoder for a whole response body."""
+        return self.fallback()
+
+    def finish(self) -> None:
+        """The body ended: close whatever the wire left open."""
+        for call in self.calls:
+            self.close_call(call)
+
+    def exception(self, name: str | None, data: bytes, kind: str) -> None:
+        """An out-of-band error message of the framing (an eventstream exception)."""
+        text = data.decode("utf-8", "replace")
+        try:
+            payload = parse_json(data)
+        except ValueError:
+            payload = text
+        message = payload.get("message") if isinstance(payload, dict) else None
+        self.fail(
+            str(message or text or name or kind), code=name, type=kind, raw=payload
+        )
+
+    def done_marker(self) -> None:
+        """The SSE `[DONE]` sentinel."""
+        self.complete = True
+
+    # -- helpers for the wires ------------------------------------------------------------------------------------
+
+    def begin(self, id: str | None = None, model: str | None = None) -> None:
+        if not self.started:
+            self.started = True
+            self.out.append(MessageStart(id, model))
+
+    def text(self, text: str) -> None:
+        if not self.started:
+            self.begin()
+        self.text_parts.append(text)
+        event = new_object(TextDelta)
+        set_text(event, text)
+        self.out.append(event)
+
+    def reasoning(self, text: str) -> None:
+        if not self.started:
+            self.begin()
+        self.reasoning_parts.append(text)
+        event = new_object(ReasoningDelta)
+        set_reasoning(event, text)
+        self.out.append(event)
+
+    def open_call(self, id: str | None, name: str | None) -> Call:
+        if not self.started:
+            self.begin()
+        call = Call(len(self.calls), id or None, name or None)
+        self.calls.append(call)
+        self.out.append(ToolCallStart(call.index, call.id, call.name))
+        return call
+
+    def arguments(self, call: Call, fragment: str) -> None:
+        call.parts.append(fragment)
+        event = new_object(ToolCallDelta)
+        set_delta_index(event, call.index)
+        set_delta_arguments(event, fragment)
+        self.out.append(event)
+
+    def close_call(self, call: Call, text: str | None = None) -> None:
+        """Settle a call's arguments; its ToolCallEnd goes out now when the call has an id, else at the end."""
+        if call.closed:
+            return
+        call.closed = True
+        self.settle(call, "".join(call.parts) if text is None else text)
+        if call.id is not None:
+            call.emitted = True
+            self.out.append(
+                ToolCallEnd(
+                    call.index,
+                    call.id,
+                    call.name,
+                    call.arguments,
+                    call.parsed,
+                    call.error,
+                )
+            )
+
+    def settle(self, call: Call, text: str) -> None:
+        if not text.strip():
+            # A call with no arguments at all: the whole response would say {} (or an empty object).
+            call.arguments, call.parsed, call.value = "{}", {}, {}
+            return
+        try:
+            value = parse_json(text)
+        except ValueError as error:
+            call.arguments, call.parsed, call.value = text, None, None
+            call.error = f"arguments are not valid JSON: {error}"
+            self.fault(f"tool call {call.index} ({call.name}): {call.error}", raw=text)
+            return
+        call.parsed = call.value = value
+        call.arguments = dumps_compact(value) if self.object_arguments else text
+
+    def fault(self, message: str, raw: Any = None) -> None:
+        """A fault of the stream itself (not an error the provider sent)."""
+        error = StreamError(message, raw=raw)
+        self.errors.append(error)
+        self.out.append(error)
+
+    def fail(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        type: str | None = None,
+        status: int | None = None,
+        raw: Any = None,
+    ) -> None:
+        """An error the provider sent mid-stream."""
+        self.provider_error = ProviderError(
+            self.wire, message, type=type, code=code, status=status, raw=raw
+        )
+        error = StreamError(message, code, type, status, raw, provider=True)
+        self.errors.append(error)
+        self.out.append(error)
+
+    def salvage(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The body without the failure markers that make the decoder return a ProviderError, if the wire has any."""
+        return None
+
+    def has_content(self) -> bool:
+        return bool(self.text_parts or self.reasoning_parts or self.calls)
+
+    def fallback(self) -> Response:
+        """The message rebuilt from the events alone, for when the wire's decoder cannot take the body."""
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": "".join(self.text_parts) or None,
+        }
+        if self.reasoning_parts:
+            reasoning = {"type": "reasoning", "text": "".join(self.reasoning_parts)}
+            text = message["content"]
+            message["content"] = [reasoning] + (
+                [{"type": "text", "text": text}] if text else []
+            )
+        if self.calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id or "",
+                    "type": "function",
+                    "function": {"name": call.name or "", "arguments": call.arguments},
+                }
+                for call in self.calls
+            ]
+        return Response(message=message)
+
+
+class _NoState(WireState):
+    """Stands in when a body ended before any payload said which wire it is."""
+
+    def feed(self, event: str | None, data: Any) -> None:
+        """Payloads of an unrecognized wire are dropped; the first one already raised a StreamError."""
+
+    def body(self) -> dict[str, Any]:
+        return {}

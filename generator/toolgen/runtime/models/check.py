@@ -1,0 +1,223 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Strict validation of JSON data against a model, and the JSON Schema check for what models cannot hold."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pydantic
+
+from ..schema.keywords import map_subschemas
+from .problems import (
+    ToolgenValidationError,
+    ValidationProblem,
+    escape_pointer_part,
+    problems_from,
+)
+
+
+def parsed_json(data: str | bytes | bytearray) -> Any:
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as error:
+        problem = ValidationProblem(
+            "",
+            f"is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}",
+        )
+        raise ToolgenValidationError([problem]) from None
+    except UnicodeDecodeError as error:
+        raise ToolgenValidationError(
+            [ValidationProblem("", f"is not UTF-8 text (byte {error.start})")]
+        ) from None
+
+
+# Where a schema whose patterns were translated for Python keeps their originals (an unknown keyword to checks).
+_ECMA_ORIGINALS = "x-toolgen-ecma-patterns"
+
+
+def schema_validator(
+    schema: Mapping[str, Any],
+    resources: Mapping[str, Any] | None = None,
+    dialect: str | None = None,
+) -> Any:
+    """A validator from the jsonschema package for `schema` (its declared draft, else `dialect`, else 2020-12).
+
+    References resolve inside `schema`, to `resources` (URI -> document) and to the published meta-schemas, and
+    nowhere else: a reference to anything more is a problem of the check, never a fetch over the network.
+    """
+    # Imported here: only tools whose models do not enforce every keyword need jsonschema.
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012, specification_with
+
+    fallback = (
+        validator_for({"$schema": dialect}, default=Draft202012Validator)
+        if dialect
+        else Draft202012Validator
+    )
+    validator = validator_for(schema, default=fallback)
+    from ..schema.ecma_regex import (
+        python_documents,
+    )  # rarely needed, so not imported with the package
+
+    documents: dict[str, Any] = dict(resources or {})
+    # Python's re has no \p{...}: General_Category escapes become explicit ranges first (the models skip them).
+    translated = python_documents([schema, *documents.values()])
+    if translated is not None:
+        rewritten, originals = translated
+        # Error sentences that quote a pattern (additionalProperties lists them) show it as written.
+        schema = (
+            {**rewritten[0], _ECMA_ORIGINALS: originals}
+            if isinstance(rewritten[0], dict)
+            else rewritten[0]
+        )
+        documents = dict(zip(documents, rewritten[1:], strict=True))
+    # jsonschema reports a `false` subschema's error without its place; `{"not": {}}` refuses the same values
+    # and is reported where it applies.
+    schema = _false_spelled_out(schema)
+    documents = {
+        uri: _false_spelled_out(document) for uri, document in documents.items()
+    }
+    # A document that does not name its draft is read as the schema's own.
+    own = specification_with(
+        str(validator.META_SCHEMA.get("$schema", "")), default=DRAFT202012
+    )
+    loaded = [
+        (uri, Resource.from_contents(document, own))
+        for uri, document in documents.items()
+    ]
+    # An explicit registry has no retrieve function; jsonschema's default one would fetch unknown URIs.
+    registry: Registry[Any] = Registry().with_resources(loaded).crawl()
+    return validator(schema, registry=registry)
+
+
+# Where jsonschema's own message for `false` says more than "is not allowed" (it names the key or item).
+_FALSE_KEPT = ("propertyNames", "unevaluatedProperties", "unevaluatedItems")
+
+
+def _false_spelled_out(schema: Any) -> Any:
+    if schema is False:
+        return {"not": {}}
+    if not isinstance(schema, dict):
+        return schema
+    result = map_subschemas(schema, _false_spelled_out)
+    for key in _FALSE_KEPT:
+        if schema.get(key) is False:
+            result[key] = False
+    return result
+
+
+def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
+    """Every place `value` breaks the validator's schema, in document order."""
+    try:
+        errors = sorted(
+            validator.iter_errors(value),
+            key=lambda e: tuple((isinstance(p, str), p) for p in e.absolute_path),
+        )
+    except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
+        return [
+            ValidationProblem("", f"could not be checked against its schema: {error}")
+        ]
+    originals = (
+        validator.schema.get(_ECMA_ORIGINALS)
+        if isinstance(validator.schema, dict)
+        else None
+    )
+    problems = [
+        ValidationProblem(_pointer(error.absolute_path), _schema_sentence(error))
+        for error in errors
+    ]
+    if originals:
+        problems = [
+            ValidationProblem(p.pointer, _with_originals(p.message, originals))
+            for p in problems
+        ]
+    return problems
+
+
+def _with_originals(message: str, originals: Mapping[str, str]) -> str:
+    """`message` quoting each translated pattern as it was written (`\\p{Letter}`, not its ranges)."""
+    for python, ecma in originals.items():
+        message = message.replace(repr(python), repr(ecma))
+    return message
+
+
+def _pointer(path: Iterable[Any]) -> str:
+    return "".join("/" + escape_pointer_part(part) for part in path)
+
+
+def _schema_sentence(error: Any) -> str:
+    keyword = error.validator
+    if keyword == "oneOf" and not error.context:
+        return "matches more than one of the allowed shapes (oneOf wants exactly one)"
+    if keyword in ("oneOf", "anyOf"):
+        return "matches none of the allowed shapes"
+    if keyword == "not":
+        return (
+            "is not allowed here"
+            if error.validator_value == {}
+            else "matches a shape that is not allowed here"
+        )
+    return str(error.message)
+
+
+def check(
+    model: type[pydantic.BaseModel] | pydantic.TypeAdapter[Any],
+    data: Any,
+    *,
+    json_text: bool = True,
+) -> Any:
+    """Validate `data` against `model` (a model class, or an adapter of a union), strictly (no "5" for 5).
+
+    Raises ToolgenValidationError. With `json_text`, a str or bytes is JSON text to parse first (as tool
+    arguments arrive from a model); without it, a str is the value itself (a tool that returns a string).
+    """
+    value = (
+        parsed_json(data)
+        if json_text and isinstance(data, (str, bytes, bytearray))
+        else data
+    )
+    # The core validator directly: model_validate's own checks cost as much as validating a small message.
+    validator = (
+        model.validator
+        if isinstance(model, pydantic.TypeAdapter)
+        else model.__pydantic_validator__
+    )
+    try:
+        return validator.validate_python(value, strict=True)
+    except pydantic.ValidationError as error:
+        items = error.errors(include_url=False)
+        if any(
+            e["type"] == "int_type" and _integral_float(e.get("input")) for e in items
+        ):
+            # JSON Schema counts 1.0 as an integer (models often write 5.0); strict pydantic does not.
+            try:
+                return validator.validate_python(
+                    _integral_floats_as_ints(value), strict=True
+                )
+            except pydantic.ValidationError:
+                pass  # the problems of the value as given are the ones to report
+        raise ToolgenValidationError(problems_from(error, value, items)) from None
+    except (TypeError, ArithmeticError) as error:
+        # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
+        raise ToolgenValidationError(
+            [ValidationProblem("", f"could not be checked: {error}")]
+        ) from None
+
+
+def _integral_float(value: Any) -> bool:
+    return type(value) is float and value.is_integer()
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    """`value` with every float that has no fractional part written as an int (JSON Schema's integer)."""
+    if _integral_float(value):
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _integral_floats_as_ints(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral_floats_as_ints(item) for item in value]
+    return value

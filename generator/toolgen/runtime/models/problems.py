@@ -1,0 +1,245 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Validation problems: pydantic's errors folded into one sentence per place, each with its JSON pointer."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+
+@dataclass(frozen=True)
+class ValidationProblem:
+    """One problem: where (a JSON pointer into the input) and what, in a plain sentence."""
+
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '(root)'}: {self.message}"
+
+
+class ToolgenValidationError(ValueError):
+    """Raised by every validator; `problems` lists each problem found, not only the first."""
+
+    def __init__(self, problems: Sequence[ValidationProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__(self.problems)
+
+    def __str__(self) -> str:
+        # Written when shown, not when raised: a validator that is caught and reported pays nothing for it.
+        listing = "\n".join(f"  {p}" for p in self.problems)
+        count = len(self.problems)
+        return f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}"
+
+
+def escape_pointer_part(part: object) -> str:
+    """One JSON pointer reference token (RFC 6901): `~` and `/` escaped."""
+    return str(part).replace("~", "~0").replace("/", "~1")
+
+
+def _data_path(
+    data: Any, loc: Sequence[int | str], kind: str
+) -> tuple[list[str], list[tuple[int, str]]]:
+    """Split a pydantic error location into the path through the data and the union branch labels it passed."""
+    path: list[str] = []
+    branches: list[tuple[int, str]] = []
+    current = data
+    last = len(loc) - 1
+    for index, part in enumerate(loc):
+        # type() first: dict and list are what JSON data holds, and the general checks cost more.
+        kind_of = type(current)
+        if type(part) is str and (
+            kind_of is dict or (kind_of is not list and isinstance(current, Mapping))
+        ):
+            key = part if part in current else _camel_key(part, current)
+            if key is not None:
+                current = current[key]
+                path.append(key)
+                continue
+        elif type(part) is int and (kind_of is list or kind_of is tuple):
+            current = current[part] if 0 <= part < len(current) else None
+            path.append(str(part))
+            continue
+        if kind == "missing" and index == last:
+            path.append(str(part))
+        else:
+            branches.append((len(path), str(part)))
+    return path, branches
+
+
+def _camel_key(part: str, current: Mapping[str, Any]) -> str | None:
+    if "_" not in part:
+        return None
+    if part.startswith("_") or part.endswith("_") or "__" in part:
+        return None  # to_camel keeps these as they are; the key is the name itself
+    # to_camel for the snake_case names the canonical models use, without its regular expressions.
+    head, _, rest = part.partition("_")
+    camel = head + rest.title().replace("_", "")
+    return camel if camel in current else None
+
+
+def _sentence(error: Mapping[str, Any]) -> str:
+    reason = _reason(error)
+    if error["type"] in ("missing", "extra_forbidden"):
+        return reason
+    return f"{reason} (got {_shown(error.get('input'))})"
+
+
+def _reason(error: Mapping[str, Any]) -> str:
+    """What is wrong, without the value that was given."""
+    kind = error["type"]
+    if kind == "missing":
+        return "is required but missing"
+    if kind == "extra_forbidden":
+        return "is not an allowed field"
+    message = str(error["msg"])
+    if message.startswith("Input should be "):
+        return "should be " + message[len("Input should be ") :]
+    if message.startswith("Value error, "):
+        return message[len("Value error, ") :]
+    return message
+
+
+# One encoder for every error sentence: json.dumps with options builds a new encoder on each call.
+_SHOW = json.JSONEncoder(ensure_ascii=False, default=repr)
+
+
+def _shown(value: Any) -> str:
+    kind = type(value)
+    if kind is int or (kind is float and math.isfinite(value)):
+        return repr(value)
+    if value is None or kind is bool:
+        return "null" if value is None else "true" if value else "false"
+    text = _SHOW.encode(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_TAG_ERRORS = frozenset({"union_tag_invalid", "union_tag_not_found"})
+
+
+def problems_from(
+    error: pydantic.ValidationError,
+    data: Any,
+    items: Sequence[Mapping[str, Any]] | None = None,
+) -> list[ValidationProblem]:
+    """Pydantic's errors (`items`, when the caller has them already) as JSON-pointer problems: one per real
+    problem, union branches folded."""
+    items = error.errors(include_url=False) if items is None else items
+    if len(items) == 1 and items[0]["type"] not in _TAG_ERRORS:
+        # One error: whatever union branches it passed through, they are the ones that were tried.
+        item = items[0]
+        path, _ = _data_path(data, item["loc"], item["type"])
+        return [_problem(path, item)]
+    found: list[tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]] = []
+    for item in items:
+        kind = item["type"]
+        path, branches = _data_path(data, item["loc"], kind)
+        if kind in _TAG_ERRORS:
+            key, tag = _tag_key(
+                str(item.get("ctx", {}).get("discriminator", "")), data, path
+            )
+            expected = item.get("ctx", {}).get("expected_tags")
+            if kind == "union_tag_invalid":
+                text = f"must be one of {expected} (got {_shown(tag)})"
+            else:
+                text = "is required to tell which kind of object this is"
+            found.append(
+                ([*path, key], [], {"type": "custom", "msg": text, "sentence": text})
+            )
+            continue
+        found.append((path, branches, item))
+    return _fold_unions(found)
+
+
+def _tag_key(discriminator: str, data: Any, path: list[str]) -> tuple[str, Any]:
+    """The property that tells a union apart, as the data spells it, and its value there (None when absent).
+
+    pydantic names a field with an alias `'pet_type' | 'pet-type'`: the field's name, then the JSON name;
+    the alias comes first here, as JSON data spells it.
+    """
+    inner = (
+        discriminator[1:-1]
+        if len(discriminator) > 1 and discriminator[0] == discriminator[-1] == "'"
+        else ""
+    )
+    names = inner.split("' | '")[::-1] if inner else [discriminator]
+    current = data
+    for part in path:
+        if isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            current = current.get(part) if isinstance(current, dict) else None
+    for name in names:
+        if isinstance(current, dict) and name in current:
+            return name, current[name]
+    return names[0], None
+
+
+Found = tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]
+
+
+def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
+    """Keep the errors of the union branch that got furthest into the data; report a total miss once."""
+    problems = _folded(list(found))
+    if len(problems) == 1:
+        return problems
+    unique = {(p.pointer, p.message): p for p in problems}
+    return sorted(unique.values(), key=lambda p: (p.pointer, p.message))
+
+
+def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
+    """Fold the union branches from the `level`-th one on (entries are shared, not copied, on the way down)."""
+    if len(found) == 1:
+        return [
+            _problem(found[0][0], found[0][2])
+        ]  # one error left: the branches it passed are the ones tried
+    problems: list[ValidationProblem] = []
+    groups: dict[tuple[str, ...], list[Found]] = {}
+    for entry in found:
+        path, branches, item = entry
+        if len(branches) > level:
+            groups.setdefault(tuple(path[: branches[level][0]]), []).append(entry)
+        else:
+            problems.append(_problem(path, item))
+    for prefix, members in groups.items():
+        if len({branches[level][1] for _, branches, _ in members}) == 1:
+            # One branch tried (a discriminated union, or one candidate left): its errors are the errors.
+            problems.extend(_folded(members, level + 1))
+            continue
+        deepest = max(len(path) for path, _, _ in members)
+        if deepest == len(prefix):
+            reasons = sorted({_reason(item) for _, _, item in members})
+            pointer = "".join("/" + escape_pointer_part(p) for p in prefix)
+            problems.append(
+                ValidationProblem(
+                    pointer,
+                    "matches none of the allowed forms: " + "; or ".join(reasons),
+                )
+            )
+            continue
+        chosen = next(
+            branches[level][1] for path, branches, _ in members if len(path) == deepest
+        )
+        problems.extend(
+            _folded([m for m in members if m[1][level][1] == chosen], level + 1)
+        )
+    return problems
+
+
+def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
+    sentence = str(item["sentence"]) if "sentence" in item else _sentence(item)
+    return ValidationProblem(_json_pointer(path), sentence)
+
+
+def _json_pointer(path: list[str]) -> str:
+    if not path:
+        return ""
+    joined = "/".join(path)
+    if "~" not in joined and joined.count("/") == len(path) - 1:
+        return "/" + joined  # no part holds a `/` or `~`: nothing to escape
+    return "".join("/" + escape_pointer_part(p) for p in path)
