@@ -23,8 +23,9 @@ from openai.types.chat.completion_create_params import CompletionCreateParams
 from openai.types.responses import Response as OpenAIResponse
 from openai.types.responses.response_create_params import ResponseCreateParams
 
-from toolgen.runtime.wires.adapters import check_pairing, codec, convert, decode, detect
 from toolgen.runtime.wires.base import ProviderError, Request, Response
+from toolgen.runtime.wires.codecs import codec, convert, decode, detect
+from toolgen.runtime.wires.pairing import check_pairing
 
 from conftest import SHARED, shared_dir
 

@@ -31,9 +31,14 @@ def sdk() -> Iterator[SimpleNamespace]:
             name: importlib.import_module(f"toolgen_sdk._runtime.{name}")
             for name in ("loop.run", "clients.base", "loop.events")
         }
-        demo = importlib.import_module("toolgen_sdk._runtime.demo.main")
+        demo = SimpleNamespace(
+            **{
+                **vars(importlib.import_module("toolgen_sdk._runtime.demo.sandbox")),
+                **vars(importlib.import_module("toolgen_sdk._runtime.demo.handlers")),
+            }
+        )
         framing = importlib.import_module("toolgen_sdk._runtime.streams.framing")
-        adapters = importlib.import_module("toolgen_sdk._runtime.wires.adapters")
+        adapters = importlib.import_module("toolgen_sdk._runtime.wires.pairing")
         package = importlib.import_module("toolgen_sdk")
         yield SimpleNamespace(
             package=package,
@@ -508,7 +513,7 @@ def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs()
     probe = (
         "import sys\n"
         "sys.modules['httpx'] = None\n"
-        "import toolgen_sdk, toolgen_sdk._runtime.loop.run, toolgen_sdk._runtime.clients.base, toolgen_sdk._runtime.demo.main, toolgen_sdk.__main__\n"
+        "import toolgen_sdk, toolgen_sdk._runtime.loop.run, toolgen_sdk._runtime.clients.base, toolgen_sdk._runtime.app.main, toolgen_sdk.__main__\n"
         "try:\n"
         "    toolgen_sdk._runtime.clients.base.HTTPModel('http://127.0.0.1:9', 'm')\n"
         "except ImportError as error:\n"

@@ -132,7 +132,7 @@ def sdk() -> Iterator[SimpleNamespace]:
             "loop": "loop.run",
             "clients": "clients.base",
             "stream": "streams.aggregator",
-            "adapters": "wires.adapters",
+            "adapters": "wires.codecs",
         }
         modules = {key: importlib.import_module(f"toolgen_sdk._runtime.{name}") for key, name in names.items()}
         yield SimpleNamespace(package=importlib.import_module("toolgen_sdk"), **modules)

@@ -324,7 +324,7 @@ def test_events_agree_with_the_final_message(relative: str) -> None:
 
 
 def decode_whole(wire: str, body: Any) -> Response | ProviderError:
-    from toolgen.runtime.wires.adapters import codec
+    from toolgen.runtime.wires.codecs import codec
 
     return codec(wire).decode_response(body)
 

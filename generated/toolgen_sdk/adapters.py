@@ -15,7 +15,6 @@ from typing import Any
 import pydantic
 
 from toolgen_sdk._runtime import (
-    WIRES,
     Aggregator,
     Event,
     Finish,
@@ -81,6 +80,20 @@ __all__ = [
     "parse_response",
     "stream_events",
 ]
+
+# The wire formats this package carries (`wires:` in toolgen.yaml).
+WIRES: tuple[str, ...] = (
+    "anthropic",
+    "bedrock-converse",
+    "cohere",
+    "gemini",
+    "google-interactions",
+    "mistral",
+    "ollama",
+    "openai-chat",
+    "openai-chat-camel",
+    "openai-responses",
+)
 
 
 @dataclass(frozen=True)

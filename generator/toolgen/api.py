@@ -243,6 +243,8 @@ package: {package}
 output: generated
 inputs:
   - schemas/tools/*.yaml
+# The offline demo behind `python -m {package} "prompt"`: demo handlers and a sandbox. Drop it for production.
+demo: true
 """
 
 

@@ -13,9 +13,8 @@ import click
 from toolgen import api
 from toolgen.diagnostics import Diagnostic
 from toolgen.errors import InvalidInputError, ToolgenError
-from toolgen.lint import PROVIDERS
 from toolgen.payloads import KINDS as PAYLOAD_KINDS
-from toolgen.runtime import FORMATS, WIRES, GeminiSchema
+from toolgen.runtime import MCP, NAMES, GeminiSchema
 from toolgen.validate import KINDS, WIRE_KINDS, Tally
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -178,7 +177,7 @@ def _gemini_schema_option(function: Callable[..., None]) -> Callable[..., None]:
     "--provider",
     "providers",
     multiple=True,
-    type=click.Choice(PROVIDERS),
+    type=click.Choice([*NAMES, MCP]),
     help="Apply this provider's rules (repeatable; default: toolgen.yaml's lint.providers, else all).",
 )
 def lint_command(
@@ -202,7 +201,7 @@ def lint_command(
 
 @main.command("export")
 @_location_options
-@click.option("--format", "provider", type=click.Choice(FORMATS), required=True, help="Provider request format.")
+@click.option("--format", "provider", type=click.Choice([*NAMES, MCP]), required=True, help="Provider request format.")
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
 )
@@ -374,7 +373,8 @@ def _write_json(value: Any, output: Path | None) -> None:
         output.write_text(text, encoding="utf-8")
 
 
-_WIRE_CHOICE = click.Choice(list(WIRES))
+# Wire names as the runtime's table of wires spells them, old spellings (aliases) included.
+_WIRE_CHOICE = click.Choice(list(NAMES))
 _PAYLOAD = click.argument("file", type=click.Path(path_type=Path, allow_dash=True, dir_okay=False))
 _OUTPUT = click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."

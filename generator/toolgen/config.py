@@ -6,12 +6,16 @@ import keyword
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from toolgen.errors import ConfigNotFoundError, InvalidInputError
-from toolgen.load import LoadError, load_file
+from toolgen.lint import canonical_provider
+from toolgen.load import Document, LoadError, load_file
 from toolgen.meta import check_against_meta_schema
+from toolgen.runtime import WIRES, canonical_name
 
 CONFIG_NAME = "toolgen.yaml"
 _PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -29,6 +33,9 @@ class Config:
     remotes: tuple[tuple[str, str], ...] = ()
     export_strict: bool = False
     gemini_schema: str = "json"
+    # Wire names as the runtime's table spells them, sorted; every wire when the config names none.
+    wires: tuple[str, ...] = WIRES
+    demo: bool = False
     display: str = CONFIG_NAME
     input_positions: tuple[tuple[int, int], ...] = ()
 
@@ -77,6 +84,14 @@ def load_config(root: Path, path: Path | None = None) -> Config:
     if problem:
         raise InvalidInputError([document.diagnostic(("package",), "config-package", problem)])
     extension = (data.get("extend") or {}).get("message")
+    wires = _names(document, ("wires",), data.get("wires"), "config-wire", canonical_name) or WIRES
+    lint_providers = _names(
+        document,
+        ("lint", "providers"),
+        (data.get("lint") or {}).get("providers"),
+        "config-provider",
+        canonical_provider,
+    )
     return Config(
         root=root,
         package=package,
@@ -84,10 +99,28 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         inputs=tuple(data.get("inputs", ["schemas/**/*.yaml"])),
         normalize=tuple(sorted(set(data.get("normalize", [])))),
         message_extension=str(extension) if extension else None,
-        lint_providers=tuple((data.get("lint") or {}).get("providers", [])) or None,
+        lint_providers=lint_providers or None,
+        wires=wires,
+        demo=bool(data.get("demo", False)),
         remotes=tuple(sorted((str(k), str(v)) for k, v in (data.get("remotes") or {}).items())),
         export_strict=bool((data.get("export") or {}).get("strict", False)),
         gemini_schema=str((data.get("export") or {}).get("gemini_schema", "json")),
         display=document.display,
         input_positions=tuple(document.locate(("inputs", str(i))) for i in range(len(data.get("inputs", [])))),
     )
+
+
+def _names(
+    document: Document, where: tuple[str, ...], names: Any, rule: str, canonical: Callable[[str], str]
+) -> tuple[str, ...]:
+    """Provider names as the runtime's table spells them (aliases resolved), each unknown one a diagnostic."""
+    found: set[str] = set()
+    problems = []
+    for index, name in enumerate(names or ()):
+        try:
+            found.add(canonical(str(name)))
+        except ValueError as error:
+            problems.append(document.diagnostic((*where, str(index)), rule, str(error)))
+    if problems:
+        raise InvalidInputError(problems)
+    return tuple(sorted(found))

@@ -19,32 +19,38 @@ place in the source file. Sources for each limit:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.positions import Pointer
-from toolgen.runtime import GEMINI_KEYWORDS, STRICT_UNSUPPORTED
+from toolgen.runtime import GEMINI_KEYWORDS, MCP, STRICT_UNSUPPORTED, LintRules, canonical_name, target_names, wire
 from toolgen.schemawalk import walk
 from toolgen.shapes import RawTool
 
-PROVIDERS = ("anthropic", "bedrock", "gemini", "mcp", "mistral", "ollama", "openai")
+# Every provider `toolgen lint` knows: the wires of the runtime's table (aliases accepted) and MCP.
+PROVIDERS = target_names()
+# MCP's tool names (its tools/list has no wire row).
+_MCP_RULES = LintRules(r"^[a-zA-Z0-9_.-]{1,128}$", "1-128 letters, digits, '_', '.' or '-'")
 
-_OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-NAME_PATTERNS: Mapping[str, tuple[re.Pattern[str], str]] = MappingProxyType(
-    {
-        "anthropic": (_OPENAI_NAME, "1-64 letters, digits, '_' or '-'"),
-        "bedrock": (_OPENAI_NAME, "1-64 letters, digits, '_' or '-'"),
-        "mistral": (_OPENAI_NAME, "1-64 letters, digits, '_' or '-'"),
-        "ollama": (_OPENAI_NAME, "1-64 letters, digits, '_' or '-'"),
-        "openai": (_OPENAI_NAME, "1-64 letters, digits, '_' or '-'"),
-        "gemini": (re.compile(r"^[a-zA-Z0-9_.:-]{1,64}$"), "1-64 letters, digits, '_', '.', ':' or '-'"),
-        "mcp": (re.compile(r"^[a-zA-Z0-9_.-]{1,128}$"), "1-128 letters, digits, '_', '.' or '-'"),
-    }
-)
-OPENAI_DESCRIPTION_LIMIT = 1024
+
+def provider_rules(provider: str) -> LintRules:
+    """The lint rules of a provider named as the table names it, or by one of its aliases."""
+    return _MCP_RULES if provider == MCP else wire(provider).lint
+
+
+def _function_pattern() -> str:
+    """The function-name rule most providers share (OpenAI Chat's)."""
+    return wire("openai-chat").lint.name_pattern
+
+
+def canonical_provider(provider: str) -> str:
+    """`openai` -> `openai-chat`: the table's own name for a provider; ValueError for an unknown one."""
+    return MCP if provider == MCP else canonical_name(provider)
+
+
 # Keywords that only annotate; Gemini's subset has no field for them, and leaving them out changes nothing.
 _ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "$anchor", "deprecated", "readOnly", "writeOnly"})
 
@@ -96,14 +102,14 @@ def _finding(
     return place(pointer, rule, f"[{provider}] {message}", RULES[rule].severity)
 
 
-def _name_findings(raw: RawTool, provider: str) -> Iterator[Diagnostic]:
-    pattern, wanted = NAME_PATTERNS[provider]
+def _name_findings(raw: RawTool, rules: LintRules, providers: str) -> Iterator[Diagnostic]:
     name = str(raw.value("name"))
-    if not pattern.match(name):
-        yield _finding(raw, raw.where("name"), "name-pattern", provider, f"tool name {name!r} must be {wanted}")
+    if not re.match(rules.name_pattern, name):
+        message = f"tool name {name!r} must be {rules.name_wanted}"
+        yield _finding(raw, raw.where("name"), "name-pattern", providers, message)
 
 
-def _strict_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
+def _strict_findings(raw: RawTool, schema: Any, providers: str = "openai-chat") -> Iterator[Diagnostic]:
     base = raw.where("inputSchema")
     for sub, pointer in walk(schema):
         if not isinstance(sub, dict):
@@ -115,7 +121,7 @@ def _strict_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
                     raw,
                     (*where, keyword),
                     "openai-strict-keyword",
-                    "openai",
+                    providers,
                     f"{keyword!r} is not supported in strict mode",
                     at_key=True,
                 )
@@ -126,7 +132,7 @@ def _strict_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
                     raw,
                     where,
                     "openai-strict-additional-properties",
-                    "openai",
+                    providers,
                     "this object must set additionalProperties: false",
                 )
             if isinstance(properties, dict):
@@ -136,10 +142,10 @@ def _strict_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
                     if key not in required:
                         message = f"property {key!r} must be required (make it nullable to keep it optional)"
                         pointer = (*where, "properties", key)
-                        yield _finding(raw, pointer, "openai-strict-required", "openai", message, at_key=True)
+                        yield _finding(raw, pointer, "openai-strict-required", providers, message, at_key=True)
 
 
-def _gemini_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
+def _gemini_findings(raw: RawTool, schema: Any, providers: str) -> Iterator[Diagnostic]:
     base = raw.where("inputSchema")
     for sub, pointer in walk(schema):
         if not isinstance(sub, dict):
@@ -148,7 +154,7 @@ def _gemini_findings(raw: RawTool, schema: Any) -> Iterator[Diagnostic]:
         for keyword, value in sub.items():
             rule, message = _gemini_problem(keyword, value)
             if rule:
-                yield _finding(raw, (*where, keyword), rule, "gemini", message, at_key=True)
+                yield _finding(raw, (*where, keyword), rule, providers, message, at_key=True)
 
 
 def _gemini_problem(keyword: str, value: Any) -> tuple[str, str]:
@@ -171,15 +177,25 @@ def _gemini_problem(keyword: str, value: Any) -> tuple[str, str]:
     return "", ""
 
 
-def _description_findings(raw: RawTool) -> Iterator[Diagnostic]:
+def _description_findings(raw: RawTool, limit: int, providers: str) -> Iterator[Diagnostic]:
     description = raw.value("description")
-    if isinstance(description, str) and len(description) > OPENAI_DESCRIPTION_LIMIT:
-        message = f"description has {len(description)} characters; OpenAI accepts at most {OPENAI_DESCRIPTION_LIMIT}"
-        yield _finding(raw, raw.where("description"), "description-length", "openai", message)
+    if isinstance(description, str) and len(description) > limit:
+        message = f"description has {len(description)} characters; {providers} accepts at most {limit}"
+        yield _finding(raw, raw.where("description"), "description-length", providers, message)
 
 
 def _normalized(name: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64]
+
+
+def _grouped(chosen: Iterable[str], key: Callable[[LintRules], Any]) -> dict[Any, str]:
+    """Providers sharing one rule, joined for the finding's tag: one finding per rule, not per provider."""
+    groups: dict[Any, list[str]] = {}
+    for provider in chosen:
+        value = key(provider_rules(provider))
+        if value:
+            groups.setdefault(value, []).append(provider)
+    return {value: ", ".join(names) for value, names in groups.items()}
 
 
 def lint(
@@ -187,10 +203,17 @@ def lint(
 ) -> list[Diagnostic]:
     """Every finding for every tool under each provider's rules, sorted by place.
 
-    Gemini's schema-subset rules apply with `gemini_subset`: only the `parameters` field has that subset, while
+    Providers are named as the table of wires names them (aliases accepted) or `mcp`. Gemini's schema-subset
+    rules apply with `gemini_subset`: only the `parameters` field has that subset, while
     `parametersJsonSchema` (export's default) takes JSON Schema as written.
     """
-    chosen = [p for p in PROVIDERS if p in set(providers)]
+    chosen = sorted({canonical_provider(p) for p in providers})
+    names = _grouped(chosen, lambda rules: (rules.name_pattern, rules.name_wanted))
+    strict = _grouped(chosen, lambda rules: rules.strict_mode)
+    limits = _grouped(chosen, lambda rules: rules.description_limit)
+    subset = _grouped(chosen, lambda rules: rules.gemini_subset) if gemini_subset else {}
+    # Names that differ only in what a function-name rule would replace collide for those providers.
+    normalizing = ", ".join(p for p in chosen if provider_rules(p).name_pattern == _function_pattern())
     findings: list[Diagnostic] = []
     seen: dict[str, RawTool] = {}
     for raw, schema in sources:
@@ -200,22 +223,19 @@ def lint(
                     raw.where("name"), "description-missing", "tool has no description", Severity.WARNING
                 )
             )
-        for provider in chosen:
-            findings.extend(_name_findings(raw, provider))
-        if "openai" in chosen:
-            findings.extend(_description_findings(raw))
-            if raw.value("strict") is True:
-                findings.extend(_strict_findings(raw, schema))
-        if "gemini" in chosen and gemini_subset:
-            findings.extend(_gemini_findings(raw, schema))
+        for (pattern, wanted), tag in names.items():
+            findings.extend(_name_findings(raw, LintRules(pattern, wanted), tag))
+        for limit, tag in limits.items():
+            findings.extend(_description_findings(raw, limit, tag))
+        if raw.value("strict") is True:
+            for tag in strict.values():
+                findings.extend(_strict_findings(raw, schema, tag))
+        for tag in subset.values():
+            findings.extend(_gemini_findings(raw, schema, tag))
         key = _normalized(str(raw.value("name")))
         other = seen.get(key)
-        if (
-            other is not None
-            and other.value("name") != raw.value("name")
-            and any(p in chosen for p in ("openai", "anthropic", "bedrock", "mistral", "ollama"))
-        ):
+        if other is not None and other.value("name") != raw.value("name") and normalizing:
             message = f"tool names {other.value('name')!r} and {raw.value('name')!r} both become {key!r}"
-            findings.append(_finding(raw, raw.where("name"), "name-duplicate-normalized", "openai", message))
+            findings.append(_finding(raw, raw.where("name"), "name-duplicate-normalized", normalizing, message))
         seen.setdefault(key, raw)
     return sorted(set(findings))

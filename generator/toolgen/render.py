@@ -20,7 +20,7 @@ def render(project: Project, config: Config) -> dict[str, str]:
     """File name (relative to the package directory) -> formatted text."""
     header = header_line(config)
     planned: dict[str, str] = {"models.py": render_models(project, header)}
-    for name, text in render_package(project, header).items():
+    for name, text in render_package(project, header, wires=config.wires, demo=config.demo).items():
         if name in planned:
             raise ToolgenError(f"two targets write {name}")
         planned[name] = text

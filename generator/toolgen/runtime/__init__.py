@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .app.main import main
     from .clients.base import (
         HTTPModel,
         ModelClient,
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
         assistant_turn,
         tool_call,
     )
-    from .demo.main import main
     from .loop.events import (
         SSE_HEADERS,
         RunEvent,
@@ -107,10 +107,10 @@ if TYPE_CHECKING:
         ToolOutcome,
         UnboundToolsError,
     )
-    from .wires.adapters import (
+    from .wires.base import FINISH_REASONS, ProviderError, Request, Response, parts_of
+    from .wires.codecs import (
         Codec,
-        Problem,
-        check_pairing,
+        carried_wires,
         codec,
         convert,
         decode,
@@ -119,20 +119,25 @@ if TYPE_CHECKING:
         encode_request,
         encode_response,
     )
-    from .wires.base import (
-        FINISH_REASONS,
-        WIRES,
-        ProviderError,
-        Request,
-        Response,
-        parts_of,
-    )
     from .wires.export import (
         FORMATS,
         Export,
         GeminiSchema,
         canonical_definition,
         export_tools,
+    )
+    from .wires.pairing import Problem, check_pairing
+    from .wires.table import (
+        MCP,
+        NAMES,
+        ROWS,
+        WIRES,
+        LintRules,
+        Route,
+        Wire,
+        canonical_name,
+        target_names,
+        wire,
     )
 
 # Where each name lives, relative to this package.
@@ -164,18 +169,28 @@ _HOMES = MappingProxyType(
         "ProviderError": ".wires.base",
         "Request": ".wires.base",
         "Response": ".wires.base",
-        "WIRES": ".wires.base",
         "parts_of": ".wires.base",
-        "Codec": ".wires.adapters",
-        "Problem": ".wires.adapters",
-        "check_pairing": ".wires.adapters",
-        "codec": ".wires.adapters",
-        "convert": ".wires.adapters",
-        "decode": ".wires.adapters",
-        "detect": ".wires.adapters",
-        "encode_error": ".wires.adapters",
-        "encode_request": ".wires.adapters",
-        "encode_response": ".wires.adapters",
+        "LintRules": ".wires.table",
+        "MCP": ".wires.table",
+        "NAMES": ".wires.table",
+        "ROWS": ".wires.table",
+        "Route": ".wires.table",
+        "WIRES": ".wires.table",
+        "Wire": ".wires.table",
+        "canonical_name": ".wires.table",
+        "target_names": ".wires.table",
+        "wire": ".wires.table",
+        "Codec": ".wires.codecs",
+        "carried_wires": ".wires.codecs",
+        "codec": ".wires.codecs",
+        "convert": ".wires.codecs",
+        "decode": ".wires.codecs",
+        "detect": ".wires.codecs",
+        "encode_error": ".wires.codecs",
+        "encode_request": ".wires.codecs",
+        "encode_response": ".wires.codecs",
+        "Problem": ".wires.pairing",
+        "check_pairing": ".wires.pairing",
         "Event": ".streams.events",
         "Finish": ".streams.events",
         "MessageEnd": ".streams.events",
@@ -234,7 +249,7 @@ _HOMES = MappingProxyType(
         "has_property_escapes": ".schema.ecma_regex",
         "python_patterns": ".schema.ecma_regex",
         "unsupported": ".schema.ecma_regex",
-        "main": ".demo.main",
+        "main": ".app.main",
     }
 )
 
@@ -242,6 +257,9 @@ __all__ = [
     "FINISH_REASONS",
     "FORMATS",
     "GEMINI_KEYWORDS",
+    "MCP",
+    "NAMES",
+    "ROWS",
     "SCHEMA_LISTS",
     "SCHEMA_MAPS",
     "SCHEMA_SINGLES",
@@ -263,6 +281,7 @@ __all__ = [
     "GeminiSchema",
     "HTTPModel",
     "Hooks",
+    "LintRules",
     "MessageEnd",
     "MessageStart",
     "ModelClient",
@@ -276,6 +295,7 @@ __all__ = [
     "Request",
     "Response",
     "RetryPolicy",
+    "Route",
     "RunEvent",
     "RunMetrics",
     "RunResult",
@@ -298,6 +318,7 @@ __all__ = [
     "Unfit",
     "Usage",
     "ValidationProblem",
+    "Wire",
     "aaggregate",
     "aggregate",
     "arun",
@@ -306,6 +327,8 @@ __all__ = [
     "assistant_turn",
     "astream_events",
     "canonical_definition",
+    "canonical_name",
+    "carried_wires",
     "check",
     "check_pairing",
     "codec",
@@ -334,8 +357,10 @@ __all__ = [
     "sse_lines",
     "stream_events",
     "strict_schema",
+    "target_names",
     "tool_call",
     "unsupported",
+    "wire",
 ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import jinja2
 from toolgen.ir import Project, thaw
 from toolgen.names import NameRegistry, snake
 from toolgen.resources import templates_dir
+from toolgen.runtime import ROWS, WIRES
 
 RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
 # Where the runtime goes inside a generated package; the formatter leaves it as toolgen wrote it.
@@ -75,7 +78,9 @@ def _adapter(union: str) -> str:
     return f"_{snake(union).upper()}"
 
 
-def render_package(project: Project, header: str) -> dict[str, str]:
+def render_package(
+    project: Project, header: str, *, wires: tuple[str, ...] = WIRES, demo: bool = False
+) -> dict[str, str]:
     environment = _environment()
     validators = _validators(project)
     tool_models = sorted(
@@ -116,19 +121,75 @@ def render_package(project: Project, header: str) -> dict[str, str]:
                 ]
             ),
         ),
-        "adapters.py": environment.get_template("adapters.py.jinja").render(**common),
+        "adapters.py": environment.get_template("adapters.py.jinja").render(**common, wires=wires),
         "agent.py": environment.get_template("agent.py.jinja").render(**common),
-        "__main__.py": environment.get_template("__main__.py.jinja").render(**common),
+        "__main__.py": environment.get_template("__main__.py.jinja").render(**common, demo=demo),
         "py.typed": "",
     }
-    files.update(runtime_files())
+    files.update(runtime_files(wires, demo=demo))
     return files
 
 
-def runtime_files() -> dict[str, str]:
-    """toolgen's runtime, byte for byte, as `_runtime/...` of the package: its own header and formatting."""
-    return {
-        f"{RUNTIME_PACKAGE}/{path.relative_to(RUNTIME_DIR).as_posix()}": path.read_text(encoding="utf-8")
+def runtime_files(wires: Iterable[str] = WIRES, *, demo: bool = True) -> dict[str, str]:
+    """toolgen's runtime, byte for byte, as `_runtime/...` of the package: its own header and formatting.
+
+    Only the carried wires' codec and stream modules (and the modules only they import) come along, and the
+    demo only where the project asks for it."""
+    sources = {
+        path.relative_to(RUNTIME_DIR).as_posix(): path.read_text(encoding="utf-8")
         for path in sorted(RUNTIME_DIR.rglob("*.py"))
         if "__pycache__" not in path.parts
     }
+    left_out = _uncarried(sources, set(wires))
+    return {
+        f"{RUNTIME_PACKAGE}/{name}": text
+        for name, text in sources.items()
+        if name not in left_out and (demo or not name.startswith("demo/"))
+    }
+
+
+def _module_file(row_module: str, folder: str) -> str:
+    return f"{folder}/{row_module.split(':')[0]}.py"
+
+
+def _uncarried(sources: Mapping[str, str], wires: set[str]) -> set[str]:
+    """The wire modules of the wires not carried, and the modules that only wire modules import."""
+    rows = {row.name: row for row in ROWS}
+    modules_of = {
+        name: {_module_file(row.codec, "wires")} | ({_module_file(row.stream, "streams")} if row.stream else set())
+        for name, row in rows.items()
+    }
+    named = set().union(*modules_of.values())
+    imports = {name: _relative_imports(name, text) for name, text in sources.items()}
+    # Helper modules of a wire: imported, but only by wire modules (or by other such helpers).
+    private: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name in sources.keys() - named - private:
+            importers = {other for other, found in imports.items() if name in found}
+            if importers and importers <= named | private:
+                private.add(name)
+                changed = True
+    carried = set().union(*(modules_of[w] for w in wires))
+    reached = set(carried)
+    frontier = list(carried)
+    while frontier:
+        for found in imports.get(frontier.pop(), set()):
+            if found not in reached:
+                reached.add(found)
+                frontier.append(found)
+    return (named | private) - reached
+
+
+def _relative_imports(name: str, source: str) -> set[str]:
+    """Runtime files `name` imports with relative imports, at module or function level."""
+    package = name.split("/")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - node.level + 1]
+            parts = [*base, *(node.module.split(".") if node.module else [])]
+            found.add("/".join(parts) + ".py")
+            found.update("/".join([*parts, alias.name]) + ".py" for alias in node.names)
+    return found

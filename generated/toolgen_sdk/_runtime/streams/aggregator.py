@@ -6,6 +6,7 @@ The events and their rules are in `events`; each wire's stream state is in `stre
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
@@ -18,6 +19,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.table import ROWS, shares_module
+from ..wires.table import wire as wire_row
 from .events import (
     Event,
     Finish,
@@ -35,76 +38,43 @@ def detect_wire(
     payload: Any, event: str | None = None, framing: str | None = None
 ) -> str | None:
     """The wire a first stream payload belongs to, from its shape; None when it says nothing recognizable."""
-    if framing == "eventstream":
-        return "bedrock-converse"
+    for row in ROWS:
+        if framing is not None and row.framing == framing:
+            return row.name
     if not isinstance(payload, dict):
         return None
-    kind = payload.get("type")
-    if isinstance(kind, str):
-        if kind.startswith("response.") or (
-            "sequence_number" in payload and kind == "error"
-        ):
-            return "openai-responses"
-        if kind.startswith(("message_", "content_block_")) or kind == "ping":
-            return "anthropic"
-        if kind.startswith(("message-", "content-", "tool-", "citation-")):
-            return "cohere"
-    if "event_type" in payload:
-        return "google-interactions"
-    if "choices" in payload or payload.get("object") == "chat.completion.chunk":
-        return "openai-chat"
-    if "candidates" in payload or "usageMetadata" in payload:
-        return "gemini"
-    if "message" in payload and "done" in payload:
-        return "ollama"
-    if set(payload) & {
-        "messageStart",
-        "contentBlockStart",
-        "contentBlockDelta",
-        "contentBlockStop",
-        "messageStop",
-    }:
-        return "bedrock-converse"
-    if event is not None and event.startswith(("message_", "content_block_")):
-        return "anthropic"
+    sniffs = (row.detection.chunk for row in ROWS)
+    for sniff in sorted((s for s in sniffs if s is not None), key=lambda s: -s.rank):
+        module, function = sniff.where.split(":")
+        predicate = getattr(
+            importlib.import_module(f".{module}", __package__), function
+        )
+        found: str | None = predicate(payload, event)
+        if found is not None:
+            return found
     return None
 
 
 def new_state(wire: str) -> WireState:
-    """A fresh stream state for a wire in `_wire.WIRES`."""
-    if wire in ("openai-chat", "mistral"):
-        from .openai_chat import OpenAIChatState
-
-        return OpenAIChatState(wire)
-    if wire == "openai-responses":
-        from .responses import ResponsesState
-
-        return ResponsesState()
-    if wire == "anthropic":
-        from .anthropic import AnthropicState
-
-        return AnthropicState()
-    if wire == "gemini":
-        from .gemini import GeminiState
-
-        return GeminiState()
-    if wire == "google-interactions":
-        from .gemini import InteractionsState
-
-        return InteractionsState()
-    if wire == "bedrock-converse":
-        from .bedrock import BedrockState
-
-        return BedrockState()
-    if wire == "ollama":
-        from .ollama import OllamaState
-
-        return OllamaState()
-    if wire == "cohere":
-        from .cohere import CohereState
-
-        return CohereState()
-    raise ValueError(f"streaming is not supported for wire {wire!r}")
+    """A fresh stream state for `wire` (a name or alias in the table of wires)."""
+    row = wire_row(wire)
+    if row.stream is None:
+        raise ValueError(f"streaming is not supported for wire {row.name!r}")
+    module, name = row.stream.split(":")
+    try:
+        state_class = getattr(importlib.import_module(f".{module}", __package__), name)
+    except ModuleNotFoundError as error:
+        if error.name != f"{__package__}.{module}":
+            raise
+        raise ValueError(
+            f"this package does not carry the {row.name} wire; add it to `wires:` in "
+            "toolgen.yaml and run `toolgen build`"
+        ) from None
+    # A state class serving several wires (dialects of one format) is told which one.
+    state: WireState = (
+        state_class(row.name) if shares_module(row, "stream") else state_class()
+    )
+    return state
 
 
 # bytes, bytearray, memoryview or str of the body; a Frame; a decoded payload dict; an SDK object with model_dump.

@@ -30,18 +30,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-WIRES = (
-    "anthropic",
-    "bedrock-converse",
-    "cohere",
-    "gemini",
-    "google-interactions",
-    "mistral",
-    "ollama",
-    "openai-chat",
-    "openai-chat-camel",
-    "openai-responses",
-)
 FINISH_REASONS = ("stop", "tool_calls", "length", "content_filter", "error")
 
 

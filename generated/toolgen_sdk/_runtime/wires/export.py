@@ -9,18 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
-FORMATS = (
-    "anthropic",
-    "bedrock",
-    "gemini",
-    "mcp",
-    "mistral",
-    "ollama",
-    "openai",
-    "openai-responses",
-)
+from .table import MCP, target_names, wire
+
+# Every name `export_tools` takes: the wires of the table (and their aliases) and MCP.
+FORMATS = target_names()
 GeminiSchema = Literal["json", "openapi"]
 
 
@@ -124,6 +119,17 @@ def _responses_function(
     }
 
 
+def _interactions_function(
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
+) -> dict[str, Any]:
+    """Google Interactions: a function tool named at the top level, its schema as `parameters`."""
+    return {
+        "type": "function",
+        **_named(tool),
+        "parameters": _object_schema(tool, notes),
+    }
+
+
 def _anthropic(
     tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
 ) -> dict[str, Any]:
@@ -195,17 +201,21 @@ def _mcp(
     return entry
 
 
+# The builders the table's `export` column names, one entry per tool ("gemini" wraps them all in one).
 _ONE_PER_TOOL: Mapping[
     str, Callable[[Mapping[str, Any], list[str], bool], dict[str, Any]]
-] = {
-    "anthropic": _anthropic,
-    "bedrock": _bedrock,
-    "mcp": _mcp,
-    "mistral": _plain_function,
-    "ollama": _plain_function,
-    "openai": _chat_function,
-    "openai-responses": _responses_function,
-}
+] = MappingProxyType(
+    {
+        "anthropic": _anthropic,
+        "bedrock": _bedrock,
+        "chat-function": _chat_function,
+        "interactions": _interactions_function,
+        MCP: _mcp,
+        "plain-function": _plain_function,
+        "responses-function": _responses_function,
+    }
+)
+BUILDERS = (*_ONE_PER_TOOL, "gemini")
 
 
 def export_tools(
@@ -215,24 +225,31 @@ def export_tools(
     strict: bool = False,
     gemini: GeminiSchema = "json",
 ) -> Export:
-    """`tools` are canonical tool definitions (name, description, inputSchema, ...); `provider` one of FORMATS.
+    """`tools` are canonical tool definitions (name, description, inputSchema, ...); `provider` a wire of the
+    table (or an alias: `openai`, `bedrock`) or `mcp`.
 
     Tools that declare `strict: true` (every tool, with `strict=True`) are rewritten for OpenAI strict mode in the
     openai formats; `gemini="openapi"` sends Gemini's `parameters` subset instead of `parametersJsonSchema`.
     """
-    if provider not in FORMATS:
-        raise ValueError(
-            f"unknown provider format {provider!r}; one of {', '.join(FORMATS)}"
-        )
+    if provider == MCP:
+        builder = MCP
+    else:
+        try:
+            row = wire(provider)
+        except ValueError:
+            raise ValueError(
+                f"unknown provider format {provider!r}; one of {', '.join(FORMATS)}"
+            ) from None
+        provider, builder = row.name, row.export
     notes: list[str] = []
-    if provider == "gemini":
+    if builder == "gemini":
         declarations = [_gemini_declaration(tool, notes, gemini) for tool in tools]
         return Export(
             provider,
             [{"functionDeclarations": declarations}] if declarations else [],
             tuple(notes),
         )
-    build = _ONE_PER_TOOL[provider]
+    build = _ONE_PER_TOOL[builder]
     return Export(
         provider, [build(tool, notes, strict) for tool in tools], tuple(notes)
     )

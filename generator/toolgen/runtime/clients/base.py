@@ -45,8 +45,8 @@ from ..streams.events import (
     ToolCallStart,
     Usage,
 )
-from ..wires.adapters import decode, encode_request
 from ..wires.base import ProviderError, Request, Response, parts_of
+from ..wires.codecs import decode, encode_request
 
 
 class ModelClient(Protocol):

@@ -1,0 +1,149 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""A scripted model that follows the prompt: it calls the tools the prompt names (with arguments it can read from
+the prompt, or example arguments from the schema) and then reports what they returned."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..clients.base import (
+    ScriptedModel,
+    assistant_turn,
+    tool_call,
+)
+from ..wires.base import Request, parts_of
+
+_PLACE = re.compile(
+    r"\b(?:in|for|at)\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:(?:,\s*|\s+and\s+)[A-Z][\w.'-]*)*)"
+)
+_ORDER_ID = re.compile(r"\b[A-Z0-9][A-Z0-9-]{5,31}\b")
+
+
+def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            texts = [
+                p.get("text", "")
+                for p in parts_of(message.get("content"))
+                if p.get("type") == "text"
+            ]
+            return " ".join(str(t) for t in texts)
+    return ""
+
+
+def _places(prompt: str) -> list[str]:
+    found = _PLACE.search(prompt)
+    if not found:
+        return ["Paris"]
+    return [p.strip() for p in re.split(r",|\band\b", found.group(1)) if p.strip()] or [
+        "Paris"
+    ]
+
+
+def example_arguments(schema: Mapping[str, Any]) -> Any:
+    """The smallest value a schema's required parts ask for: a default, the first enum value, or a placeholder."""
+    if "default" in schema:
+        return schema["default"]
+    if "const" in schema:
+        return schema["const"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    kind = (
+        next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
+    )
+    if kind == "object" or "properties" in schema:
+        properties = schema.get("properties") or {}
+        required = [name for name in schema.get("required") or [] if name in properties]
+        return {name: example_arguments(properties[name]) for name in required}
+    placeholders = {
+        "string": "example",
+        "integer": 1,
+        "number": 1,
+        "boolean": False,
+        "array": [],
+        "null": None,
+    }
+    return placeholders.get(str(kind), "example")
+
+
+def _prompted_calls(
+    prompt: str, tools: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The calls a helpful model would make for this prompt, among the tools offered."""
+    calls: list[dict[str, Any]] = []
+    if "get_current_weather" in tools and re.search(
+        r"weather|temperature|forecast", prompt, re.IGNORECASE
+    ):
+        calls += [
+            tool_call("get_current_weather", {"location": place})
+            for place in _places(prompt)
+        ]
+    if "show_order_status" in tools and re.search(r"\border", prompt, re.IGNORECASE):
+        found = _ORDER_ID.search(prompt)
+        calls.append(
+            tool_call(
+                "show_order_status",
+                {"order_id": found.group(0) if found else "ORD-12345"},
+            )
+        )
+    if "todo_write" in tools and re.search(r"\bto-?do|\btask", prompt, re.IGNORECASE):
+        todo = {"id": "1", "content": prompt or "try the demo", "status": "pending"}
+        calls.append(tool_call("todo_write", {"todos": [todo]}))
+    if "run_command" in tools and re.search(
+        r"\b(ls|files|command|directory|workspace)\b", prompt, re.IGNORECASE
+    ):
+        calls.append(tool_call("run_command", {"program": "ls", "args": ["-l"]}))
+    if not calls and tools:
+        name = min(tools)
+        calls.append(
+            tool_call(name, example_arguments(tools[name].get("inputSchema") or {}))
+        )
+    return calls
+
+
+def _plan(request: Request) -> dict[str, Any]:
+    tools = {str(t.get("name")): t for t in request.tools}
+    calls = _prompted_calls(_last_user_text(request.messages), tools)
+    if not calls:
+        return assistant_turn(
+            "This project defines no tools, so the offline demo model has nothing to call."
+        )
+    return assistant_turn(None, *calls)
+
+
+def _describe(content: Any) -> str:
+    text = (
+        content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    )
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(value, dict):
+        return ", ".join(f"{key}: {item}" for key, item in value.items())
+    return text
+
+
+def _report(request: Request) -> str:
+    """The answer after the tools ran: what each returned or why it failed."""
+    results = []
+    for message in reversed(request.messages):
+        if message.get("role") != "tool":
+            break
+        name = message.get("name") or "tool"
+        verb = "failed" if message.get("is_error") else "returned"
+        results.append(f"- {name} {verb}: {_describe(message.get('content'))}")
+    lines = "\n".join(reversed(results))
+    return f"Offline demo (a scripted model, no LLM was called). The tools answered:\n{lines}"
+
+
+def prompted_model() -> ScriptedModel:
+    """The offline model: calls the tools the prompt asks about, then reports what they returned."""
+    return ScriptedModel([_plan, _report])
+
+
+# ---- the command line ----

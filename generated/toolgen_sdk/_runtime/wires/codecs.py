@@ -1,0 +1,167 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""The front door to the wire codecs: tell a body's wire and kind from its content, decode, encode, convert.
+
+`detect(body)` names the wire format and whether the body is a request or a response, from the content alone,
+with the predicates the table of wires names; `decode` turns a body into a Request, a Response or a
+ProviderError (error bodies are data, never raised); `encode_request`, `encode_response` and `encode_error`
+write canonical values in a wire's spelling; `convert` does both. Malformed bodies raise ValueError whose text
+starts with a JSON pointer.
+
+Some bodies cannot be told apart, and then decoding them as the guess is still right: OpenAI Chat and its
+compatible vendors (Groq, xAI, DeepSeek, ...) share one format; a Mistral, Ollama or Cohere chat body without
+their own traits (untyped calls, `prefix`; `options`, object arguments; `tool_plan`, documents) is an OpenAI Chat
+body; an `{"error": {...}}` body is the same shape from OpenAI Chat and the Responses API; `{"model", "input":
+"<text>"}` is a Responses request unless the model is a Gemini model (then the Interactions API).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from .base import ProviderError, Request, Response
+from .table import ROWS, Sniff, Wire, shares_module
+from .table import wire as wire_row
+
+REQUEST = "request"
+RESPONSE = "response"
+
+
+@dataclass(frozen=True)
+class Codec:
+    """The four conversions of one wire, plus its error body."""
+
+    decode_request: Callable[[Any], Request]
+    encode_request: Callable[[Request], dict[str, Any]]
+    decode_response: Callable[[Any], Response | ProviderError]
+    encode_response: Callable[[Response], dict[str, Any]]
+    encode_error: Callable[[ProviderError], Any]
+
+
+_CONVERSIONS = (
+    "decode_request",
+    "encode_request",
+    "decode_response",
+    "encode_response",
+    "encode_error",
+)
+
+
+def codec(wire: str) -> Codec:
+    """The conversions for `wire` (a name or alias in the table of wires); its module is imported on first use."""
+    row = wire_row(wire)
+    module = _wire_module(row)
+    functions = [getattr(module, name) for name in _CONVERSIONS]
+    if shares_module(row, "codec"):
+        # A module serving several wires (dialects of one format) is told which one.
+        functions = [partial(function, wire=row.name) for function in functions]
+    return Codec(*functions)
+
+
+def carried_wires() -> tuple[Wire, ...]:
+    """The rows of the wires whose codec this package carries (`wires:` in toolgen.yaml chose them)."""
+    return tuple(
+        row
+        for row in ROWS
+        if importlib.util.find_spec(f"{__package__}.{row.codec}") is not None
+    )
+
+
+def _wire_module(row: Wire) -> Any:
+    try:
+        return importlib.import_module(f".{row.codec}", __package__)
+    except ModuleNotFoundError as error:
+        if error.name != f"{__package__}.{row.codec}":
+            raise
+        raise ValueError(
+            f"this package does not carry the {row.name} wire; add it to `wires:` in "
+            "toolgen.yaml and run `toolgen build`"
+        ) from None
+
+
+def _ranked(kind: str) -> list[Sniff]:
+    found = (getattr(row.detection, kind) for row in ROWS)
+    return sorted((s for s in found if s is not None), key=lambda s: -s.rank)
+
+
+def _sniffed(sniff: Sniff, body: Any) -> str | None:
+    module, function = sniff.where.split(":")
+    predicate = getattr(importlib.import_module(f".{module}", __package__), function)
+    try:
+        found: str | None = predicate(body)
+    except (AttributeError, TypeError):
+        return None  # a predicate that cannot read a body does not recognize it
+    return found
+
+
+def detect(body: Any) -> tuple[str, str]:
+    """(wire, kind) of a request or response body, kind being "request" or "response", from its content alone.
+
+    Response shapes are tried first, then requests, then error bodies; within each, the table's predicates
+    by rank."""
+    if not isinstance(body, (dict, list)):
+        raise ValueError("/: expected a request or response body object")
+    for kind, detection in (
+        (RESPONSE, "response"),
+        (REQUEST, "request"),
+        (RESPONSE, "error"),
+    ):
+        for sniff in _ranked(detection):
+            found = _sniffed(sniff, body)
+            if found is not None:
+                return found, kind
+    if isinstance(body, list):
+        raise ValueError("/: expected a request or response body object")
+    raise ValueError(
+        "/: expected a request body (`messages`, `contents` or `input`) or a response body (`choices`, "
+        "`candidates`, `content`, `output`, `message` or an error object)"
+    )
+
+
+def decode(
+    body: Any, wire: str | None = None, kind: str | None = None
+) -> Request | Response | ProviderError:
+    """A body in canonical terms; `wire` and `kind` are detected when not given."""
+    if wire is None or kind is None:
+        found_wire, found_kind = detect(body)
+        wire = wire or found_wire
+        kind = kind or found_kind
+    if kind not in (REQUEST, RESPONSE):
+        raise ValueError(f"kind must be {REQUEST!r} or {RESPONSE!r}, not {kind!r}")
+    conversions = codec(wire)
+    return (
+        conversions.decode_request(body)
+        if kind == REQUEST
+        else conversions.decode_response(body)
+    )
+
+
+def encode_request(request: Request, wire: str) -> dict[str, Any]:
+    """`request` as a request body of `wire`."""
+    return codec(wire).encode_request(request)
+
+
+def encode_response(response: Response, wire: str) -> dict[str, Any]:
+    """`response` as a response body of `wire`."""
+    return codec(wire).encode_response(response)
+
+
+def encode_error(error: ProviderError, wire: str) -> Any:
+    """A provider error as the error body `wire` sends."""
+    return codec(wire).encode_error(error)
+
+
+def convert(
+    body: Any, to_wire: str, from_wire: str | None = None, kind: str | None = None
+) -> Any:
+    """A body of one wire as the same request, response or error in another wire."""
+    decoded = decode(body, from_wire, kind)
+    if isinstance(decoded, ProviderError):
+        return encode_error(decoded, to_wire)
+    if isinstance(decoded, Request):
+        return encode_request(decoded, to_wire)
+    return encode_response(decoded, to_wire)

@@ -1,0 +1,314 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""The table of wires: one row per provider wire format, and the one vocabulary of their names.
+
+Detection, codecs, stream states, HTTP clients, tool-definition export, lint and every command line read
+this table; nothing else lists the wires. Adding a wire is two modules and one row: its codec
+(`wires/<module>.py`: `decode_request`, `encode_request`, `decode_response`, `encode_response`,
+`encode_error`), its stream state (`streams/<module>.py`: a `WireState` subclass taking the wire's name),
+and a `Wire` row below. A module that serves several rows (dialects of one format) lists them in its
+`WIRES` tuple and takes `wire=` in each codec function.
+
+Content detection tries the rows' predicates by rank, highest first; the first that names a wire wins.
+A predicate is "module:function" under `wires/` (bodies) or `streams/` (stream payloads), so a new wire
+can keep its own in its codec or stream module. It takes the body (or a stream payload and its SSE
+event name) and returns the wire it recognizes, or None.
+
+This module imports nothing of the runtime: reading the table costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+# Name rules of the providers' tool definitions, shared by several rows.
+_FUNCTION_NAME = (r"^[a-zA-Z0-9_-]{1,64}$", "1-64 letters, digits, '_' or '-'")
+_GEMINI_NAME = (
+    r"^[a-zA-Z0-9_.:-]{1,64}$",
+    "1-64 letters, digits, '_', '.', ':' or '-'",
+)
+
+
+@dataclass(frozen=True)
+class Sniff:
+    """One content-detection predicate ("module:function") and its rank among the other wires'."""
+
+    where: str
+    rank: int
+
+
+@dataclass(frozen=True)
+class Detection:
+    """How a body of this wire is recognized; None where another row's predicate covers it."""
+
+    request: Sniff | None = None
+    response: Sniff | None = None
+    error: Sniff | None = None
+    chunk: Sniff | None = None
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where and how the wire's HTTP API takes a request; base_url is the official SDK's default."""
+
+    base_url: str
+    path: str
+    # "bearer", or the name of the header that carries the key as it is.
+    auth: str
+    stream_path: str | None = None
+    stream_fields: Mapping[str, Any] = field(
+        default_factory=lambda: MappingProxyType({"stream": True})
+    )
+    whole_fields: Mapping[str, Any] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    headers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class LintRules:
+    """What the provider accepts in a tool definition, checked at build time by `toolgen lint`."""
+
+    name_pattern: str
+    name_wanted: str
+    # OpenAI's strict mode (Structured Outputs): tools with `strict: true` must fit its subset.
+    strict_mode: bool = False
+    # Gemini's `parameters` OpenAPI subset, when the project exports that field.
+    gemini_subset: bool = False
+    description_limit: int | None = None
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One provider wire format: its names, its modules, its HTTP route and its rules."""
+
+    name: str
+    title: str
+    # The module under wires/ that converts its bodies, and "module:Class" of its stream state (None: the
+    # wire is not streamed).
+    codec: str
+    stream: str | None
+    # How `toolgen export` writes tool definitions for it (a builder in wires/export.py).
+    export: str
+    lint: LintRules
+    detection: Detection
+    aliases: tuple[str, ...] = ()
+    # None where the package has no HTTP client for the wire yet.
+    route: Route | None = None
+    key_variable: str | None = None
+    # The stream framing only this wire uses, which names it before any payload does.
+    framing: str | None = None
+
+
+ROWS: tuple[Wire, ...] = (
+    Wire(
+        name="anthropic",
+        title="Anthropic Messages",
+        codec="anthropic",
+        stream="anthropic:AnthropicState",
+        export="anthropic",
+        lint=LintRules(*_FUNCTION_NAME),
+        detection=Detection(
+            request=Sniff("sniff:anthropic_request", 70),
+            response=Sniff("sniff:anthropic_response", 40),
+            error=Sniff("sniff:anthropic_error", 60),
+            chunk=Sniff("sniff:anthropic_chunk", 70),
+        ),
+        route=Route(
+            "https://api.anthropic.com",
+            "/v1/messages",
+            "x-api-key",
+            headers=MappingProxyType({"anthropic-version": "2023-06-01"}),
+        ),
+        key_variable="ANTHROPIC_API_KEY",
+    ),
+    Wire(
+        name="bedrock-converse",
+        title="Amazon Bedrock Converse",
+        codec="bedrock",
+        stream="bedrock:BedrockState",
+        export="bedrock",
+        lint=LintRules(*_FUNCTION_NAME),
+        detection=Detection(
+            request=Sniff("sniff:bedrock_request", 60),
+            response=Sniff("sniff:bedrock_response", 60),
+            chunk=Sniff("sniff:bedrock_chunk", 10),
+        ),
+        aliases=("bedrock",),
+        framing="eventstream",
+    ),
+    Wire(
+        name="cohere",
+        title="Cohere Chat v2",
+        codec="cohere",
+        stream="cohere:CohereState",
+        export="chat-function",
+        lint=LintRules(*_FUNCTION_NAME),
+        detection=Detection(
+            response=Sniff("sniff:cohere_response", 10),
+            error=Sniff("sniff:message_error", 10),
+            chunk=Sniff("sniff:cohere_chunk", 60),
+        ),
+        route=Route("https://api.cohere.com", "/v2/chat", "bearer"),
+        key_variable="CO_API_KEY",
+    ),
+    Wire(
+        name="gemini",
+        title="Gemini generateContent",
+        codec="gemini",
+        stream="gemini:GeminiState",
+        export="gemini",
+        lint=LintRules(*_GEMINI_NAME, gemini_subset=True),
+        detection=Detection(
+            request=Sniff("sniff:gemini_request", 90),
+            response=Sniff("sniff:gemini_response", 80),
+            error=Sniff("sniff:gemini_error", 40),
+            chunk=Sniff("sniff:gemini_chunk", 30),
+        ),
+        aliases=("google",),
+        route=Route(
+            "https://generativelanguage.googleapis.com/v1beta",
+            "/models/{model}:generateContent",
+            "x-goog-api-key",
+            stream_path="/models/{model}:streamGenerateContent?alt=sse",
+            stream_fields=MappingProxyType({}),
+        ),
+        key_variable="GEMINI_API_KEY",
+    ),
+    Wire(
+        name="google-interactions",
+        title="Google Interactions",
+        codec="gemini",
+        stream="gemini:InteractionsState",
+        export="interactions",
+        lint=LintRules(*_GEMINI_NAME),
+        detection=Detection(
+            response=Sniff("sniff:interactions_response", 30),
+            chunk=Sniff("sniff:interactions_chunk", 50),
+        ),
+        aliases=("interactions",),
+        key_variable="GEMINI_API_KEY",
+    ),
+    Wire(
+        name="mistral",
+        title="Mistral Chat Completions",
+        codec="openai_chat",
+        stream="openai_chat:OpenAIChatState",
+        export="plain-function",
+        lint=LintRules(*_FUNCTION_NAME),
+        detection=Detection(error=Sniff("sniff:mistral_error", 20)),
+        route=Route("https://api.mistral.ai/v1", "/chat/completions", "bearer"),
+        key_variable="MISTRAL_API_KEY",
+    ),
+    Wire(
+        name="ollama",
+        title="Ollama chat",
+        codec="ollama",
+        stream="ollama:OllamaState",
+        export="plain-function",
+        lint=LintRules(*_FUNCTION_NAME),
+        detection=Detection(
+            response=Sniff("sniff:ollama_response", 20),
+            error=Sniff("sniff:ollama_error", 50),
+            chunk=Sniff("sniff:ollama_chunk", 20),
+        ),
+        # Ollama streams unless told not to.
+        route=Route(
+            "http://localhost:11434",
+            "/api/chat",
+            "bearer",
+            whole_fields=MappingProxyType({"stream": False}),
+        ),
+        key_variable="OLLAMA_API_KEY",
+    ),
+    Wire(
+        name="openai-chat",
+        title="OpenAI Chat Completions",
+        codec="openai_chat",
+        stream="openai_chat:OpenAIChatState",
+        export="chat-function",
+        lint=LintRules(*_FUNCTION_NAME, strict_mode=True, description_limit=1024),
+        detection=Detection(
+            # The fallback for chat-shaped bodies: it also tells the dialects apart.
+            request=Sniff("sniff:chat_request", 10),
+            response=Sniff("sniff:chat_response", 70),
+            error=Sniff("sniff:openai_error", 30),
+            chunk=Sniff("sniff:chat_chunk", 40),
+        ),
+        aliases=("openai",),
+        route=Route(
+            "https://api.openai.com/v1",
+            "/chat/completions",
+            "bearer",
+            stream_fields=MappingProxyType(
+                {"stream": True, "stream_options": {"include_usage": True}}
+            ),
+        ),
+        key_variable="OPENAI_API_KEY",
+    ),
+    Wire(
+        name="openai-chat-camel",
+        title="Chat Completions in camelCase (SDKs that serialize their own models)",
+        codec="openai_chat",
+        stream=None,
+        export="chat-function",
+        lint=LintRules(*_FUNCTION_NAME, strict_mode=True),
+        detection=Detection(),
+    ),
+    Wire(
+        name="openai-responses",
+        title="OpenAI Responses",
+        codec="responses",
+        stream="responses:ResponsesState",
+        export="responses-function",
+        lint=LintRules(*_FUNCTION_NAME, strict_mode=True),
+        detection=Detection(
+            # Also tells Interactions' `input` bodies apart, which take the same fields.
+            request=Sniff("sniff:input_request", 80),
+            response=Sniff("sniff:responses_response", 50),
+            chunk=Sniff("sniff:responses_chunk", 80),
+        ),
+        aliases=("responses",),
+        route=Route("https://api.openai.com/v1", "/responses", "bearer"),
+        key_variable="OPENAI_API_KEY",
+    ),
+)
+
+WIRES: tuple[str, ...] = tuple(sorted(row.name for row in ROWS))
+# The tool-list format of MCP servers: an export and lint target with no wire of its own.
+MCP = "mcp"
+BY_NAME: Mapping[str, Wire] = MappingProxyType(
+    {
+        **{alias: row for row in ROWS for alias in row.aliases},
+        **{row.name: row for row in ROWS},
+    }
+)
+
+# Every name a wire may be called by: the table's names and their aliases.
+NAMES: tuple[str, ...] = tuple(sorted(BY_NAME))
+
+
+def canonical_name(name: str) -> str:
+    """The table's name for a wire named `name` or by one of its aliases (`openai` -> `openai-chat`)."""
+    row = BY_NAME.get(name)
+    if row is None:
+        raise ValueError(f"unknown wire {name!r}; one of {', '.join(WIRES)}")
+    return row.name
+
+
+def wire(name: str) -> Wire:
+    """The row of the wire named `name` (or one of its aliases); ValueError naming the choices if none."""
+    return BY_NAME[canonical_name(name)]
+
+
+def shares_module(row: Wire, column: str) -> bool:
+    """Whether another row names the same codec or stream module: its functions then take `wire=`."""
+    mine = getattr(row, column)
+    return any(other is not row and getattr(other, column) == mine for other in ROWS)
+
+
+def target_names() -> tuple[str, ...]:
+    """Every name export and lint take: the wires and MCP."""
+    return tuple(sorted((*WIRES, MCP)))

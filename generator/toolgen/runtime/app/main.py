@@ -1,0 +1,186 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""The command line of a generated package, `python -m <package> "prompt"`: the agent loop against an endpoint, or
+offline with the prompt-following scripted model (and the demo handlers, in packages that carry the demo)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO
+
+from ..clients.base import HTTPModel, ModelClient
+from ..loop.events import RunEvent, sse_encode
+from ..loop.run import Approval, ApprovalRequest, run
+from ..tools.registry import Registry
+from ..wires.base import ProviderError
+from ..wires.codecs import carried_wires
+from ..wires.table import wire
+from .prompted import prompted_model
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Run the agent loop with this package's tools: offline with a scripted model by default, "
+        "or against a model endpoint with --base-url.",
+    )
+    parser.add_argument("prompt", help="what to ask")
+    parser.add_argument(
+        "--base-url",
+        help="the endpoint (the official SDK's base URL, e.g. http://localhost:8000/v1)",
+    )
+    parser.add_argument("--model", help="the model name, required with --base-url")
+    # The wires this package carries that have an HTTP route.
+    spoken = [row.name for row in carried_wires() if row.route is not None]
+    parser.add_argument(
+        "--wire",
+        default="openai-chat" if "openai-chat" in spoken else next(iter(spoken), None),
+        choices=spoken,
+        help="the endpoint's API format",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        help="environment variable holding the API key (default by wire)",
+    )
+    parser.add_argument("--system", help="a system message")
+    parser.add_argument(
+        "--stream", action="store_true", help="stream the answer as it is written"
+    )
+    parser.add_argument(
+        "--events",
+        action="store_true",
+        help="print every run event as text/event-stream (SSE)",
+    )
+    parser.add_argument(
+        "--max-steps", type=int, default=8, help="model calls at most (default 8)"
+    )
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="approve every call to a tool that requires approval",
+    )
+    parser.add_argument(
+        "--workspace",
+        help="run_command's directory (default: a temporary one with a sample file)",
+    )
+    return parser
+
+
+def _model(options: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelClient:
+    if not options.base_url:
+        return prompted_model()
+    if not options.model:
+        parser.error("--model is required with --base-url")
+    variable = options.api_key_env or wire(options.wire).key_variable or ""
+    return HTTPModel(
+        options.base_url,
+        options.model,
+        wire=options.wire,
+        api_key=os.environ.get(variable) or None,
+    )
+
+
+def _approver(auto: bool, out: IO[str]) -> Callable[[ApprovalRequest], Approval]:
+    def approve(request: ApprovalRequest) -> Approval:
+        if auto:
+            return Approval.approve()
+        if not sys.stdin.isatty():
+            return Approval.deny(
+                "no one was there to approve it (run with --yes to approve such calls)"
+            )
+        out.write(f"Allow {request.name}({request.arguments})? [y/N] ")
+        out.flush()
+        answer = sys.stdin.readline().strip().lower()
+        return (
+            Approval.approve()
+            if answer in ("y", "yes")
+            else Approval.deny("the user said no")
+        )
+
+    return approve
+
+
+class _Printer:
+    """What the command line shows of the run's events: all of them as SSE, or the answer as it streams."""
+
+    def __init__(self, options: argparse.Namespace, out: IO[str]) -> None:
+        self.options = options
+        self.out = out
+        self.open_line = False
+
+    def __call__(self, event: RunEvent) -> None:
+        if self.options.events:
+            self.out.write(sse_encode(event))
+        elif self.options.stream and event.type == "text_delta":
+            self.out.write(str(event.data.get("text", "")))
+            self.open_line = True
+        elif (
+            self.options.stream
+            and event.type == "model_call_finished"
+            and self.open_line
+        ):
+            self.out.write("\n")
+            self.open_line = False
+        self.out.flush()
+
+
+def _bind_demo(registry: Registry, workspace: str | None, scratch: Path) -> None:
+    """The demo handlers, in a package built with `demo: true`; other packages bind their own."""
+    home = __name__.rsplit(".", 2)[0] + ".demo"
+    try:
+        # By name: packages built without the demo do not have the module, for type checkers either.
+        handlers = importlib.import_module(".handlers", home)
+    except ModuleNotFoundError as error:
+        if error.name != home:
+            raise
+        return
+    chosen = Path(workspace) if workspace else handlers.sample_workspace(scratch)
+    handlers.bind_demo_handlers(registry, chosen)
+
+
+def main(
+    argv: Sequence[str] | None, make_registry: Callable[[], Registry], *, prog: str
+) -> int:
+    """`python -m <package> "prompt" [options]`: 0 when the run finished, 1 when it stopped otherwise."""
+    parser = _parser(prog)
+    options = parser.parse_args(argv)
+    registry = make_registry()
+    out, err = sys.stdout, sys.stderr
+    with tempfile.TemporaryDirectory(prefix="toolgen-workspace-") as scratch:
+        _bind_demo(registry, options.workspace, Path(scratch))
+        model = _model(options, parser)
+        messages = (
+            [{"role": "system", "content": options.system}] if options.system else []
+        )
+        messages.append({"role": "user", "content": options.prompt})
+        try:
+            result = run(
+                messages,
+                model,
+                registry,
+                stream=options.stream,
+                max_steps=options.max_steps,
+                approve=_approver(options.yes, err),
+                on_event=_Printer(options, out),
+            )
+        finally:
+            if isinstance(model, HTTPModel):
+                model.close()
+    if not options.events and (
+        not options.stream or result.stop_reason == "return_direct"
+    ):
+        out.write(f"{result.text or ''}\n")
+    if result.stop_reason in ("finished", "return_direct"):
+        return 0
+    problem = (
+        result.error.message
+        if isinstance(result.error, ProviderError)
+        else result.error
+    )
+    err.write(f"stopped: {result.stop_reason}{f': {problem}' if problem else ''}\n")
+    return 1

@@ -1,0 +1,79 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Detection of a stream's wire from its first payload: the predicates the table of wires names.
+
+Each takes a decoded payload (a JSON object) and its SSE event name, and returns the wire it recognizes,
+or None; they are tried by the rank their rows give, highest first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_BEDROCK_EVENTS = frozenset(
+    (
+        "messageStart",
+        "contentBlockStart",
+        "contentBlockDelta",
+        "contentBlockStop",
+        "messageStop",
+    )
+)
+
+
+def _kind(payload: Mapping[str, Any]) -> str:
+    kind = payload.get("type")
+    return kind if isinstance(kind, str) else ""
+
+
+def responses_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    kind = _kind(payload)
+    if kind.startswith("response.") or (
+        "sequence_number" in payload and kind == "error"
+    ):
+        return "openai-responses"
+    return None
+
+
+def anthropic_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    kind = _kind(payload)
+    if kind.startswith(("message_", "content_block_")) or kind == "ping":
+        return "anthropic"
+    # Anthropic names every SSE event after its payload's type; an untyped payload still has the name.
+    if (
+        not kind
+        and event is not None
+        and event.startswith(("message_", "content_block_"))
+    ):
+        return "anthropic"
+    return None
+
+
+def cohere_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    if _kind(payload).startswith(("message-", "content-", "tool-", "citation-")):
+        return "cohere"
+    return None
+
+
+def interactions_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    return "google-interactions" if "event_type" in payload else None
+
+
+def chat_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    if "choices" in payload or payload.get("object") == "chat.completion.chunk":
+        return "openai-chat"
+    return None
+
+
+def gemini_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    if "candidates" in payload or "usageMetadata" in payload:
+        return "gemini"
+    return None
+
+
+def ollama_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    return "ollama" if "message" in payload and "done" in payload else None
+
+
+def bedrock_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    return "bedrock-converse" if payload.keys() & _BEDROCK_EVENTS else None
