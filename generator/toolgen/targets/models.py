@@ -206,6 +206,9 @@ def render_models(project: Project, header: str) -> str:
                 custom_file_header=header,
                 formatters=[],
                 capitalise_enum_members=False,
+                # A field with a default is not `X | None` unless its schema allows null: absent, it takes the
+                # default; null it refuses by its type (`unit: Literal["celsius", "fahrenheit"] = "celsius"`).
+                strict_nullable=True,
             )
     except Exception as error:  # noqa: BLE001 - any failure inside the generator is reported as its own
         raise ExternalToolError(f"datamodel-code-generator failed: {error}") from error
