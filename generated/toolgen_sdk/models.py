@@ -76,17 +76,10 @@ class Finish(CanonicalModel):
     ] = None
 
 
-class FinishReason(
-    RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]
-):
-    model_config = ConfigDict(defer_build=True)
-    root: Annotated[
-        Literal["stop", "tool_calls", "length", "content_filter", "error"],
-        Field(
-            description="Why the model stopped, normalized across providers.",
-            title="FinishReason",
-        ),
-    ]
+FinishReason: TypeAlias = Literal[
+    "stop", "tool_calls", "length", "content_filter", "error"
+]
+"Why the model stopped, normalized across providers."
 
 
 class GetCurrentWeatherArgs(SchemaModel):
@@ -162,6 +155,10 @@ class ReasoningPart(CanonicalModel):
     encrypted: Annotated[
         str | None, Field(description="Opaque encrypted reasoning to echo back.")
     ] = None
+
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+"Who a message is from; each message kind has its own."
 
 
 class RunCommandArgs(NullRefusingModel):
