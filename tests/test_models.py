@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import sys
+import typing
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -631,3 +633,170 @@ def test_false_keeps_the_json_schema_sentences_that_name_the_key() -> None:
     [(pointer, message)] = problems({"unevaluatedProperties": False}, {"z": 1})
     assert pointer == "" and "'z' was unexpected" in message
     assert problems({"items": False}, [1]) == [("/0", "is not allowed here")]
+
+
+def test_a_field_with_a_default_is_typed_without_none_unless_its_schema_allows_null(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_defaults")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        $defs:
+          Color: {enum: [red, green]}
+          Box: {type: object, properties: {side: {type: integer}}}
+        tools:
+          - name: d
+            inputSchema:
+              type: object
+              properties:
+                unit: {type: string, enum: [celsius, fahrenheit], default: celsius}
+                color: {$ref: "tools.yaml#/$defs/Color", default: green}
+                text: {type: string, default: hi}
+                count: {type: integer, minimum: 0, default: 3}
+                ratio: {type: number, default: 0.5}
+                flag: {type: boolean, default: false}
+                tags: {type: array, items: {type: string}, default: [a]}
+                opts: {type: object, default: {}}
+                box: {$ref: "tools.yaml#/$defs/Box", default: {side: 2}}
+                maybe: {type: [string, "null"], default: x}
+                none: {$ref: "tools.yaml#/$defs/Box", default: null}
+        """,
+    )
+    toolgen.build(project.root)
+    source = (project.package_dir / "models.py").read_text()
+    for line in (
+        'unit: Literal["celsius", "fahrenheit"] = "celsius"',
+        'color: Color = "green"',
+        'text: str = "hi"',
+        "count: Annotated[int, Field(ge=0)] = 3",
+        "ratio: float = 0.5",
+        "flag: bool = False",
+        'tags: list[str] = Field(default=["a"])',
+        "opts: dict[str, Any] = Field(default={})",
+        'maybe: str | None = "x"',
+        "none: Box | None = None",
+    ):
+        assert f"\n    {line}\n" in source, line
+    sdk = load_package(project)
+    assert sdk.TOOLS["d"].check_input is False  # the models alone decide
+    args = sdk.validate_tool_arguments("d", {})
+    assert (args.unit, args.color, args.text, args.count, args.ratio, args.flag) == (
+        "celsius",
+        "green",
+        "hi",
+        3,
+        0.5,
+        False,
+    )
+    assert (args.tags, args.opts, args.box.side, args.maybe, args.none) == (["a"], {}, 2, "x", None)
+    assert sdk.validate_tool_arguments("d", {"maybe": None}).maybe is None
+    nulls = {key: None for key in ("unit", "color", "text", "count", "ratio", "flag", "tags", "opts", "box", "none")}
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("d", nulls)
+    assert sorted(p.pointer for p in caught.value.problems) == sorted(f"/{key}" for key in nulls)
+    assert all("(got null)" in p.message for p in caught.value.problems)
+    # The canonical tool definition's flags have defaults too.
+    definition = sdk.validate_tool_definition({"name": "t", "inputSchema": {}})
+    assert definition.return_direct is False and definition.requires_approval is False
+
+
+def test_null_is_refused_where_a_reference_an_enum_or_every_branch_refuses_it(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_null_refs")
+    project.write(
+        "schemas/tools.yaml",
+        """\
+        $defs:
+          Color: {enum: [red, green]}
+          Box: {type: object, properties: {side: {type: integer}}}
+          Alias: {$ref: "tools.yaml#/$defs/Box"}
+          MaybeBox: {type: [object, "null"], properties: {side: {type: integer}}}
+        tools:
+          - name: n
+            inputSchema:
+              type: object
+              properties:
+                color: {$ref: "tools.yaml#/$defs/Color"}
+                box: {$ref: "tools.yaml#/$defs/Box"}
+                alias: {$ref: "tools.yaml#/$defs/Alias"}
+                pick: {enum: [a, b]}
+                either: {anyOf: [{type: string}, {type: integer}]}
+                maybe_box: {$ref: "tools.yaml#/$defs/MaybeBox"}
+                either_or_null: {anyOf: [{type: string}, {type: "null"}]}
+                anything: {}
+          - name: legacy
+            inputSchema: {type: object, properties: {legacy: {type: string, nullable: true}}}
+        """,
+    )
+    toolgen.build(project.root)
+    source = (project.package_dir / "models.py").read_text()
+    # `nullable` is OpenAPI's: JSON Schema reads it as nothing, and so do the models.
+    assert "\n    legacy: str | None = None\n" in source
+    sdk = load_package(project)
+    assert sdk.TOOLS["n"].check_input is False  # the models alone decide
+    refused = ("color", "box", "alias", "pick", "either")
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("n", dict.fromkeys(refused))
+    assert sorted(p.pointer for p in caught.value.problems) == sorted(f"/{key}" for key in refused)
+    assert all("should not be null" in p.message for p in caught.value.problems)
+    allowed = sdk.validate_tool_arguments("n", dict.fromkeys(("maybe_box", "either_or_null", "anything")))
+    assert (allowed.maybe_box, allowed.either_or_null, allowed.anything) == (None, None, None)
+    assert sdk.validate_tool_arguments("n", {"color": "red", "box": {"side": 1}}).color == "red"
+    with pytest.raises(sdk.ToolgenValidationError):
+        sdk.validate_tool_arguments("legacy", {"legacy": None})
+
+
+def test_named_enums_are_literal_aliases_and_a_tool_result_stays_a_model(
+    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+) -> None:
+    project = make_project("models_t_enum_alias")
+    nasty = "Say \"hi\" \\\\ or '''bye''' \"\"\" done"
+    project.write(
+        "schemas/tools.yaml",
+        f"""\
+        $defs:
+          Color: {{enum: [red, green], description: {json.dumps(nasty)}}}
+          Level: {{enum: [1, 2, 3]}}
+          Kind: {{const: only}}
+          Colors: {{type: array, items: {{$ref: "tools.yaml#/$defs/Color"}}}}
+        tools:
+          - name: paint
+            inputSchema:
+              type: object
+              properties:
+                color: {{$ref: "tools.yaml#/$defs/Color"}}
+                level: {{$ref: "tools.yaml#/$defs/Level", default: 2}}
+                kind: {{$ref: "tools.yaml#/$defs/Kind"}}
+                more: {{$ref: "tools.yaml#/$defs/Colors", default: [red]}}
+              required: [color]
+            outputSchema: {{$ref: "tools.yaml#/$defs/Color"}}
+        """,
+    )
+    toolgen.build(project.root)
+    source = (project.package_dir / "models.py").read_text()
+    tree = ast.parse(source)
+    aliases = {
+        node.target.id: (ast.unparse(node.value), tree.body[index + 1])
+        for index, node in enumerate(tree.body)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+    }
+    assert aliases["Color"][0] == "Literal['red', 'green']"
+    assert aliases["Level"][0] == "Literal[1, 2, 3]" and aliases["Kind"][0] == "Literal['only']"
+    docstring = aliases["Color"][1]
+    assert isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
+    assert docstring.value.value == nasty
+    assert "class Colors(RootModel[list[Color]])" in source and "class PaintResult(RootModel[Color])" in source
+    assert "    level: Level = 2\n" in source
+    sdk = load_package(project)
+    models = importlib.import_module("models_t_enum_alias.models")
+    assert typing.get_args(models.Color) == ("red", "green") and not isinstance(models.Color, type)
+    args = sdk.validate_tool_arguments("paint", {"color": "green", "kind": "only"})
+    assert (args.color, args.level, args.kind, args.more.root) == ("green", 2, "only", ["red"])
+    assert args.color == "green"
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_tool_arguments("paint", {"color": "blue", "level": 5})
+    assert [p.pointer for p in caught.value.problems] == ["/color", "/level"]
+    result = sdk.validate_tool_result("paint", "red")
+    assert type(result).__name__ == "PaintResult" and result.root == "red"

@@ -76,28 +76,20 @@ class Finish(CanonicalModel):
     ] = None
 
 
-class FinishReason(
-    RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]
-):
-    model_config = ConfigDict(defer_build=True)
-    root: Annotated[
-        Literal["stop", "tool_calls", "length", "content_filter", "error"],
-        Field(
-            description="Why the model stopped, normalized across providers.",
-            title="FinishReason",
-        ),
-    ]
+FinishReason: TypeAlias = Literal[
+    "stop", "tool_calls", "length", "content_filter", "error"
+]
+"Why the model stopped, normalized across providers."
 
 
-class GetCurrentWeatherArgs(NullRefusingModel):
+class GetCurrentWeatherArgs(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"x-toolgen-not-null": ["unit"]},
     )
     location: Annotated[
         str, Field(description="The city and state, e.g. San Francisco, CA")
     ]
-    unit: Literal["celsius", "fahrenheit"] | None = "celsius"
+    unit: Literal["celsius", "fahrenheit"] = "celsius"
 
 
 class GetCurrentWeatherResult(NullRefusingModel):
@@ -165,10 +157,14 @@ class ReasoningPart(CanonicalModel):
     ] = None
 
 
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+"Who a message is from; each message kind has its own."
+
+
 class RunCommandArgs(NullRefusingModel):
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"x-toolgen-not-null": ["args", "cwd"]},
+        json_schema_extra={"x-toolgen-not-null": ["args"]},
     )
     program: Annotated[
         Literal["ls", "cat", "grep", "wc", "head", "tail", "git", "python"],
@@ -179,7 +175,7 @@ class RunCommandArgs(NullRefusingModel):
         Field(description="Arguments passed to the program as a list.", max_length=64),
     ] = None
     cwd: Annotated[
-        str | None,
+        str,
         Field(
             description="Working directory relative to the workspace root; must stay inside it."
         ),
@@ -325,7 +321,7 @@ class ToolDefinition(CanonicalModel):
         ),
     ] = None
     return_direct: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="returnDirect",
             description="The tool's result is the final answer; the model is not called again.",
@@ -344,7 +340,7 @@ class ToolDefinition(CanonicalModel):
         Field(description="Seconds the handler may run before the call fails.", gt=0.0),
     ] = None
     requires_approval: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="requiresApproval",
             description="A person must approve each call before the handler runs.",

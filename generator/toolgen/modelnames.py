@@ -12,9 +12,20 @@ from toolgen.names import NameRegistry, pascal
 from toolgen.schemawalk import children, walk
 
 # Annotation-only keywords in 2020-12 that model generators would turn into behaviour (EmailStr needs an extra
-# package, date-time becomes datetime) or into code; validation keeps the schema's meaning without them.
+# package, date-time becomes datetime, OpenAPI's `nullable` a `| None`) or into code; validation keeps the
+# schema's meaning without them.
 _ANNOTATIONS = frozenset(
-    {"format", "examples", "example", "$comment", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"}
+    {
+        "format",
+        "examples",
+        "example",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+        "contentMediaType",
+        "contentEncoding",
+        "nullable",
+    }
 )
 _DEF_PREFIX = "#/$defs/"
 
@@ -57,19 +68,37 @@ def _printable(text: str) -> str:
 NOT_NULL_KEY = "x-toolgen-not-null"
 
 
-def _refuses_null(schema: Any) -> bool:
-    """An explicit `type` without "null" (and no null in enum/const) means null is invalid here."""
-    if not isinstance(schema, dict) or "type" not in schema:
+def _refuses_null(schema: Any, defs: dict[str, Any], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether null is invalid here: an explicit `type` without "null" (and no null in enum/const), an enum or
+    const without null, a local `$ref` to a schema that refuses it, an `allOf` branch or every `anyOf`/`oneOf`
+    branch that does."""
+    if schema is False:
+        return True
+    if not isinstance(schema, dict):
         return False
-    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-    if "null" in types:
-        return False
-    if isinstance(schema.get("enum"), list) and None in schema["enum"]:
-        return False
-    return not ("const" in schema and schema["const"] is None)
+    enum = schema.get("enum")
+    if (isinstance(enum, list) and None not in enum) or schema.get("const", None) is not None:
+        return True
+    # Past the line above, a listed value (enum or const) is null.
+    listed = isinstance(enum, list) or "const" in schema
+    if "type" in schema and not listed:
+        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if "null" not in types:
+            return True
+    ref = schema.get("$ref")
+    local = isinstance(ref, str) and ref.startswith(_DEF_PREFIX) and ref not in seen
+    if local and _refuses_null(defs.get(str(ref)[len(_DEF_PREFIX) :], True), defs, seen | {str(ref)}):
+        return True
+    for key in ("allOf", "anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches:
+            refusing = [_refuses_null(branch, defs, seen) for branch in branches]
+            if any(refusing) if key == "allOf" else all(refusing):
+                return True
+    return False
 
 
-def _as_class(schema: dict[str, Any], name: str) -> None:
+def _as_class(schema: dict[str, Any], name: str, defs: dict[str, Any]) -> None:
     schema["title"] = name
     if isinstance(schema.get("description"), str):
         schema["description"] = _printable(schema["description"])
@@ -77,8 +106,13 @@ def _as_class(schema: dict[str, Any], name: str) -> None:
     listed = schema.get("required")
     required: list[Any] = listed if isinstance(listed, list) else []
     if isinstance(properties, dict):
-        # The model makes an optional field `X | None`; JSON Schema refuses an explicit null unless it says so.
-        optional = [key for key, sub in properties.items() if key not in required and _refuses_null(sub)]
+        # The model makes an optional field without a default `X | None`; JSON Schema refuses an explicit null
+        # unless it says so. A field with a default is typed without None, which refuses null by itself.
+        optional = [
+            key
+            for key, sub in properties.items()
+            if key not in required and not (isinstance(sub, dict) and "default" in sub) and _refuses_null(sub, defs)
+        ]
         if optional:
             schema[NOT_NULL_KEY] = optional
 
@@ -88,7 +122,9 @@ def strip_annotations_for_models(defs: dict[str, Any]) -> dict[str, Any]:
     for schema in result.values():
         for sub, _ in walk(schema):
             if isinstance(sub, dict):
-                if "default" in sub and not default_fits(sub):
+                # A null default says no more than an absent optional field does, and a model field typed
+                # without None (a default makes it so) could not hold it.
+                if "default" in sub and (sub["default"] is None or not default_fits(sub)):
                     del sub["default"]
                 for key in _ANNOTATIONS & sub.keys():
                     if not (key == "format" and not isinstance(sub[key], str)):
@@ -140,19 +176,19 @@ def _label(relative: tuple[str, ...]) -> str:
     return {"items": "Item", "additionalProperties": "Value"}.get(keyword, pascal(keyword))
 
 
-def _name_children(schema: Any, owner: str, names: NameRegistry) -> None:
+def _name_children(schema: Any, owner: str, names: NameRegistry, defs: dict[str, Any]) -> None:
     for sub, relative in children(schema, ()):
         if not isinstance(sub, dict):
             continue
         child_owner = owner
         if isinstance(sub.get("properties"), dict) and sub.get("properties") and "$ref" not in sub:
             child_owner = names.claim(owner + _label(relative))
-            _as_class(sub, child_owner)
+            _as_class(sub, child_owner, defs)
         else:
             sub.pop("title", None)
             if relative[0] in ("items", "additionalProperties", "allOf", "anyOf", "oneOf", "prefixItems"):
                 child_owner = owner + _label(relative)
-        _name_children(sub, child_owner, names)
+        _name_children(sub, child_owner, names, defs)
 
 
 def assign_class_names(
@@ -165,8 +201,8 @@ def assign_class_names(
     """
     for name, schema in defs.items():
         if isinstance(schema, dict):
-            _as_class(schema, name)
-            _name_children(schema, name, names)
+            _as_class(schema, name, defs)
+            _name_children(schema, name, names, defs)
             if name in lenient:
                 schema.pop(NOT_NULL_KEY, None)
     return defs

@@ -102,8 +102,9 @@ def _is_type_alias(node: ast.stmt) -> bool:
     return call.args[0].value == node.targets[0].id
 
 
-def _is_union_alias(node: ast.stmt) -> bool:
-    """`Name: TypeAlias = Annotated[A | B, Field(discriminator=...)]`, which toolgen writes for each union."""
+def _is_alias(node: ast.stmt) -> bool:
+    """`Name: TypeAlias = <type>`, which toolgen writes for each union (`Annotated[A | B, Field(discriminator=...)]`)
+    and each named enum (`Literal["a", "b"]`)."""
     if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None):
         return False
     if not (isinstance(node.annotation, ast.Name) and node.annotation.id == "TypeAlias"):
@@ -123,5 +124,5 @@ def check_models_module(source: str, package: str) -> None:
         elif isinstance(node, ast.ClassDef):
             _check_class(node)
             classes.add(node.name)
-        elif not (_is_docstring(node) or _is_rebuild(node, classes) or _is_type_alias(node) or _is_union_alias(node)):
+        elif not (_is_docstring(node) or _is_rebuild(node, classes) or _is_type_alias(node) or _is_alias(node)):
             raise _fail(node, type(node).__name__)

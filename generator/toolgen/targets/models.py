@@ -34,9 +34,7 @@ def _defer_root_models(source: str) -> str:
     lines = _source_lines(source)
     inserts: list[int] = []
     for node in tree.body:
-        roots = [b for b in node.bases if isinstance(b, ast.Subscript)] if isinstance(node, ast.ClassDef) else []
-        if any(isinstance(b.value, ast.Name) and b.value.id == "RootModel" for b in roots):
-            assert isinstance(node, ast.ClassDef)
+        if isinstance(node, ast.ClassDef) and _is_root_model(node):
             first = node.body[0]
             docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
             at = first.end_lineno if docstring and first.end_lineno else first.lineno - 1
@@ -67,11 +65,146 @@ def _unions_as_aliases(source: str, unions: Sequence[Union]) -> str:
     """
     for union in unions:
         source = _replace_class(source, union.name, f"{union.name}: TypeAlias = {_root_type(source, union.name)}\n")
-    if unions:
-        # Merged with the generator's own imports by the formatter's import sorting.
-        future = "from __future__ import annotations\n"
-        source = source.replace(future, future + "\nfrom typing import TypeAlias\n", 1)
     return source
+
+
+def _literal_roots(source: str, keep: frozenset[str]) -> dict[str, tuple[str, str | None]]:
+    """Each RootModel (not named in `keep`) whose root is a Literal, optionally `| None`, and whose Field says
+    no more than a title and a description: its name -> (the Literal's source, the description)."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ClassDef) or node.name in keep or not _is_root_model(node):
+            continue
+        root = next(
+            (
+                i
+                for i in node.body
+                if isinstance(i, ast.AnnAssign) and isinstance(i.target, ast.Name) and i.target.id == "root"
+            ),
+            None,
+        )
+        if root is None:
+            continue
+        annotation, field = root.annotation, None
+        if (
+            isinstance(annotation, ast.Subscript)
+            and isinstance(annotation.value, ast.Name)
+            and annotation.value.id == "Annotated"
+        ):
+            if not (isinstance(annotation.slice, ast.Tuple) and len(annotation.slice.elts) == 2):
+                continue
+            annotation, field = annotation.slice.elts
+            if not (
+                isinstance(field, ast.Call)
+                and not field.args
+                and {k.arg for k in field.keywords} <= {"title", "description"}
+            ):
+                continue
+        if not _is_literal_type(annotation):
+            continue
+        described = [k.value for k in field.keywords if k.arg == "description"] if isinstance(field, ast.Call) else []
+        description = described[0].value if described and isinstance(described[0], ast.Constant) else None
+        text = ast.get_source_segment(source, annotation)
+        assert text is not None
+        found[node.name] = (text, description if isinstance(description, str) else None)
+    return found
+
+
+def _is_root_model(node: ast.ClassDef) -> bool:
+    return any(
+        isinstance(b, ast.Subscript) and isinstance(b.value, ast.Name) and b.value.id == "RootModel" for b in node.bases
+    )
+
+
+def _is_literal_type(node: ast.expr) -> bool:
+    """`Literal[...]` of strings, integers and booleans, or that `| None`."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _is_literal_type(node.left) and isinstance(node.right, ast.Constant) and node.right.value is None
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal"):
+        return False
+    values = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return all(
+        isinstance(v.operand if isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub) else v, ast.Constant)
+        and isinstance(ast.literal_eval(v), (str, int))
+        for v in values
+    )
+
+
+def _enums_as_aliases(source: str, keep: frozenset[str]) -> str:
+    """Each named enum (or const) as a Literal type alias rather than a RootModel class.
+
+    `finish.reason == "length"` then holds, and type checkers see the values (`FinishReason` is
+    `Literal["stop", ...]`, no `.root`). The description follows the alias as its docstring, a string
+    literal written by repr(). A default of the enum's own needs no place: the fields using it carry it.
+    """
+    for name, (literal, description) in _literal_roots(source, keep).items():
+        docstring = f"{description!r}\n" if description else ""
+        source = _replace_class(source, name, f"{name}: TypeAlias = {literal}\n{docstring}")
+    return source
+
+
+def _without_needless_validate_default(source: str) -> str:
+    """`validate_default=True` taken off fields whose type names no model class.
+
+    The generator marks a field so when its default is data for a model (`{"k": 1}` for `Opts`); a default
+    of a Literal alias or of plain types is the value itself, and unmarked it stays a plain default that mypy
+    checks against the annotation (`unit: Unit = "celsius"`).
+    """
+    tree = ast.parse(source)
+    # Model classes, and the aliases that hold one (a union's members); an alias comes after what it names.
+    classes: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            classes.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _holds_class(node.value, classes):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            classes.update(t.id for t in targets if isinstance(t, ast.Name))
+    lines = _source_lines(source)
+    edits: list[tuple[ast.expr, str]] = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if not isinstance(item, ast.AnnAssign) or not _marks_validate_default(item.annotation):
+                continue
+            annotation = item.annotation
+            if not (isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple)):
+                continue
+            kind, *metadata = annotation.slice.elts
+            if _holds_class(kind, classes) or len(metadata) != 1 or not isinstance(metadata[0], ast.Call):
+                continue
+            field = metadata[0]
+            kept = [
+                f"{k.arg}={ast.get_source_segment(source, k.value)}"
+                for k in field.keywords
+                if k.arg != "validate_default"
+            ]
+            text = ast.get_source_segment(source, kind)
+            edits.append((annotation, f"Annotated[{text}, Field({', '.join(kept)})]" if kept else f"{text}"))
+    for annotation, text in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
+        assert annotation.end_lineno is not None and annotation.end_col_offset is not None
+        first, last = annotation.lineno - 1, annotation.end_lineno - 1
+        begin = _char_offset(lines[first], annotation.col_offset)
+        joined = "".join(lines[first : last + 1])
+        end = len("".join(lines[first:last])) + _char_offset(lines[last], annotation.end_col_offset)
+        lines[first : last + 1] = [joined[:begin] + text + joined[end:]]
+    return "".join(lines)
+
+
+def _holds_class(node: ast.expr | None, classes: set[str]) -> bool:
+    return node is not None and any(isinstance(sub, ast.Name) and sub.id in classes for sub in ast.walk(node))
+
+
+def _with_type_alias_import(source: str) -> str:
+    """The import the aliases need; the formatter's import sorting merges it with the generator's own."""
+    tree = ast.parse(source)
+    if not any(
+        isinstance(n, ast.AnnAssign) and isinstance(n.annotation, ast.Name) and n.annotation.id == "TypeAlias"
+        for n in tree.body
+    ):
+        return source
+    future = "from __future__ import annotations\n"
+    return source.replace(future, future + "\nfrom typing import TypeAlias\n", 1)
 
 
 def _root_type(source: str, name: str) -> str:
@@ -206,6 +339,9 @@ def render_models(project: Project, header: str) -> str:
                 custom_file_header=header,
                 formatters=[],
                 capitalise_enum_members=False,
+                # A field with a default is not `X | None` unless its schema allows null: absent, it takes the
+                # default; null it refuses by its type (`unit: Literal["celsius", "fahrenheit"] = "celsius"`).
+                strict_nullable=True,
             )
     except Exception as error:  # noqa: BLE001 - any failure inside the generator is reported as its own
         raise ExternalToolError(f"datamodel-code-generator failed: {error}") from error
@@ -214,7 +350,9 @@ def render_models(project: Project, header: str) -> str:
     # A tool's own arguments or result stay a model class: the registry validates and checks instances of it.
     tool_models = {t.args_model for t in project.tools} | {t.result_model for t in project.tools}
     aliased = [union for union in project.unions if union.name not in tool_models]
-    source = _defer_root_models(_unions_as_aliases(_replace_class(output, ROOT_MODEL), aliased))
+    source = _unions_as_aliases(_replace_class(output, ROOT_MODEL), aliased)
+    source = _enums_as_aliases(source, frozenset(m for m in tool_models if m))
+    source = _defer_root_models(_with_type_alias_import(_without_needless_validate_default(source)))
     source = _mutable_defaults_as_fields(source)
     check_models_module(source, project.package)
     return source

@@ -44,7 +44,7 @@ from claude_sdk._runtime import (
     stream_events,
 )
 from claude_sdk._runtime import encode_request as _encode_request
-from claude_sdk.models import AssistantMessage, Messages
+from claude_sdk.models import AssistantMessage, Message, Messages
 from claude_sdk.models import Finish as FinishModel
 from claude_sdk.models import Usage as UsageModel
 from claude_sdk.tools import TOOLS
@@ -116,7 +116,7 @@ def parse_response(body: Any, wire: str | None = None) -> ParsedResponse:
     return ParsedResponse(message, finish, usage, response)
 
 
-def parse_request(body: Any, wire: str | None = None) -> list[Any]:
+def parse_request(body: Any, wire: str | None = None) -> list[Message]:
     """A request body's conversation as typed messages."""
     request = decode(body, wire, "request")
     if not isinstance(request, Request):

@@ -6,12 +6,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, RootModel
 
-from claude_sdk._runtime import (
-    CanonicalModel,
-    FunctionCallBase,
-    NullRefusingModel,
-    SchemaModel,
-)
+from claude_sdk._runtime import CanonicalModel, FunctionCallBase, SchemaModel
 
 
 class AssistantMessage(CanonicalModel):
@@ -76,17 +71,10 @@ class Finish(CanonicalModel):
     ] = None
 
 
-class FinishReason(
-    RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]
-):
-    model_config = ConfigDict(defer_build=True)
-    root: Annotated[
-        Literal["stop", "tool_calls", "length", "content_filter", "error"],
-        Field(
-            description="Why the model stopped, normalized across providers.",
-            title="FinishReason",
-        ),
-    ]
+FinishReason: TypeAlias = Literal[
+    "stop", "tool_calls", "length", "content_filter", "error"
+]
+"Why the model stopped, normalized across providers."
 
 
 class ImagePart(CanonicalModel):
@@ -142,13 +130,16 @@ class ReasoningPart(CanonicalModel):
     ] = None
 
 
-class SearchDocsArgs(NullRefusingModel):
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+"Who a message is from; each message kind has its own."
+
+
+class SearchDocsArgs(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"x-toolgen-not-null": ["limit"]},
     )
     query: Annotated[str, Field(min_length=1)]
-    limit: Annotated[int | None, Field(ge=1, le=50)] = 10
+    limit: Annotated[int, Field(ge=1, le=50)] = 10
 
 
 class SearchDocsResult(SchemaModel):
@@ -246,7 +237,7 @@ class ToolDefinition(CanonicalModel):
         ),
     ] = None
     return_direct: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="returnDirect",
             description="The tool's result is the final answer; the model is not called again.",
@@ -265,7 +256,7 @@ class ToolDefinition(CanonicalModel):
         Field(description="Seconds the handler may run before the call fails.", gt=0.0),
     ] = None
     requires_approval: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="requiresApproval",
             description="A person must approve each call before the handler runs.",

@@ -44,7 +44,7 @@ from features_sdk._runtime import (
     stream_events,
 )
 from features_sdk._runtime import encode_request as _encode_request
-from features_sdk.models import AssistantMessage, Messages
+from features_sdk.models import AssistantMessage, Message, Messages
 from features_sdk.models import Finish as FinishModel
 from features_sdk.models import Usage as UsageModel
 from features_sdk.tools import TOOLS
@@ -127,7 +127,7 @@ def parse_response(body: Any, wire: str | None = None) -> ParsedResponse:
     return ParsedResponse(message, finish, usage, response)
 
 
-def parse_request(body: Any, wire: str | None = None) -> list[Any]:
+def parse_request(body: Any, wire: str | None = None) -> list[Message]:
     """A request body's conversation as typed messages."""
     request = decode(body, wire, "request")
     if not isinstance(request, Request):

@@ -49,16 +49,14 @@ class AudioPart(CanonicalModel):
 class BookTripArgs(NullRefusingModel):
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={
-            "x-toolgen-not-null": ["class", "passengers", "tags", "notes"]
-        },
+        json_schema_extra={"x-toolgen-not-null": ["tags", "notes"]},
     )
     from_: Annotated[Place, Field(alias="from")]
     to: Place
-    class_: Annotated[
-        Literal["economy", "business", "first"] | None, Field(alias="class")
-    ] = "economy"
-    passengers: Annotated[int | None, Field(ge=1, le=9)] = 1
+    class_: Annotated[Literal["economy", "business", "first"], Field(alias="class")] = (
+        "economy"
+    )
+    passengers: Annotated[int, Field(ge=1, le=9)] = 1
     return_date: Annotated[str | None, Field(alias="return-date")] = None
     tags: Annotated[list[str] | None, Field(max_length=5)] = None
     payment: BookTripArgsVariant1 | BookTripArgsVariant2
@@ -126,17 +124,10 @@ class Finish(CanonicalModel):
     ] = None
 
 
-class FinishReason(
-    RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]
-):
-    model_config = ConfigDict(defer_build=True)
-    root: Annotated[
-        Literal["stop", "tool_calls", "length", "content_filter", "error"],
-        Field(
-            description="Why the model stopped, normalized across providers.",
-            title="FinishReason",
-        ),
-    ]
+FinishReason: TypeAlias = Literal[
+    "stop", "tool_calls", "length", "content_filter", "error"
+]
+"Why the model stopped, normalized across providers."
 
 
 class ImagePart(CanonicalModel):
@@ -203,6 +194,10 @@ class ReasoningPart(CanonicalModel):
     encrypted: Annotated[
         str | None, Field(description="Opaque encrypted reasoning to echo back.")
     ] = None
+
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+"Who a message is from; each message kind has its own."
 
 
 class SystemMessage(CanonicalModel):
@@ -291,7 +286,7 @@ class ToolDefinition(CanonicalModel):
         ),
     ] = None
     return_direct: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="returnDirect",
             description="The tool's result is the final answer; the model is not called again.",
@@ -310,7 +305,7 @@ class ToolDefinition(CanonicalModel):
         Field(description="Seconds the handler may run before the call fails.", gt=0.0),
     ] = None
     requires_approval: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="requiresApproval",
             description="A person must approve each call before the handler runs.",

@@ -75,17 +75,10 @@ class Finish(CanonicalModel):
     ] = None
 
 
-class FinishReason(
-    RootModel[Literal["stop", "tool_calls", "length", "content_filter", "error"]]
-):
-    model_config = ConfigDict(defer_build=True)
-    root: Annotated[
-        Literal["stop", "tool_calls", "length", "content_filter", "error"],
-        Field(
-            description="Why the model stopped, normalized across providers.",
-            title="FinishReason",
-        ),
-    ]
+FinishReason: TypeAlias = Literal[
+    "stop", "tool_calls", "length", "content_filter", "error"
+]
+"Why the model stopped, normalized across providers."
 
 
 class ImagePart(CanonicalModel):
@@ -139,6 +132,10 @@ class ReasoningPart(CanonicalModel):
     encrypted: Annotated[
         str | None, Field(description="Opaque encrypted reasoning to echo back.")
     ] = None
+
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+"Who a message is from; each message kind has its own."
 
 
 class SystemMessage(CanonicalModel):
@@ -227,7 +224,7 @@ class ToolDefinition(CanonicalModel):
         ),
     ] = None
     return_direct: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="returnDirect",
             description="The tool's result is the final answer; the model is not called again.",
@@ -246,7 +243,7 @@ class ToolDefinition(CanonicalModel):
         Field(description="Seconds the handler may run before the call fails.", gt=0.0),
     ] = None
     requires_approval: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="requiresApproval",
             description="A person must approve each call before the handler runs.",
