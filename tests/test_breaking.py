@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import toolgen.api
-from toolgen.breaking import RULES
+from toolgen.breaking_rules import RULES
 from toolgen.cli import main
 from toolgen.diagnostics import Diagnostic
 

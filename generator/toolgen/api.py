@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolgen.breaking import ToolSnapshot, breaking_changes, dump_snapshot, load_snapshot, snapshot
+from toolgen.breaking_tools import breaking_changes
 from toolgen.config import CONFIG_NAME, Config, display_path, load_config, package_name_problem
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import InvalidInputError, ProjectExistsError, ToolgenError
@@ -35,6 +35,7 @@ from toolgen.payloads import encode as encode_canonical
 from toolgen.render import render
 from toolgen.resources import schemas_dir
 from toolgen.runtime import Export, GeminiSchema, canonical_definition, export_tools
+from toolgen.tool_snapshots import ToolSnapshot, dump_snapshot, load_snapshot, snapshot
 from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
 from toolgen.write import ensure_ours, locked, recover, write_package
 
@@ -369,7 +370,7 @@ def validate(
 
 
 def breaking(against: str, root: str | Path = ".", config_path: str | Path | None = None) -> tuple[Diagnostic, ...]:
-    """Every change of the tools since `against`: breaking ones as errors, safe ones as warnings (breaking.RULES).
+    """Every change of the tools since `against`: breaking ones as errors, safe ones as warnings (breaking_rules.RULES).
 
     `against` is a file written by `breaking_snapshot`, the project directory of another checkout, or a git
     revision of the repository the project is in (its tree is unpacked into a temporary directory). Findings are
