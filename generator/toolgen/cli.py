@@ -12,13 +12,12 @@ import click
 
 from toolgen import api
 from toolgen.diagnostics import Diagnostic
-from toolgen.errors import InvalidInputError, ToolgenError
+from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
 from toolgen.payloads import KINDS as PAYLOAD_KINDS
 from toolgen.runtime import MCP, NAMES, GeminiSchema
 from toolgen.validate import KINDS, WIRE_KINDS, Tally
 
 F = TypeVar("F", bound=Callable[..., Any])
-EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
@@ -93,7 +92,7 @@ def _end_progress() -> None:
         click.echo("\r\033[2K", err=True, nl=False)
 
 
-def _run(action: Callable[[], int], output_format: str = "text") -> None:
+def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
     try:
         try:
             code = action()
@@ -108,10 +107,10 @@ def _run(action: Callable[[], int], output_format: str = "text") -> None:
         code = error.exit_code
     except KeyboardInterrupt:
         click.echo("toolgen: interrupted; nothing was written", err=True)
-        code = EXIT_INTERRUPTED
+        code = ExitCode.INTERRUPTED
     except Exception as error:  # noqa: BLE001 - the last line of defence maps any bug to exit 4
         click.echo(f"toolgen: internal error: {type(error).__name__}: {error}", err=True)
-        code = EXIT_INTERNAL
+        code = ExitCode.INTERNAL
     sys.exit(code)
 
 
@@ -127,13 +126,13 @@ def main() -> None:
 def init(project: Path, package: str) -> None:
     """Create toolgen.yaml and schemas/ with an example tool."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         for path in api.init_project(project, package):
             click.echo(
                 f"created {path.relative_to(project.resolve()) if path.is_relative_to(project.resolve()) else path}"
             )
         click.echo("next: toolgen build", err=True)
-        return EXIT_OK
+        return ExitCode.OK
 
     _run(action)
 
@@ -144,7 +143,7 @@ def init(project: Path, package: str) -> None:
 def build(project: Path, config_path: Path | None, output_format: str, force: bool) -> None:
     """Generate the SDK from the schemas (atomically: all files or none)."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         result = api.build(project, config_path, force=force, progress=_progress)
         _end_progress()
         _print_diagnostics(result.warnings, output_format)
@@ -155,7 +154,7 @@ def build(project: Path, config_path: Path | None, output_format: str, force: bo
         )
         state = "wrote" if result.written else "up to date:"
         click.echo(f"toolgen: {state} {where}/ ({len(result.files)} files)", err=True)
-        return EXIT_OK
+        return ExitCode.OK
 
     _run(action, output_format)
 
@@ -189,12 +188,12 @@ def lint_command(
 ) -> None:
     """Check the tool definitions against each provider's limits; exit 1 on findings."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         findings = api.lint(project, config_path, providers or None, gemini=gemini_schema)
         _print_diagnostics(findings, output_format)
         errors = sum(1 for f in findings if f.severity.value == "error")
         click.echo(f"toolgen: {len(findings)} finding(s), {errors} error(s)", err=True)
-        return EXIT_FINDINGS if findings else EXIT_OK
+        return ExitCode.FINDINGS if findings else ExitCode.OK
 
     _run(action, output_format)
 
@@ -222,7 +221,7 @@ def export_command(
 ) -> None:
     """Print the tool definitions in a provider's request format (the request's `tools` field)."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         result, warnings = api.export(provider, project, config_path, strict=strict, gemini=gemini_schema)
         for note in result.notes:
             click.echo(f"toolgen: note: {note}", err=True)
@@ -232,7 +231,7 @@ def export_command(
         else:
             output.write_text(text, encoding="utf-8")
         click.echo(f"toolgen: {len(result.tools)} {provider} tool entries", err=True)
-        return EXIT_OK
+        return ExitCode.OK
 
     _run(action)
 
@@ -242,7 +241,7 @@ def export_command(
 def check(project: Path, config_path: Path | None, output_format: str) -> None:
     """Exit 1 with a diff when the generated SDK differs from what the schemas produce."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         result = api.check(project, config_path, progress=_progress)
         _end_progress()
         if output_format != "json":
@@ -255,7 +254,7 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
                     )
                 )
             click.echo("toolgen: generated code is up to date", err=True)
-            return EXIT_OK
+            return ExitCode.OK
         if output_format == "json":
             findings = [d.to_json() for d in result.warnings]
             click.echo(
@@ -269,7 +268,7 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
         else:
             click.echo(result.diff, nl=False)
         click.echo(f"toolgen: {len(result.changed)} generated file(s) differ; run `toolgen build`", err=True)
-        return EXIT_FINDINGS
+        return ExitCode.FINDINGS
 
     _run(action, output_format)
 
@@ -296,7 +295,7 @@ def validate(
     read or a record is not JSON.
     """
 
-    def action() -> int:
+    def action() -> ExitCode:
         tally = Tally()
 
         def advance(records: int) -> None:
@@ -310,8 +309,8 @@ def validate(
             err=True,
         )
         if tally.unreadable:
-            return InvalidInputError.exit_code
-        return EXIT_FINDINGS if tally.invalid else EXIT_OK
+            return ExitCode.INVALID_INPUT
+        return ExitCode.FINDINGS if tally.invalid else ExitCode.OK
 
     _run(action, output_format)
 
@@ -346,7 +345,7 @@ def breaking_command(
     if (against is None) == (export_path is None):
         raise click.UsageError("give either --against REF or --export FILE")
 
-    def action() -> int:
+    def action() -> ExitCode:
         if export_path is not None:
             text = api.breaking_snapshot(project, config_path)
             if str(export_path) == "-":
@@ -354,13 +353,13 @@ def breaking_command(
             else:
                 export_path.write_text(text, encoding="utf-8")
             click.echo(f"toolgen: wrote a breaking-change snapshot to {export_path}", err=True)
-            return EXIT_OK
+            return ExitCode.OK
         findings = api.breaking(str(against), project, config_path)
         errors = [f for f in findings if f.severity.value == "error"]
         _print_diagnostics(findings if show_all or output_format == "json" else errors, output_format)
         safe = len(findings) - len(errors)
         click.echo(f"toolgen: {len(errors)} breaking change(s), {safe} safe change(s) against {against}", err=True)
-        return EXIT_FINDINGS if errors else EXIT_OK
+        return ExitCode.FINDINGS if errors else ExitCode.OK
 
     _run(action, output_format)
 
@@ -389,11 +388,11 @@ _OUTPUT = click.option(
 def decode(file: Path, wire: str | None, kind: str | None, output: Path | None) -> None:
     """Print a recorded request, response or stream (`-` for stdin) as canonical JSON."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         decoded = api.decode(file, wire, kind)
         _write_json(decoded, output)
         click.echo(f"toolgen: {decoded['wire']} {decoded['kind']}", err=True)
-        return EXIT_OK
+        return ExitCode.OK
 
     _run(action)
 
@@ -405,9 +404,9 @@ def decode(file: Path, wire: str | None, kind: str | None, output: Path | None) 
 def encode(file: Path, wire: str, output: Path | None) -> None:
     """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         _write_json(api.encode(file, wire), output)
-        return EXIT_OK
+        return ExitCode.OK
 
     _run(action)
 
@@ -421,9 +420,9 @@ def encode(file: Path, wire: str, output: Path | None) -> None:
 def convert(file: Path, to_wire: str, from_wire: str | None, kind: str | None, output: Path | None) -> None:
     """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response)."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         _write_json(api.convert(file, to_wire, from_wire, kind), output)
-        return EXIT_OK
+        return ExitCode.OK
 
     _run(action)
 
@@ -441,7 +440,7 @@ def convert(file: Path, to_wire: str, from_wire: str | None, kind: str | None, o
 def conformance(folders: tuple[Path, ...], output_format: str) -> None:
     """Decode every recorded payload under FOLDERS and check its round trip; exit 1 when any file fails."""
 
-    def action() -> int:
+    def action() -> ExitCode:
         rows = api.conformance(folders)
         if output_format == "json":
             click.echo(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
@@ -454,6 +453,6 @@ def conformance(folders: tuple[Path, ...], output_format: str) -> None:
                 click.echo(f"| {row.wire} | {row.kind} | {row.file} | {result} | {names} | {row.detail} |")
         failed = sum(not row.ok for row in rows)
         click.echo(f"toolgen: {len(rows)} payload(s), {failed} failed", err=True)
-        return EXIT_FINDINGS if failed or not rows else EXIT_OK
+        return ExitCode.FINDINGS if failed or not rows else ExitCode.OK
 
     _run(action)

@@ -1,29 +1,44 @@
-"""The exception tree of toolgen; every error carries the CLI exit code it maps to.
+"""The exception tree of toolgen and the exit codes of its command line; every error carries the code it maps to.
 
-    ToolgenError (4)             base class; anything unexpected is an internal error
-    ├── InvalidInputError (3)    schemas or config failed to load, validate or resolve; carries diagnostics
-    ├── ConfigNotFoundError (3)  no toolgen.yaml where one was expected
-    ├── ProjectExistsError (3)   `init` would overwrite an existing project
-    ├── ForeignOutputError (3)   the output directory holds files toolgen did not write
-    ├── ExternalToolError (4)    a tool toolgen drives (ruff, datamodel-codegen) failed or is missing
-    └── UnsafeOutputError (4)    generated code holds a statement no schema should produce; nothing is written
+    ToolgenError (INTERNAL 4)                  base class; anything unexpected is an internal error
+    ├── InvalidInputError (INVALID_INPUT 3)    schemas or config failed to load, validate or resolve; carries diagnostics
+    ├── ConfigNotFoundError (INVALID_INPUT 3)  no toolgen.yaml where one was expected
+    ├── ProjectExistsError (INVALID_INPUT 3)   `init` would overwrite an existing project
+    ├── ForeignOutputError (INVALID_INPUT 3)   the output directory holds files toolgen did not write
+    ├── SdkNotBuiltError (INVALID_INPUT 3)     `validate` found no generated package to check with, or it does not import
+    ├── ExternalToolError (INTERNAL 4)         a tool toolgen drives (ruff, datamodel-codegen) failed or is missing
+    └── UnsafeOutputError (INTERNAL 4)         generated code holds a statement no schema should produce; nothing is written
 
-Findings (drift, lint, breaking changes) are results, not exceptions: they exit 1 through the CLI.
+Findings (drift, lint, breaking changes) are results, not exceptions: they exit FINDINGS (1) through the CLI.
+USAGE (2) is click's, for arguments it refuses; INTERRUPTED (130) is Ctrl-C.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
+from typing import ClassVar
 
 from toolgen.diagnostics import Diagnostic, normalized
 
 
+class ExitCode(enum.IntEnum):
+    """What the `toolgen` command's exit status means; the same numbers whatever the verb."""
+
+    OK = 0
+    FINDINGS = 1  # the input is fine and a policy failed: drift, lint, a breaking change, failed conformance
+    USAGE = 2  # click's own code for arguments it refuses
+    INVALID_INPUT = 3
+    INTERNAL = 4  # a bug in toolgen, or the environment (a missing tool, an unwritable disk)
+    INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
 class ToolgenError(Exception):
-    exit_code = 4
+    exit_code: ClassVar[ExitCode] = ExitCode.INTERNAL
 
 
 class InvalidInputError(ToolgenError):
-    exit_code = 3
+    exit_code = ExitCode.INVALID_INPUT
 
     def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
         self.diagnostics = normalized(diagnostics)
@@ -32,20 +47,26 @@ class InvalidInputError(ToolgenError):
 
 
 class ConfigNotFoundError(ToolgenError):
-    exit_code = 3
+    exit_code = ExitCode.INVALID_INPUT
 
 
 class ExternalToolError(ToolgenError):
-    exit_code = 4
+    exit_code = ExitCode.INTERNAL
 
 
 class ProjectExistsError(ToolgenError):
-    exit_code = 3
+    exit_code = ExitCode.INVALID_INPUT
 
 
 class UnsafeOutputError(ToolgenError):
-    exit_code = 4
+    exit_code = ExitCode.INTERNAL
 
 
 class ForeignOutputError(ToolgenError):
-    exit_code = 3
+    exit_code = ExitCode.INVALID_INPUT
+
+
+class SdkNotBuiltError(ToolgenError):
+    """The generated package to validate with is missing or does not import."""
+
+    exit_code = ExitCode.INVALID_INPUT

@@ -22,7 +22,7 @@ from typing import IO, Any
 import pydantic
 
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.errors import ToolgenError
+from toolgen.errors import SdkNotBuiltError
 from toolgen.payloads import pointer_of
 from toolgen.positions import json_positions
 from toolgen.runtime import WIRES
@@ -42,12 +42,6 @@ BATCH = 2000
 BLOCK_BYTES = 1 << 20
 # Below this many bytes one process is faster than starting workers.
 PARALLEL_THRESHOLD = 4_000_000
-
-
-class SdkNotBuiltError(ToolgenError):
-    """The generated package to validate with is missing or does not import."""
-
-    exit_code = 3
 
 
 @dataclass(frozen=True)
