@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import toolgen.api
+import toolgen
 from toolgen.breaking_rules import RULES
 from toolgen.cli import main
 from toolgen.diagnostics import Diagnostic
@@ -59,7 +59,7 @@ def changes(tmp_path: Path, old: Any, new: Any, name: str = "case") -> tuple[Dia
     """Findings of the project `new` against the project `old` given as a directory REF."""
     before = make(tmp_path / f"{name}-old", old)
     after = make(tmp_path / f"{name}-new", new)
-    return toolgen.api.breaking(str(before), after)
+    return toolgen.breaking(str(before), root=after)
 
 
 def rules(findings: tuple[Diagnostic, ...], severity: str | None = None) -> set[str]:
@@ -542,7 +542,7 @@ def test_a_ref_with_siblings_is_compared_at_each_place(tmp_path: Path) -> None:
 def test_findings_are_placed_in_the_current_files(tmp_path: Path) -> None:
     old = make(tmp_path / "v1", [], {"tools.yaml": OLD_YAML})
     new = make(tmp_path / "v2", [], {"tools.yaml": NEW_YAML})
-    found = [f.format() for f in toolgen.api.breaking(str(old), new)]
+    found = [f.format() for f in toolgen.breaking(str(old), root=new)]
     assert found == [
         f"{old}:schemas/tools.yaml:14:11: error tool-removed tool 'gone' was removed (it was defined here, in {old})",
         # the $ref is followed to the definition it names, in the same file
@@ -557,7 +557,7 @@ def test_findings_in_a_referenced_file_stay_at_the_ref(tmp_path: Path) -> None:
     tool = args({"p": {"$ref": "lib.yaml#/$defs/P"}})
     old = make(tmp_path / "v1", tool, {"lib.yaml": "$defs:\n  P: {type: string, enum: [a, b]}\n"})
     new = make(tmp_path / "v2", tool, {"lib.yaml": "$defs:\n  P: {type: string, enum: [a]}\n"})
-    (finding,) = toolgen.api.breaking(str(old), new)
+    (finding,) = toolgen.breaking(str(old), root=new)
     assert finding.rule == "argument-enum-value-removed"
     assert (finding.path, finding.pointer) == ("schemas/tools.json", "/tools/0/inputSchema/properties/p")
 

@@ -154,6 +154,6 @@ def test_export_of_invalid_input_is_exit_3(project: Project) -> None:
 
 
 def test_library_export_returns_payload_and_notes(project: Project) -> None:
-    exported, warnings = toolgen.api.export("anthropic", project.root)
+    exported, warnings = toolgen.export(project.root, provider="anthropic")
     assert [entry["name"] for entry in exported.tools] == ["get_current_weather"]
     assert warnings == ()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import toolgen.api
+import toolgen
 
 from conftest import Project
 
@@ -72,7 +72,7 @@ def test_rules_follow_the_providers_in_the_config(project: Project) -> None:
     (project.root / "toolgen.yaml").write_text(
         (project.root / "toolgen.yaml").read_text() + "lint:\n  providers: [mcp]\n"
     )
-    findings = toolgen.api.lint(project.root)
+    findings = toolgen.lint(project.root)
     assert {f.rule for f in findings} == {"description-missing"}  # MCP accepts dots; strict is OpenAI's
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pydantic
 import pytest
 
-import toolgen.api as toolgen_api
+from toolgen import decode
 
 from conftest import REPO_ROOT, shared_dir
 
@@ -52,7 +52,7 @@ def test_decode_detects_wire_and_kind_of_every_recorded_file() -> None:
     payloads = shared_dir("payloads")
     for path in sorted(p for p in payloads.rglob("*") if p.is_file() and p.suffix != ".md"):
         wire, kind = path.relative_to(payloads).parts[:2]
-        decoded = toolgen_api.decode(path)  # in-process: the CLI is the same call, tested above and below
+        decoded = decode(path)  # in-process: the CLI is the same call, tested above and below
         json.dumps(decoded)  # the canonical JSON is JSON
         assert decoded["kind"] == kind, path
         if (wire, kind) not in AMBIGUOUS:

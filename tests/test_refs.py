@@ -42,7 +42,7 @@ def _project(make_project: object, remotes: str = "") -> Project:
 def test_ids_anchors_and_vendored_remotes_resolve(make_project: object) -> None:
     project = _project(make_project, "remotes: {'https://example.com/shared/': vendor/shared/}\n")
     toolgen.build(project.root)
-    schema = json.dumps(toolgen.api.export("openai", project.root)[0].tools[0]["function"]["parameters"])
+    schema = json.dumps(toolgen.export(project.root, provider="openai")[0].tools[0]["function"]["parameters"])
     assert '"minLength": 1' in schema and '"enum": ["s", "m", "l"]' in schema and '"minimum": 0' in schema
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -9,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-import toolgen.api
-import toolgen.validate
+import toolgen
 from toolgen.validate import Tally
 
 from conftest import Project
+
+# The stage module; `toolgen.validate` is the verb that runs it.
+validate_stage = importlib.import_module("toolgen.validate")
 
 CALL = '{"id": "c1", "type": "function", "function": {"name": "get_current_weather", "arguments": "%s"}}'
 RECORDS = [
@@ -130,12 +133,12 @@ def test_large_files_use_every_core_and_agree_with_one_process(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = project.write("big.jsonl", "\n".join(RECORDS * 700) + "\n")
-    monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 1000)
-    monkeypatch.setattr(toolgen.validate, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(validate_stage, "PARALLEL_THRESHOLD", 1000)
+    monkeypatch.setattr(validate_stage, "BLOCK_BYTES", 4096)
     parallel_tally, serial_tally = Tally(), Tally()
-    parallel = list(toolgen.api.validate([log], "message", project.root, workers=2, tally=parallel_tally))
-    monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 10**12)
-    serial = list(toolgen.api.validate([log], "message", project.root, workers=1, tally=serial_tally))
+    parallel = list(toolgen.validate([log], kind="message", root=project.root, workers=2, tally=parallel_tally))
+    monkeypatch.setattr(validate_stage, "PARALLEL_THRESHOLD", 10**12)
+    serial = list(toolgen.validate([log], kind="message", root=project.root, workers=1, tally=serial_tally))
     assert parallel == serial and len(serial) == 4 * 700
     assert [d.line for d in serial] == sorted(d.line for d in serial)
     assert parallel_tally == serial_tally == Tally(records=7 * 700, invalid=4 * 700, unreadable=0)
@@ -149,8 +152,8 @@ def test_two_projects_with_the_same_package_name_validate_in_one_process(make_pr
         assert project.cli("build").returncode == 0
     record = tmp_path / "call.jsonl"
     record.write_text('{"id": "c", "type": "function", "function": {"name": "beta", "arguments": "{}"}}\n')
-    assert [d.rule for d in toolgen.api.validate([record], "tool-call", first.root)] == ["unknown-tool"]
-    assert list(toolgen.api.validate([record], "tool-call", second.root)) == []
+    assert [d.rule for d in toolgen.validate([record], kind="tool-call", root=first.root)] == ["unknown-tool"]
+    assert list(toolgen.validate([record], kind="tool-call", root=second.root)) == []
 
 
 def test_provider_bodies_are_decoded_then_checked(project: Project) -> None:
@@ -188,8 +191,8 @@ def test_two_projects_sharing_a_package_name_both_validate_nested_models(make_pr
     record.write_text(
         '{"id": "c", "type": "function", "function": {"name": "beta", "arguments": "{\\"where\\": {\\"x\\": \\"no\\"}}"}}\n'
     )
-    assert [d.rule for d in toolgen.api.validate([record], "tool-call", roots[0])] == ["unknown-tool"]
-    assert [d.rule for d in toolgen.api.validate([record], "tool-call", roots[1])] == ["arguments-invalid"]
+    assert [d.rule for d in toolgen.validate([record], kind="tool-call", root=roots[0])] == ["unknown-tool"]
+    assert [d.rule for d in toolgen.validate([record], kind="tool-call", root=roots[1])] == ["arguments-invalid"]
 
 
 def test_parallel_blocks_keep_line_numbers_with_crlf_and_no_final_newline(
@@ -198,11 +201,11 @@ def test_parallel_blocks_keep_line_numbers_with_crlf_and_no_final_newline(
     text = "\r\n".join(RECORDS * 50)  # no line break after the last record
     log = project.root / "crlf.jsonl"
     log.write_bytes(text.encode("utf-8"))
-    monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 100)
-    monkeypatch.setattr(toolgen.validate, "BLOCK_BYTES", 777)
-    parallel = list(toolgen.api.validate([log], "message", project.root, workers=2))
-    monkeypatch.setattr(toolgen.validate, "PARALLEL_THRESHOLD", 10**12)
-    serial = list(toolgen.api.validate([log], "message", project.root, workers=1))
+    monkeypatch.setattr(validate_stage, "PARALLEL_THRESHOLD", 100)
+    monkeypatch.setattr(validate_stage, "BLOCK_BYTES", 777)
+    parallel = list(toolgen.validate([log], kind="message", root=project.root, workers=2))
+    monkeypatch.setattr(validate_stage, "PARALLEL_THRESHOLD", 10**12)
+    serial = list(toolgen.validate([log], kind="message", root=project.root, workers=1))
     assert parallel == serial and len(serial) == 4 * 50 and serial[-1].line == 8 * 49 + 7
 
 

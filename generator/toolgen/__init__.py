@@ -1,17 +1,160 @@
-"""toolgen: a schema-first code generator for LLM tool calling."""
+"""toolgen: a schema-first code generator for LLM tool calling; its library verbs, what they return and raise.
 
-from toolgen.api import BuildResult, CheckResult, build, check, init_project
-from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.errors import InvalidInputError, ToolgenError
+Every verb of `toolgen.api` is here, with keyword-only options: `toolgen.build(root, force=True)`,
+`toolgen.validate(paths, kind="message", root=root)`, `toolgen.breaking(against, root=root)`. A name is imported
+with its module when first read, so `import toolgen` (and `toolgen --help`) loads neither the pipeline nor
+jinja2, jsonschema or datamodel-code-generator.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolgen.api import (
+        BuildResult,
+        CheckResult,
+        Progress,
+        breaking,
+        breaking_snapshot,
+        build,
+        check,
+        conformance,
+        convert,
+        decode,
+        encode,
+        export,
+        init_project,
+        lint,
+        payload_sources,
+        validate,
+    )
+    from toolgen.diagnostics import Diagnostic, Severity
+    from toolgen.errors import (
+        ConfigNotFoundError,
+        ExitCode,
+        ExternalToolError,
+        ForeignOutputError,
+        InvalidInputError,
+        ProjectExistsError,
+        SdkNotBuiltError,
+        ToolgenError,
+        UnsafeOutputError,
+    )
+    from toolgen.payloads import ConformanceRow
+    from toolgen.runtime import Export, GeminiSchema
+    from toolgen.validate import Source, Tally
+
+# Each public name and the module it lives in.
+_HOMES = MappingProxyType(
+    {
+        **dict.fromkeys(
+            (
+                "BuildResult",
+                "CheckResult",
+                "Progress",
+                "breaking",
+                "breaking_snapshot",
+                "build",
+                "check",
+                "conformance",
+                "convert",
+                "decode",
+                "encode",
+                "export",
+                "init_project",
+                "lint",
+                "payload_sources",
+                "validate",
+            ),
+            "toolgen.api",
+        ),
+        **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
+        **dict.fromkeys(
+            (
+                "ConfigNotFoundError",
+                "ExitCode",
+                "ExternalToolError",
+                "ForeignOutputError",
+                "InvalidInputError",
+                "ProjectExistsError",
+                "SdkNotBuiltError",
+                "ToolgenError",
+                "UnsafeOutputError",
+            ),
+            "toolgen.errors",
+        ),
+        "ConformanceRow": "toolgen.payloads",
+        **dict.fromkeys(("Export", "GeminiSchema"), "toolgen.runtime"),
+        **dict.fromkeys(("Source", "Tally"), "toolgen.validate"),
+    }
+)
 
 __all__ = [
     "BuildResult",
     "CheckResult",
+    "ConfigNotFoundError",
+    "ConformanceRow",
     "Diagnostic",
+    "ExitCode",
+    "Export",
+    "ExternalToolError",
+    "ForeignOutputError",
+    "GeminiSchema",
     "InvalidInputError",
+    "Progress",
+    "ProjectExistsError",
+    "SdkNotBuiltError",
     "Severity",
+    "Source",
+    "Tally",
     "ToolgenError",
+    "UnsafeOutputError",
+    "breaking",
+    "breaking_snapshot",
     "build",
     "check",
+    "conformance",
+    "convert",
+    "decode",
+    "encode",
+    "export",
     "init_project",
+    "lint",
+    "payload_sources",
+    "validate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Surface(ModuleType):
+    """This package, whose verbs keep their names when a stage module of the same name is imported.
+
+    Importing a submodule binds it on its package under its own name, and two stage modules, `toolgen.lint` and
+    `toolgen.validate`, are named like the verbs that run them: without this, `toolgen.validate` would be the
+    function or the module depending on what was imported first. The modules are still what
+    `from toolgen.validate import Tally` and `importlib.import_module("toolgen.validate")` give.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _HOMES and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Surface

@@ -165,8 +165,8 @@ def _remember_build(
 
 def build(
     root: str | Path = ".",
-    config_path: str | Path | None = None,
     *,
+    config_path: str | Path | None = None,
     force: bool = False,
     progress: Progress = _quiet,
 ) -> BuildResult:
@@ -208,7 +208,7 @@ def _on_disk(package_dir: Path) -> dict[str, str]:
     return found
 
 
-def check(root: str | Path = ".", config_path: str | Path | None = None, *, progress: Progress = _quiet) -> CheckResult:
+def check(root: str | Path = ".", *, config_path: str | Path | None = None, progress: Progress = _quiet) -> CheckResult:
     """Render in memory and compare with what is on disk; hand edits in generated files count as drift."""
     config = _config(root, config_path)
     expected, _, warnings = _render_all(config, progress)
@@ -249,7 +249,7 @@ demo: true
 """
 
 
-def init_project(root: str | Path = ".", package: str = "toolgen_sdk") -> tuple[Path, ...]:
+def init_project(root: str | Path = ".", *, package: str = "toolgen_sdk") -> tuple[Path, ...]:
     """Create toolgen.yaml and an example tool in `root`; refuses to overwrite an existing project."""
     problem = package_name_problem(package)
     if problem:
@@ -269,10 +269,10 @@ def init_project(root: str | Path = ".", package: str = "toolgen_sdk") -> tuple[
 
 
 def export(
-    provider: str,
     root: str | Path = ".",
-    config_path: str | Path | None = None,
     *,
+    provider: str,
+    config_path: str | Path | None = None,
     strict: bool | None = None,
     gemini: GeminiSchema | None = None,
 ) -> tuple[Export, tuple[Diagnostic, ...]]:
@@ -310,9 +310,9 @@ def _definition(tool: Tool) -> dict[str, Any]:
 
 def lint(
     root: str | Path = ".",
+    *,
     config_path: str | Path | None = None,
     providers: tuple[str, ...] | None = None,
-    *,
     gemini: GeminiSchema | None = None,
 ) -> tuple[Diagnostic, ...]:
     """Provider-compatibility findings for every tool; `providers` overrides toolgen.yaml's `lint.providers`.
@@ -327,7 +327,7 @@ def lint(
     return tuple(lint_rules(lowered.sources, chosen, gemini_subset=subset))
 
 
-def payload_sources(paths: Iterable[str | Path], root: str | Path = ".") -> list[Source]:
+def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".") -> list[Source]:
     """Files to validate: `-` is stdin, a folder means every .json/.jsonl/.ndjson file under it (sorted)."""
     root_path = Path(root).resolve()
     sources: list[Source] = []
@@ -347,10 +347,10 @@ def payload_sources(paths: Iterable[str | Path], root: str | Path = ".") -> list
 
 def validate(
     paths: Iterable[str | Path],
+    *,
     kind: str,
     root: str | Path = ".",
     config_path: str | Path | None = None,
-    *,
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
     tally: Tally | None = None,
@@ -363,13 +363,13 @@ def validate(
     if kind not in KINDS and kind not in WIRE_KINDS:
         raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
     config = _config(root, config_path)
-    sources = payload_sources(paths, config.root)
+    sources = payload_sources(paths, root=config.root)
     return validate_sources(
         sources, kind, config.output_dir, config.package, workers=workers, progress=progress, tally=tally
     )
 
 
-def breaking(against: str, root: str | Path = ".", config_path: str | Path | None = None) -> tuple[Diagnostic, ...]:
+def breaking(against: str, *, root: str | Path = ".", config_path: str | Path | None = None) -> tuple[Diagnostic, ...]:
     """Every change of the tools since `against`: breaking ones as errors, safe ones as warnings (breaking_rules.RULES).
 
     `against` is a file written by `breaking_snapshot`, the project directory of another checkout, or a git
@@ -396,7 +396,7 @@ def breaking(against: str, root: str | Path = ".", config_path: str | Path | Non
     return breaking_changes(old, snapshot(lowered), [raw for raw, _ in lowered.sources], against)
 
 
-def breaking_snapshot(root: str | Path = ".", config_path: str | Path | None = None) -> str:
+def breaking_snapshot(root: str | Path = ".", *, config_path: str | Path | None = None) -> str:
     """The project's tools as the stable JSON that `breaking(against=FILE)` reads: a baseline CI can keep."""
     return dump_snapshot(snapshot(lower(_config(root, config_path))))
 
@@ -475,7 +475,7 @@ def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:
     return InvalidInputError([Diagnostic(display, 1, 1, Severity.ERROR, "payload-invalid", str(error), error.pointer)])
 
 
-def decode(path: str | Path, wire: str | None = None, kind: str | None = None) -> dict[str, Any]:
+def decode(path: str | Path, *, wire: str | None = None, kind: str | None = None) -> dict[str, Any]:
     """A recorded request, response or stream file as canonical JSON (see payloads.py); wire and kind detected."""
     payload, display = _payload(path, kind)
     try:
@@ -484,7 +484,7 @@ def decode(path: str | Path, wire: str | None = None, kind: str | None = None) -
         raise _invalid_payload(display, error) from None
 
 
-def encode(path: str | Path, wire: str) -> Any:
+def encode(path: str | Path, *, wire: str) -> Any:
     """Canonical JSON (decode's output, or a list of messages) as a `wire` body."""
     payload, display = _payload(path, "request")
     try:
@@ -493,7 +493,7 @@ def encode(path: str | Path, wire: str) -> Any:
         raise _invalid_payload(display, error) from None
 
 
-def convert(path: str | Path, to_wire: str, from_wire: str | None = None, kind: str | None = None) -> Any:
+def convert(path: str | Path, *, to_wire: str, from_wire: str | None = None, kind: str | None = None) -> Any:
     """A recorded payload in another wire format; a stream becomes that wire's whole response."""
     payload, display = _payload(path, kind)
     try:

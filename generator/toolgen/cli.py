@@ -10,7 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
-from toolgen import api
+# The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help.
+import toolgen
 from toolgen.diagnostics import Diagnostic
 from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
 from toolgen.payloads import KINDS as PAYLOAD_KINDS
@@ -127,7 +128,7 @@ def init(project: Path, package: str) -> None:
     """Create toolgen.yaml and schemas/ with an example tool."""
 
     def action() -> ExitCode:
-        for path in api.init_project(project, package):
+        for path in toolgen.init_project(project, package=package):
             click.echo(
                 f"created {path.relative_to(project.resolve()) if path.is_relative_to(project.resolve()) else path}"
             )
@@ -144,7 +145,7 @@ def build(project: Path, config_path: Path | None, output_format: str, force: bo
     """Generate the SDK from the schemas (atomically: all files or none)."""
 
     def action() -> ExitCode:
-        result = api.build(project, config_path, force=force, progress=_progress)
+        result = toolgen.build(project, config_path=config_path, force=force, progress=_progress)
         _end_progress()
         _print_diagnostics(result.warnings, output_format)
         where = (
@@ -189,7 +190,7 @@ def lint_command(
     """Check the tool definitions against each provider's limits; exit 1 on findings."""
 
     def action() -> ExitCode:
-        findings = api.lint(project, config_path, providers or None, gemini=gemini_schema)
+        findings = toolgen.lint(project, config_path=config_path, providers=providers or None, gemini=gemini_schema)
         _print_diagnostics(findings, output_format)
         errors = sum(1 for f in findings if f.severity.value == "error")
         click.echo(f"toolgen: {len(findings)} finding(s), {errors} error(s)", err=True)
@@ -222,7 +223,9 @@ def export_command(
     """Print the tool definitions in a provider's request format (the request's `tools` field)."""
 
     def action() -> ExitCode:
-        result, warnings = api.export(provider, project, config_path, strict=strict, gemini=gemini_schema)
+        result, warnings = toolgen.export(
+            project, provider=provider, config_path=config_path, strict=strict, gemini=gemini_schema
+        )
         for note in result.notes:
             click.echo(f"toolgen: note: {note}", err=True)
         text = json.dumps(result.tools, indent=2, ensure_ascii=False) + "\n"
@@ -242,7 +245,7 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
     """Exit 1 with a diff when the generated SDK differs from what the schemas produce."""
 
     def action() -> ExitCode:
-        result = api.check(project, config_path, progress=_progress)
+        result = toolgen.check(project, config_path=config_path, progress=_progress)
         _end_progress()
         if output_format != "json":
             _print_diagnostics(result.warnings, output_format)
@@ -301,7 +304,9 @@ def validate(
         def advance(records: int) -> None:
             _progress(f"validated {tally.records:,} records")
 
-        findings = api.validate(paths, kind, project, config_path, workers=workers, progress=advance, tally=tally)
+        findings = toolgen.validate(
+            paths, kind=kind, root=project, config_path=config_path, workers=workers, progress=advance, tally=tally
+        )
         _stream_diagnostics(findings, output_format)
         _end_progress()
         click.echo(
@@ -347,14 +352,14 @@ def breaking_command(
 
     def action() -> ExitCode:
         if export_path is not None:
-            text = api.breaking_snapshot(project, config_path)
+            text = toolgen.breaking_snapshot(project, config_path=config_path)
             if str(export_path) == "-":
                 click.echo(text, nl=False)
             else:
                 export_path.write_text(text, encoding="utf-8")
             click.echo(f"toolgen: wrote a breaking-change snapshot to {export_path}", err=True)
             return ExitCode.OK
-        findings = api.breaking(str(against), project, config_path)
+        findings = toolgen.breaking(str(against), root=project, config_path=config_path)
         errors = [f for f in findings if f.severity.value == "error"]
         _print_diagnostics(findings if show_all or output_format == "json" else errors, output_format)
         safe = len(findings) - len(errors)
@@ -389,7 +394,7 @@ def decode(file: Path, wire: str | None, kind: str | None, output: Path | None) 
     """Print a recorded request, response or stream (`-` for stdin) as canonical JSON."""
 
     def action() -> ExitCode:
-        decoded = api.decode(file, wire, kind)
+        decoded = toolgen.decode(file, wire=wire, kind=kind)
         _write_json(decoded, output)
         click.echo(f"toolgen: {decoded['wire']} {decoded['kind']}", err=True)
         return ExitCode.OK
@@ -405,7 +410,7 @@ def encode(file: Path, wire: str, output: Path | None) -> None:
     """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body."""
 
     def action() -> ExitCode:
-        _write_json(api.encode(file, wire), output)
+        _write_json(toolgen.encode(file, wire=wire), output)
         return ExitCode.OK
 
     _run(action)
@@ -421,7 +426,7 @@ def convert(file: Path, to_wire: str, from_wire: str | None, kind: str | None, o
     """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response)."""
 
     def action() -> ExitCode:
-        _write_json(api.convert(file, to_wire, from_wire, kind), output)
+        _write_json(toolgen.convert(file, to_wire=to_wire, from_wire=from_wire, kind=kind), output)
         return ExitCode.OK
 
     _run(action)
@@ -441,7 +446,7 @@ def conformance(folders: tuple[Path, ...], output_format: str) -> None:
     """Decode every recorded payload under FOLDERS and check its round trip; exit 1 when any file fails."""
 
     def action() -> ExitCode:
-        rows = api.conformance(folders)
+        rows = toolgen.conformance(folders)
         if output_format == "json":
             click.echo(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
         else:
