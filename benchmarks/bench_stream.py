@@ -36,8 +36,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from toolgen.runtime._stream import MessageEnd, ToolCallDelta, stream_events  # noqa: E402
-from toolgen.runtime._wire import Response  # noqa: E402
+from toolgen.runtime import MessageEnd, Response, ToolCallDelta, stream_events  # noqa: E402
 
 WORDS = [
     "the",
