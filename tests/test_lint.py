@@ -41,24 +41,24 @@ def test_findings_name_rule_provider_and_place(project: Project) -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert (
-        "schemas/lint.yaml:2:11: error name-pattern [openai] tool name 'weather.current' must be 1-64 letters, digits, '_' or '-'"
+        "schemas/lint.yaml:2:11: error name-pattern [openai-chat] tool name 'weather.current' must be 1-64 letters, digits, '_' or '-'"
         in lines
     )
     assert not any("[gemini]" in line and "name-pattern" in line for line in lines)  # Gemini allows dots
     assert (
-        "schemas/lint.yaml:5:11: error name-duplicate-normalized [openai] tool names 'weather.current' and 'weather_current' both become 'weather_current'"
+        "schemas/lint.yaml:5:11: error name-duplicate-normalized [openai-chat] tool names 'weather.current' and 'weather_current' both become 'weather_current'"
         in lines
     )
     assert (
-        "schemas/lint.yaml:12:7: error openai-strict-additional-properties [openai] this object must set additionalProperties: false"
+        "schemas/lint.yaml:12:7: error openai-strict-additional-properties [openai-chat] this object must set additionalProperties: false"
         in lines
     )
     assert (
-        "schemas/lint.yaml:20:9: error openai-strict-required [openai] property 'd' must be required (make it nullable to keep it optional)"
+        "schemas/lint.yaml:20:9: error openai-strict-required [openai-chat] property 'd' must be required (make it nullable to keep it optional)"
         in lines
     )
     assert (
-        "schemas/lint.yaml:20:13: error openai-strict-keyword [openai] 'allOf' is not supported in strict mode" in lines
+        "schemas/lint.yaml:20:13: error openai-strict-keyword [openai-chat] 'allOf' is not supported in strict mode" in lines
     )
     assert "schemas/lint.yaml:22:11: warning description-missing tool has no description" in lines
     assert lines == sorted(
@@ -131,6 +131,6 @@ def test_overlong_description_for_openai(project: Project) -> None:
     )
     lines = project.cli("lint", "--provider", "openai").stdout.splitlines()
     assert lines == [
-        "schemas/long.yaml:3:18: error description-length [openai] description has 1025 characters; OpenAI accepts at most 1024"
+        "schemas/long.yaml:3:18: error description-length [openai-chat] description has 1025 characters; openai-chat accepts at most 1024"
     ]
     assert project.cli("lint", "--provider", "anthropic").returncode == 0
