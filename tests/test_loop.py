@@ -29,7 +29,7 @@ def sdk() -> Iterator[SimpleNamespace]:
     try:
         modules = {
             name: importlib.import_module(f"toolgen_sdk._runtime.{name}")
-            for name in ("loop.run", "clients.base", "loop.events")
+            for name in ("loop.run", "clients.scripted", "loop.events")
         }
         demo = importlib.import_module("toolgen_sdk._runtime.demo.main")
         framing = importlib.import_module("toolgen_sdk._runtime.streams.framing")
@@ -38,7 +38,7 @@ def sdk() -> Iterator[SimpleNamespace]:
         yield SimpleNamespace(
             package=package,
             loop=modules["loop.run"],
-            clients=modules["clients.base"],
+            clients=modules["clients.scripted"],
             events=modules["loop.events"],
             demo=demo,
             framing=framing,
@@ -508,9 +508,9 @@ def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs()
     probe = (
         "import sys\n"
         "sys.modules['httpx'] = None\n"
-        "import toolgen_sdk, toolgen_sdk._runtime.loop.run, toolgen_sdk._runtime.clients.base, toolgen_sdk._runtime.demo.main, toolgen_sdk.__main__\n"
+        "import toolgen_sdk, toolgen_sdk._runtime.loop.run, toolgen_sdk._runtime.clients.http, toolgen_sdk._runtime.clients.scripted, toolgen_sdk._runtime.demo.main, toolgen_sdk.__main__\n"
         "try:\n"
-        "    toolgen_sdk._runtime.clients.base.HTTPModel('http://127.0.0.1:9', 'm')\n"
+        "    toolgen_sdk._runtime.clients.http.HTTPModel('http://127.0.0.1:9', 'm')\n"
         "except ImportError as error:\n"
         "    print(error)\n"
     )

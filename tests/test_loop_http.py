@@ -130,7 +130,7 @@ def sdk() -> Iterator[SimpleNamespace]:
     try:
         names = {
             "loop": "loop.run",
-            "clients": "clients.base",
+            "clients": "clients.http",
             "stream": "streams.aggregator",
             "adapters": "wires.adapters",
         }

@@ -15,16 +15,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .clients.base import (
-        HTTPModel,
-        ModelClient,
-        ModelClientBase,
-        ReplayModel,
-        RetryPolicy,
-        ScriptedModel,
-        assistant_turn,
-        tool_call,
-    )
+    from .clients.base import ModelClient, ModelClientBase
+    from .clients.http import HTTPModel, RetryPolicy
+    from .clients.scripted import ReplayModel, ScriptedModel, assistant_turn, tool_call
     from .demo.main import main
     from .loop.events import (
         SSE_HEADERS,
@@ -190,14 +183,14 @@ _HOMES = MappingProxyType(
         "aggregate": ".streams.aggregator",
         "astream_events": ".streams.aggregator",
         "stream_events": ".streams.aggregator",
-        "HTTPModel": ".clients.base",
         "ModelClient": ".clients.base",
         "ModelClientBase": ".clients.base",
-        "ReplayModel": ".clients.base",
-        "RetryPolicy": ".clients.base",
-        "ScriptedModel": ".clients.base",
-        "assistant_turn": ".clients.base",
-        "tool_call": ".clients.base",
+        "HTTPModel": ".clients.http",
+        "RetryPolicy": ".clients.http",
+        "ReplayModel": ".clients.scripted",
+        "ScriptedModel": ".clients.scripted",
+        "assistant_turn": ".clients.scripted",
+        "tool_call": ".clients.scripted",
         "RunEvent": ".loop.events",
         "SSE_HEADERS": ".loop.events",
         "asse_lines": ".loop.events",

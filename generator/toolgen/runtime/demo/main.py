@@ -28,14 +28,9 @@ from typing import IO, Any
 
 import pydantic
 
-from ..clients.base import (
-    ROUTES,
-    HTTPModel,
-    ModelClient,
-    ScriptedModel,
-    assistant_turn,
-    tool_call,
-)
+from ..clients.base import ModelClient
+from ..clients.http import ROUTES, HTTPModel
+from ..clients.scripted import ScriptedModel, assistant_turn, tool_call
 from ..loop.events import RunEvent, sse_encode
 from ..loop.run import Approval, ApprovalRequest, run
 from ..tools.registry import Registry, ToolContext
