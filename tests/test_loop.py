@@ -29,7 +29,7 @@ def sdk() -> Iterator[SimpleNamespace]:
     try:
         modules = {
             name: importlib.import_module(f"toolgen_sdk._runtime.{name}")
-            for name in ("loop.run", "clients.scripted", "loop.events")
+            for name in ("clients.scripted", "loop.events")
         }
         demo = importlib.import_module("toolgen_sdk._runtime.demo.main")
         framing = importlib.import_module("toolgen_sdk._runtime.streams.framing")
@@ -37,7 +37,7 @@ def sdk() -> Iterator[SimpleNamespace]:
         package = importlib.import_module("toolgen_sdk")
         yield SimpleNamespace(
             package=package,
-            loop=modules["loop.run"],
+            loop=importlib.import_module("toolgen_sdk._runtime"),
             clients=modules["clients.scripted"],
             events=modules["loop.events"],
             demo=demo,
@@ -508,7 +508,7 @@ def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs()
     probe = (
         "import sys\n"
         "sys.modules['httpx'] = None\n"
-        "import toolgen_sdk, toolgen_sdk._runtime.loop.run, toolgen_sdk._runtime.clients.http, toolgen_sdk._runtime.clients.scripted, toolgen_sdk._runtime.demo.main, toolgen_sdk.__main__\n"
+        "import toolgen_sdk, toolgen_sdk._runtime.loop.sync_driver, toolgen_sdk._runtime.loop.async_driver, toolgen_sdk._runtime.clients.http, toolgen_sdk._runtime.clients.scripted, toolgen_sdk._runtime.demo.main, toolgen_sdk.__main__\n"
         "try:\n"
         "    toolgen_sdk._runtime.clients.http.HTTPModel('http://127.0.0.1:9', 'm')\n"
         "except ImportError as error:\n"
@@ -517,7 +517,7 @@ def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs()
     result = subprocess.run([sys.executable, "-c", probe], cwd=GENERATED, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "pip install httpx" in result.stdout
-    lazy = "import sys, toolgen_sdk; print(sorted(m for m in sys.modules if m.startswith(('toolgen_sdk._runtime.loop.run', 'httpx'))))"
+    lazy = "import sys, toolgen_sdk; print(sorted(m for m in sys.modules if m.startswith(('toolgen_sdk._runtime.loop', 'httpx'))))"
     imported = subprocess.run([sys.executable, "-c", lazy], cwd=GENERATED, capture_output=True, text=True, check=False)
     assert imported.stdout.strip() == "[]", "importing the package must not import the loop or httpx"
 

@@ -129,13 +129,13 @@ def sdk() -> Iterator[SimpleNamespace]:
     sys.path.insert(0, str(GENERATED))
     try:
         names = {
-            "loop": "loop.run",
             "clients": "clients.http",
             "stream": "streams.aggregator",
             "adapters": "wires.adapters",
         }
         modules = {key: importlib.import_module(f"toolgen_sdk._runtime.{name}") for key, name in names.items()}
-        yield SimpleNamespace(package=importlib.import_module("toolgen_sdk"), **modules)
+        loop = importlib.import_module("toolgen_sdk._runtime")
+        yield SimpleNamespace(package=importlib.import_module("toolgen_sdk"), loop=loop, **modules)
     finally:
         sys.path.remove(str(GENERATED))
 

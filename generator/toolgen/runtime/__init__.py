@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .clients.http import HTTPModel, RetryPolicy
     from .clients.scripted import ReplayModel, ScriptedModel, assistant_turn, tool_call
     from .demo.main import main
+    from .loop.async_driver import arun, arun_events
     from .loop.events import (
         SSE_HEADERS,
         RunEvent,
@@ -27,23 +28,17 @@ if TYPE_CHECKING:
         sse_encode,
         sse_lines,
     )
-    from .loop.run import (
+    from .loop.options import RunOptions
+    from .loop.policies import (
         Approval,
         ApprovalRequest,
         BudgetInfo,
-        CallReport,
         CancelToken,
         Hooks,
-        RunMetrics,
-        RunResult,
-        StopReason,
-        ToolStats,
-        arun,
-        arun_events,
         keep_last_turns,
-        run,
-        run_events,
     )
+    from .loop.results import CallReport, RunMetrics, RunResult, StopReason, ToolStats
+    from .loop.sync_driver import run, run_events
     from .models.base import (
         CanonicalModel,
         FunctionCallBase,
@@ -197,21 +192,22 @@ _HOMES = MappingProxyType(
         "sse_comment": ".loop.events",
         "sse_encode": ".loop.events",
         "sse_lines": ".loop.events",
-        "Approval": ".loop.run",
-        "ApprovalRequest": ".loop.run",
-        "BudgetInfo": ".loop.run",
-        "CallReport": ".loop.run",
-        "CancelToken": ".loop.run",
-        "Hooks": ".loop.run",
-        "RunMetrics": ".loop.run",
-        "RunResult": ".loop.run",
-        "StopReason": ".loop.run",
-        "ToolStats": ".loop.run",
-        "arun": ".loop.run",
-        "arun_events": ".loop.run",
-        "keep_last_turns": ".loop.run",
-        "run": ".loop.run",
-        "run_events": ".loop.run",
+        "Approval": ".loop.policies",
+        "ApprovalRequest": ".loop.policies",
+        "BudgetInfo": ".loop.policies",
+        "CancelToken": ".loop.policies",
+        "Hooks": ".loop.policies",
+        "keep_last_turns": ".loop.policies",
+        "CallReport": ".loop.results",
+        "RunMetrics": ".loop.results",
+        "RunResult": ".loop.results",
+        "StopReason": ".loop.results",
+        "ToolStats": ".loop.results",
+        "RunOptions": ".loop.options",
+        "run": ".loop.sync_driver",
+        "run_events": ".loop.sync_driver",
+        "arun": ".loop.async_driver",
+        "arun_events": ".loop.async_driver",
         "SCHEMA_LISTS": ".schema.keywords",
         "SCHEMA_MAPS": ".schema.keywords",
         "SCHEMA_SINGLES": ".schema.keywords",
@@ -269,6 +265,7 @@ __all__ = [
     "RetryPolicy",
     "RunEvent",
     "RunMetrics",
+    "RunOptions",
     "RunResult",
     "SchemaModel",
     "ScriptedModel",

@@ -32,7 +32,8 @@ from ..clients.base import ModelClient
 from ..clients.http import ROUTES, HTTPModel
 from ..clients.scripted import ScriptedModel, assistant_turn, tool_call
 from ..loop.events import RunEvent, sse_encode
-from ..loop.run import Approval, ApprovalRequest, run
+from ..loop.policies import Approval, ApprovalRequest
+from ..loop.sync_driver import run
 from ..tools.registry import Registry, ToolContext
 from ..wires.base import ProviderError, Request, parts_of
 
