@@ -1,17 +1,23 @@
-"""Shared fixtures: throwaway toolgen projects, the CLI, and the shared corpora when present."""
+"""Shared fixtures: throwaway toolgen projects, the CLI, the repo's own project built from source, and the shared
+corpora when present."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
+
+from toolgen import api
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
@@ -94,6 +100,38 @@ def project(built_root: Path, tmp_path: Path) -> Project:
     root = tmp_path / "project"
     shutil.copytree(built_root, root)
     return Project(root)
+
+
+# The package name the repo's own project is built under here. Other tests import the committed
+# generated/toolgen_sdk in-process, maybe in the same worker, and one interpreter holds one package of a name.
+SOURCE_PACKAGE = "source_sdk"
+
+
+@pytest.fixture(scope="session")
+def source_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repo's own project (toolgen.yaml, schemas/) built by this checkout's generator into a temporary
+    folder, once per session: the output folder, holding SOURCE_PACKAGE (for sys.path, or `python -m`'s cwd)."""
+    root = tmp_path_factory.mktemp("source")
+    shutil.copytree(REPO_ROOT / "schemas", root / "schemas")
+    config = (REPO_ROOT / "toolgen.yaml").read_text(encoding="utf-8")
+    renamed, count = re.subn(r"(?m)^package:.*$", f"package: {SOURCE_PACKAGE}", config)
+    assert count == 1, "toolgen.yaml has no `package:` line to rename"
+    (root / "toolgen.yaml").write_text(renamed, encoding="utf-8")
+    built = api.build(root)
+    assert built.package_dir.name == SOURCE_PACKAGE
+    return built.package_dir.parent
+
+
+@pytest.fixture(scope="session")
+def source_package(source_build: Path) -> ModuleType:
+    """SOURCE_PACKAGE imported in this process; its sub-modules import later through the package's own path."""
+    sys.path.insert(0, str(source_build))
+    try:
+        package = importlib.import_module(SOURCE_PACKAGE)
+    finally:
+        sys.path.remove(str(source_build))
+    assert Path(str(package.__file__)).is_relative_to(source_build), package.__file__
+    return package
 
 
 WEATHER = """\

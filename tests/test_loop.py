@@ -3,54 +3,42 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
+import inspect
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+import typing
+from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, Project
-
-GENERATED = REPO_ROOT / "generated"
+from conftest import REPO_ROOT, SOURCE_PACKAGE, Project
 
 
 @pytest.fixture(scope="module")
-def sdk() -> Iterator[SimpleNamespace]:
-    """The committed SDK's package and runtime modules, imported from generated/."""
-    sys.path.insert(0, str(GENERATED))
-    try:
-        modules = {
-            name: importlib.import_module(f"toolgen_sdk._runtime.{name}")
-            for name in ("loop.run", "clients.base", "loop.events")
-        }
-        demo = SimpleNamespace(
+def sdk(source_package: ModuleType) -> SimpleNamespace:
+    """The package built from the repo's own project: its runtime's declared surface, and the demo and framing
+    modules that surface leaves out."""
+    name = source_package.__name__
+    return SimpleNamespace(
+        package=source_package,
+        runtime=importlib.import_module(f"{name}._runtime"),
+        demo=SimpleNamespace(
             **{
-                **vars(importlib.import_module("toolgen_sdk._runtime.demo.sandbox")),
-                **vars(importlib.import_module("toolgen_sdk._runtime.demo.handlers")),
+                **vars(importlib.import_module(f"{name}._runtime.demo.sandbox")),
+                **vars(importlib.import_module(f"{name}._runtime.demo.handlers")),
             }
-        )
-        framing = importlib.import_module("toolgen_sdk._runtime.streams.framing")
-        adapters = importlib.import_module("toolgen_sdk._runtime.wires.pairing")
-        package = importlib.import_module("toolgen_sdk")
-        yield SimpleNamespace(
-            package=package,
-            loop=modules["loop.run"],
-            clients=modules["clients.base"],
-            events=modules["loop.events"],
-            demo=demo,
-            framing=framing,
-            adapters=adapters,
-        )
-    finally:
-        sys.path.remove(str(GENERATED))
+        ),
+        framing=importlib.import_module(f"{name}._runtime.streams.framing"),
+    )
 
 
 def weather_tools(sdk: SimpleNamespace) -> Any:
@@ -64,15 +52,17 @@ def weather_tools(sdk: SimpleNamespace) -> Any:
 
 
 def call(sdk: SimpleNamespace, name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
-    made: dict[str, Any] = sdk.clients.tool_call(name, arguments, id=call_id)
+    made: dict[str, Any] = sdk.runtime.tool_call(name, arguments, id=call_id)
     return made
 
 
-def drive(sdk: SimpleNamespace, mode: str, messages: list[Any], model: Any, registry: Any, **options: Any) -> Any:
+def drive(
+    sdk: SimpleNamespace, mode: str, messages: list[Any], model: Any, registry: Any, *options: Any, **settings: Any
+) -> Any:
     """run() or arun(), the same arguments either way."""
     if mode == "sync":
-        return sdk.loop.run(messages, model, registry, **options)
-    return asyncio.run(sdk.loop.arun(messages, model, registry, **options))
+        return sdk.runtime.run(messages, model, registry, *options, **settings)
+    return asyncio.run(sdk.runtime.arun(messages, model, registry, *options, **settings))
 
 
 USER = [{"role": "user", "content": "What's the weather in Paris?"}]
@@ -80,7 +70,7 @@ MODES = ["sync", "async"]
 
 
 def no_unanswered_calls(sdk: SimpleNamespace, messages: list[dict[str, Any]]) -> bool:
-    return not sdk.adapters.check_pairing(messages)
+    return not sdk.runtime.check_pairing(messages)
 
 
 # ---- parallel calls, failures, timeouts ----
@@ -116,7 +106,7 @@ def test_parallel_calls_run_concurrently_and_failures_go_back_to_the_model(
         seen.append(request.messages)
         return "Done, with two failures."
 
-    first = sdk.clients.assistant_turn(
+    first = sdk.runtime.assistant_turn(
         None,
         call(sdk, "meet", {"who": "a"}, "c1"),
         call(sdk, "broken", {}, "c2"),
@@ -124,9 +114,9 @@ def test_parallel_calls_run_concurrently_and_failures_go_back_to_the_model(
         call(sdk, "meet", {"who": "b"}, "c4"),
         call(sdk, "get_current_weather", {"location": "Paris"}, "c5"),
     )
-    model = sdk.clients.ScriptedModel([first, answer])
+    model = sdk.runtime.ScriptedModel([first, answer])
     # Let the stuck handler go once its timeout was reported: asyncio.run() waits for the threads it started.
-    hooks = sdk.loop.Hooks(after_tool=lambda report: release.set() if report.call_id == "c3" else None)
+    hooks = sdk.runtime.Hooks(after_tool=lambda report: release.set() if report.call_id == "c3" else None)
     try:
         result = drive(sdk, mode, USER, model, tools, stream=stream, hooks=hooks)
     finally:
@@ -153,7 +143,7 @@ def test_parallel_calls_run_concurrently_and_failures_go_back_to_the_model(
 def test_unknown_and_unbound_tools_and_bad_arguments_are_tool_errors(sdk: SimpleNamespace, mode: str) -> None:
     tools = sdk.package.Tools()  # nothing bound
     turns = [
-        sdk.clients.assistant_turn(
+        sdk.runtime.assistant_turn(
             None,
             call(sdk, "todo_read", {}, "a"),
             call(sdk, "no_such_tool", {}, "b"),
@@ -161,11 +151,11 @@ def test_unknown_and_unbound_tools_and_bad_arguments_are_tool_errors(sdk: Simple
         ),
         "I could not use the tools.",
     ]
-    result = drive(sdk, mode, USER, sdk.clients.ScriptedModel(turns), tools)
+    result = drive(sdk, mode, USER, sdk.runtime.ScriptedModel(turns), tools)
     kinds = [report.error_kind for report in result.calls]
     assert kinds == ["unbound", "unknown_tool", "unbound"]  # in call order; an unbound tool is not even parsed
     weather = weather_tools(sdk)
-    bad_json = sdk.clients.ScriptedModel([turns[0], "ok"])
+    bad_json = sdk.runtime.ScriptedModel([turns[0], "ok"])
     assert drive(sdk, mode, USER, bad_json, weather).calls[2].error_kind == "invalid_json"
     assert result.stop_reason == "finished"
 
@@ -179,8 +169,8 @@ def test_return_direct_ends_the_run_with_the_tool_result_and_no_second_model_cal
 ) -> None:
     tools = sdk.package.Tools()
     tools.show_order_status.handler(lambda args, ctx: f"Order {args.order_id} has shipped.")
-    model = sdk.clients.ScriptedModel(
-        [sdk.clients.assistant_turn(None, call(sdk, "show_order_status", {"order_id": "AB-123456"}, "o1"))]
+    model = sdk.runtime.ScriptedModel(
+        [sdk.runtime.assistant_turn(None, call(sdk, "show_order_status", {"order_id": "AB-123456"}, "o1"))]
     )
     result = drive(sdk, mode, [{"role": "user", "content": "Where is AB-123456?"}], model, tools)
     assert result.stop_reason == "return_direct"
@@ -193,9 +183,9 @@ def test_return_direct_ends_the_run_with_the_tool_result_and_no_second_model_cal
 def test_a_failed_return_direct_call_goes_back_to_the_model(sdk: SimpleNamespace) -> None:
     tools = sdk.package.Tools()
     tools.show_order_status.handler(lambda args, ctx: "never")
-    bad = sdk.clients.assistant_turn(None, call(sdk, "show_order_status", {"order_id": "bad id"}, "o1"))
-    model = sdk.clients.ScriptedModel([bad, "That order id looks wrong."])
-    result = sdk.loop.run(USER, model, tools)
+    bad = sdk.runtime.assistant_turn(None, call(sdk, "show_order_status", {"order_id": "bad id"}, "o1"))
+    model = sdk.runtime.ScriptedModel([bad, "That order id looks wrong."])
+    result = sdk.runtime.run(USER, model, tools)
     assert result.stop_reason == "finished" and len(model.requests) == 2
     assert result.calls[0].error_kind == "invalid_arguments"
 
@@ -224,10 +214,10 @@ def test_a_denied_approval_never_runs_the_handler_and_the_model_reads_why(sdk: S
 
     def deny(request: Any) -> Any:
         asked.append(request)
-        return sdk.loop.Approval.deny("not on a Friday")
+        return sdk.runtime.Approval.deny("not on a Friday")
 
     events: list[Any] = []
-    model = sdk.clients.ScriptedModel([sdk.clients.assistant_turn(None, call(sdk, "run_command", LS, "r1")), "OK."])
+    model = sdk.runtime.ScriptedModel([sdk.runtime.assistant_turn(None, call(sdk, "run_command", LS, "r1")), "OK."])
     result = drive(sdk, mode, USER, model, command_tools(sdk, ran), approve=deny, on_event=events.append)
     assert ran == [] and asked[0].name == "run_command" and json.loads(asked[0].arguments) == LS
     tool_message = model.requests[1].messages[-1]
@@ -243,12 +233,12 @@ def test_edited_arguments_are_the_ones_that_run_and_the_transcript_shows_them(sd
     ran: list[Any] = []
 
     async def edit_async(request: Any) -> Any:
-        return sdk.loop.Approval.edit({"program": "cat", "args": ["notes.txt"]})
+        return sdk.runtime.Approval.edit({"program": "cat", "args": ["notes.txt"]})
 
     def edit(request: Any) -> Any:
-        return sdk.loop.Approval.edit({"program": "cat", "args": ["notes.txt"]})
+        return sdk.runtime.Approval.edit({"program": "cat", "args": ["notes.txt"]})
 
-    model = sdk.clients.ScriptedModel([sdk.clients.assistant_turn(None, call(sdk, "run_command", LS, "r1")), "OK."])
+    model = sdk.runtime.ScriptedModel([sdk.runtime.assistant_turn(None, call(sdk, "run_command", LS, "r1")), "OK."])
     approve = edit if mode == "sync" else edit_async
     result = drive(sdk, mode, USER, model, command_tools(sdk, ran), approve=approve)
     assert [(a.program, a.args) for a in ran] == [("cat", ["notes.txt"])]
@@ -259,21 +249,21 @@ def test_edited_arguments_are_the_ones_that_run_and_the_transcript_shows_them(sd
 
 def test_approval_fails_closed(sdk: SimpleNamespace) -> None:
     ran: list[Any] = []
-    turn = sdk.clients.assistant_turn(None, call(sdk, "run_command", LS, "r1"))
-    no_approver = sdk.loop.run(USER, sdk.clients.ScriptedModel([turn, "OK."]), command_tools(sdk, ran))
+    turn = sdk.runtime.assistant_turn(None, call(sdk, "run_command", LS, "r1"))
+    no_approver = sdk.runtime.run(USER, sdk.runtime.ScriptedModel([turn, "OK."]), command_tools(sdk, ran))
     assert no_approver.calls[0].status == "denied" and "no approver" in no_approver.calls[0].content
 
     def explode(request: Any) -> Any:
         raise RuntimeError("approval service down")
 
     events: list[Any] = []
-    crashed = sdk.loop.run(
-        USER, sdk.clients.ScriptedModel([turn, "OK."]), command_tools(sdk, ran), approve=explode, on_event=events.append
+    crashed = sdk.runtime.run(
+        USER, sdk.runtime.ScriptedModel([turn, "OK."]), command_tools(sdk, ran), approve=explode, on_event=events.append
     )
     assert crashed.calls[0].status == "denied" and crashed.stop_reason == "finished"
     assert any(e.type == "error" and "approval service down" in e.data["message"] for e in events)
-    approved = sdk.loop.run(
-        USER, sdk.clients.ScriptedModel([turn, "OK."]), command_tools(sdk, ran), approve=lambda request: True
+    approved = sdk.runtime.run(
+        USER, sdk.runtime.ScriptedModel([turn, "OK."]), command_tools(sdk, ran), approve=lambda request: True
     )
     assert approved.calls[0].status == "ok" and len(ran) == 1
 
@@ -284,14 +274,14 @@ def test_approval_fails_closed(sdk: SimpleNamespace) -> None:
 def forever(sdk: SimpleNamespace) -> Callable[[Any], Any]:
     def turn(request: Any) -> Any:
         step = sum(1 for m in request.messages if m["role"] == "assistant")
-        return sdk.clients.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, f"w{step}"))
+        return sdk.runtime.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, f"w{step}"))
 
     return turn
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_max_steps_stops_the_run(sdk: SimpleNamespace, mode: str) -> None:
-    model = sdk.clients.ScriptedModel([forever(sdk)] * 10)
+    model = sdk.runtime.ScriptedModel([forever(sdk)] * 10)
     result = drive(sdk, mode, USER, model, weather_tools(sdk), max_steps=3)
     assert result.stop_reason == "max_steps" and result.steps == 3 and len(model.requests) == 3
     assert result.metrics.tool_calls == 3 and no_unanswered_calls(sdk, result.messages)
@@ -301,7 +291,7 @@ def test_max_steps_stops_the_run(sdk: SimpleNamespace, mode: str) -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_max_tool_calls_runs_what_fits_answers_the_rest_and_stops(sdk: SimpleNamespace, mode: str) -> None:
     calls = [call(sdk, "get_current_weather", {"location": city}, city) for city in ("Oslo", "Rome", "Lima")]
-    model = sdk.clients.ScriptedModel([sdk.clients.assistant_turn(None, *calls), "unused"])
+    model = sdk.runtime.ScriptedModel([sdk.runtime.assistant_turn(None, *calls), "unused"])
     result = drive(sdk, mode, USER, model, weather_tools(sdk), max_tool_calls=2)
     assert result.stop_reason == "max_tool_calls" and len(model.requests) == 1
     assert [r.status for r in result.calls] == ["ok", "ok", "skipped"]
@@ -312,8 +302,8 @@ def test_max_tool_calls_runs_what_fits_answers_the_rest_and_stops(sdk: SimpleNam
 @pytest.mark.parametrize("mode", MODES)
 def test_a_cancel_token_stops_between_steps(sdk: SimpleNamespace, mode: str) -> None:
     cancel = threading.Event()
-    model = sdk.clients.ScriptedModel([forever(sdk)] * 10)
-    hooks = sdk.loop.Hooks(after_tool=lambda report: cancel.set())
+    model = sdk.runtime.ScriptedModel([forever(sdk)] * 10)
+    hooks = sdk.runtime.Hooks(after_tool=lambda report: cancel.set())
     result = drive(sdk, mode, USER, model, weather_tools(sdk), cancel=cancel, hooks=hooks)
     assert result.stop_reason == "cancelled" and len(model.requests) == 1 and result.metrics.tool_calls == 1
     assert no_unanswered_calls(sdk, result.messages)
@@ -329,7 +319,7 @@ def test_a_cancel_token_stops_a_stream_midway(sdk: SimpleNamespace, mode: str) -
             texts.append(event.data["text"])
             cancel.set()
 
-    model = sdk.clients.ScriptedModel(["one two three four five"])
+    model = sdk.runtime.ScriptedModel(["one two three four five"])
     result = drive(sdk, mode, USER, model, weather_tools(sdk), cancel=cancel, on_event=on_event, stream=True)
     assert result.stop_reason == "cancelled" and texts == ["one "]
 
@@ -337,9 +327,9 @@ def test_a_cancel_token_stops_a_stream_midway(sdk: SimpleNamespace, mode: str) -
 def test_a_cancel_token_interrupts_a_model_call_in_flight_in_arun(sdk: SimpleNamespace) -> None:
     async def scenario() -> Any:
         cancel = asyncio.Event()
-        model = sdk.clients.ScriptedModel(["too late"], delay=5)
+        model = sdk.runtime.ScriptedModel(["too late"], delay=5)
         asyncio.get_running_loop().call_later(0.05, cancel.set)
-        return await sdk.loop.arun(USER, model, weather_tools(sdk), cancel=cancel)
+        return await sdk.runtime.arun(USER, model, weather_tools(sdk), cancel=cancel)
 
     started = time.perf_counter()
     result = asyncio.run(scenario())
@@ -350,8 +340,8 @@ def test_cancelling_the_arun_task_propagates_and_reports_the_end(sdk: SimpleName
     events: list[Any] = []
 
     async def scenario() -> None:
-        model = sdk.clients.ScriptedModel(["too late"], delay=5)
-        task = asyncio.ensure_future(sdk.loop.arun(USER, model, weather_tools(sdk), on_event=events.append))
+        model = sdk.runtime.ScriptedModel(["too late"], delay=5)
+        task = asyncio.ensure_future(sdk.runtime.arun(USER, model, weather_tools(sdk), on_event=events.append))
         await asyncio.sleep(0.05)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -373,14 +363,14 @@ def test_hooks_run_around_every_model_and_tool_call(sdk: SimpleNamespace, mode: 
         system = {"role": "system", "content": "Be brief."}
         return type(request)([system, *request.messages], request.tools, request.model, request.extras)
 
-    hooks = sdk.loop.Hooks(
+    hooks = sdk.runtime.Hooks(
         before_model=before_model,
         after_model=lambda step, response: log.append(f"after_model {step}"),
         before_tool=lambda tool_call, ctx: log.append(f"before_tool {tool_call['id']} {ctx.conversation_id}"),
         after_tool=lambda report: log.append(f"after_tool {report.call_id} {report.status}"),
     )
-    turn = sdk.clients.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
-    model = sdk.clients.ScriptedModel([turn, "Sunny."])
+    turn = sdk.runtime.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
+    model = sdk.runtime.ScriptedModel([turn, "Sunny."])
     result = drive(sdk, mode, USER, model, weather_tools(sdk), hooks=hooks, conversation_id="conv-7")
     assert log == [
         "before_model 1",
@@ -398,9 +388,9 @@ def test_a_failing_hook_ends_the_run_with_the_error_and_a_valid_transcript(sdk: 
     def explode(tool_call: Any, ctx: Any) -> None:
         raise RuntimeError("hook bug")
 
-    turn = sdk.clients.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
-    result = sdk.loop.run(
-        USER, sdk.clients.ScriptedModel([turn]), weather_tools(sdk), hooks=sdk.loop.Hooks(before_tool=explode)
+    turn = sdk.runtime.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
+    result = sdk.runtime.run(
+        USER, sdk.runtime.ScriptedModel([turn]), weather_tools(sdk), hooks=sdk.runtime.Hooks(before_tool=explode)
     )
     assert result.stop_reason == "error" and isinstance(result.error, RuntimeError)
     assert no_unanswered_calls(sdk, result.messages)
@@ -412,40 +402,113 @@ def test_the_budget_hook_trims_the_conversation_before_a_model_call(sdk: SimpleN
         history += [{"role": "user", "content": f"q{n}"}, {"role": "assistant", "content": f"a{n}"}]
     history.append({"role": "user", "content": "latest"})
     infos: list[Any] = []
-    keep = sdk.loop.keep_last_turns(2)
+    keep = sdk.runtime.keep_last_turns(2)
 
     def budget(messages: list[dict[str, Any]], info: Any) -> Any:
         infos.append(info)
         return keep(messages, info)
 
-    model = sdk.clients.ScriptedModel(["fine"])
-    result = sdk.loop.run(history, model, weather_tools(sdk), budget=budget)
+    model = sdk.runtime.ScriptedModel(["fine"])
+    result = sdk.runtime.run(history, model, weather_tools(sdk), budget=budget)
     sent = [m["content"] for m in model.requests[0].messages]
     assert sent == ["sys", "q3", "a3", "latest"]
     assert infos[0].step == 1 and result.messages[-1]["content"] == "fine"
-    quiet = sdk.loop.keep_last_turns(1, above_input_tokens=10_000)
+    quiet = sdk.runtime.keep_last_turns(1, above_input_tokens=10_000)
     assert quiet(history, infos[0]) is None
 
 
 def test_a_conversation_ending_with_unanswered_calls_resumes_with_them(sdk: SimpleNamespace) -> None:
-    pending = sdk.clients.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
-    model = sdk.clients.ScriptedModel(["Oslo is mild."])
-    result = sdk.loop.run([*USER, pending], model, weather_tools(sdk))
+    pending = sdk.runtime.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
+    model = sdk.runtime.ScriptedModel(["Oslo is mild."])
+    result = sdk.runtime.run([*USER, pending], model, weather_tools(sdk))
     assert result.stop_reason == "finished" and model.requests[0].messages[-1]["tool_call_id"] == "w"
 
 
 def test_a_provider_error_stops_the_run_with_it(sdk: SimpleNamespace) -> None:
-    error = sdk.clients.ProviderError("openai-chat", "rate limited", code="rate_limit", status=429)
+    error = sdk.runtime.ProviderError("openai-chat", "rate limited", code="rate_limit", status=429)
     events: list[Any] = []
-    result = sdk.loop.run(USER, sdk.clients.ScriptedModel([error]), weather_tools(sdk), on_event=events.append)
+    result = sdk.runtime.run(USER, sdk.runtime.ScriptedModel([error]), weather_tools(sdk), on_event=events.append)
     assert result.stop_reason == "error" and result.error is error
     assert [e.data for e in events if e.type == "error"][0]["code"] == "rate_limit"
 
 
 def test_typed_messages_are_accepted(sdk: SimpleNamespace) -> None:
     typed = [sdk.package.UserMessage(role="user", content="hi")]
-    result = sdk.loop.run(typed, sdk.clients.ScriptedModel(["hello"]), weather_tools(sdk))
+    result = sdk.runtime.run(typed, sdk.runtime.ScriptedModel(["hello"]), weather_tools(sdk))
     assert result.messages[0] == {"role": "user", "content": "hi"} and result.text == "hello"
+
+
+# ---- options ----
+
+
+def test_run_settings_are_the_fields_of_run_options_with_their_types(sdk: SimpleNamespace) -> None:
+    options_module = importlib.import_module(f"{SOURCE_PACKAGE}._runtime.loop.options")
+    fields = [f.name for f in dataclasses.fields(sdk.runtime.RunOptions)]
+    assert list(options_module.RunSettings.__annotations__) == fields
+    assert typing.get_type_hints(options_module.RunSettings) == typing.get_type_hints(sdk.runtime.RunOptions)
+    for entry in (sdk.runtime.run, sdk.runtime.run_events, sdk.runtime.arun, sdk.runtime.arun_events):
+        parameters = list(inspect.signature(entry).parameters.values())
+        assert [p.name for p in parameters] == ["messages", "model", "registry", "options", "settings"], entry
+        assert parameters[-1].kind is inspect.Parameter.VAR_KEYWORD
+    assert importlib.import_module(f"{SOURCE_PACKAGE}.agent").RunOptions is sdk.runtime.RunOptions
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_options_object_runs_like_its_keywords_and_keywords_override_it(sdk: SimpleNamespace, mode: str) -> None:
+    options = sdk.runtime.RunOptions(max_steps=2, conversation_id="shared")
+    by_options = drive(sdk, mode, USER, sdk.runtime.ScriptedModel([forever(sdk)] * 5), weather_tools(sdk), options)
+    by_keywords = drive(sdk, mode, USER, sdk.runtime.ScriptedModel([forever(sdk)] * 5), weather_tools(sdk), max_steps=2)
+    assert (
+        (by_options.stop_reason, by_options.steps) == (by_keywords.stop_reason, by_keywords.steps) == ("max_steps", 2)
+    )
+    assert by_options.conversation_id == "shared" and by_keywords.conversation_id != "shared"
+    overridden = drive(
+        sdk, mode, USER, sdk.runtime.ScriptedModel([forever(sdk)] * 5), weather_tools(sdk), options, max_steps=3
+    )
+    assert overridden.steps == 3 and overridden.conversation_id == "shared"
+    assert options.max_steps == 2  # the options object is left as it was
+
+
+def test_settings_that_cannot_be_are_refused_by_name(sdk: SimpleNamespace) -> None:
+    model, tools = sdk.runtime.ScriptedModel(["hi"]), weather_tools(sdk)
+    with pytest.raises(TypeError, match="unknown run setting\\(s\\): max_step, strem"):
+        sdk.runtime.run(USER, model, tools, max_step=3, strem=True)
+    with pytest.raises(TypeError, match="options must be a RunOptions, not dict"):
+        sdk.runtime.run(USER, model, tools, {"max_steps": 3})
+    with pytest.raises(ValueError, match="max_steps must be at least 1"):
+        sdk.runtime.RunOptions(max_steps=0)
+    with pytest.raises(ValueError, match="max_tool_calls at least 0"):
+        sdk.runtime.run_events(USER, model, tools, sdk.runtime.RunOptions(), max_tool_calls=-1)
+    assert model.requests == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_on_event_gets_every_event_the_iterators_yield(sdk: SimpleNamespace, mode: str) -> None:
+    seen: list[Any] = []
+    turn = sdk.runtime.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
+    model = sdk.runtime.ScriptedModel([turn, "Mild."])
+    if mode == "sync":
+        events = sdk.runtime.run_events(USER, model, weather_tools(sdk), on_event=seen.append)
+        yielded = list(events)
+    else:
+
+        async def collect() -> list[Any]:
+            async def note(event: Any) -> None:
+                seen.append(event)
+
+            events = sdk.runtime.arun_events(USER, model, weather_tools(sdk), on_event=note)
+            return [event async for event in events]
+
+        yielded = asyncio.run(collect())
+    assert seen == yielded and yielded[-1].type == "run_finished"
+
+
+def test_an_async_on_event_in_run_is_refused_plainly(sdk: SimpleNamespace) -> None:
+    async def note(event: Any) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="on_event is async: use arun"):
+        sdk.runtime.run(USER, sdk.runtime.ScriptedModel(["hi"]), weather_tools(sdk), on_event=note)
 
 
 # ---- events and SSE ----
@@ -459,12 +522,12 @@ def parse_sse(sdk: SimpleNamespace, text: str) -> list[tuple[str | None, bytes]]
 
 def test_the_event_stream_of_a_run_as_sse_parses_back(sdk: SimpleNamespace) -> None:
     tricky = 'Line one\nline two\r\n"quoted" \u2028 data: not a field\n\nend'
-    turn = sdk.clients.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
-    events = sdk.loop.run_events(
-        USER, sdk.clients.ScriptedModel([turn, tricky]), weather_tools(sdk), stream=True, conversation_id="c-sse"
+    turn = sdk.runtime.assistant_turn(None, call(sdk, "get_current_weather", {"location": "Oslo"}, "w"))
+    events = sdk.runtime.run_events(
+        USER, sdk.runtime.ScriptedModel([turn, tricky]), weather_tools(sdk), stream=True, conversation_id="c-sse"
     )
     collected = list(events)
-    text = "".join(sdk.events.sse_lines(collected))
+    text = "".join(sdk.runtime.sse_lines(collected))
     frames = parse_sse(sdk, text)
     assert [name for name, _ in frames] == [event.type for event in collected]
     payloads = [json.loads(data) for _, data in frames]
@@ -484,10 +547,10 @@ def test_the_event_stream_of_a_run_as_sse_parses_back(sdk: SimpleNamespace) -> N
 
 
 def test_sse_encoding_never_lets_a_line_break_through(sdk: SimpleNamespace) -> None:
-    event = sdk.events.RunEvent("error", "c\n1", 3, {"message": "a\rb\nc", "raw": b"bytes"})
-    text = sdk.events.sse_encode(event)
+    event = sdk.runtime.RunEvent("error", "c\n1", 3, {"message": "a\rb\nc", "raw": b"bytes"})
+    text = sdk.runtime.sse_encode(event)
     assert text.count("\n\n") == 1 and text.endswith("\n\n") and "\r" not in text
-    (name, data), *_ = parse_sse(sdk, text + sdk.events.sse_comment("keep-alive\nping"))
+    (name, data), *_ = parse_sse(sdk, text + sdk.runtime.sse_comment("keep-alive\nping"))
     assert name == "error" and json.loads(data)["data"]["message"] == "a\rb\nc"
 
 
@@ -498,33 +561,35 @@ def test_replay_model_reads_recorded_bodies_whole_and_streamed(sdk: SimpleNamesp
     stream = (REPO_ROOT / "tests" / "fixtures" / "loop" / "openai-chat-weather-parallel.sse").read_bytes()
     answer = (REPO_ROOT / "tests" / "fixtures" / "loop" / "openai-chat-answer.sse").read_text(encoding="utf-8")
     for streaming in (False, True):
-        model = sdk.clients.ReplayModel([stream, answer], wire="openai-chat")
-        result = sdk.loop.run(USER, model, weather_tools(sdk), stream=streaming)
+        model = sdk.runtime.ReplayModel([stream, answer], wire="openai-chat")
+        result = sdk.runtime.run(USER, model, weather_tools(sdk), stream=streaming)
         assert result.stop_reason == "finished" and result.text == "It is sunny in Paris\n(18 °C) and Oslo\u2028too."
         assert [r.call_id for r in result.calls] == ["call_paris", "call_oslo"]
         assert result.metrics.usage["input_tokens"] == 200
     whole = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
-    assert sdk.loop.run(USER, sdk.clients.ReplayModel([whole]), weather_tools(sdk), stream=True).text == "hi"
-    exhausted = sdk.loop.run(USER, sdk.clients.ReplayModel([]), weather_tools(sdk))
+    assert sdk.runtime.run(USER, sdk.runtime.ReplayModel([whole]), weather_tools(sdk), stream=True).text == "hi"
+    exhausted = sdk.runtime.run(USER, sdk.runtime.ReplayModel([]), weather_tools(sdk))
     assert exhausted.stop_reason == "error" and exhausted.error.type == "script_exhausted"
 
 
-def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs() -> None:
+def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs(source_build: Path) -> None:
+    modules = ["loop.sync_driver", "loop.async_driver", "clients.scripted", "clients.http", "app.main"]
     probe = (
-        "import sys\n"
+        "import importlib, sys\n"
         "sys.modules['httpx'] = None\n"
-        "import toolgen_sdk, toolgen_sdk._runtime.loop.run, toolgen_sdk._runtime.clients.base, toolgen_sdk._runtime.app.main, toolgen_sdk.__main__\n"
+        f"for name in {modules!r}:\n"
+        f"    importlib.import_module('{SOURCE_PACKAGE}._runtime.' + name)\n"
+        f"import {SOURCE_PACKAGE}.__main__, {SOURCE_PACKAGE}.agent\n"
         "try:\n"
-        "    toolgen_sdk._runtime.clients.base.HTTPModel('http://127.0.0.1:9', 'm')\n"
+        f"    {SOURCE_PACKAGE}.agent.HTTPModel('http://127.0.0.1:9', 'm')\n"
         "except ImportError as error:\n"
         "    print(error)\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], cwd=GENERATED, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=source_build, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
     assert "pip install httpx" in result.stdout
-    lazy = "import sys, toolgen_sdk; print(sorted(m for m in sys.modules if m.startswith(('toolgen_sdk._runtime.loop.run', 'httpx'))))"
-    imported = subprocess.run([sys.executable, "-c", lazy], cwd=GENERATED, capture_output=True, text=True, check=False)
-    assert imported.stdout.strip() == "[]", "importing the package must not import the loop or httpx"
 
 
 # ---- the demo sandbox ----
@@ -599,8 +664,8 @@ def test_run_command_through_the_loop_reports_refusals_to_the_model(sdk: SimpleN
         call(sdk, "run_command", {"program": "cat", "args": ["../secret.txt"]}, "escape"),
         call(sdk, "run_command", {"program": "cat", "args": ["notes.txt"]}, "good"),
     ]
-    model = sdk.clients.ScriptedModel([sdk.clients.assistant_turn(None, *calls), "done"])
-    result = sdk.loop.run(USER, model, tools, approve=lambda request: True)
+    model = sdk.runtime.ScriptedModel([sdk.runtime.assistant_turn(None, *calls), "done"])
+    result = sdk.runtime.run(USER, model, tools, approve=lambda request: True)
     by_id = {r.call_id: r for r in result.calls}
     assert "not an allowed program" in by_id["bad"].content and by_id["bad"].status == "error"
     assert "outside the workspace" in by_id["escape"].content
@@ -611,11 +676,11 @@ def test_demo_todo_lists_belong_to_their_conversation(sdk: SimpleNamespace, work
     tools = sdk.package.Tools()
     sdk.demo.bind_demo_handlers(tools, workspace)
     todo = {"id": "1", "content": "buy milk", "status": "pending"}
-    write = sdk.clients.assistant_turn(None, call(sdk, "todo_write", {"todos": [todo]}, "t1"))
-    read = sdk.clients.assistant_turn(None, call(sdk, "todo_read", {}, "t2"))
-    sdk.loop.run(USER, sdk.clients.ScriptedModel([write, "ok"]), tools, conversation_id="alice")
-    alice = sdk.loop.run(USER, sdk.clients.ScriptedModel([read, "ok"]), tools, conversation_id="alice")
-    bob = sdk.loop.run(USER, sdk.clients.ScriptedModel([read, "ok"]), tools, conversation_id="bob")
+    write = sdk.runtime.assistant_turn(None, call(sdk, "todo_write", {"todos": [todo]}, "t1"))
+    read = sdk.runtime.assistant_turn(None, call(sdk, "todo_read", {}, "t2"))
+    sdk.runtime.run(USER, sdk.runtime.ScriptedModel([write, "ok"]), tools, conversation_id="alice")
+    alice = sdk.runtime.run(USER, sdk.runtime.ScriptedModel([read, "ok"]), tools, conversation_id="alice")
+    bob = sdk.runtime.run(USER, sdk.runtime.ScriptedModel([read, "ok"]), tools, conversation_id="bob")
     assert json.loads(alice.calls[0].content) == {"todos": [todo]}
     assert json.loads(bob.calls[0].content) == {"todos": []}
 
@@ -623,23 +688,23 @@ def test_demo_todo_lists_belong_to_their_conversation(sdk: SimpleNamespace, work
 # ---- python -m <package> ----
 
 
-def cli(*args: str, cwd: Path = GENERATED, package: str = "toolgen_sdk") -> subprocess.CompletedProcess[str]:
+def cli(cwd: Path, *args: str, package: str = SOURCE_PACKAGE) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run(
         [sys.executable, "-m", package, *args], cwd=cwd, capture_output=True, text=True, env=env, check=False
     )
 
 
-def test_python_m_package_runs_the_loop_offline_and_prints_the_answer() -> None:
-    result = cli("What's the weather in Paris?")
+def test_python_m_package_runs_the_loop_offline_and_prints_the_answer(source_build: Path) -> None:
+    result = cli(source_build, "What's the weather in Paris?")
     assert result.returncode == 0, result.stderr
     assert "get_current_weather returned: location: Paris, temperature: 18.0" in result.stdout
-    order = cli("Where is order AB-123456?")
+    order = cli(source_build, "Where is order AB-123456?")
     assert order.returncode == 0 and order.stdout == "Order AB-123456: shipped, arriving in 2 days.\n"
 
 
-def test_python_m_package_prints_the_sse_event_stream(sdk: SimpleNamespace) -> None:
-    result = cli("--events", "--stream", "weather in Oslo and Lima")
+def test_python_m_package_prints_the_sse_event_stream(sdk: SimpleNamespace, source_build: Path) -> None:
+    result = cli(source_build, "--events", "--stream", "weather in Oslo and Lima")
     assert result.returncode == 0, result.stderr
     frames = parse_sse(sdk, result.stdout)
     types = [name for name, _ in frames]
@@ -648,10 +713,10 @@ def test_python_m_package_prints_the_sse_event_stream(sdk: SimpleNamespace) -> N
     assert len({json.loads(data)["conversation_id"] for _, data in frames}) == 1
 
 
-def test_python_m_package_denies_approval_without_a_person_and_approves_with_yes() -> None:
-    denied = cli("list the files in the workspace")
+def test_python_m_package_denies_approval_without_a_person_and_approves_with_yes(source_build: Path) -> None:
+    denied = cli(source_build, "list the files in the workspace")
     assert denied.returncode == 0 and "run_command failed" in denied.stdout and "--yes" in denied.stdout
-    approved = cli("--yes", "list the files in the workspace")
+    approved = cli(source_build, "--yes", "list the files in the workspace")
     assert approved.returncode == 0 and "notes.txt" in approved.stdout
 
 
@@ -672,8 +737,8 @@ def test_python_m_package_for_a_project_without_demo_tools_reports_unbound_tools
         """,
     )
     assert project.cli("build").returncode == 0
-    result = cli("Who is ada@example.com?", cwd=project.root / "generated", package="crm_sdk")
+    result = cli(project.root / "generated", "Who is ada@example.com?", package="crm_sdk")
     assert result.returncode == 0, result.stderr
     assert "lookup_customer failed: Error: the tool 'lookup_customer' is not available right now" in result.stdout
-    usage = cli("--base-url", "http://127.0.0.1:9/v1", "hi", cwd=project.root / "generated", package="crm_sdk")
+    usage = cli(project.root / "generated", "--base-url", "http://127.0.0.1:9/v1", "hi", package="crm_sdk")
     assert usage.returncode == 2 and "--model is required" in usage.stderr

@@ -21,14 +21,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, shared_dir
+from conftest import REPO_ROOT, SOURCE_PACKAGE, shared_dir
 
-GENERATED = REPO_ROOT / "generated"
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "loop"
 USER = [{"role": "user", "content": "What's the weather in Paris?"}]
 SSE = "text/event-stream"
@@ -125,19 +124,14 @@ def server() -> Iterator[ReplayServer]:
 
 
 @pytest.fixture(scope="module")
-def sdk() -> Iterator[SimpleNamespace]:
-    sys.path.insert(0, str(GENERATED))
-    try:
-        names = {
-            "loop": "loop.run",
-            "clients": "clients.base",
-            "stream": "streams.aggregator",
-            "adapters": "wires.codecs",
-        }
-        modules = {key: importlib.import_module(f"toolgen_sdk._runtime.{name}") for key, name in names.items()}
-        yield SimpleNamespace(package=importlib.import_module("toolgen_sdk"), **modules)
-    finally:
-        sys.path.remove(str(GENERATED))
+def sdk(source_package: ModuleType) -> SimpleNamespace:
+    """The package built from the repo's own project: its runtime's declared surface, and the HTTP client's module."""
+    name = source_package.__name__
+    return SimpleNamespace(
+        package=source_package,
+        runtime=importlib.import_module(f"{name}._runtime"),
+        http=importlib.import_module(f"{name}._runtime.clients.http"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -172,8 +166,8 @@ def tools_for(sdk: SimpleNamespace, *names: str) -> Any:
 
 def http_model(sdk: SimpleNamespace, server: ReplayServer, wire: str = "openai-chat", **options: Any) -> Any:
     prefix = {"openai-chat": "/v1", "mistral": "/v1", "openai-responses": "/v1", "gemini": "/v1beta"}.get(wire, "")
-    options.setdefault("retry", sdk.clients.RetryPolicy(max_retries=2, backoff=0.01, max_backoff=0.05))
-    return sdk.clients.HTTPModel(server.base + prefix, "m", wire=wire, api_key="sk-test", **options)
+    options.setdefault("retry", sdk.runtime.RetryPolicy(max_retries=2, backoff=0.01, max_backoff=0.05))
+    return sdk.runtime.HTTPModel(server.base + prefix, "m", wire=wire, api_key="sk-test", **options)
 
 
 def calls_of(message: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -202,8 +196,8 @@ def openai_sdk_calls(server: ReplayServer, reply: Reply) -> list[tuple[str, str,
 
 def drive(sdk: SimpleNamespace, mode: str, model: Any, tools: Any, **options: Any) -> Any:
     if mode == "sync":
-        return sdk.loop.run(USER, model, tools, **options)
-    return asyncio.run(sdk.loop.arun(USER, model, tools, **options))
+        return sdk.runtime.run(USER, model, tools, **options)
+    return asyncio.run(sdk.runtime.arun(USER, model, tools, **options))
 
 
 # ---- end to end, and the openai SDK on the same stream ----
@@ -246,7 +240,7 @@ def test_the_openai_sdk_and_the_loop_agree_on_fragmented_parallel_calls(
 ) -> None:
     fixture = FIXTURES / "openai-chat-weather-parallel.sse"
     server.queue(stream_reply(fixture), stream_reply(FIXTURES / "openai-chat-answer.sse"))
-    result = sdk.loop.run(USER, http_model(sdk, server), tools_for(sdk), stream=True)
+    result = sdk.runtime.run(USER, http_model(sdk, server), tools_for(sdk), stream=True)
     assert result.stop_reason == "finished"
     expected = [
         ("call_paris", "get_current_weather", '{"location": "Paris, FR"}'),
@@ -285,11 +279,11 @@ def test_recorded_streams_of_every_wire_give_the_same_calls_over_http(
     sdk: SimpleNamespace, server: ReplayServer, payloads: Path, wire: str, name: str, path: str
 ) -> None:
     recorded = payloads / name
-    offline = sdk.stream.aggregate(recorded.read_bytes(), wire)
+    offline = sdk.runtime.aggregate(recorded.read_bytes(), wire)
     expected = calls_of(offline.message)
     server.queue(stream_reply(recorded))
     tools = tools_for(sdk, *sorted({n for _, n, _ in expected}))
-    result = sdk.loop.run(USER, http_model(sdk, server, wire), tools, stream=True, max_steps=1)
+    result = sdk.runtime.run(USER, http_model(sdk, server, wire), tools, stream=True, max_steps=1)
     assert server.seen[0].path == path
     body = server.seen[0].body
     assert body.get("stream") is (None if wire == "gemini" else True)
@@ -319,7 +313,7 @@ def test_recorded_bodies_of_every_wire_give_the_same_calls_over_http(
     sdk: SimpleNamespace, server: ReplayServer, payloads: Path, wire: str, name: str, path: str, mode: str
 ) -> None:
     body = json.loads((payloads / name).read_text(encoding="utf-8"))
-    expected = calls_of(sdk.adapters.decode(body, wire, "response").message)
+    expected = calls_of(sdk.runtime.decode(body, wire, "response").message)
     assert expected
     server.queue(Reply(json.dumps(body).encode()))
     tools = tools_for(sdk, *sorted({n for _, n, _ in expected}))
@@ -356,13 +350,13 @@ def test_429_and_5xx_are_retried_then_the_answer_comes_through(
 def test_retry_after_is_honoured(sdk: SimpleNamespace, server: ReplayServer) -> None:
     server.queue(Reply(b"{}", 429, headers={"retry-after-ms": "300"}), Reply(ANSWER))
     started = time.perf_counter()
-    assert http_model(sdk, server).complete(sdk.clients.Request(USER)).message["content"] == "ok"
+    assert http_model(sdk, server).complete(sdk.runtime.Request(USER)).message["content"] == "ok"
     assert time.perf_counter() - started >= 0.3
-    retry_after = sdk.clients.retry_after
+    retry_after = sdk.http.retry_after
     assert retry_after({"Retry-After": "2"}) == 2.0
     assert retry_after({"Retry-After": "Wed, 21 Oct 2015 07:28:10 GMT"}, now=1445412480.0) == 10.0
     assert retry_after({"Retry-After": "soon"}) is None and retry_after({}) is None
-    policy = sdk.clients.RetryPolicy(max_retries=3, max_wait=5)
+    policy = sdk.runtime.RetryPolicy(max_retries=3, max_wait=5)
     assert policy.delay(0, {"retry-after": "60"}) is None  # longer than max_wait: give up now, say why
     assert policy.delay(3) is None and 0 < policy.delay(0) <= 0.5
 
@@ -370,10 +364,10 @@ def test_retry_after_is_honoured(sdk: SimpleNamespace, server: ReplayServer) -> 
 def test_retries_give_up_with_the_last_provider_error(sdk: SimpleNamespace, server: ReplayServer) -> None:
     body = (FIXTURES / "anthropic-overloaded.json").read_bytes()
     server.queue(*[Reply(body, 529)] * 3)
-    result = sdk.loop.run(USER, http_model(sdk, server, "anthropic"), tools_for(sdk))
+    result = sdk.runtime.run(USER, http_model(sdk, server, "anthropic"), tools_for(sdk))
     assert result.stop_reason == "error" and len(server.seen) == 3
     error = result.error
-    assert isinstance(error, sdk.clients.ProviderError)
+    assert isinstance(error, sdk.runtime.ProviderError)
     assert (error.type, error.status, error.message) == ("overloaded_error", 529, "Overloaded")
 
 
@@ -384,10 +378,10 @@ def test_a_provider_error_body_becomes_a_typed_provider_error(
     body = (payloads / "openai-chat" / "response" / "openai-error-unsupported-parameter.json").read_bytes()
     server.queue(Reply(body, 400))
     events: list[Any] = []
-    result = sdk.loop.run(USER, http_model(sdk, server), tools_for(sdk), stream=stream, on_event=events.append)
+    result = sdk.runtime.run(USER, http_model(sdk, server), tools_for(sdk), stream=stream, on_event=events.append)
     assert result.stop_reason == "error" and len(server.seen) == 1  # a 400 is not retried
     error = result.error
-    assert isinstance(error, sdk.clients.ProviderError)
+    assert isinstance(error, sdk.runtime.ProviderError)
     assert (error.status, error.type, error.code) == (400, "invalid_request_error", "unsupported_parameter")
     assert error.raw == json.loads(body)
     fatal = [e.data for e in events if e.type == "error" and e.data["fatal"]]
@@ -401,15 +395,15 @@ def test_complete_raises_provider_error_for_error_bodies_and_non_json(
     server.queue(
         Reply(groq, 400), Reply(b"<html>Bad gateway</html>", 502, content_type="text/html"), Reply(b"not json")
     )
-    model = http_model(sdk, server, retry=sdk.clients.RetryPolicy(max_retries=0))
-    request = sdk.clients.Request(USER)
-    with pytest.raises(sdk.clients.ProviderError) as tool_use:
+    model = http_model(sdk, server, retry=sdk.runtime.RetryPolicy(max_retries=0))
+    request = sdk.runtime.Request(USER)
+    with pytest.raises(sdk.runtime.ProviderError) as tool_use:
         model.complete(request)
     assert tool_use.value.code == "tool_use_failed" and tool_use.value.status == 400
-    with pytest.raises(sdk.clients.ProviderError) as gateway:
+    with pytest.raises(sdk.runtime.ProviderError) as gateway:
         model.complete(request)
     assert gateway.value.type == "http_error" and gateway.value.status == 502 and "Bad gateway" in gateway.value.message
-    with pytest.raises(sdk.clients.ProviderError) as garbage:
+    with pytest.raises(sdk.runtime.ProviderError) as garbage:
         model.complete(request)
     assert garbage.value.type == "invalid_response"
 
@@ -418,37 +412,37 @@ def test_an_error_in_the_middle_of_a_stream_stops_the_run(
     sdk: SimpleNamespace, server: ReplayServer, payloads: Path
 ) -> None:
     server.queue(stream_reply(payloads / "openai-chat" / "stream" / "groq-gptoss-error-event-midstream.sse"))
-    result = sdk.loop.run(USER, http_model(sdk, server), tools_for(sdk), stream=True)
-    assert result.stop_reason == "error" and isinstance(result.error, sdk.clients.ProviderError)
+    result = sdk.runtime.run(USER, http_model(sdk, server), tools_for(sdk), stream=True)
+    assert result.stop_reason == "error" and isinstance(result.error, sdk.runtime.ProviderError)
     assert result.error.code == "tool_use_failed" and "did not match schema" in result.error.message
     assert result.messages == USER  # the broken message is not appended: the conversation stays sendable
 
 
 def test_timeouts_and_refused_connections_are_provider_errors(sdk: SimpleNamespace, server: ReplayServer) -> None:
     server.queue(Reply(ANSWER, delay=1.0))
-    slow = http_model(sdk, server, timeout=0.2, retry=sdk.clients.RetryPolicy(max_retries=0))
-    with pytest.raises(sdk.clients.ProviderError) as timed_out:
-        slow.complete(sdk.clients.Request(USER))
+    slow = http_model(sdk, server, timeout=0.2, retry=sdk.runtime.RetryPolicy(max_retries=0))
+    with pytest.raises(sdk.runtime.ProviderError) as timed_out:
+        slow.complete(sdk.runtime.Request(USER))
     assert timed_out.value.type == "timeout"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    closed = sdk.clients.HTTPModel(
-        f"http://127.0.0.1:{port}/v1", "m", retry=sdk.clients.RetryPolicy(max_retries=1, backoff=0.01)
+    closed = sdk.runtime.HTTPModel(
+        f"http://127.0.0.1:{port}/v1", "m", retry=sdk.runtime.RetryPolicy(max_retries=1, backoff=0.01)
     )
-    result = sdk.loop.run(USER, closed, tools_for(sdk), stream=True)
+    result = sdk.runtime.run(USER, closed, tools_for(sdk), stream=True)
     assert result.stop_reason == "error" and result.error.type == "connection_error"
 
 
-def test_python_m_package_talks_to_an_endpoint_with_base_url(server: ReplayServer) -> None:
+def test_python_m_package_talks_to_an_endpoint_with_base_url(server: ReplayServer, source_build: Path) -> None:
     server.queue(
         stream_reply(FIXTURES / "openai-chat-weather-parallel.sse"), stream_reply(FIXTURES / "openai-chat-answer.sse")
     )
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "LOOP_TEST_KEY": "sk-cli"}
     args = ["--base-url", f"{server.base}/v1", "--model", "m", "--api-key-env", "LOOP_TEST_KEY", "--stream", "weather?"]
     result = subprocess.run(
-        [sys.executable, "-m", "toolgen_sdk", *args],
-        cwd=GENERATED,
+        [sys.executable, "-m", SOURCE_PACKAGE, *args],
+        cwd=source_build,
         capture_output=True,
         text=True,
         env=env,

@@ -13,9 +13,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
-from ..clients.base import HTTPModel, ModelClient
+from ..clients.base import ModelClient
+from ..clients.http import HTTPModel
 from ..loop.events import RunEvent, sse_encode
-from ..loop.run import Approval, ApprovalRequest, run
+from ..loop.policies import Approval, ApprovalRequest
+from ..loop.sync_driver import run
 from ..tools.registry import Registry
 from ..wires.base import ProviderError
 from ..wires.codecs import carried_wires

@@ -9,11 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..clients.base import (
-    ScriptedModel,
-    assistant_turn,
-    tool_call,
-)
+from ..clients.scripted import ScriptedModel, assistant_turn, tool_call
 from ..wires.base import Request, parts_of
 
 _PLACE = re.compile(

@@ -9,6 +9,7 @@
 
 `run`/`arun` stream with `stream=True`; `run_events` yields every event (text deltas, tool calls started and
 finished, approvals, the final message) and `sse_lines` turns them into Server-Sent Events for a browser.
+Settings go as keywords (`stream=True, max_steps=8`) or as one `RunOptions(...)` to reuse across runs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from features_sdk._runtime import (
     RetryPolicy,
     RunEvent,
     RunMetrics,
+    RunOptions,
     RunResult,
     ScriptedModel,
     StopReason,
@@ -60,6 +62,7 @@ __all__ = [
     "RetryPolicy",
     "RunEvent",
     "RunMetrics",
+    "RunOptions",
     "RunResult",
     "ScriptedModel",
     "StopReason",

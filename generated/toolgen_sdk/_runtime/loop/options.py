@@ -1,0 +1,86 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""The settings of a run, declared once: RunOptions to build and pass around, RunSettings for keyword calls.
+
+run(), run_events(), arun() and arun_events() take `options=RunOptions(...)`, the same settings as keywords
+(`stream=True, max_steps=8`), or both: keywords override the options' fields. RunSettings lists the keywords
+with the types of RunOptions' fields, so a type checker checks every keyword call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from .events import RunEvent
+from .policies import Approver, Budget, CancelToken, Hooks
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run goes.
+
+    conversation_id: names the run in its events and in ToolContext (default: a new random id).
+    stream: call the model streaming (text deltas reach on_event as they come). max_steps: model calls at
+    most. max_tool_calls: tool calls at most over the run. budget: trims the conversation before each model
+    call. approve: decides calls to tools that require approval (none configured: denied). hooks: callbacks
+    around every model and tool call. on_event: called with every event of the run, as it happens (awaited
+    in arun() when async). cancel: checked between steps and stream events (and in arun() during a model
+    call). settings: generation settings for every request (max_tokens, temperature, ...). values: handed
+    to every handler in ToolContext.values.
+    """
+
+    conversation_id: str | None = None
+    stream: bool = False
+    max_steps: int = 10
+    max_tool_calls: int = 50
+    budget: Budget | None = None
+    approve: Approver | None = None
+    hooks: Hooks | None = None
+    on_event: Callable[[RunEvent], Any] | None = None
+    cancel: CancelToken | None = None
+    settings: Mapping[str, Any] | None = None
+    values: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1 or self.max_tool_calls < 0:
+            raise ValueError(
+                "max_steps must be at least 1 and max_tool_calls at least 0"
+            )
+
+
+class RunSettings(TypedDict, total=False):
+    """RunOptions' fields as keywords: the same names, the same types (a test holds them in step)."""
+
+    conversation_id: str | None
+    stream: bool
+    max_steps: int
+    max_tool_calls: int
+    budget: Budget | None
+    approve: Approver | None
+    hooks: Hooks | None
+    on_event: Callable[[RunEvent], Any] | None
+    cancel: CancelToken | None
+    settings: Mapping[str, Any] | None
+    values: Mapping[str, Any] | None
+
+
+def run_options(options: RunOptions | None, settings: Mapping[str, Any]) -> RunOptions:
+    """The options of one call: `options` (or the defaults) with the keyword settings put over them.
+
+    `settings` is a RunSettings where a type checker has looked; it is checked here too, for callers without one.
+    """
+    if options is not None and not isinstance(options, RunOptions):
+        raise TypeError(
+            f"options must be a RunOptions, not {type(options).__name__}: "
+            "pass settings as keywords, or RunOptions(...)"
+        )
+    base = options if options is not None else RunOptions()
+    if not settings:
+        return base
+    unknown = sorted(set(settings) - set(RunSettings.__annotations__))
+    if unknown:
+        # dataclasses.replace would say "unexpected keyword" about replace(), not about the run.
+        raise TypeError(f"unknown run setting(s): {', '.join(unknown)}")
+    return dataclasses.replace(base, **settings)

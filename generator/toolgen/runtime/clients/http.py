@@ -1,0 +1,389 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""HTTPModel: a model behind an HTTP API, through the wire adapters; routes and auth per wire, retries.
+
+HTTPModel needs httpx, imported when the first HTTPModel is made: the package imports without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import importlib
+import json
+import random
+import time
+import urllib.parse
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..streams.aggregator import astream_events, stream_events
+from ..streams.events import Event
+from ..wires.base import ProviderError, Request, Response
+from ..wires.codecs import encode_request
+from ..wires.table import ROWS
+from ..wires.table import wire as wire_row
+from .base import ModelClientBase, decode_body, error_events
+
+# Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
+
+# Headers that carry credentials: never repeated in an error message.
+_SECRET_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
+
+
+# ---- retries ----
+
+# 408 request timeout, 409 lock conflict, 429 rate limit, 5xx server trouble (Anthropic's 529 overloaded too).
+RETRY_STATUSES = frozenset({408, 409, 429})
+
+
+def _retryable(status: int) -> bool:
+    return status in RETRY_STATUSES or status >= 500
+
+
+def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds the server asked to wait: `retry-after-ms`, or `retry-after` as seconds or an HTTP date."""
+    lowered = {key.lower(): value for key, value in headers.items()}
+    for key, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = lowered.get(key)
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value) * scale)
+        except ValueError:
+            pass
+        parsed = email.utils.parsedate_tz(value) if key == "retry-after" else None
+        if parsed is not None:
+            # An HTTP date is always GMT; a date without a zone is read as GMT too, never as local time.
+            when = email.utils.mktime_tz((*parsed[:9], parsed[9] or 0))
+            return max(0.0, when - (time.time() if now is None else now))
+    return None
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retries on 408/409/429/5xx, timeouts and dropped connections, with exponential backoff and jitter.
+
+    A server's Retry-After is honoured; one asking for more than `max_wait` seconds ends the retries.
+    """
+
+    max_retries: int = 2
+    backoff: float = 0.5
+    max_backoff: float = 8.0
+    max_wait: float = 60.0
+
+    def delay(
+        self, attempt: int, headers: Mapping[str, str] | None = None
+    ) -> float | None:
+        """Seconds to wait before retry number `attempt + 1`, or None when there is to be no retry."""
+        if attempt >= self.max_retries:
+            return None
+        asked = retry_after(headers) if headers else None
+        if asked is not None:
+            return asked if asked <= self.max_wait else None
+        # Jitter spreads clients that failed together so that they do not all come back at once.
+        return min(self.max_backoff, self.backoff * 2.0**attempt) * (
+            0.5 + random.random() / 2
+        )
+
+
+# ---- the client ----
+
+
+def _httpx() -> Any:
+    """httpx, imported by name so that the generated package imports, and type-checks, without it installed."""
+    try:
+        return importlib.import_module("httpx")
+    except ImportError as error:
+        raise ImportError("HTTPModel needs httpx: pip install httpx") from error
+
+
+class HTTPModel(ModelClientBase):
+    """A model behind an HTTP API: OpenAI Chat and compatible servers, Mistral, Responses, Anthropic, Gemini,
+    Ollama and Cohere, each through its wire adapter; streaming, timeouts, retries, typed provider errors.
+
+    Call close() when done with it, to release the connection pool.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None,
+        model: str,
+        *,
+        wire: str = "openai-chat",
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        connect_timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        row = wire_row(wire)
+        route = row.route
+        if route is None:
+            spoken = ", ".join(r.name for r in ROWS if r.route is not None)
+            raise ValueError(f"HTTPModel speaks {spoken}; not {wire!r}")
+        self._httpx = _httpx()
+        self.base_url = (base_url or route.base_url).rstrip("/")
+        self.model = model
+        self.wire = row.name
+        self.retry = retry or RetryPolicy()
+        self._route = route
+        self._headers = {
+            **_auth(route.auth, api_key),
+            **route.headers,
+            **(headers or {}),
+        }
+        self._timeout = self._httpx.Timeout(timeout, connect=connect_timeout)
+        self._client: Any = None
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    # -- requests --
+
+    def _prepare(
+        self, request: Request, stream: bool
+    ) -> tuple[str, bytes, dict[str, str]]:
+        route = self._route
+        model_request = (
+            request if request.model is not None else replace(request, model=self.model)
+        )
+        try:
+            body = encode_request(model_request, self.wire)
+        except (ValueError, TypeError) as error:
+            raise ProviderError(
+                self.wire,
+                f"could not encode the request: {error}",
+                type="invalid_request",
+            ) from None
+        body.update(route.stream_fields if stream else route.whole_fields)
+        model = urllib.parse.quote(model_request.model or self.model, safe="/")
+        path = (
+            route.stream_path if stream and route.stream_path else route.path
+        ).replace("{model}", model)
+        headers = {
+            "content-type": "application/json",
+            "accept": "text/event-stream" if stream else "application/json",
+        }
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8"
+        )
+        return self.base_url + path, content, {**headers, **self._headers}
+
+    def _failure(self, error: Exception) -> ProviderError:
+        """What went wrong below HTTP: a timeout, a connection that failed or dropped, or a request httpx refused."""
+        if isinstance(error, self._httpx.TimeoutException):
+            kind = "timeout"
+        elif isinstance(error, self._httpx.TransportError):
+            kind = "connection_error"
+        else:
+            kind = "client_error"
+        text = str(error)
+        for secret in _SECRET_HEADERS:
+            value = self._headers.get(secret)
+            if value:
+                text = text.replace(value, "***").replace(value.split(" ")[-1], "***")
+        return ProviderError(
+            self.wire,
+            f"{kind.replace('_', ' ')}: {type(error).__name__}: {text}",
+            type=kind,
+        )
+
+    def _wait(
+        self, attempt: int, failure: ProviderError, headers: Mapping[str, str] | None
+    ) -> float | None:
+        """Seconds before the next attempt, or None when this failure is final."""
+        transient = failure.type in ("timeout", "connection_error") or (
+            failure.status is not None and _retryable(failure.status)
+        )
+        return self.retry.delay(attempt, headers) if transient else None
+
+    def _attempt(
+        self, url: str, content: bytes, headers: dict[str, str], stream: bool
+    ) -> _Attempt:
+        client = self._client
+        try:
+            response = client.send(
+                client.build_request("POST", url, content=content, headers=headers),
+                stream=stream,
+            )
+            if response.status_code < 400:
+                return _Attempt(response)
+            try:
+                failure = _status_error(
+                    self.wire,
+                    response.status_code,
+                    response.read(),
+                    response.reason_phrase,
+                )
+            finally:
+                response.close()
+            return _Attempt(None, failure, response.headers)
+        except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
+            return _Attempt(None, self._failure(error))
+
+    def _send(self, request: Request, stream: bool) -> Any:
+        """An httpx response with a success status (open, when streaming), or the ProviderError after retries."""
+        url, content, headers = self._prepare(request, stream)
+        if self._client is None:
+            self._client = self._httpx.Client(timeout=self._timeout)
+        attempt = 0
+        while True:
+            outcome = self._attempt(url, content, headers, stream)
+            if outcome.failure is None:
+                return outcome.response
+            wait = self._wait(attempt, outcome.failure, outcome.headers)
+            if wait is None:
+                raise outcome.failure
+            time.sleep(wait)
+            attempt += 1
+
+    def complete(self, request: Request) -> Response:
+        response = self._send(request, stream=False)
+        try:
+            content = response.read()
+        except Exception as error:  # noqa: BLE001 - a body cut off is a ProviderError like any other
+            raise self._failure(error) from None
+        finally:
+            response.close()
+        return _whole_response(self.wire, content)
+
+    def stream(self, request: Request) -> Iterator[Event]:
+        try:
+            response = self._send(request, stream=True)
+        except ProviderError as error:
+            yield from error_events(error)
+            return
+        try:
+            # A connection dropped mid-stream ends the events with a StreamError and the partial message.
+            yield from stream_events(response.iter_bytes(), self.wire)
+        finally:
+            response.close()
+
+    # -- async: one client per call, since an httpx.AsyncClient belongs to the event loop that made it --
+
+    async def _aattempt(
+        self,
+        client: Any,
+        url: str,
+        content: bytes,
+        headers: dict[str, str],
+        stream: bool,
+    ) -> _Attempt:
+        try:
+            built = client.build_request("POST", url, content=content, headers=headers)
+            response = await client.send(built, stream=stream)
+            if response.status_code < 400:
+                return _Attempt(response)
+            try:
+                failure = _status_error(
+                    self.wire,
+                    response.status_code,
+                    await response.aread(),
+                    response.reason_phrase,
+                )
+            finally:
+                await response.aclose()
+            return _Attempt(None, failure, response.headers)
+        except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
+            return _Attempt(None, self._failure(error))
+
+    async def _asend(self, client: Any, request: Request, stream: bool) -> Any:
+        url, content, headers = self._prepare(request, stream)
+        attempt = 0
+        while True:
+            outcome = await self._aattempt(client, url, content, headers, stream)
+            if outcome.failure is None:
+                return outcome.response
+            wait = self._wait(attempt, outcome.failure, outcome.headers)
+            if wait is None:
+                raise outcome.failure
+            await asyncio.sleep(wait)
+            attempt += 1
+
+    async def acomplete(self, request: Request) -> Response:
+        async with self._httpx.AsyncClient(timeout=self._timeout) as client:
+            response = await self._asend(client, request, stream=False)
+            try:
+                content = await response.aread()
+            except Exception as error:  # noqa: BLE001 - a body cut off is a ProviderError like any other
+                raise self._failure(error) from None
+            finally:
+                await response.aclose()
+        return _whole_response(self.wire, content)
+
+    async def astream(self, request: Request) -> AsyncIterator[Event]:
+        async with self._httpx.AsyncClient(timeout=self._timeout) as client:
+            try:
+                response = await self._asend(client, request, stream=True)
+            except ProviderError as error:
+                for event in error_events(error):
+                    yield event
+                return
+            try:
+                async for event in astream_events(response.aiter_bytes(), self.wire):
+                    yield event
+            finally:
+                await response.aclose()
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """One try: the response, or the failure and the headers that may say when to try again."""
+
+    response: Any
+    failure: ProviderError | None = None
+    headers: Mapping[str, str] | None = None
+
+
+def _auth(kind: str, api_key: str | None) -> dict[str, str]:
+    if not api_key:
+        return {}
+    api_key = api_key.strip()
+    if not api_key.isascii() or not api_key.isprintable():
+        # httpx would refuse the header and quote it, key included, in its error message.
+        raise ValueError(
+            "the API key holds a control or non-ASCII character; check how it was read"
+        )
+    if kind == "bearer":
+        return {"authorization": f"Bearer {api_key}"}
+    return {kind: api_key}
+
+
+def _whole_response(wire: str, content: bytes) -> Response:
+    try:
+        body = json.loads(content)
+    except ValueError:
+        text = content[:300].decode("utf-8", "replace")
+        raise ProviderError(
+            wire, f"the response is not JSON: {text!r}", type="invalid_response"
+        ) from None
+    result = decode_body(body, wire)
+    if isinstance(result, ProviderError):
+        raise result
+    return result
+
+
+def _status_error(wire: str, status: int, content: bytes, reason: str) -> ProviderError:
+    """The provider's error body as a ProviderError with the HTTP status; a body that is no error object as text."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        body = None
+    # The wire's own error shape first, then any other (a proxy or gateway in front of the model).
+    for reader in (wire, "http"):
+        decoded = decode_body(body, reader) if body is not None else None
+        if isinstance(decoded, ProviderError) and decoded.type != "invalid_response":
+            decoded.status = decoded.status or status
+            decoded.raw = body
+            return decoded
+    text = content[:500].decode("utf-8", "replace").strip()
+    return ProviderError(
+        wire,
+        f"HTTP {status} {reason}: {text}".rstrip(": "),
+        type="http_error",
+        status=status,
+        raw=body,
+    )
