@@ -2,6 +2,7 @@
 
     ToolgenError (4)             base class; anything unexpected is an internal error
     ├── InvalidInputError (3)    schemas or config failed to load, validate or resolve; carries diagnostics
+    │   └── ForeignFilesError (3)  the package holds files toolgen did not write outside the user zone; one each
     ├── ConfigNotFoundError (3)  no toolgen.yaml where one was expected
     ├── ProjectExistsError (3)   `init` would overwrite an existing project
     ├── ForeignOutputError (3)   the output directory holds files toolgen did not write
@@ -49,3 +50,12 @@ class UnsafeOutputError(ToolgenError):
 
 class ForeignOutputError(ToolgenError):
     exit_code = 3
+
+
+class ForeignFilesError(InvalidInputError):
+    """Files in a package toolgen writes (or removes) that it did not write and the user zone does not hold."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], summary: str | None = None) -> None:
+        super().__init__(diagnostics)
+        count = len(self.diagnostics)
+        self.args = (summary or f"{count} file{'s' if count != 1 else ''} in the package that toolgen did not write",)
