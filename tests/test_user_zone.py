@@ -1,14 +1,16 @@
-"""The user zone (`ext/`, `keep:`), foreign files, package renames, and kill-safe writes."""
+"""The user zone (`ext/`, `keep:`), foreign files, package renames, the manifest's makers, and kill-safe writes."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import signal
 import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ import pytest
 import toolgen
 import toolgen.write
 from toolgen.errors import ForeignFilesError, InvalidInputError
-from toolgen.manifest import MANIFEST_NAME, render_manifest, text_digest
+from toolgen.manifest import MAKERS, MANIFEST_NAME, render_manifest, text_digest
 
 from conftest import WEATHER, Project
 
@@ -329,6 +331,64 @@ def test_two_configs_of_one_project_keep_each_others_packages(project: Project) 
     toolgen.build(project.root, force=True)
     assert toolgen.check(project.root, project.root / "other.yaml").ok
     assert sorted(p.name for p in (project.root / "generated").iterdir()) == ["other", "sdk"]
+
+
+# What made the package
+
+
+def test_the_manifest_records_the_runtime_hash_and_the_makers(project: Project) -> None:
+    manifest = json.loads((project.package_dir / MANIFEST_NAME).read_text(encoding="utf-8"))
+    runtime = sorted(p for p in (project.package_dir / "_runtime").rglob("*") if p.is_file())
+    hasher = hashlib.sha256()
+    for path in runtime:
+        name = path.relative_to(project.package_dir).as_posix()
+        hasher.update(f"{name}\0{text_digest(path.read_text(encoding='utf-8'))}\n".encode())
+    assert manifest["runtime"] == hasher.hexdigest()
+    assert manifest["versions"] == {name: metadata.version(name) for name in MAKERS}
+    text = (project.package_dir / MANIFEST_NAME).read_text(encoding="utf-8")
+    assert str(project.root) not in text and "generated/" not in text
+
+
+def _older_ruff(manifest: dict[str, Any]) -> None:
+    manifest["versions"]["ruff"] = "0.0.1"
+
+
+def test_other_versions_alone_are_a_warning_not_drift(project: Project) -> None:
+    _edit_manifest(project, _older_ruff)
+    result = project.cli("check")
+    assert result.returncode == 0, result.stdout
+    running = metadata.version("ruff")
+    assert result.stdout == (
+        "generated/sdk/toolgen-manifest.json:1:1: warning generator-versions generated/sdk/ was made by ruff 0.0.1 "
+        f"(running {running}); every file still matches; `toolgen build` records the running versions\n"
+    )
+    assert toolgen.build(project.root).written
+    assert toolgen.check(project.root).warnings == ()
+
+
+def test_other_versions_are_named_as_the_likely_cause_of_drift(project: Project) -> None:
+    _edit_manifest(project, _older_ruff)
+    tools = project.package_dir / "tools.py"
+    tools.write_text(tools.read_text(encoding="utf-8") + "# formatted otherwise\n", encoding="utf-8")
+    checked = toolgen.check(project.root)
+    assert checked.changed == ("generated/sdk/tools.py",), "the versions themselves are not drift"
+    [warning] = checked.warnings
+    assert warning.rule == "generator-versions" and "was made by ruff 0.0.1" in warning.message
+    assert warning.message.endswith("the version difference is a likely cause of the 1 differing file(s)")
+
+
+def test_a_runtime_hash_that_differs_is_drift(project: Project) -> None:
+    _edit_manifest(project, lambda manifest: manifest.update(runtime="0" * 64))
+    checked = toolgen.check(project.root)
+    assert checked.changed == ("generated/sdk/toolgen-manifest.json",)
+    assert '+  "runtime": "' in checked.diff
+
+
+def test_the_manifest_is_deterministic() -> None:
+    files = {"b.py": "B\n", "_runtime/x.py": "X\r\n", "a.py": "A\n"}
+    first = render_manifest(files, {"schemas/t.yaml": "h"})
+    assert first == render_manifest(dict(reversed(list(files.items()))), {"schemas/t.yaml": "h"})
+    assert json.loads(first)["runtime"] == json.loads(render_manifest({"_runtime/x.py": "X\n"}, {}))["runtime"]
 
 
 # Kill safety: a kill at any step leaves the old package or (after recovery) the new one, and the zone whole

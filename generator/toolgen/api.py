@@ -31,8 +31,11 @@ from toolgen.manifest import (
     MANIFEST_NAME,
     build_key,
     read_manifest,
+    recorded_versions,
     render_manifest,
     text_digest,
+    version_changes,
+    version_findings,
 )
 from toolgen.payloads import (
     ConformanceRow,
@@ -80,7 +83,7 @@ class CheckResult:
     diff: str
     warnings: tuple[Diagnostic, ...]
     """The build's warnings and check's own findings: files toolgen did not write outside the user zone and a
-    stale old package are errors."""
+    stale old package are errors; a package made by other versions of toolgen or its generators is a warning."""
 
     @property
     def ok(self) -> bool:
@@ -270,12 +273,17 @@ def check(root: str | Path = ".", config_path: str | Path | None = None, *, prog
     """Render in memory and compare with what is on disk; hand edits in generated files count as drift.
 
     The user zone is ignored; files toolgen did not write elsewhere in the package, and a stale package an
-    earlier build wrote under another name, are error findings.
+    earlier build wrote under another name, are error findings; other generator versions only a warning.
     """
     config = _config(root, config_path)
-    expected, _, warnings = _render_all(config, progress)
+    expected, inputs, warnings = _render_all(config, progress)
     foreign = foreign_entries(config.package_dir, expected, config.user_zone)
     actual = _on_disk(config.package_dir, config.user_zone)
+    recorded = recorded_versions(read_manifest(config.package_dir))
+    versions = version_changes(recorded) if recorded is not None else []
+    if versions:  # versions alone are no drift: compare the manifest as the recorded versions would render it
+        generated = {name: text for name, text in expected.items() if name != MANIFEST_NAME}
+        expected[MANIFEST_NAME] = render_manifest(generated, inputs, recorded)
     prefix = display_path(config.root, config.package_dir)
     changed: list[str] = []
     chunks: list[str] = []
@@ -300,6 +308,7 @@ def check(root: str | Path = ".", config_path: str | Path | None = None, *, prog
     findings = [
         *foreign_findings(config, foreign),
         *stale_package_findings(config, _old_package(config)),
+        *version_findings(_shown(config, config.package_dir), versions, len(changed)),
     ]
     return CheckResult(config.package_dir, tuple(changed), diff, (*warnings, *findings))
 
