@@ -88,7 +88,6 @@ DRIFTS: dict[str, tuple[str, Callable[[Path], None]]] = {
     "edit": ("tools.py", lambda d: append(d / "tools.py", "HAND_EDIT = 1\n")),
     "delete": ("tools.py", lambda d: (d / "tools.py").unlink()),
     "delete-empty": ("py.typed", lambda d: (d / "py.typed").unlink()),
-    "extra": ("extra.py", lambda d: (d / "extra.py").write_text("X = 1\n", encoding="utf-8")),
     "edit-manifest": ("toolgen-manifest.json", lambda d: append(d / "toolgen-manifest.json", "\n")),
 }
 
@@ -102,7 +101,6 @@ def drift(kind: str) -> Any:
     [
         drift("delete"),
         drift("delete-empty"),
-        drift("extra"),
         drift("edit-manifest"),
     ],
 )
@@ -134,7 +132,6 @@ def test_hand_edit_shows_a_unified_diff(project: Project) -> None:
         drift("edit"),
         drift("delete"),
         drift("delete-empty"),
-        drift("extra"),
         drift("edit-manifest"),
     ],
 )

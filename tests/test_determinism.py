@@ -188,12 +188,12 @@ def write_file(path, text):
     calls.append(path)
 write._write_file = write_file
 """
-KILL_BETWEEN_RENAMES = """\
+KILL_AT_COMMIT = """\
 original = os.rename
 def rename(src, dst):
     original(src, dst)
     calls.append(dst)
-    if str(dst).endswith(".previous"):
+    if str(dst).endswith(".commit"):
         die()
 write.os.rename = rename
 """
@@ -203,7 +203,7 @@ def _package_files(snapshot: dict[str, bytes], directory: str) -> dict[str, byte
     return {PACKAGE + k[len(directory) :]: v for k, v in snapshot.items() if k.startswith(directory + "/")}
 
 
-@pytest.mark.parametrize("patch", [KILL_AFTER_TWO_FILES, KILL_BETWEEN_RENAMES], ids=["mid-write", "between-renames"])
+@pytest.mark.parametrize("patch", [KILL_AFTER_TWO_FILES, KILL_AT_COMMIT], ids=["mid-write", "at-commit"])
 def test_killed_build_keeps_previous_tree_and_next_build_recovers(
     built: tuple[Project, dict[str, bytes]], patch: str
 ) -> None:
@@ -211,9 +211,8 @@ def test_killed_build_keeps_previous_tree_and_next_build_recovers(
     killed = _killed_build(project, patch)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     leftovers = _leftovers(project)
-    assert leftovers, "the kill should leave a staging or previous directory behind"
-    kept = PACKAGE if patch == KILL_AFTER_TWO_FILES else f".{PACKAGE}.previous"
-    assert _package_files(project.snapshot(), kept) == before
+    assert leftovers, "the kill should leave a staging or commit directory behind"
+    assert _package_files(project.snapshot(), PACKAGE) == before
 
     result = project.cli("build", "--force")
     assert result.returncode == 0, result.stderr

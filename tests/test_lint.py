@@ -58,7 +58,8 @@ def test_findings_name_rule_provider_and_place(project: Project) -> None:
         in lines
     )
     assert (
-        "schemas/lint.yaml:20:13: error openai-strict-keyword [openai-chat] 'allOf' is not supported in strict mode" in lines
+        "schemas/lint.yaml:20:13: error openai-strict-keyword [openai-chat] 'allOf' is not supported in strict mode"
+        in lines
     )
     assert "schemas/lint.yaml:22:11: warning description-missing tool has no description" in lines
     assert lines == sorted(

@@ -13,14 +13,30 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.breaking_tools import breaking_changes
-from toolgen.config import CONFIG_NAME, Config, display_path, load_config, package_name_problem
-from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.config import (
+    CONFIG_NAME,
+    Config,
+    display_path,
+    keep_conflicts,
+    load_config,
+    package_name_problem,
+)
+from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError, ProjectExistsError, ToolgenError
 from toolgen.ir import Tool, thaw
 from toolgen.lint import PROVIDERS
 from toolgen.lint import lint as lint_rules
 from toolgen.lower import lower
-from toolgen.manifest import MANIFEST_NAME, build_key, read_manifest, render_manifest, text_digest
+from toolgen.manifest import (
+    MANIFEST_NAME,
+    build_key,
+    read_manifest,
+    recorded_versions,
+    render_manifest,
+    text_digest,
+    version_changes,
+    version_findings,
+)
 from toolgen.payloads import (
     ConformanceRow,
     Payload,
@@ -37,7 +53,17 @@ from toolgen.resources import schemas_dir
 from toolgen.runtime import Export, GeminiSchema, canonical_definition, export_tools
 from toolgen.tool_snapshots import ToolSnapshot, dump_snapshot, load_snapshot, snapshot
 from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
-from toolgen.write import ensure_ours, locked, recover, write_package
+from toolgen.write import (
+    foreign_entries,
+    foreign_findings,
+    locked,
+    package_entries,
+    recover,
+    refuse_foreign,
+    remove_package,
+    stale_package_findings,
+    write_package,
+)
 
 CACHE_DIR = ".toolgen-cache"
 BUILTIN_PREFIX = "<toolgen>/"
@@ -57,10 +83,12 @@ class CheckResult:
     changed: tuple[str, ...]
     diff: str
     warnings: tuple[Diagnostic, ...]
+    """The build's warnings and check's own findings: files toolgen did not write outside the user zone and a
+    stale old package are errors; a package made by other versions of toolgen or its generators is a warning."""
 
     @property
     def ok(self) -> bool:
-        return not self.changed
+        return not self.changed and not has_errors(self.warnings)
 
 
 def _config(root: str | Path, config_path: str | Path | None) -> Config:
@@ -87,6 +115,9 @@ def _render_all(
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config)
     files[MANIFEST_NAME] = render_manifest(files, lowered.inputs)
+    conflicts = keep_conflicts(config, files)
+    if conflicts:
+        raise InvalidInputError(conflicts)
     return files, lowered.inputs, lowered.warnings
 
 
@@ -102,8 +133,8 @@ def _current_input_hash(config: Config, path: str) -> str | None:
 def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     """True when neither inputs, config, generator nor the generated files changed since the cached build."""
     manifest = read_manifest(config.package_dir)
-    cache = config.root / CACHE_DIR / "build.json"
-    if manifest is None or not cache.is_file():
+    cached = _cache_entries(config).get(config.display)
+    if manifest is None or cached is None or cached.get("package_dir") != _shown(config, config.package_dir):
         return False
     recorded: dict[str, str] = manifest.get("inputs", {})
     current = {path: _current_input_hash(config, path) for path in recorded}
@@ -117,27 +148,56 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     }
     if not matched <= recorded.keys():
         return False
-    on_disk = _on_disk(config.package_dir)
+    on_disk = _on_disk(config.package_dir, config.user_zone)
     if set(on_disk) != {*manifest.get("files", {}), MANIFEST_NAME}:
         return False
     for name, hashed in manifest.get("files", {}).items():
         if text_digest(on_disk[name]) != hashed:
             return False
-    try:
-        cached = json.loads(cache.read_text(encoding="utf-8"))
-    except ValueError:
-        return False
     key = build_key(config_text, recorded) + text_digest(on_disk[MANIFEST_NAME])
-    return bool(cached.get(config.package) == key)
+    return bool(cached.get("key") == key)
+
+
+def _shown(config: Config, path: Path) -> str:
+    return display_path(config.root, path)
+
+
+def _cache_entries(config: Config) -> dict[str, dict[str, Any]]:
+    """The build cache: per config file of the project, the package it last wrote, its build key and warnings."""
+    try:
+        data = json.loads((config.root / CACHE_DIR / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
 
 
 def _cached_warnings(config: Config) -> tuple[Diagnostic, ...]:
     """The warnings of the build that produced what is on disk: an up-to-date build repeats them."""
     try:
-        recorded = json.loads((config.root / CACHE_DIR / "build.json").read_text(encoding="utf-8"))
+        recorded = _cache_entries(config).get(config.display, {})
         return tuple(Diagnostic.from_json(item) for item in recorded.get("warnings", []))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return ()
+
+
+def _old_package(config: Config) -> Path | None:
+    """The package this config's last build wrote, when `package:` or `output:` has moved it since.
+
+    None when that is where the package now goes, one holds the other, or another config's build owns it.
+    """
+    entries = _cache_entries(config)
+    recorded = entries.get(config.display, {}).get("package_dir")
+    if not isinstance(recorded, str):
+        return None
+    old, new = (config.root / recorded).resolve(), config.package_dir.resolve()
+    others = {
+        (config.root / str(entry["package_dir"])).resolve()
+        for name, entry in entries.items()
+        if name != config.display and isinstance(entry.get("package_dir"), str)
+    }
+    if old == new or old in new.parents or new in old.parents or old in others:
+        return None
+    return old
 
 
 def _cache_dir(config: Config) -> Path:
@@ -151,16 +211,13 @@ def _cache_dir(config: Config) -> Path:
 def _remember_build(
     config: Config, config_text: str, inputs: dict[str, str], manifest: str, warnings: tuple[Diagnostic, ...]
 ) -> None:
-    (_cache_dir(config) / "build.json").write_text(
-        json.dumps(
-            {
-                config.package: build_key(config_text, inputs) + text_digest(manifest),
-                "warnings": [w.to_json() for w in warnings],
-            }
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    entries = _cache_entries(config)
+    entries[config.display] = {
+        "package_dir": _shown(config, config.package_dir),
+        "key": build_key(config_text, inputs) + text_digest(manifest),
+        "warnings": [w.to_json() for w in warnings],
+    }
+    (_cache_dir(config) / "build.json").write_text(json.dumps(entries, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def build(
@@ -180,8 +237,10 @@ def build(
 
 
 def _build(config: Config, config_path: str | Path | None, force: bool, progress: Progress) -> BuildResult:
-    recover(config.package_dir)  # a build killed earlier must not leave its staging tree behind
-    ensure_ours(config.package_dir, MANIFEST_NAME)
+    recover(config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared away
+    old_package = _old_package(config)
+    if old_package is not None:
+        recover(old_package)
     config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
     if not force and _unchanged_since_last_build(config, config_text):
         recorded = read_manifest(config.package_dir) or {}
@@ -189,34 +248,47 @@ def _build(config: Config, config_path: str | Path | None, force: bool, progress
         return BuildResult(config.package_dir, names, False, _cached_warnings(config))
     files, inputs, warnings = _render_all(config, progress)
     manifest = files.pop(MANIFEST_NAME)
+    refuse_foreign(config, files, old_package)
     progress("writing")
-    write_package(config.package_dir, files, MANIFEST_NAME, manifest)
+    write_package(config.package_dir, files, MANIFEST_NAME, manifest, config.user_zone)
+    if old_package is not None and (old_package / MANIFEST_NAME).is_file():
+        remove_package(old_package)  # after the new package is in place: a kill leaves one package at least
     _remember_build(config, config_text, inputs, manifest, warnings)
     return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)
 
 
-def _on_disk(package_dir: Path) -> dict[str, str]:
+def _on_disk(package_dir: Path, zone: Iterable[str] = ()) -> dict[str, str]:
+    """The package's files outside the user zone, as text."""
     found: dict[str, str] = {}
-    if not package_dir.is_dir():
-        return found
-    for path in sorted(package_dir.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            try:
-                found[path.relative_to(package_dir).as_posix()] = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                found[path.relative_to(package_dir).as_posix()] = "<binary file>\n"
+    for name in package_entries(package_dir, zone):
+        try:
+            found[name] = (package_dir / name).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            found[name] = "<binary file>\n"
+        except OSError:  # a dangling or folder symlink
+            found[name] = "<unreadable>\n"
     return found
 
 
 def check(root: str | Path = ".", *, config_path: str | Path | None = None, progress: Progress = _quiet) -> CheckResult:
-    """Render in memory and compare with what is on disk; hand edits in generated files count as drift."""
+    """Render in memory and compare with what is on disk; hand edits in generated files count as drift.
+
+    The user zone is ignored; files toolgen did not write elsewhere in the package, and a stale package an
+    earlier build wrote under another name, are error findings; other generator versions only a warning.
+    """
     config = _config(root, config_path)
-    expected, _, warnings = _render_all(config, progress)
-    actual = _on_disk(config.package_dir)
+    expected, inputs, warnings = _render_all(config, progress)
+    foreign = foreign_entries(config.package_dir, expected, config.user_zone)
+    actual = _on_disk(config.package_dir, config.user_zone)
+    recorded = recorded_versions(read_manifest(config.package_dir))
+    versions = version_changes(recorded) if recorded is not None else []
+    if versions:  # versions alone are no drift: compare the manifest as the recorded versions would render it
+        generated = {name: text for name, text in expected.items() if name != MANIFEST_NAME}
+        expected[MANIFEST_NAME] = render_manifest(generated, inputs, recorded)
     prefix = display_path(config.root, config.package_dir)
     changed: list[str] = []
     chunks: list[str] = []
-    for name in sorted(expected.keys() | actual.keys()):
+    for name in sorted((expected.keys() | actual.keys()) - set(foreign)):
         want, have = expected.get(name), actual.get(name)
         if want == have:
             continue
@@ -234,7 +306,12 @@ def check(root: str | Path = ".", *, config_path: str | Path | None = None, prog
         # difflib prints nothing for an empty file that appeared or vanished; the headers still name it.
         chunks.extend(lines or [f"--- {fromfile}\n", f"+++ {tofile}\n"])
     diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
-    return CheckResult(config.package_dir, tuple(changed), diff, warnings)
+    findings = [
+        *foreign_findings(config, foreign),
+        *stale_package_findings(config, _old_package(config)),
+        *version_findings(_shown(config, config.package_dir), versions, len(changed)),
+    ]
+    return CheckResult(config.package_dir, tuple(changed), diff, (*warnings, *findings))
 
 
 INIT_CONFIG = """\

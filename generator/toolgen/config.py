@@ -6,11 +6,12 @@ import keyword
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ConfigNotFoundError, InvalidInputError
 from toolgen.lint import canonical_provider
 from toolgen.load import Document, LoadError, load_file
@@ -18,6 +19,7 @@ from toolgen.meta import check_against_meta_schema
 from toolgen.runtime import WIRES, canonical_name
 
 CONFIG_NAME = "toolgen.yaml"
+USER_DIR = "ext"  # inside the package: the user's own modules, which build never writes or deletes
 _PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -38,6 +40,8 @@ class Config:
     demo: bool = False
     display: str = CONFIG_NAME
     input_positions: tuple[tuple[int, int], ...] = ()
+    keep: tuple[str, ...] = ()
+    keep_positions: tuple[tuple[int, int], ...] = ()
 
     @property
     def output_dir(self) -> Path:
@@ -46,6 +50,11 @@ class Config:
     @property
     def package_dir(self) -> Path:
         return self.output_dir / self.package
+
+    @property
+    def user_zone(self) -> tuple[str, ...]:
+        """Paths inside the package (POSIX, relative to it) that belong to the user: `ext/` and `keep:`."""
+        return tuple(sorted({USER_DIR, *self.keep}))
 
 
 def display_path(root: Path, path: Path) -> str:
@@ -66,6 +75,42 @@ def package_name_problem(package: str) -> str | None:
     return None
 
 
+def keep_path_problem(path: str) -> str | None:
+    """Why `path` cannot be listed under `keep:`, or None when it can."""
+    if "\\" in path:
+        return f"{path!r} holds a backslash; separate folders with /"
+    if PurePosixPath(path).is_absolute() or PureWindowsPath(path).drive:
+        return f"{path!r} is absolute; keep paths are relative to the package directory"
+    if ".." in path.split("/"):
+        return f"{path!r} leads out of the package directory (..); keep paths stay inside it"
+    if not normalized_keep_path(path):
+        return f"{path!r} names the package directory itself; list paths inside it"
+    return None
+
+
+def normalized_keep_path(path: str) -> str:
+    """`./data/` and `data` are one path: no `.` parts, no empty parts, no trailing slash."""
+    return "/".join(part for part in path.split("/") if part not in ("", "."))
+
+
+def keep_conflicts(config: Config, generated: Iterable[str]) -> list[Diagnostic]:
+    """A `keep:` path that is, holds or lies inside a file toolgen generates: build would have to write there."""
+    names = sorted(generated)
+    problems: list[Diagnostic] = []
+    for index, (path, (line, col)) in enumerate(zip(config.keep, config.keep_positions, strict=True)):
+        inside = [name for name in names if name.startswith(path + "/")]
+        if path in names:
+            problem = f"{path!r} is a file toolgen generates; keep lists only paths toolgen does not write"
+        elif inside:
+            problem = f"{path!r} holds files toolgen generates ({', '.join(inside[:3])}{', ...' if inside[3:] else ''})"
+        elif any(path.startswith(name + "/") for name in names):
+            problem = f"{path!r} lies inside a file toolgen generates"
+        else:
+            continue
+        problems.append(Diagnostic(config.display, line, col, Severity.ERROR, "config-keep", problem, f"/keep/{index}"))
+    return problems
+
+
 def load_config(root: Path, path: Path | None = None) -> Config:
     """Read and check toolgen.yaml; every problem becomes a diagnostic with its line:col."""
     path = path or root / CONFIG_NAME
@@ -84,6 +129,14 @@ def load_config(root: Path, path: Path | None = None) -> Config:
     if problem:
         raise InvalidInputError([document.diagnostic(("package",), "config-package", problem)])
     extension = (data.get("extend") or {}).get("message")
+    keep_listed = [str(item) for item in data.get("keep", [])]
+    keep_problems = [
+        document.diagnostic(("keep", str(index)), "config-keep", problem)
+        for index, item in enumerate(keep_listed)
+        if (problem := keep_path_problem(item))
+    ]
+    if keep_problems:
+        raise InvalidInputError(keep_problems)
     wires = _names(document, ("wires",), data.get("wires"), "config-wire", canonical_name) or WIRES
     lint_providers = _names(
         document,
@@ -107,6 +160,8 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         gemini_schema=str((data.get("export") or {}).get("gemini_schema", "json")),
         display=document.display,
         input_positions=tuple(document.locate(("inputs", str(i))) for i in range(len(data.get("inputs", [])))),
+        keep=tuple(normalized_keep_path(item) for item in keep_listed),
+        keep_positions=tuple(document.locate(("keep", str(i))) for i in range(len(keep_listed))),
     )
 
 

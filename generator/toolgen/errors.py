@@ -2,6 +2,7 @@
 
     ToolgenError (INTERNAL 4)                  base class; anything unexpected is an internal error
     ├── InvalidInputError (INVALID_INPUT 3)    schemas or config failed to load, validate or resolve; carries diagnostics
+    │   └── ForeignFilesError (INVALID_INPUT 3)  files in the package toolgen did not write, outside the user zone
     ├── ConfigNotFoundError (INVALID_INPUT 3)  no toolgen.yaml where one was expected
     ├── ProjectExistsError (INVALID_INPUT 3)   `init` would overwrite an existing project
     ├── ForeignOutputError (INVALID_INPUT 3)   the output directory holds files toolgen did not write
@@ -70,3 +71,12 @@ class SdkNotBuiltError(ToolgenError):
     """The generated package to validate with is missing or does not import."""
 
     exit_code = ExitCode.INVALID_INPUT
+
+
+class ForeignFilesError(InvalidInputError):
+    """Files in a package toolgen writes (or removes) that it did not write and the user zone does not hold."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], summary: str | None = None) -> None:
+        super().__init__(diagnostics)
+        count = len(self.diagnostics)
+        self.args = (summary or f"{count} file{'s' if count != 1 else ''} in the package that toolgen did not write",)

@@ -10,8 +10,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from toolgen.diagnostics import Diagnostic, Severity
+
 MANIFEST_NAME = "toolgen-manifest.json"
+RUNTIME_DIR = "_runtime"
 _SHAPING_DISTRIBUTIONS = ("datamodel-code-generator", "ruff", "jinja2")
+# What made the package, recorded in its manifest: `check` warns when the running versions differ.
+MAKERS = ("toolgen", "datamodel-code-generator", "pydantic", "ruff")
 
 
 def digest(data: bytes) -> str:
@@ -30,7 +35,7 @@ def generator_fingerprint() -> str:
         for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             hasher.update(path.relative_to(root).as_posix().encode())
             hasher.update(path.read_bytes())
-    for name in _SHAPING_DISTRIBUTIONS:
+    for name in sorted({*_SHAPING_DISTRIBUTIONS, *MAKERS}):
         try:
             hasher.update(f"{name}=={metadata.version(name)}".encode())
         except metadata.PackageNotFoundError:
@@ -52,15 +57,59 @@ def build_key(config_text: str, inputs: Mapping[str, str]) -> str:
     return hasher.hexdigest()
 
 
-def render_manifest(files: Mapping[str, str], inputs: Mapping[str, str]) -> str:
-    """Deterministic JSON: no times, versions or machine paths, so it never causes drift by itself."""
+def running_versions() -> dict[str, str]:
+    """The installed versions of what shapes a package (MAKERS); `unknown` for one that is not installed."""
+    found: dict[str, str] = {}
+    for name in MAKERS:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "unknown"
+    return found
+
+
+def runtime_digest(files: Mapping[str, str]) -> str:
+    """One hash over the runtime copied into the package (`_runtime/`): every file's name and text."""
+    hasher = hashlib.sha256()
+    for name in sorted(n for n in files if n.startswith(RUNTIME_DIR + "/")):
+        hasher.update(f"{name}\0{text_digest(files[name])}\n".encode())
+    return hasher.hexdigest()
+
+
+def render_manifest(
+    files: Mapping[str, str], inputs: Mapping[str, str], versions: Mapping[str, str] | None = None
+) -> str:
+    """Deterministic JSON: hashes and versions, no times or machine paths, so a rebuild never differs by itself.
+
+    `versions` defaults to the running ones; `check` passes the recorded ones to compare everything else.
+    """
     body: dict[str, Any] = {
         "generator": "toolgen",
-        "format": 1,
+        "format": 2,
         "inputs": dict(sorted(inputs.items())),
         "files": {name: text_digest(text) for name, text in sorted(files.items())},
+        "runtime": runtime_digest(files),
+        "versions": dict(sorted((versions if versions is not None else running_versions()).items())),
     }
     return json.dumps(body, indent=2, sort_keys=True) + "\n"
+
+
+def recorded_versions(manifest: Mapping[str, Any] | None) -> dict[str, str] | None:
+    """The versions a manifest says made its package, or None when it records none (or not as text)."""
+    versions = (manifest or {}).get("versions")
+    if not isinstance(versions, dict) or not all(isinstance(v, str) for v in versions.values()):
+        return None
+    return {str(name): value for name, value in versions.items()}
+
+
+def version_changes(recorded: Mapping[str, str]) -> list[str]:
+    """`pydantic 2.10.0 (running 2.11.1)` for every maker whose recorded version is not the running one."""
+    running = running_versions()
+    return [
+        f"{name} {recorded.get(name, 'unknown')} (running {running[name]})"
+        for name in MAKERS
+        if recorded.get(name, "unknown") != running[name]
+    ]
 
 
 def read_manifest(package_dir: Path) -> dict[str, Any] | None:
@@ -69,3 +118,16 @@ def read_manifest(package_dir: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def version_findings(package_shown: str, changes: list[str], changed_files: int) -> list[Diagnostic]:
+    """A warning naming the makers whose versions differ (`version_changes`); never an error by itself."""
+    if not changes:
+        return []
+    message = f"{package_shown}/ was made by {', '.join(changes)}; " + (
+        f"the version difference is a likely cause of the {changed_files} differing file(s)"
+        if changed_files
+        else "every file still matches; `toolgen build` records the running versions"
+    )
+    where = f"{package_shown}/{MANIFEST_NAME}"
+    return [Diagnostic(where, 1, 1, Severity.WARNING, "generator-versions", message)]

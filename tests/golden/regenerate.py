@@ -6,6 +6,7 @@ Each project in `<name>/project/` is built into a scratch copy; its package repl
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tempfile
@@ -13,6 +14,7 @@ from pathlib import Path
 
 GOLDEN = Path(__file__).resolve().parent
 RUNTIME = "_runtime"
+MANIFEST = "toolgen-manifest.json"
 
 
 def build(project: Path, scratch: Path) -> Path:
@@ -28,12 +30,17 @@ def build(project: Path, scratch: Path) -> Path:
 
 
 def expected_files(package_dir: Path) -> dict[str, bytes]:
-    """The files of a built package a golden record keeps: everything but `_runtime/` and caches."""
-    return {
+    """The files of a built package a golden record keeps: everything but `_runtime/` and caches, and the
+    manifest without the versions of the tools that made it (pydantic's is not pinned)."""
+    files = {
         path.relative_to(package_dir).as_posix(): path.read_bytes()
         for path in sorted(package_dir.rglob("*"))
         if path.is_file() and "__pycache__" not in path.parts and path.relative_to(package_dir).parts[0] != RUNTIME
     }
+    manifest = json.loads(files[MANIFEST])
+    manifest.pop("versions", None)
+    files[MANIFEST] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    return files
 
 
 def main() -> int:
