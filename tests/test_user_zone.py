@@ -327,7 +327,7 @@ def test_an_old_package_without_a_manifest_is_left_alone(project: Project) -> No
 def test_two_configs_of_one_project_keep_each_others_packages(project: Project) -> None:
     other = (project.root / "toolgen.yaml").read_text(encoding="utf-8").replace("package: sdk", "package: other")
     (project.root / "other.yaml").write_text(other, encoding="utf-8")
-    toolgen.build(project.root, project.root / "other.yaml")
+    toolgen.build(project.root, config_path=project.root / "other.yaml")
     toolgen.build(project.root, force=True)
     assert toolgen.check(project.root, project.root / "other.yaml").ok
     assert sorted(p.name for p in (project.root / "generated").iterdir()) == ["other", "sdk"]

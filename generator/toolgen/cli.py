@@ -12,7 +12,7 @@ import click
 
 # The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help.
 import toolgen
-from toolgen.diagnostics import Diagnostic
+from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
 from toolgen.payloads import KINDS as PAYLOAD_KINDS
 from toolgen.runtime import MCP, NAMES, GeminiSchema
@@ -270,7 +270,10 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
                 )
         else:
             click.echo(result.diff, nl=False)
-        click.echo(f"toolgen: {len(result.changed)} generated file(s) differ; run `toolgen build`", err=True)
+        errors = sum(d.severity is Severity.ERROR for d in result.warnings)
+        parts = [f"{len(result.changed)} generated file(s) differ"] if result.changed else []
+        parts += [f"{errors} finding(s) to fix first"] if errors else []
+        click.echo(f"toolgen: {'; '.join(parts) or 'out of date'}; run `toolgen build`", err=True)
         return ExitCode.FINDINGS
 
     _run(action, output_format)

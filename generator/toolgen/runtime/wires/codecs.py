@@ -104,7 +104,7 @@ def detect(body: Any) -> tuple[str, str]:
     Response shapes are tried first, then requests, then error bodies; within each, the table's predicates
     by rank."""
     if not isinstance(body, (dict, list)):
-        raise ValueError("/: expected a request or response body object")
+        raise ValueError("/: expected a request or response body object")  # noqa: TRY004 - malformed input
     for kind, detection in (
         (RESPONSE, "response"),
         (REQUEST, "request"),
@@ -115,7 +115,7 @@ def detect(body: Any) -> tuple[str, str]:
             if found is not None:
                 return found, kind
     if isinstance(body, list):
-        raise ValueError("/: expected a request or response body object")
+        raise ValueError("/: expected a request or response body object")  # noqa: TRY004 - malformed input
     raise ValueError(
         "/: expected a request body (`messages`, `contents` or `input`) or a response body (`choices`, "
         "`candidates`, `content`, `output`, `message` or an error object)"
