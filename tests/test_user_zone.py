@@ -329,7 +329,7 @@ def test_two_configs_of_one_project_keep_each_others_packages(project: Project) 
     (project.root / "other.yaml").write_text(other, encoding="utf-8")
     toolgen.build(project.root, config_path=project.root / "other.yaml")
     toolgen.build(project.root, force=True)
-    assert toolgen.check(project.root, project.root / "other.yaml").ok
+    assert toolgen.check(project.root, config_path=project.root / "other.yaml").ok
     assert sorted(p.name for p in (project.root / "generated").iterdir()) == ["other", "sdk"]
 
 
