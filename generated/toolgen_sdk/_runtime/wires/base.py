@@ -268,6 +268,29 @@ def stop_list(value: Any) -> list[str] | None:
     return None
 
 
+def count(value: Any) -> int | None:
+    """A token count as the wire states it: an int (not a bool), else None."""
+    return value if type(value) is int else None
+
+
+def sampling_settings(
+    config: Mapping[str, Any],
+    out: dict[str, Any],
+    max_key: str,
+    top_key: str,
+    stop_key: str,
+) -> None:
+    """Put into `out` the `max_tokens`, `temperature`, `top_p` and `stop` settings `config` states under these keys."""
+    if type(config.get(max_key)) is int:
+        out["max_tokens"] = config[max_key]
+    for key, setting in (("temperature", "temperature"), (top_key, "top_p")):
+        if number(config.get(key)):
+            out[setting] = config[key]
+    stop = stop_list(config.get(stop_key))
+    if stop is not None:
+        out["stop"] = stop
+
+
 def portable(request: Request, wire: str, have: Mapping[str, Any]) -> dict[str, Any]:
     """The portable settings an encoder must write: those `Request.extras["settings"]` states differently from
     what the wire's own kept fields already say (all of them for a request from another wire)."""

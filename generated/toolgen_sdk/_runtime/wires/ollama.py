@@ -49,12 +49,11 @@ from .base import (
     finish_from,
     guarded,
     keep_entry,
-    number,
     parts_of,
     portable,
     restore,
+    sampling_settings,
     stable_call_id,
-    stop_list,
     stop_value,
 )
 
@@ -340,14 +339,7 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(options, dict):
         return {}
     out: dict[str, Any] = {}
-    if type(options.get("num_predict")) is int:
-        out["max_tokens"] = options["num_predict"]
-    for key in ("temperature", "top_p"):
-        if number(options.get(key)):
-            out[key] = options[key]
-    stop = stop_list(options.get("stop"))
-    if stop is not None:
-        out["stop"] = stop
+    sampling_settings(options, out, "num_predict", "top_p", "stop")
     return out
 
 

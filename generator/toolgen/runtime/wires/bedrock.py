@@ -16,7 +16,7 @@ What `extras["bedrock-converse"]` holds on a canonical message (only the keys th
 - `signed`: the reasoning signatures here were issued through Bedrock; reasoning from other wires is not sent.
 - tool messages: `result_json` (the result was a `{"json"}` block, the content is its JSON text), `fields` (other
   keys of `toolResult`), `blocks` for a result content list.
-- `joined` / `split` (see `_wire.turns`).
+- `joined` / `split` (see `base.turns`).
 Request and Response extras hold `{"bedrock-converse": {"fields": {...}}}` with the body keys outside the canonical
 model, plus `tools` (the wire's `toolConfig.tools` when re-exporting would spell it differently), `system` and
 `usage` (the wire's usage object when it reports more than canonical usage).
@@ -24,7 +24,6 @@ model, plus `tools` (the wire's `toolConfig.tools` when re-exporting would spell
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -33,13 +32,10 @@ from .base import (
     ProviderError,
     Request,
     Response,
-    args_object,
-    args_text,
     as_dict,
     as_list,
-    as_str,
-    assistant_content,
     body_rest,
+    count,
     decode_tools,
     decoded_request,
     encode_tools,
@@ -49,21 +45,30 @@ from .base import (
     finish_from,
     guarded,
     is_trivial,
-    keep_entry,
-    number,
     parts_of,
     plain_text,
     portable,
-    restore,
-    signed_for,
-    split_marks,
-    stop_list,
+    sampling_settings,
     stop_value,
     turns,
-    weave,
+)
+from .bedrock_messages import (
+    WIRE,
+    decode_assistant,
+    decode_blocks,
+    decode_user,
+    encode_blocks,
+    encode_turn,
 )
 
-WIRE = "bedrock-converse"
+__all__ = [
+    "WIRE",
+    "decode_request",
+    "decode_response",
+    "encode_error",
+    "encode_request",
+    "encode_response",
+]
 
 _FINISH = MappingProxyType(
     {
@@ -87,337 +92,9 @@ _FINISH_OUT = MappingProxyType(
         "error": "malformed_model_output",
     }
 )
-_IMAGE_FORMATS = frozenset(("png", "jpeg", "gif", "webp"))
-_DOCUMENT_TYPES = MappingProxyType(
-    {
-        "pdf": "application/pdf",
-        "txt": "text/plain",
-        "md": "text/markdown",
-        "html": "text/html",
-        "csv": "text/csv",
-    }
-)
-_DOCUMENT_FORMATS = MappingProxyType(
-    {media: name for name, media in _DOCUMENT_TYPES.items()}
-)
 
 
-# ---- blocks ----
-
-
-def _part(block: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The canonical part for a content block; None for blocks canonical content has no place for."""
-    if isinstance(block.get("text"), str):
-        return {"type": "text", "text": block["text"]}
-    reasoning = block.get("reasoningContent")
-    if isinstance(reasoning, dict):
-        return _reasoning_part(reasoning)
-    image = block.get("image")
-    if (
-        isinstance(image, dict)
-        and isinstance(image.get("format"), str)
-        and image["format"] in _IMAGE_FORMATS
-    ):
-        data = (image.get("source") or {}).get("bytes")
-        if isinstance(data, str):
-            return {
-                "type": "image",
-                "data": data,
-                "media_type": f"image/{image['format']}",
-            }
-    document = block.get("document")
-    if (
-        isinstance(document, dict)
-        and isinstance(document.get("format"), str)
-        and document["format"] in _DOCUMENT_TYPES
-    ):
-        data = (document.get("source") or {}).get("bytes")
-        if isinstance(data, str):
-            part = {
-                "type": "file",
-                "data": data,
-                "media_type": _DOCUMENT_TYPES[document["format"]],
-            }
-            if isinstance(document.get("name"), str):
-                part["filename"] = document["name"]
-            return part
-    return None
-
-
-def _reasoning_part(reasoning: Mapping[str, Any]) -> dict[str, Any] | None:
-    text = reasoning.get("reasoningText")
-    if isinstance(text, dict) and isinstance(text.get("text"), str):
-        part = {"type": "reasoning", "text": text["text"]}
-        if isinstance(text.get("signature"), str):
-            part["signature"] = text["signature"]
-        return part
-    if isinstance(reasoning.get("redactedContent"), str):
-        return {
-            "type": "reasoning",
-            "redacted": True,
-            "encrypted": reasoning["redactedContent"],
-        }
-    return None
-
-
-def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
-    kind = part.get("type")
-    if kind == "text":
-        return {"text": part["text"]}
-    if kind == "reasoning":
-        if part.get("redacted"):
-            return {"reasoningContent": {"redactedContent": part.get("encrypted", "")}}
-        text: dict[str, Any] = {"text": part.get("text", "")}
-        if "signature" in part:
-            text["signature"] = part["signature"]
-        return {"reasoningContent": {"reasoningText": text}}
-    media = part.get("media_type", "")
-    if kind == "image" and "data" in part and media.startswith("image/"):
-        return {"image": {"format": media[6:], "source": {"bytes": part["data"]}}}
-    if kind == "file" and "data" in part and media in _DOCUMENT_FORMATS:
-        document = {
-            "format": _DOCUMENT_FORMATS[media],
-            "name": part.get("filename", "document"),
-        }
-        return {"document": {**document, "source": {"bytes": part["data"]}}}
-    fail(
-        pointer,
-        "a text or reasoning part, an inline image, or an inline pdf/txt/md/html/csv document",
-    )
-
-
-def _call(block: Mapping[str, Any], pointer: str) -> dict[str, Any]:
-    use = as_dict(block.get("toolUse"), f"{pointer}/toolUse", "a toolUse object")
-    call_id = as_str(
-        use.get("toolUseId"),
-        f"{pointer}/toolUse/toolUseId",
-        "the toolUseId as a string",
-    )
-    name = as_str(
-        use.get("name"), f"{pointer}/toolUse/name", "the tool name as a string"
-    )
-    arguments = args_text(use.get("input", {}))
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": arguments},
-    }
-
-
-def _call_block(call: Mapping[str, Any], pointer: str) -> dict[str, Any]:
-    fn = call["function"]
-    arguments = args_object(fn["arguments"], f"{pointer}/function/arguments")
-    return {
-        "toolUse": {"toolUseId": call["id"], "name": fn["name"], "input": arguments}
-    }
-
-
-def _decode_blocks(
-    blocks: list[Any], pointer: str, start: int = 0
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    parts: list[dict[str, Any]] = []
-    calls: list[dict[str, Any]] = []
-    skeleton: list[dict[str, Any]] = []
-    for i, raw in enumerate(blocks, start):
-        at = f"{pointer}/{i}"
-        block = as_dict(raw, at, "a content block object")
-        if "toolUse" in block:
-            call = _call(block, at)
-            calls.append(call)
-            skeleton.append({"call": keep_entry(block, _call_block(call, at))})
-            continue
-        part = _part(block)
-        if part is None:
-            skeleton.append({"keep": block})
-            continue
-        parts.append(part)
-        skeleton.append({"part": keep_entry(block, _part_block(part, at))})
-    return parts, calls, skeleton
-
-
-def _encode_blocks(
-    parts: list[dict[str, Any]],
-    calls: list[dict[str, Any]],
-    skeleton: list[Any] | None,
-    pointer: str,
-) -> list[Any]:
-    def part_block(part: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
-        return restore(
-            _part_block(part, pointer), entry, lambda raw: _part(raw) == part
-        )
-
-    def call_block(call: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
-        return restore(
-            _call_block(call, pointer), entry, lambda raw: _call(raw, pointer) == call
-        )
-
-    return weave(skeleton, parts, calls, part_block, call_block)
-
-
-# ---- messages ----
-
-
-def _decode_assistant(msg: Mapping[str, Any], pointer: str) -> dict[str, Any]:
-    blocks = as_list(
-        msg.get("content"),
-        f"{pointer}/content",
-        "`content`, an array of content blocks",
-    )
-    parts, calls, skeleton = _decode_blocks(blocks, f"{pointer}/content")
-    kept: dict[str, Any] = {}
-    if not is_trivial(skeleton):
-        kept["blocks"] = skeleton
-    if any(part["type"] == "reasoning" for part in parts):
-        kept["signed"] = True
-    fields = {
-        key: value for key, value in msg.items() if key not in ("role", "content")
-    }
-    if fields:
-        kept["fields"] = fields
-    out: dict[str, Any] = {"role": "assistant", "content": assistant_content(parts)}
-    if calls:
-        out["tool_calls"] = calls
-    if kept:
-        out["extras"] = {WIRE: kept}
-    return out
-
-
-def _tool_message(block: Mapping[str, Any], pointer: str) -> dict[str, Any]:
-    result = as_dict(
-        block.get("toolResult"), f"{pointer}/toolResult", "a toolResult object"
-    )
-    call_id = as_str(
-        result.get("toolUseId"),
-        f"{pointer}/toolResult/toolUseId",
-        "the toolUseId this result answers",
-    )
-    kept: dict[str, Any] = {}
-    content_blocks = as_list(
-        result.get("content", []),
-        f"{pointer}/toolResult/content",
-        "an array of result blocks",
-    )
-    out: dict[str, Any] = {"role": "tool", "tool_call_id": call_id}
-    if (
-        len(content_blocks) == 1
-        and isinstance(content_blocks[0], dict)
-        and set(content_blocks[0]) == {"json"}
-    ):
-        out["content"] = args_text(content_blocks[0]["json"])
-        kept["result_json"] = True
-    else:
-        parts, _, skeleton = _decode_blocks(
-            content_blocks, f"{pointer}/toolResult/content"
-        )
-        single = len(parts) == 1 and parts[0]["type"] == "text" and is_trivial(skeleton)
-        out["content"] = parts[0]["text"] if single else parts
-        if not is_trivial(skeleton):
-            kept["blocks"] = skeleton
-    status = result.get("status")
-    if status in ("success", "error"):
-        out["is_error"] = status == "error"
-    fields = {
-        key: value
-        for key, value in result.items()
-        if key not in ("toolUseId", "content", "status")
-    }
-    if status is not None and status not in ("success", "error"):
-        fields["status"] = status
-    if fields:
-        kept["fields"] = fields
-    if kept:
-        out["extras"] = {WIRE: kept}
-    return out
-
-
-def _decode_user(
-    msg: Mapping[str, Any], pointer: str, before: str | None
-) -> list[dict[str, Any]]:
-    blocks = as_list(
-        msg.get("content"),
-        f"{pointer}/content",
-        "`content`, an array of content blocks",
-    )
-    produced: list[dict[str, Any]] = []
-    start = 0
-    for i, raw in enumerate([*blocks, None]):
-        if raw is not None and not (isinstance(raw, dict) and "toolResult" in raw):
-            continue
-        if i > start or (raw is None and not produced):
-            parts, _, skeleton = _decode_blocks(
-                blocks[start:i], f"{pointer}/content", start
-            )
-            message: dict[str, Any] = {
-                "role": "user",
-                "content": plain_text(parts, skeleton),
-            }
-            if not is_trivial(skeleton):
-                message["extras"] = {WIRE: {"blocks": skeleton}}
-            produced.append(message)
-        if raw is not None:
-            produced.append(_tool_message(raw, f"{pointer}/content/{i}"))
-        start = i + 1
-    split_marks(produced, before, WIRE)
-    fields = {
-        key: value for key, value in msg.items() if key not in ("role", "content")
-    }
-    if fields:
-        produced[0].setdefault("extras", {}).setdefault(WIRE, {})["message_fields"] = (
-            fields
-        )
-    return produced
-
-
-def _result_block(message: Mapping[str, Any], pointer: str) -> dict[str, Any]:
-    kept = extras_of(message, WIRE)
-    content = message.get("content", "")
-    result: dict[str, Any] = {"toolUseId": message["tool_call_id"]}
-    if kept.get("result_json") and isinstance(content, str):
-        result["content"] = [{"json": json.loads(content)}]
-    elif isinstance(content, str):
-        result["content"] = [{"text": content}]
-    else:
-        result["content"] = _encode_blocks(content, [], kept.get("blocks"), pointer)
-    if "is_error" in message:
-        result["status"] = "error" if message["is_error"] else "success"
-    if kept.get("fields"):
-        fill(result, kept["fields"])
-    return {"toolResult": result}
-
-
-def _encode_turn(
-    side: str, group: list[dict[str, Any]], pointer: str
-) -> dict[str, Any]:
-    if side == "assistant":
-        message = group[0]
-        kept = extras_of(message, WIRE)
-        parts = parts_of(message.get("content"))
-        if not signed_for(message, WIRE):
-            parts = [part for part in parts if part.get("type") != "reasoning"]
-        blocks = _encode_blocks(
-            parts, message.get("tool_calls") or [], kept.get("blocks"), pointer
-        )
-        out: dict[str, Any] = {"role": "assistant", "content": blocks}
-        return fill(out, kept["fields"]) if kept.get("fields") else out
-    content: list[Any] = []
-    for message in group:
-        if message.get("role") == "tool":
-            content.append(_result_block(message, pointer))
-            continue
-        parts = [
-            part
-            for part in parts_of(message.get("content"))
-            if part.get("type") != "reasoning"
-        ]
-        content.extend(
-            _encode_blocks(parts, [], extras_of(message, WIRE).get("blocks"), pointer)
-        )
-    out = {"role": "user", "content": content}
-    fields = extras_of(group[0], WIRE).get("message_fields")
-    return fill(out, fields) if fields else out
-
-
-# ---- system, tools, usage ----
+# ---- tools, settings, usage ----
 
 
 def _tool_definition(entry: Any) -> dict[str, Any] | None:
@@ -447,14 +124,7 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     config = fields.get("inferenceConfig")
     if isinstance(config, dict):
-        if type(config.get("maxTokens")) is int:
-            out["max_tokens"] = config["maxTokens"]
-        for key, setting in (("temperature", "temperature"), ("topP", "top_p")):
-            if number(config.get(key)):
-                out[setting] = config[key]
-        stop = stop_list(config.get("stopSequences"))
-        if stop is not None:
-            out["stop"] = stop
+        sampling_settings(config, out, "maxTokens", "topP", "stopSequences")
     choice = (
         fields.get("toolConfig", {}).get("toolChoice")
         if isinstance(fields.get("toolConfig"), dict)
@@ -497,25 +167,21 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
     body["toolConfig"] = {**body["toolConfig"], "toolChoice": spelled}
 
 
-def _count(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
 def _usage(raw: Any) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
-    fresh, output = _count(raw.get("inputTokens")), _count(raw.get("outputTokens"))
+    fresh, output = count(raw.get("inputTokens")), count(raw.get("outputTokens"))
     if fresh is None or output is None:
         return None
     read, written = (
-        _count(raw.get("cacheReadInputTokens")),
-        _count(raw.get("cacheWriteInputTokens")),
+        count(raw.get("cacheReadInputTokens")),
+        count(raw.get("cacheWriteInputTokens")),
     )
     usage = {
         "input_tokens": fresh + (read or 0) + (written or 0),
         "output_tokens": output,
     }
-    total = _count(raw.get("totalTokens"))
+    total = count(raw.get("totalTokens"))
     if total is not None:
         usage["total_tokens"] = total
     if read is not None:
@@ -558,7 +224,7 @@ def decode_request(body: Any) -> Request:
     messages: list[dict[str, Any]] = []
     system = body.get("system")
     if isinstance(system, list) and system:
-        parts, _, skeleton = _decode_blocks(system, "/system")
+        parts, _, skeleton = decode_blocks(system, "/system")
         if not is_trivial(skeleton):
             kept["system"] = skeleton
         messages.append({"role": "system", "content": plain_text(parts, skeleton)})
@@ -567,10 +233,10 @@ def decode_request(body: Any) -> Request:
         msg = as_dict(raw, pointer, "a message object")
         role = msg.get("role")
         if role == "assistant":
-            messages.append(_decode_assistant(msg, pointer))
+            messages.append(decode_assistant(msg, pointer))
         elif role == "user":
             messages.extend(
-                _decode_user(msg, pointer, messages[-1]["role"] if messages else None)
+                decode_user(msg, pointer, messages[-1]["role"] if messages else None)
             )
         else:
             fail(
@@ -603,7 +269,7 @@ def _encode_request(request: Request) -> dict[str, Any]:
     if request.model is not None:
         body["modelId"] = request.model
     body["messages"] = [
-        _encode_turn(side, group, f"/messages/{i}")
+        encode_turn(side, group, f"/messages/{i}")
         for i, (side, group) in enumerate(turns(request.messages, WIRE))
     ]
     system = [
@@ -613,7 +279,7 @@ def _encode_request(request: Request) -> dict[str, Any]:
         for part in parts_of(m.get("content"))
     ]
     if system:
-        body["system"] = _encode_blocks(system, [], kept.get("system"), "/system")
+        body["system"] = encode_blocks(system, [], kept.get("system"), "/system")
     fields = dict(kept.get("fields") or {})
     config = (
         fields.pop("toolConfig") if isinstance(fields.get("toolConfig"), dict) else {}
@@ -657,7 +323,7 @@ def decode_response(body: Any) -> Response | ProviderError:
     msg = as_dict(
         output.get("message"), "/output/message", "the assistant message object"
     )
-    message = _decode_assistant(msg, "/output/message")
+    message = decode_assistant(msg, "/output/message")
     kept: dict[str, Any] = {}
     if set(output) != {"message"}:
         kept["output"] = {
@@ -687,7 +353,7 @@ def encode_response(response: Response) -> dict[str, Any]:
 
 def _encode_response(response: Response) -> dict[str, Any]:
     kept = extras_of({"extras": response.extras}, WIRE)
-    message = _encode_turn("assistant", [response.message], "/output/message")
+    message = encode_turn("assistant", [response.message], "/output/message")
     if "role" in kept:
         message["role"] = kept["role"]
     body: dict[str, Any] = {"output": {"message": message, **kept.get("output", {})}}

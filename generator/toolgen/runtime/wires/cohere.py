@@ -38,6 +38,7 @@ from .base import (
     as_str,
     assistant_content,
     body_rest,
+    count,
     decode_tools,
     decoded_request,
     encode_tools,
@@ -48,11 +49,10 @@ from .base import (
     guarded,
     is_trivial,
     keep_entry,
-    number,
     parts_of,
     portable,
     restore,
-    stop_list,
+    sampling_settings,
     stop_value,
     weave,
 )
@@ -338,14 +338,7 @@ def _encode_tools(
 
 def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    if type(fields.get("max_tokens")) is int:
-        out["max_tokens"] = fields["max_tokens"]
-    for key, setting in (("temperature", "temperature"), ("p", "top_p")):
-        if number(fields.get(key)):
-            out[setting] = fields[key]
-    stop = stop_list(fields.get("stop_sequences"))
-    if stop is not None:
-        out["stop"] = stop
+    sampling_settings(fields, out, "max_tokens", "p", "stop_sequences")
     choice = fields.get("tool_choice")
     if choice in ("REQUIRED", "NONE"):
         out["tool_choice"] = "required" if choice == "REQUIRED" else "none"
@@ -368,10 +361,6 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         body["tool_choice"] = "NONE" if choice == "none" else "REQUIRED"
 
 
-def _count(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
 def _usage(raw: Any) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
@@ -379,12 +368,12 @@ def _usage(raw: Any) -> dict[str, Any] | None:
         counts = raw.get(key)
         if isinstance(counts, dict):
             prompt, output = (
-                _count(counts.get("input_tokens")),
-                _count(counts.get("output_tokens")),
+                count(counts.get("input_tokens")),
+                count(counts.get("output_tokens")),
             )
             if prompt is not None and output is not None:
                 usage = {"input_tokens": prompt, "output_tokens": output}
-                if _count(raw.get("cached_tokens")) is not None:
+                if count(raw.get("cached_tokens")) is not None:
                     usage["cache_read_tokens"] = raw["cached_tokens"]
                 return usage
     return None

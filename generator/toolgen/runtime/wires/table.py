@@ -180,8 +180,8 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="google-interactions",
         title="Google Interactions",
-        codec="gemini",
-        stream="gemini:InteractionsState",
+        codec="interactions",
+        stream="interactions:InteractionsState",
         export="interactions",
         lint=LintRules(*_GEMINI_NAME),
         detection=Detection(

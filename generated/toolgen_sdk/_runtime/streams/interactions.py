@@ -1,0 +1,138 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""The stream state for the Google Interactions API: `event_type`-tagged events (`interaction.created`,
+`step.start`, `step.delta`, `step.stop`, `interaction.completed`) rebuilt into one interaction with its steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..wires.base import ProviderError, Response
+from .events import dumps_compact
+from .state import WireState
+
+
+class InteractionsState(WireState):
+    """Gemini Interactions API events (`event_type`-tagged) in, one interaction with its steps out."""
+
+    wire = "google-interactions"
+    object_arguments = True
+    end_signal = "interaction.completed"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.interaction: dict[str, Any] = {"object": "interaction"}
+        self.steps: dict[int, list[Any]] = {}
+
+    def feed(self, event: str | None, data: Any) -> None:
+        kind = data.get("event_type") or event
+        if kind == "step.delta":
+            self._delta(data)
+        elif kind == "step.start":
+            self._start(data)
+        elif kind == "step.stop":
+            step = self.steps.get(data.get("index", 0))
+            if step is not None:
+                self._stop(step)
+        elif kind == "interaction.created":
+            self.interaction.update(data.get("interaction") or {})
+            self.begin(self.interaction.get("id"), self.interaction.get("model"))
+        elif kind == "interaction.status_update":
+            if data.get("status"):
+                self.interaction["status"] = data["status"]
+        elif kind == "interaction.completed":
+            self.interaction.update(data.get("interaction") or {})
+            self.complete = True
+        elif kind == "error":
+            error = data.get("error") or {}
+            detail = error if isinstance(error, dict) else {"message": error}
+            self.fail(
+                str(detail.get("message") or error),
+                code=detail.get("code"),
+                type=detail.get("status"),
+                raw=data,
+            )
+
+    def _start(self, data: dict[str, Any]) -> None:
+        step = dict(data.get("step") or {})
+        # [step, text fragments, call]
+        entry: list[Any] = [step, [], None]
+        self.steps[data.get("index", len(self.steps))] = entry
+        if step.get("type") == "function_call":
+            entry[2] = call = self.open_call(step.get("id"), step.get("name"))
+            arguments = step.get("arguments")
+            if isinstance(arguments, str) and arguments:
+                self.arguments(call, arguments)
+            elif isinstance(arguments, dict) and arguments:
+                self.arguments(call, dumps_compact(arguments))
+        else:
+            for item in step.get("content") or ():
+                if (
+                    isinstance(item, dict)
+                    and item.get("type") == "text"
+                    and item.get("text")
+                ):
+                    self._text(entry, str(item["text"]))
+
+    def _delta(self, data: dict[str, Any]) -> None:
+        entry = self.steps.get(data.get("index", 0))
+        if entry is None:
+            self._start(
+                {"index": data.get("index", 0), "step": {"type": "model_output"}}
+            )
+            entry = self.steps[data.get("index", 0)]
+        delta = data.get("delta") or {}
+        kind = delta.get("type")
+        if kind == "arguments_delta" and entry[2] is not None:
+            fragment = delta.get("arguments")
+            if isinstance(fragment, dict):
+                fragment = dumps_compact(fragment)
+            if fragment:
+                self.arguments(entry[2], fragment)
+        elif kind == "thought_signature":
+            entry[0]["signature"] = (entry[0].get("signature") or "") + (
+                delta.get("signature") or ""
+            )
+        elif "text" in delta:
+            self._text(entry, str(delta.get("text") or ""))
+
+    def _text(self, entry: list[Any], text: str) -> None:
+        if not text:
+            return
+        entry[1].append(text)
+        if entry[0].get("type") == "thought":
+            self.reasoning(text)
+        else:
+            self.text(text)
+
+    def _stop(self, entry: list[Any]) -> None:
+        step, fragments, call = entry
+        if call is not None and not call.closed:
+            self.close_call(call)
+            step["arguments"] = call.value if call.value is not None else {}
+        elif fragments and call is None:
+            # Text deltas rebuild a model_output step's text content (a thought step's summary).
+            key = "summary" if step.get("type") == "thought" else "content"
+            others = [
+                item
+                for item in step.get(key) or ()
+                if not (isinstance(item, dict) and item.get("type") == "text")
+            ]
+            step[key] = [*others, {"type": "text", "text": "".join(fragments)}]
+            entry[1] = []
+
+    def finish(self) -> None:
+        for entry in self.steps.values():
+            self._stop(entry)
+        super().finish()
+
+    def body(self) -> dict[str, Any]:
+        body = dict(self.interaction)
+        if not body.get("steps"):
+            body["steps"] = [self.steps[index][0] for index in sorted(self.steps)]
+        return body
+
+    def decode(self, body: dict[str, Any]) -> Response | ProviderError:
+        from ..wires.interactions import decode_response
+
+        return decode_response(body)
