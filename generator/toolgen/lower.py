@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgen import meta, shapes
+import toolgen.meta as meta
+import toolgen.shapes as shapes
 from toolgen.checks import (
     dynamic_references,
     property_escapes,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgen import runtime as adapters
+import toolgen.runtime as adapters
 from toolgen.runtime import WIRES, MessageEnd, ProviderError, Request, Response, StreamError, stream_events
 
 KINDS = ("request", "response", "stream")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from toolgen import dialects
+import toolgen.dialects as dialects
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.load import Document
 from toolgen.positions import Pointer
