@@ -50,11 +50,19 @@ class Redactor:
                 )
             )
         self._forms = tuple(sorted(forms, key=len, reverse=True))
-        self._pieces = frozenset(
-            form[start : start + _PIECE]
-            for form in self._forms
-            if len(form) > _PIECE
-            for start in range(len(form) - _PIECE + 1)
+        pieces = sorted(
+            {
+                form[start : start + _PIECE]
+                for form in self._forms
+                if len(form) > _PIECE
+                for start in range(len(form) - _PIECE + 1)
+            }
+        )
+        # A lookahead finds every piece, overlapping ones too, in one pass of the regex engine.
+        self._pieces = (
+            re.compile("(?=(" + "|".join(map(re.escape, pieces)) + "))")
+            if pieces
+            else None
         )
 
     @classmethod
@@ -80,13 +88,14 @@ class Redactor:
         for form in self._forms:
             if len(form) <= _PIECE:
                 text = text.replace(form, MASK)
-        marked = [False] * len(text)
-        for start in range(len(text) - _PIECE + 1):
-            if text[start : start + _PIECE] in self._pieces:
-                for index in range(start, start + _PIECE):
-                    marked[index] = True
-        if not any(marked):
+        starts = (
+            [m.start() for m in self._pieces.finditer(text)] if self._pieces else []
+        )
+        if not starts:
             return text
+        marked = [False] * len(text)
+        for start in starts:
+            marked[start : start + _PIECE] = [True] * _PIECE
         # Widen each mark over its run of key characters, so that no visible tail of a masked echo is left.
         for index in range(1, len(text)):
             if not marked[index] and marked[index - 1] and _KEYISH.match(text[index]):

@@ -349,7 +349,13 @@ class HTTPModel(ModelClientBase):
                 timeout=self._limits(deadline),
             )
             left = deadline - time.monotonic()
-            response = await asyncio.wait_for(client.send(built, stream=True), left)
+            try:
+                sending = client.send(built, stream=True)
+                response = await asyncio.wait_for(sending, left)
+            except asyncio.TimeoutError:
+                raise DeadlinePassed(
+                    f"the call took more than {self.timeout} s"
+                ) from None
             if response.status_code < 400:
                 return _Attempt(response)
             try:
