@@ -96,6 +96,24 @@ class _DripHandler(BaseHTTPRequestHandler):
         pass
 
 
+class _HeaderDripHandler(BaseHTTPRequestHandler):
+    """A status line and then a header a byte every half second: the response never gets as far as a body."""
+
+    def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            for _ in range(120):
+                self.wfile.write(b"a")
+                self.wfile.flush()
+                time.sleep(0.5)
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
@@ -116,6 +134,11 @@ def echo() -> Iterator[str]:
 @pytest.fixture
 def drip() -> Iterator[str]:
     yield from _serve(_DripHandler)
+
+
+@pytest.fixture
+def header_drip() -> Iterator[str]:
+    yield from _serve(_HeaderDripHandler)
 
 
 REQUEST = rt.Request(messages=[{"role": "user", "content": "hi"}])
@@ -274,6 +297,26 @@ def test_a_dripping_endpoint_cannot_hold_an_async_call_past_its_deadline(drip: s
     assert isinstance(error, rt.ProviderError) and error.type == "timeout"
     assert any(isinstance(e, rt.StreamError) for e in events)
     assert isinstance(events[-1], rt.MessageEnd) and not events[-1].complete
+
+
+def test_headers_dripped_a_byte_at_a_time_cannot_hold_a_call_either(header_drip: str) -> None:
+    model = _dripping(header_drip)
+    try:
+        for call in (model.complete, lambda request: list(model.stream(request))):
+            started = time.monotonic()
+            try:
+                events = call(REQUEST)
+            except rt.ProviderError as error:
+                assert error.type == "timeout"
+            else:
+                assert isinstance(events[-1], rt.MessageEnd) and events[-1].response.type == "timeout"
+            assert time.monotonic() - started < BOUND
+        started = time.monotonic()
+        with pytest.raises(rt.ProviderError):
+            asyncio.run(model.acomplete(REQUEST))
+        assert time.monotonic() - started < BOUND
+    finally:
+        model.close()
 
 
 @pytest.mark.parametrize("stream", [False, True])

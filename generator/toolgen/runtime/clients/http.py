@@ -26,13 +26,10 @@ from ..wires.codecs import encode_request
 from ..wires.table import ROWS
 from ..wires.table import wire as wire_row
 from .base import ModelClientBase, decode_body, error_events
+from .deadline import DeadlinePassed, awithin, before, within
 from .secrets import Redactor
 
 # Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
-
-
-class DeadlinePassed(TimeoutError):
-    """The call's wall-clock deadline passed while the response was still arriving."""
 
 
 # ---- retries ----
@@ -214,29 +211,10 @@ class HTTPModel(ModelClientBase):
         )
 
     def _within(self, chunks: Iterable[bytes], deadline: float) -> Iterator[bytes]:
-        """The chunks of a body, ended by DeadlinePassed once the deadline has passed."""
-        for chunk in chunks:
-            if time.monotonic() > deadline:
-                raise DeadlinePassed(f"the response took more than {self.timeout} s")
-            yield chunk
+        return within(chunks, deadline, self.timeout)
 
-    async def _awithin(self, chunks: Any, deadline: float) -> AsyncIterator[bytes]:
-        """The async chunks of a body, each awaited no longer than what is left of the deadline."""
-        iterator = chunks.__aiter__()
-        while True:
-            left = deadline - time.monotonic()
-            try:
-                if left <= 0:
-                    raise asyncio.TimeoutError
-                chunk = await asyncio.wait_for(iterator.__anext__(), left)
-            except StopAsyncIteration:
-                return
-            except asyncio.TimeoutError:
-                await iterator.aclose()
-                raise DeadlinePassed(
-                    f"the response took more than {self.timeout} s"
-                ) from None
-            yield chunk
+    def _awithin(self, chunks: Any, deadline: float) -> AsyncIterator[bytes]:
+        return awithin(chunks, deadline, self.timeout)
 
     def _wait(
         self,
@@ -286,10 +264,26 @@ class HTTPModel(ModelClientBase):
             return _Attempt(None, self._failure(error))
 
     def _send(self, request: Request, stream: bool, deadline: float) -> Any:
-        """An open httpx response with a success status, or the ProviderError after retries."""
+        """An open httpx response with a success status, or the ProviderError after retries.
+
+        The attempts run in a thread waited for until the deadline: sync httpx has no deadline of its own.
+        """
         url, content, headers = self._prepare(request, stream)
         if self._client is None:
             self._client = self._httpx.Client(timeout=self._timeout)
+        try:
+            return before(
+                deadline,
+                self.timeout,
+                lambda: self._retrying(url, content, headers, deadline),
+                lambda response: response.close(),
+            )
+        except DeadlinePassed as error:
+            raise self._failure(error) from None
+
+    def _retrying(
+        self, url: str, content: bytes, headers: dict[str, str], deadline: float
+    ) -> Any:
         attempt = 0
         while True:
             outcome = self._attempt(url, content, headers, deadline)
