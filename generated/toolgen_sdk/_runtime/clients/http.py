@@ -26,7 +26,7 @@ from ..wires.codecs import encode_request
 from ..wires.table import ROWS
 from ..wires.table import wire as wire_row
 from .base import ModelClientBase, decode_body, error_events
-from .deadline import DeadlinePassed, awithin, before, within
+from .deadline import TIMEOUTS, DeadlinePassed, awithin, before, within
 from .secrets import Redactor
 
 # Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
@@ -184,7 +184,7 @@ class HTTPModel(ModelClientBase):
 
     def _failure(self, error: Exception) -> ProviderError:
         """What went wrong below HTTP: a timeout, a connection that failed or dropped, or a request httpx refused."""
-        if isinstance(error, (self._httpx.TimeoutException, asyncio.TimeoutError)):
+        if isinstance(error, (self._httpx.TimeoutException, *TIMEOUTS)):
             kind = "timeout"
         elif isinstance(error, self._httpx.TransportError):
             kind = "connection_error"
@@ -346,7 +346,7 @@ class HTTPModel(ModelClientBase):
             try:
                 sending = client.send(built, stream=True)
                 response = await asyncio.wait_for(sending, left)
-            except asyncio.TimeoutError:
+            except TIMEOUTS:
                 raise DeadlinePassed(
                     f"the call took more than {self.timeout} s"
                 ) from None

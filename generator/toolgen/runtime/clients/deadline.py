@@ -11,6 +11,9 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+# Python 3.10 has a distinct asyncio.TimeoutError; 3.11 made it the builtin one.
+TIMEOUTS: tuple[type[BaseException], ...] = (TimeoutError, asyncio.TimeoutError)
+
 
 class DeadlinePassed(TimeoutError):
     """The call's wall-clock deadline passed while the response was still arriving."""
@@ -30,12 +33,10 @@ async def awithin(chunks: Any, deadline: float, seconds: float) -> AsyncIterator
     while True:
         left = deadline - time.monotonic()
         try:
-            if left <= 0:
-                raise asyncio.TimeoutError
-            chunk = await asyncio.wait_for(iterator.__anext__(), left)
+            chunk = await asyncio.wait_for(iterator.__anext__(), max(left, 0.0))
         except StopAsyncIteration:
             return
-        except asyncio.TimeoutError:
+        except TIMEOUTS:
             await iterator.aclose()
             raise DeadlinePassed(f"the response took more than {seconds} s") from None
         yield chunk
