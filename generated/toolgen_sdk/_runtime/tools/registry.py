@@ -18,6 +18,7 @@ import pydantic
 from ..models.base import ToolSpec
 from ..models.check import check, schema_problems, schema_validator
 from ..models.problems import ToolgenValidationError, ValidationProblem
+from .pool import HandlerPool
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -169,12 +170,17 @@ class UnboundToolsError(RuntimeError):
 
 
 class Registry:
-    """Tools by name; create one per application (it holds handlers, so it is not module state)."""
+    """Tools by name; create one per application (it holds handlers, so it is not module state).
 
-    def __init__(self, specs: Mapping[str, ToolSpec]) -> None:
+    Sync handlers with a timeout, and every sync handler under adispatch(), run on the registry's own pool of
+    `max_workers` daemon threads; each call's timeout counts from when its handler starts.
+    """
+
+    def __init__(self, specs: Mapping[str, ToolSpec], *, max_workers: int = 32) -> None:
         self._entries: dict[str, ToolEntry[Any, Any]] = {
             name: ToolEntry(spec) for name, spec in specs.items()
         }
+        self.pool = HandlerPool(max_workers)
 
     def entry(self, name: str) -> ToolEntry[Any, Any]:
         return self._entries[name]
@@ -252,7 +258,6 @@ class Registry:
         timeout = entry.spec.timeout
         # Imported on first dispatch rather than with the package: most imports of the SDK never dispatch.
         import asyncio
-        import concurrent.futures
         import inspect
 
         try:
@@ -261,12 +266,7 @@ class Registry:
             elif timeout is None:
                 result = handler(args, context)
             else:
-                # A thread that overruns is abandoned, not killed: Python cannot stop it.
-                pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-                try:
-                    result = pool.submit(handler, args, context).result(timeout)
-                finally:
-                    pool.shutdown(wait=False)
+                result = self.pool.call(timeout, handler, args, context)
         except Exception as error:  # noqa: BLE001 - a failing handler is reported to the model, not raised
             return _handler_failure(error, call_id, entry.spec.name, timeout)
         return self._finish(entry, call_id, result)
@@ -285,9 +285,7 @@ class Registry:
             if inspect.iscoroutinefunction(handler):
                 result = await asyncio.wait_for(handler(args, context), timeout)
             else:
-                result = await asyncio.wait_for(
-                    asyncio.to_thread(handler, args, context), timeout
-                )
+                result = await self.pool.acall(timeout, handler, args, context)
         except Exception as error:  # noqa: BLE001 - a failing handler is reported to the model, not raised
             return _handler_failure(error, call_id, entry.spec.name, timeout)
         return self._finish(entry, call_id, result)

@@ -2,6 +2,8 @@
 """HTTPModel: a model behind an HTTP API, through the wire adapters; routes and auth per wire, retries.
 
 HTTPModel needs httpx, imported when the first HTTPModel is made: the package imports without it.
+`timeout` is a wall-clock deadline for the whole call (connect, retries, every byte of the response, streams
+included): httpx's own timeouts count per read, and a server dripping a byte at a time never trips them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import random
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,11 +26,10 @@ from ..wires.codecs import encode_request
 from ..wires.table import ROWS
 from ..wires.table import wire as wire_row
 from .base import ModelClientBase, decode_body, error_events
+from .deadline import TIMEOUTS, DeadlinePassed, awithin, before, within
+from .secrets import Redactor
 
 # Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
-
-# Headers that carry credentials: never repeated in an error message.
-_SECRET_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
 
 
 # ---- retries ----
@@ -133,8 +134,17 @@ class HTTPModel(ModelClientBase):
             **route.headers,
             **(headers or {}),
         }
+        # Error messages, raw bodies and stream events never show these, whatever the server echoes.
+        self._redactor = Redactor.of(
+            api_key.strip() if api_key else None, self._headers
+        )
+        self.timeout = timeout
+        self._connect_timeout = connect_timeout
         self._timeout = self._httpx.Timeout(timeout, connect=connect_timeout)
         self._client: Any = None
+
+    def __repr__(self) -> str:
+        return f"HTTPModel({self.base_url!r}, {self.model!r}, wire={self.wire!r})"
 
     def close(self) -> None:
         if self._client is not None:
@@ -174,91 +184,143 @@ class HTTPModel(ModelClientBase):
 
     def _failure(self, error: Exception) -> ProviderError:
         """What went wrong below HTTP: a timeout, a connection that failed or dropped, or a request httpx refused."""
-        if isinstance(error, self._httpx.TimeoutException):
+        if isinstance(error, (self._httpx.TimeoutException, *TIMEOUTS)):
             kind = "timeout"
         elif isinstance(error, self._httpx.TransportError):
             kind = "connection_error"
         else:
             kind = "client_error"
-        text = str(error)
-        for secret in _SECRET_HEADERS:
-            value = self._headers.get(secret)
-            if value:
-                text = text.replace(value, "***").replace(value.split(" ")[-1], "***")
-        return ProviderError(
-            self.wire,
-            f"{kind.replace('_', ' ')}: {type(error).__name__}: {text}",
-            type=kind,
+        return self._redactor.error(
+            ProviderError(
+                self.wire,
+                f"{kind.replace('_', ' ')}: {type(error).__name__}: {error}",
+                type=kind,
+            )
         )
 
+    def _deadline(self) -> float:
+        return time.monotonic() + self.timeout
+
+    def _limits(self, deadline: float) -> Any:
+        """httpx's per-read timeouts, never longer than what is left of the call's deadline."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlinePassed(f"the call took more than {self.timeout} s")
+        return self._httpx.Timeout(
+            min(self.timeout, left), connect=min(self._connect_timeout, left)
+        )
+
+    def _within(self, chunks: Iterable[bytes], deadline: float) -> Iterator[bytes]:
+        return within(chunks, deadline, self.timeout)
+
+    def _awithin(self, chunks: Any, deadline: float) -> AsyncIterator[bytes]:
+        return awithin(chunks, deadline, self.timeout)
+
     def _wait(
-        self, attempt: int, failure: ProviderError, headers: Mapping[str, str] | None
+        self,
+        attempt: int,
+        failure: ProviderError,
+        headers: Mapping[str, str] | None,
+        deadline: float,
     ) -> float | None:
-        """Seconds before the next attempt, or None when this failure is final."""
+        """Seconds before the next attempt, or None when this failure is final (or no time is left for one)."""
         transient = failure.type in ("timeout", "connection_error") or (
             failure.status is not None and _retryable(failure.status)
         )
-        return self.retry.delay(attempt, headers) if transient else None
+        wait = self.retry.delay(attempt, headers) if transient else None
+        if wait is not None and time.monotonic() + wait >= deadline:
+            return None
+        return wait
 
     def _attempt(
-        self, url: str, content: bytes, headers: dict[str, str], stream: bool
+        self,
+        url: str,
+        content: bytes,
+        headers: dict[str, str],
+        deadline: float,
     ) -> _Attempt:
         client = self._client
         try:
-            response = client.send(
-                client.build_request("POST", url, content=content, headers=headers),
-                stream=stream,
+            built = client.build_request(
+                "POST",
+                url,
+                content=content,
+                headers=headers,
+                timeout=self._limits(deadline),
             )
+            # Always streamed, so that even a whole body is read under the deadline.
+            response = client.send(built, stream=True)
             if response.status_code < 400:
                 return _Attempt(response)
             try:
+                body = b"".join(self._within(response.iter_bytes(), deadline))
                 failure = _status_error(
-                    self.wire,
-                    response.status_code,
-                    response.read(),
-                    response.reason_phrase,
+                    self.wire, response.status_code, body, response.reason_phrase
                 )
             finally:
                 response.close()
-            return _Attempt(None, failure, response.headers)
+            return _Attempt(None, self._redactor.error(failure), response.headers)
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
             return _Attempt(None, self._failure(error))
 
-    def _send(self, request: Request, stream: bool) -> Any:
-        """An httpx response with a success status (open, when streaming), or the ProviderError after retries."""
+    def _send(self, request: Request, stream: bool, deadline: float) -> Any:
+        """An open httpx response with a success status, or the ProviderError after retries.
+
+        The attempts run in a thread waited for until the deadline: sync httpx has no deadline of its own.
+        """
         url, content, headers = self._prepare(request, stream)
         if self._client is None:
             self._client = self._httpx.Client(timeout=self._timeout)
+        try:
+            return before(
+                deadline,
+                self.timeout,
+                lambda: self._retrying(url, content, headers, deadline),
+                lambda response: response.close(),
+            )
+        except DeadlinePassed as error:
+            raise self._failure(error) from None
+
+    def _retrying(
+        self, url: str, content: bytes, headers: dict[str, str], deadline: float
+    ) -> Any:
         attempt = 0
         while True:
-            outcome = self._attempt(url, content, headers, stream)
+            outcome = self._attempt(url, content, headers, deadline)
             if outcome.failure is None:
                 return outcome.response
-            wait = self._wait(attempt, outcome.failure, outcome.headers)
+            wait = self._wait(attempt, outcome.failure, outcome.headers, deadline)
             if wait is None:
                 raise outcome.failure
             time.sleep(wait)
             attempt += 1
 
     def complete(self, request: Request) -> Response:
-        response = self._send(request, stream=False)
+        deadline = self._deadline()
+        response = self._send(request, stream=False, deadline=deadline)
         try:
-            content = response.read()
+            content = b"".join(self._within(response.iter_bytes(), deadline))
         except Exception as error:  # noqa: BLE001 - a body cut off is a ProviderError like any other
             raise self._failure(error) from None
         finally:
             response.close()
-        return _whole_response(self.wire, content)
+        try:
+            return _whole_response(self.wire, content)
+        except ProviderError as error:
+            raise self._redactor.error(error) from None
 
     def stream(self, request: Request) -> Iterator[Event]:
+        deadline = self._deadline()
         try:
-            response = self._send(request, stream=True)
+            response = self._send(request, stream=True, deadline=deadline)
         except ProviderError as error:
             yield from error_events(error)
             return
         try:
-            # A connection dropped mid-stream ends the events with a StreamError and the partial message.
-            yield from stream_events(response.iter_bytes(), self.wire)
+            # A connection dropped mid-stream, or the deadline passing, ends the events with a StreamError.
+            chunks = self._within(response.iter_bytes(), deadline)
+            for event in stream_events(chunks, self.wire):
+                yield self._redactor.event(event)
         finally:
             response.close()
 
@@ -270,61 +332,83 @@ class HTTPModel(ModelClientBase):
         url: str,
         content: bytes,
         headers: dict[str, str],
-        stream: bool,
+        deadline: float,
     ) -> _Attempt:
         try:
-            built = client.build_request("POST", url, content=content, headers=headers)
-            response = await client.send(built, stream=stream)
+            built = client.build_request(
+                "POST",
+                url,
+                content=content,
+                headers=headers,
+                timeout=self._limits(deadline),
+            )
+            left = deadline - time.monotonic()
+            try:
+                sending = client.send(built, stream=True)
+                response = await asyncio.wait_for(sending, left)
+            except TIMEOUTS:
+                raise DeadlinePassed(
+                    f"the call took more than {self.timeout} s"
+                ) from None
             if response.status_code < 400:
                 return _Attempt(response)
             try:
+                body = b"".join(
+                    [c async for c in self._awithin(response.aiter_bytes(), deadline)]
+                )
                 failure = _status_error(
-                    self.wire,
-                    response.status_code,
-                    await response.aread(),
-                    response.reason_phrase,
+                    self.wire, response.status_code, body, response.reason_phrase
                 )
             finally:
                 await response.aclose()
-            return _Attempt(None, failure, response.headers)
+            return _Attempt(None, self._redactor.error(failure), response.headers)
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
             return _Attempt(None, self._failure(error))
 
-    async def _asend(self, client: Any, request: Request, stream: bool) -> Any:
+    async def _asend(
+        self, client: Any, request: Request, stream: bool, deadline: float
+    ) -> Any:
         url, content, headers = self._prepare(request, stream)
         attempt = 0
         while True:
-            outcome = await self._aattempt(client, url, content, headers, stream)
+            outcome = await self._aattempt(client, url, content, headers, deadline)
             if outcome.failure is None:
                 return outcome.response
-            wait = self._wait(attempt, outcome.failure, outcome.headers)
+            wait = self._wait(attempt, outcome.failure, outcome.headers, deadline)
             if wait is None:
                 raise outcome.failure
             await asyncio.sleep(wait)
             attempt += 1
 
     async def acomplete(self, request: Request) -> Response:
+        deadline = self._deadline()
         async with self._httpx.AsyncClient(timeout=self._timeout) as client:
-            response = await self._asend(client, request, stream=False)
+            response = await self._asend(client, request, False, deadline)
             try:
-                content = await response.aread()
+                chunks = self._awithin(response.aiter_bytes(), deadline)
+                content = b"".join([chunk async for chunk in chunks])
             except Exception as error:  # noqa: BLE001 - a body cut off is a ProviderError like any other
                 raise self._failure(error) from None
             finally:
                 await response.aclose()
-        return _whole_response(self.wire, content)
+        try:
+            return _whole_response(self.wire, content)
+        except ProviderError as error:
+            raise self._redactor.error(error) from None
 
     async def astream(self, request: Request) -> AsyncIterator[Event]:
+        deadline = self._deadline()
         async with self._httpx.AsyncClient(timeout=self._timeout) as client:
             try:
-                response = await self._asend(client, request, stream=True)
+                response = await self._asend(client, request, True, deadline)
             except ProviderError as error:
                 for event in error_events(error):
                     yield event
                 return
             try:
-                async for event in astream_events(response.aiter_bytes(), self.wire):
-                    yield event
+                chunks = self._awithin(response.aiter_bytes(), deadline)
+                async for event in astream_events(chunks, self.wire):
+                    yield self._redactor.event(event)
             finally:
                 await response.aclose()
 
