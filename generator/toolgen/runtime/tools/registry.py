@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
@@ -268,14 +269,18 @@ class Registry:
 
         try:
             if inspect.iscoroutinefunction(handler):
-                result = asyncio.run(asyncio.wait_for(handler(args, context), timeout))
+                result = asyncio.run(
+                    asyncio.wait_for(_guarded_async(handler, args, context), timeout)
+                )
             elif timeout is None:
-                result = handler(args, context)
+                result = _guarded_sync(handler, args, context)
             else:
                 # A thread that overruns is abandoned, not killed: Python cannot stop it.
                 pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
                 try:
-                    result = pool.submit(handler, args, context).result(timeout)
+                    result = pool.submit(_guarded_sync, handler, args, context).result(
+                        timeout
+                    )
                 finally:
                     pool.shutdown(wait=False)
         except BaseException as error:  # noqa: BLE001 - even SystemExit from a handler is the model's to hear
@@ -294,10 +299,12 @@ class Registry:
 
         try:
             if inspect.iscoroutinefunction(handler):
-                result = await asyncio.wait_for(handler(args, context), timeout)
+                result = await asyncio.wait_for(
+                    _guarded_async(handler, args, context), timeout
+                )
             else:
                 result = await asyncio.wait_for(
-                    asyncio.to_thread(handler, args, context), timeout
+                    asyncio.to_thread(_guarded_sync, handler, args, context), timeout
                 )
         except asyncio.CancelledError:
             raise  # the caller's task is being cancelled: that is asyncio's to carry, not the model's
@@ -361,22 +368,21 @@ class Registry:
             arguments = (
                 "{}"  # some providers send an empty string for a call without arguments
             )
-        try:
-            if isinstance(arguments, (str, bytes, bytearray)):
+        if isinstance(arguments, (str, bytes, bytearray)):
+            try:
                 arguments = parse_json(arguments)
-            else:
-                deep = nesting_problem(arguments)
-                if deep is not None:
-                    raise ToolgenValidationError([deep])
-        except ToolgenValidationError as error:
-            return self._problems_failure(
-                call_id,
-                name,
-                "invalid_json",
-                "the arguments are not valid JSON",
-                error.problems,
-            )
+            except ToolgenValidationError as error:
+                return self._problems_failure(
+                    call_id,
+                    name,
+                    "invalid_json",
+                    "the arguments are not valid JSON",
+                    error.problems,
+                )
         try:
+            deep = nesting_problem(arguments)
+            if deep is not None:
+                raise ToolgenValidationError([deep])
             args = entry.parse(arguments)
         except ToolgenValidationError as error:
             return self._problems_failure(
@@ -461,6 +467,8 @@ class Registry:
     def _handler_failure(
         self, error: BaseException, call_id: str, name: str, timeout: float | None
     ) -> ToolOutcome:
+        if isinstance(error, _HandlerExit):
+            error = error.original
         if _is_timeout(error):
             return self._failure(
                 call_id,
@@ -492,7 +500,7 @@ class Registry:
         shown: list[str] = []
         used = 0
         for problem in problems:
-            text = _cut(str(problem), 500)
+            text = _problem_text(problem)
             if shown and used + len(text) + 2 > budget:
                 break
             shown.append(text)
@@ -522,6 +530,40 @@ class Registry:
         )
 
 
+class _HandlerExit(Exception):
+    """SystemExit, KeyboardInterrupt and the like from a handler, carried as an Exception.
+
+    Raised as themselves inside an event loop they stop the loop and escape asyncio.run; carried, they are
+    one more failing tool. A handler's exit is its own: the run goes on and the model hears of it.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(original)
+        self.original = original
+
+
+def _guarded_sync(handler: Callable[..., Any], args: Any, context: ToolContext) -> Any:
+    try:
+        return handler(args, context)
+    except Exception:
+        raise
+    except BaseException as error:
+        raise _HandlerExit(error) from None
+
+
+async def _guarded_async(
+    handler: Callable[..., Any], args: Any, context: ToolContext
+) -> Any:
+    import asyncio
+
+    try:
+        return await handler(args, context)
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as error:
+        raise _HandlerExit(error) from None
+
+
 def call_id_of(call: Mapping[str, Any], arguments: Any) -> str:
     """The call's id as text; a call without one (or with null) gets an id made from its content.
 
@@ -531,11 +573,12 @@ def call_id_of(call: Mapping[str, Any], arguments: Any) -> str:
     given = call.get("id")
     if isinstance(given, str) and given:
         return given
-    if isinstance(given, int) and not isinstance(given, bool):
+    if isinstance(given, int) and not isinstance(given, bool) and abs(given) < 10**40:
         return str(given)
     function = call.get("function")
     name = function.get("name") if isinstance(function, Mapping) else None
-    seed = f"{name!s:.200}\x00{arguments if isinstance(arguments, str) else ''}"
+    name = name if isinstance(name, str) else ""
+    seed = f"{name:.200}\x00{arguments if isinstance(arguments, str) else ''}"
     digest = hashlib.sha256(seed.encode("utf-8", "replace")).hexdigest()[:24]
     return f"call_toolgen_{digest}"
 
@@ -546,8 +589,20 @@ def _cut(text: str, limit: int) -> str:
     return text[: limit - 30] + f"... ({len(text) - limit + 30} characters cut)"
 
 
+def _problem_text(problem: ValidationProblem) -> str:
+    """One problem as the message lists it: a long pointer keeps its two ends, the sentence its start."""
+    pointer = problem.pointer or "(root)"
+    if len(pointer) > 160:
+        pointer = f"{pointer[:80]}/.../{pointer[-60:].partition('/')[2]}"
+    return f"{pointer}: {_cut(problem.message, 400)}"
+
+
 def _quoted(name: str) -> str:
     return repr(_cut(name, 100))
+
+
+# In a Python str every surrogate code point is a lone one: a pair is one code point already.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _sendable(text: str) -> str:
@@ -555,7 +610,7 @@ def _sendable(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE.sub("\ufffd", text)
     return text
 
 
