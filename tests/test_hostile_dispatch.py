@@ -82,7 +82,7 @@ def test_twenty_kilobytes_of_brackets_is_an_invalid_json_answer(sdk: ModuleType)
         well_formed(outcome)
         assert outcome.error.kind == "invalid_json"
         assert outcome.error.problems[0].pointer == ""
-        assert "deeper than 256 levels" in outcome.error.message
+        assert "deeper than 128 levels" in outcome.error.message
     assert tools.ran == []
 
 
@@ -93,11 +93,22 @@ def test_arguments_as_data_nested_too_deep_are_refused_without_recursion(sdk: Mo
     tools = tools_with(sdk)
     for outcome in both(tools, call("echo", {"n": deep})):
         well_formed(outcome)
-        assert outcome.error.kind == "invalid_arguments" and "deeper than 256 levels" in outcome.error.message
+        assert outcome.error.kind == "invalid_arguments" and "deeper than 128 levels" in outcome.error.message
 
 
 def test_nesting_at_the_limit_is_read_and_checked(sdk: ModuleType) -> None:
-    value = "[" * 250 + "]" * 250
+    # A recursive schema: jsonschema descends a few frames per level of the value, the deepest of the checks.
+    schema = {
+        "$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}},
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/t"}},
+    }
+    tools = sdk.Tools()
+    tools.add("nested", schema, lambda args, ctx: "ran")
+    deepest = "[" * 127 + "]" * 127
+    assert tools.dispatch(call("nested", f'{{"x": {deepest}}}')).content == "ran"
+    assert tools.dispatch(call("nested", f'{{"x": [{deepest}]}}')).error.kind == "invalid_json"
+    value = "[" * 120 + "]" * 120
     outcome = tools_with(sdk).dispatch(call("get_current_weather", f'{{"location": {value}}}'))
     well_formed(outcome)
     assert outcome.error.kind == "invalid_arguments"

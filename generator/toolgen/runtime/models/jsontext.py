@@ -9,9 +9,10 @@ from typing import Any
 
 from .problems import ToolgenValidationError, ValidationProblem, escape_pointer_part
 
-# Arrays and objects inside each other, at most: deep enough for any real payload, shallow enough that every
-# validator (pydantic, jsonschema, the problem folding) walks it without reaching Python's recursion limit.
-MAX_JSON_DEPTH = 256
+# Arrays and objects inside each other, at most: deep enough for any real payload (serde_json's default too),
+# shallow enough that every validator walks it within Python's recursion limit; jsonschema, the deepest,
+# spends about four frames a level on a recursive schema and gives up near 250.
+MAX_JSON_DEPTH = 128
 # Characters of one JSON text from a model (tool arguments); None in parse_json means no limit.
 MAX_JSON_CHARS = 16_000_000
 # Python's int() refuses longer digit strings (sys.get_int_max_str_digits); the sentence names the number.

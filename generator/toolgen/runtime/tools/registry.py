@@ -12,9 +12,7 @@ gets a generated one, the same for the same call; error messages are cut to `max
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
@@ -25,6 +23,16 @@ from ..models.base import ToolSpec
 from ..models.check import check, schema_problems, schema_validator
 from ..models.jsontext import nesting_problem, parse_json
 from ..models.problems import ToolgenValidationError, ValidationProblem
+from .guards import (
+    HandlerExit,
+    call_id_of,
+    cut_text,
+    guarded_async,
+    guarded_sync,
+    problem_text,
+    quoted_name,
+    sendable,
+)
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -270,15 +278,15 @@ class Registry:
         try:
             if inspect.iscoroutinefunction(handler):
                 result = asyncio.run(
-                    asyncio.wait_for(_guarded_async(handler, args, context), timeout)
+                    asyncio.wait_for(guarded_async(handler, args, context), timeout)
                 )
             elif timeout is None:
-                result = _guarded_sync(handler, args, context)
+                result = guarded_sync(handler, args, context)
             else:
                 # A thread that overruns is abandoned, not killed: Python cannot stop it.
                 pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
                 try:
-                    result = pool.submit(_guarded_sync, handler, args, context).result(
+                    result = pool.submit(guarded_sync, handler, args, context).result(
                         timeout
                     )
                 finally:
@@ -300,11 +308,11 @@ class Registry:
         try:
             if inspect.iscoroutinefunction(handler):
                 result = await asyncio.wait_for(
-                    _guarded_async(handler, args, context), timeout
+                    guarded_async(handler, args, context), timeout
                 )
             else:
                 result = await asyncio.wait_for(
-                    asyncio.to_thread(_guarded_sync, handler, args, context), timeout
+                    asyncio.to_thread(guarded_sync, handler, args, context), timeout
                 )
         except asyncio.CancelledError:
             raise  # the caller's task is being cancelled: that is asyncio's to carry, not the model's
@@ -354,7 +362,7 @@ class Registry:
                 call_id,
                 name,
                 "unknown_tool",
-                f"there is no tool named {_quoted(name)}; the tools are: {known}",
+                f"there is no tool named {quoted_name(name)}; the tools are: {known}",
             )
         handler = entry._handler
         if handler is None:
@@ -454,7 +462,7 @@ class Registry:
             result = result if typed else checked
         content = entry.converter(result)
         if isinstance(content, str):
-            content = _sendable(content)
+            content = sendable(content)
         elif isinstance(content, list):
             # Content parts go out as JSON: they must be JSON now, not when the request is built.
             json.dumps(content, allow_nan=False).encode("utf-8")
@@ -467,7 +475,7 @@ class Registry:
     def _handler_failure(
         self, error: BaseException, call_id: str, name: str, timeout: float | None
     ) -> ToolOutcome:
-        if isinstance(error, _HandlerExit):
+        if isinstance(error, HandlerExit):
             error = error.original
         if _is_timeout(error):
             return self._failure(
@@ -500,7 +508,7 @@ class Registry:
         shown: list[str] = []
         used = 0
         for problem in problems:
-            text = _problem_text(problem)
+            text = problem_text(problem)
             if shown and used + len(text) + 2 > budget:
                 break
             shown.append(text)
@@ -520,7 +528,7 @@ class Registry:
         problems: tuple[ValidationProblem, ...] = (),
     ) -> ToolOutcome:
         # "Error: " is part of what the model reads, so it counts toward the limit.
-        message = _sendable(_cut(message, max(self.max_error_chars - 7, 60)))
+        message = sendable(cut_text(message, max(self.max_error_chars - 7, 60)))
         return ToolOutcome(
             call_id,
             name,
@@ -528,90 +536,6 @@ class Registry:
             None,
             ToolError(kind, message, problems),
         )
-
-
-class _HandlerExit(Exception):
-    """SystemExit, KeyboardInterrupt and the like from a handler, carried as an Exception.
-
-    Raised as themselves inside an event loop they stop the loop and escape asyncio.run; carried, they are
-    one more failing tool. A handler's exit is its own: the run goes on and the model hears of it.
-    """
-
-    def __init__(self, original: BaseException) -> None:
-        super().__init__(original)
-        self.original = original
-
-
-def _guarded_sync(handler: Callable[..., Any], args: Any, context: ToolContext) -> Any:
-    try:
-        return handler(args, context)
-    except Exception:
-        raise
-    except BaseException as error:
-        raise _HandlerExit(error) from None
-
-
-async def _guarded_async(
-    handler: Callable[..., Any], args: Any, context: ToolContext
-) -> Any:
-    import asyncio
-
-    try:
-        return await handler(args, context)
-    except (Exception, asyncio.CancelledError):
-        raise
-    except BaseException as error:
-        raise _HandlerExit(error) from None
-
-
-def call_id_of(call: Mapping[str, Any], arguments: Any) -> str:
-    """The call's id as text; a call without one (or with null) gets an id made from its content.
-
-    The same call always gets the same id, so a retried call pairs with its answer; an integer id is written
-    as its digits.
-    """
-    given = call.get("id")
-    if isinstance(given, str) and given:
-        return given
-    if isinstance(given, int) and not isinstance(given, bool) and abs(given) < 10**40:
-        return str(given)
-    function = call.get("function")
-    name = function.get("name") if isinstance(function, Mapping) else None
-    name = name if isinstance(name, str) else ""
-    seed = f"{name:.200}\x00{arguments if isinstance(arguments, str) else ''}"
-    digest = hashlib.sha256(seed.encode("utf-8", "replace")).hexdigest()[:24]
-    return f"call_toolgen_{digest}"
-
-
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: limit - 30] + f"... ({len(text) - limit + 30} characters cut)"
-
-
-def _problem_text(problem: ValidationProblem) -> str:
-    """One problem as the message lists it: a long pointer keeps its two ends, the sentence its start."""
-    pointer = problem.pointer or "(root)"
-    if len(pointer) > 160:
-        pointer = f"{pointer[:80]}/.../{pointer[-60:].partition('/')[2]}"
-    return f"{pointer}: {_cut(problem.message, 400)}"
-
-
-def _quoted(name: str) -> str:
-    return repr(_cut(name, 100))
-
-
-# In a Python str every surrogate code point is a lone one: a pair is one code point already.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _sendable(text: str) -> str:
-    """`text` as UTF-8 can carry it: a lone surrogate (which no request can encode) becomes U+FFFD."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
 
 
 def _is_timeout(error: BaseException) -> bool:
