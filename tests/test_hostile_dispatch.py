@@ -355,12 +355,7 @@ def with_huge(value: Any) -> Any:
 # Text with lone surrogates too: they reach dispatch from JSON escapes ("\ud800") and from handlers.
 any_text = st.text(st.characters() | st.characters(categories=["Cs"]))
 json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.just(HUGE)
-    | st.floats()
-    | any_text,
+    st.none() | st.booleans() | st.integers() | st.just(HUGE) | st.floats() | any_text,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
     max_leaves=20,
 )
@@ -392,9 +387,7 @@ calls = st.one_of(
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile=calls, result=json_values | hostile_texts())
-def test_any_call_and_any_result_is_one_well_formed_tool_message(
-    sdk: ModuleType, hostile: Any, result: Any
-) -> None:
+def test_any_call_and_any_result_is_one_well_formed_tool_message(sdk: ModuleType, hostile: Any, result: Any) -> None:
     tools = tools_with(sdk, with_huge(result))
     for outcome in both(tools, with_huge(hostile)):
         well_formed(outcome)
@@ -413,3 +406,29 @@ def test_the_validators_raise_only_validation_errors(sdk: ModuleType, value: Any
         sdk.validate_tool_arguments("get_current_weather", value)
     except sdk.ToolgenValidationError as error:
         assert all(isinstance(p.pointer, str) for p in error.problems)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_run_given_hostile_calls_answers_each_and_finishes(sdk: ModuleType, mode: str) -> None:
+    runtime = sdk._runtime
+    tools = tools_with(sdk, raises=KeyboardInterrupt())
+    turn = runtime.assistant_turn(
+        None,
+        call("get_current_weather", "[" * 20_000, "a"),
+        call("get_current_weather", '{"location": ' + "1" * 5000 + "}", "b"),
+        call("get_current_weather", '{"location": NaN}', "c"),
+        call("echo", "{}", "d"),
+        call("echo", '{"n": -5, "n": 5}', "e"),
+    )
+    model = runtime.ScriptedModel([turn, "done"])
+    user = [{"role": "user", "content": "hi"}]
+    result = runtime.run(user, model, tools) if mode == "sync" else asyncio.run(runtime.arun(user, model, tools))
+    assert result.stop_reason == "finished" and result.error is None
+    assert [report.error_kind for report in result.calls] == [
+        "invalid_json",
+        "invalid_json",
+        "invalid_json",
+        "handler_error",
+        "invalid_json",
+    ]
+    sdk.validate_messages(result.messages)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
+from types import MappingProxyType
 from typing import Any
 
 from .problems import ToolgenValidationError, ValidationProblem, escape_pointer_part
@@ -20,6 +22,7 @@ _INT_DIGITS = 4300
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = MappingProxyType({"[": 1, "{": 1, "]": -1, "}": -1})
 # An exponent of three digits or more may overflow a float; only then is every float looked at.
 _BIG_EXPONENT = re.compile(r"[eE][+]?\d{3,}")
 
@@ -113,15 +116,9 @@ def _depth(text: str, limit: int) -> int:
     if text.count("[") + text.count("{") <= limit:
         return 0  # cannot be deeper than the brackets it has
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    depth = 0
-    for char in brackets:
-        if char in "[{":
-            depth += 1
-            if depth > limit:
-                return depth
-        else:
-            depth -= 1
-    return 0
+    # The running sum of +1 per opening and -1 per closing bracket, its maximum taken in C, not a Python loop.
+    deepest = max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+    return min(deepest, limit + 1) if deepest > limit else 0
 
 
 def _refuse_constant(name: str) -> Any:
