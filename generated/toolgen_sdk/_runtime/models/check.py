@@ -126,7 +126,8 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
             ValidationProblem(p.pointer, _with_originals(p.message, originals))
             for p in problems
         ]
-    return problems
+    # jsonschema's sentences quote the whole value; a huge one must not become a huge message.
+    return [ValidationProblem(p.pointer, bounded_sentence(p.message)) for p in problems]
 
 
 def _with_originals(message: str, originals: Mapping[str, str]) -> str:
@@ -154,8 +155,7 @@ def _schema_sentence(error: Any) -> str:
         )
     if keyword == "uniqueItems":
         return "has items that are not unique"
-    # jsonschema's sentences quote the whole value; a huge one must not become a huge message.
-    return bounded_sentence(str(error.message))
+    return str(error.message)
 
 
 def check(

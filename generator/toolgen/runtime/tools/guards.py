@@ -28,7 +28,7 @@ def guarded_sync(handler: Callable[..., Any], args: Any, context: Any) -> Any:
         return handler(args, context)
     except Exception:
         raise
-    except BaseException as error:
+    except BaseException as error:  # noqa: BLE001 - carried, then reported as the tool's failure
         raise HandlerExit(error) from None
 
 
@@ -39,7 +39,7 @@ async def guarded_async(handler: Callable[..., Any], args: Any, context: Any) ->
         return await handler(args, context)
     except (Exception, asyncio.CancelledError):
         raise
-    except BaseException as error:
+    except BaseException as error:  # noqa: BLE001 - carried, then reported as the tool's failure
         raise HandlerExit(error) from None
 
 
