@@ -64,8 +64,11 @@ def test_a_record_that_is_not_json_is_exit_3_and_the_rest_is_still_checked(proje
     missing = project.cli("validate", "logs/none.jsonl", "--as", "message")
     assert missing.returncode == 3 and "file-unreadable cannot read: No such file or directory" in missing.stdout
     for constant in ("NaN", "Infinity"):
+        # Readable text with a value strict JSON refuses: a finding at the value, like any invalid value.
         project.write("logs/nan.jsonl", f'{{"role": "user", "content": {constant}}}\n')
-        assert project.cli("validate", "logs/nan.jsonl", "--as", "message").returncode == 3
+        refused = project.cli("validate", "logs/nan.jsonl", "--as", "message")
+        assert refused.returncode == 1
+        assert f"logs/nan.jsonl:1:29: error json-refused /content: is {constant}," in refused.stdout
 
 
 def test_a_json_document_is_one_record_placed_by_line_and_column(project: Project) -> None:

@@ -25,7 +25,7 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import SdkNotBuiltError
 from toolgen.payloads import pointer_of
 from toolgen.positions import json_positions
-from toolgen.runtime import WIRES
+from toolgen.runtime import MAX_JSON_DEPTH, WIRES, JSONTextError, parse_json
 
 # What `--as` accepts, and the generated validator that checks it.
 KINDS = {
@@ -42,6 +42,8 @@ BATCH = 2000
 BLOCK_BYTES = 1 << 20
 # Below this many bytes one process is faster than starting workers.
 PARALLEL_THRESHOLD = 4_000_000
+# Findings listed for one record; the rest are counted in one more finding, so a huge bad record stays readable.
+MAX_FINDINGS_PER_RECORD = 100
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,10 @@ def _is_json_lines(source: Source, first_line: str) -> bool:
         return source.path.suffix.lower() != ".json"
     try:
         json.loads(first_line)
-    except ValueError:
+    except json.JSONDecodeError:
         return not first_line.strip()
+    except (ValueError, RecursionError):
+        return True  # JSON the strict parse will refuse (too deep, an integer too long): still a record
     return True
 
 
@@ -159,10 +163,6 @@ def _place(record: Record, pointer: str, positions: dict[tuple[str, ...], tuple[
         parts = parts[:-1]
     line, col = positions.get(parts, (1, 1))
     return record.line + line - 1, col
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _tool_calls(kind: str, data: Any) -> Iterator[tuple[str, Any]]:
@@ -214,22 +214,54 @@ _WARNINGS = frozenset({"arguments-unholdable"})
 def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]:
     """Every problem of one record, placed in its file."""
     try:
-        data = json.loads(record.text, parse_constant=_reject_constant)
-    except ValueError as error:
-        line = record.line + getattr(error, "lineno", 1) - 1
-        col = getattr(error, "colno", 1)
-        reason = getattr(error, "msg", str(error))
-        return [Diagnostic(record.path, line, col, Severity.ERROR, "json-invalid", f"not valid JSON: {reason}")]
-    found = _wire_problems(sdk, kind, data) if "." in kind else _canonical_problems(sdk, kind, data)
+        data = parse_json(record.text, max_chars=None)
+    except JSONTextError as error:
+        if error.line is not None:
+            line = record.line + error.line - 1
+            reason = error.problems[0].message.removeprefix("is not valid JSON: ")
+            reason = reason.rsplit(" at line ", 1)[0]
+            return [
+                Diagnostic(
+                    record.path, line, error.column or 1, Severity.ERROR, "json-invalid", f"not valid JSON: {reason}"
+                )
+            ]
+        # JSON text strict parsing refuses (NaN, a repeated key, too deep, an integer too long): a finding in
+        # a readable record, at the value's place.
+        refused = [(p.pointer, "json-refused", f"{p.pointer or '(root)'}: {p.message}") for p in error.problems]
+        return _placed(record, refused)
+    try:
+        return _placed(record, _record_problems(sdk, kind, data))
+    except RecursionError:
+        # The parse bounds nesting, so this is a validator's limit: one finding, and the other records go on.
+        message = f"could not be checked: its values nest too deep for the validators (at most {MAX_JSON_DEPTH} levels)"
+        return [Diagnostic(record.path, record.line, 1, Severity.ERROR, "check-failed", message)]
+
+
+def _record_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str, str]]:
+    return _wire_problems(sdk, kind, data) if "." in kind else _canonical_problems(sdk, kind, data)
+
+
+def _placed(record: Record, found: list[tuple[str, str, str]]) -> list[Diagnostic]:
+    """Findings placed in the record's file, in order; past MAX_FINDINGS_PER_RECORD, one counts the rest."""
     if not found:
         return []
-    positions = json_positions(record.text)
+    try:
+        positions = json_positions(record.text)
+    except (ValueError, IndexError, RecursionError):
+        positions = {}  # text the strict parse refused may not be walkable: findings go to the record's start
     diagnostics = []
     for pointer, rule, message in found:
         line, col = _place(record, pointer, positions)
         severity = Severity.WARNING if rule in _WARNINGS else Severity.ERROR
         diagnostics.append(Diagnostic(record.path, line, col, severity, rule, message, pointer))
-    return sorted(diagnostics)
+    diagnostics.sort()
+    if len(diagnostics) <= MAX_FINDINGS_PER_RECORD:
+        return diagnostics
+    kept, rest = diagnostics[:MAX_FINDINGS_PER_RECORD], diagnostics[MAX_FINDINGS_PER_RECORD:]
+    severity = Severity.ERROR if any(d.severity is Severity.ERROR for d in rest) else Severity.WARNING
+    message = f"{len(rest):,} more finding{'s' if len(rest) != 1 else ''} in this record left out"
+    kept.append(Diagnostic(record.path, record.line, 1, severity, "findings-truncated", message))
+    return kept
 
 
 def _canonical_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str, str]]:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         ToolSpec,
     )
     from .models.check import check, schema_problems, schema_validator
+    from .models.jsontext import MAX_JSON_DEPTH, JSONTextError, parse_json
     from .models.problems import (
         ToolgenValidationError,
         ValidationProblem,
@@ -142,6 +143,9 @@ _HOMES = MappingProxyType(
         "check": ".models.check",
         "schema_problems": ".models.check",
         "schema_validator": ".models.check",
+        "JSONTextError": ".models.jsontext",
+        "MAX_JSON_DEPTH": ".models.jsontext",
+        "parse_json": ".models.jsontext",
         "Registry": ".tools.registry",
         "ToolContext": ".tools.registry",
         "ToolEntry": ".tools.registry",
@@ -246,6 +250,7 @@ __all__ = [
     "FINISH_REASONS",
     "FORMATS",
     "GEMINI_KEYWORDS",
+    "MAX_JSON_DEPTH",
     "MCP",
     "NAMES",
     "ROWS",
@@ -270,6 +275,7 @@ __all__ = [
     "GeminiSchema",
     "HTTPModel",
     "Hooks",
+    "JSONTextError",
     "LintRules",
     "MessageEnd",
     "MessageStart",
@@ -335,6 +341,7 @@ __all__ = [
     "keep_last_turns",
     "main",
     "map_subschemas",
+    "parse_json",
     "parts_of",
     "problems_from",
     "python_patterns",

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -13,6 +12,7 @@ from pydantic.alias_generators import to_camel
 
 from ..wires.export import canonical_definition
 from .check import check, parsed_json, schema_problems, schema_validator
+from .jsontext import parse_json
 from .problems import ToolgenValidationError, ValidationProblem
 
 
@@ -92,13 +92,14 @@ class FunctionCallBase(CanonicalModel):
     def parsed_arguments(self) -> Any:
         """The arguments as JSON data; raises ToolgenValidationError when the text is not JSON."""
         try:
-            return json.loads(self.arguments)
-        except json.JSONDecodeError as error:
-            problem = ValidationProblem(
-                "/function/arguments",
-                f"is not valid JSON: {error.msg} at column {error.colno}",
-            )
-            raise ToolgenValidationError([problem]) from None
+            return parse_json(self.arguments)
+        except ToolgenValidationError as error:
+            raise ToolgenValidationError(
+                [
+                    ValidationProblem("/function/arguments" + p.pointer, p.message)
+                    for p in error.problems
+                ]
+            ) from None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,11 @@
 
 dispatch() never raises for a bad call: every failure (unknown tool, arguments that are not JSON or
 fail the schema, an unbound tool, a handler exception, a timeout, a result that fails the output
-schema) becomes a ToolOutcome whose content tells the model what went wrong in words it can act on.
+schema, a result that cannot be sent) becomes a ToolOutcome whose content tells the model what went wrong in
+words it can act on. Hostile calls get the same treatment: a call that is not an object, a `function` that
+is not one, arguments nested too deep or with NaN or repeated keys, a handler raising SystemExit or
+KeyboardInterrupt (only an asyncio cancellation of the caller passes through). A call without a string id
+gets a generated one, the same for the same call; error messages are cut to `max_error_chars`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,18 @@ import pydantic
 
 from ..models.base import ToolSpec
 from ..models.check import check, schema_problems, schema_validator
+from ..models.jsontext import nesting_problem, parse_json
 from ..models.problems import ToolgenValidationError, ValidationProblem
+from .guards import (
+    HandlerExit,
+    call_id_of,
+    cut_text,
+    guarded_async,
+    guarded_sync,
+    problem_text,
+    quoted_name,
+    sendable,
+)
 from .pool import HandlerPool
 
 A = TypeVar("A")
@@ -87,7 +102,8 @@ def default_converter(result: Any) -> str | list[Any]:
         return result
     if isinstance(result, pydantic.BaseModel):
         return result.model_dump_json(by_alias=True, exclude_none=True)
-    return json.dumps(result, ensure_ascii=False, default=str)
+    # NaN and Infinity are not JSON: such a result is an error the model is told about, not invalid JSON.
+    return json.dumps(result, ensure_ascii=False, default=str, allow_nan=False)
 
 
 class ToolEntry(Generic[A, R]):
@@ -131,11 +147,11 @@ class ToolEntry(Generic[A, R]):
             # Strict mode makes every optional argument required and nullable, so a model sends null for "absent".
             try:
                 data = (
-                    json.loads(arguments)
-                    if isinstance(arguments, (str, bytes))
+                    parse_json(arguments)
+                    if isinstance(arguments, (str, bytes, bytearray))
                     else arguments
                 )
-            except ValueError:
+            except ToolgenValidationError:
                 raise error from None
             from ..schema.fit import (
                 drop_strict_nulls,
@@ -176,11 +192,19 @@ class Registry:
     `max_workers` daemon threads; each call's timeout counts from when its handler starts.
     """
 
-    def __init__(self, specs: Mapping[str, ToolSpec], *, max_workers: int = 32) -> None:
+    def __init__(
+        self,
+        specs: Mapping[str, ToolSpec],
+        *,
+        max_workers: int = 32,
+        max_error_chars: int = 4000,
+    ) -> None:
         self._entries: dict[str, ToolEntry[Any, Any]] = {
             name: ToolEntry(spec) for name, spec in specs.items()
         }
         self.pool = HandlerPool(max_workers)
+        # The longest error text sent back to the model; problems past it are counted, not listed.
+        self.max_error_chars = max_error_chars
 
     def entry(self, name: str) -> ToolEntry[Any, Any]:
         return self._entries[name]
@@ -222,8 +246,8 @@ class Registry:
 
         def validate(arguments: Any) -> Any:
             data = (
-                json.loads(arguments)
-                if isinstance(arguments, (str, bytes))
+                parse_json(arguments)
+                if isinstance(arguments, (str, bytes, bytearray))
                 else arguments
             )
             problems = schema_problems(validator, data)
@@ -262,13 +286,15 @@ class Registry:
 
         try:
             if inspect.iscoroutinefunction(handler):
-                result = asyncio.run(asyncio.wait_for(handler(args, context), timeout))
+                result = asyncio.run(
+                    asyncio.wait_for(guarded_async(handler, args, context), timeout)
+                )
             elif timeout is None:
-                result = handler(args, context)
+                result = guarded_sync(handler, args, context)
             else:
-                result = self.pool.call(timeout, handler, args, context)
-        except Exception as error:  # noqa: BLE001 - a failing handler is reported to the model, not raised
-            return _handler_failure(error, call_id, entry.spec.name, timeout)
+                result = self.pool.call(timeout, guarded_sync, handler, args, context)
+        except BaseException as error:  # noqa: BLE001 - even SystemExit from a handler is the model's to hear
+            return self._handler_failure(error, call_id, entry.spec.name, timeout)
         return self._finish(entry, call_id, result)
 
     async def adispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
@@ -283,11 +309,17 @@ class Registry:
 
         try:
             if inspect.iscoroutinefunction(handler):
-                result = await asyncio.wait_for(handler(args, context), timeout)
+                result = await asyncio.wait_for(
+                    guarded_async(handler, args, context), timeout
+                )
             else:
-                result = await self.pool.acall(timeout, handler, args, context)
-        except Exception as error:  # noqa: BLE001 - a failing handler is reported to the model, not raised
-            return _handler_failure(error, call_id, entry.spec.name, timeout)
+                result = await self.pool.acall(
+                    timeout, guarded_sync, handler, args, context
+                )
+        except asyncio.CancelledError:
+            raise  # the caller's task is being cancelled: that is asyncio's to carry, not the model's
+        except BaseException as error:  # noqa: BLE001 - even SystemExit from a handler is the model's to hear
+            return self._handler_failure(error, call_id, entry.spec.name, timeout)
         return self._finish(entry, call_id, result)
 
     def _prepare(
@@ -296,54 +328,86 @@ class Registry:
         ToolOutcome
         | tuple[ToolEntry[Any, Any], Callable[..., Any], Any, ToolContext, str]
     ):
-        data = call.model_dump() if isinstance(call, pydantic.BaseModel) else call
-        call_id = str(data.get("id", ""))
-        function = data.get("function") or {}
-        name = str(function.get("name", ""))
+        try:
+            data = call.model_dump() if isinstance(call, pydantic.BaseModel) else call
+        except Exception:  # noqa: BLE001 - a model that cannot dump itself is a bad call
+            data = None
+        if not isinstance(data, Mapping):
+            return self._failure(
+                call_id_of({}, None),
+                "",
+                "invalid_arguments",
+                f"the tool call is not an object (got {type(data).__name__})",
+            )
+        function = data.get("function")
+        if function is None:
+            function = {}
+        name = function.get("name") if isinstance(function, Mapping) else None
+        arguments = (
+            function.get("arguments", "{}") if isinstance(function, Mapping) else None
+        )
+        call_id = call_id_of(data, arguments)
+        if not isinstance(function, Mapping):
+            return self._failure(
+                call_id,
+                "",
+                "invalid_arguments",
+                "the tool call's `function` is not an object with `name` and"
+                f" `arguments` (got {type(function).__name__})",
+            )
+        if not isinstance(name, str):
+            name = ""
         entry = self._entries.get(name)
         if entry is None:
             known = ", ".join(sorted(self._entries)) or "none"
-            return _failure(
+            return self._failure(
                 call_id,
                 name,
                 "unknown_tool",
-                f"there is no tool named {name!r}; the tools are: {known}",
+                f"there is no tool named {quoted_name(name)}; the tools are: {known}",
             )
         handler = entry._handler
         if handler is None:
-            return _failure(
+            return self._failure(
                 call_id,
                 name,
                 "unbound",
                 f"the tool {name!r} is not available right now",
             )
-        arguments = function.get("arguments", "{}")
         if isinstance(arguments, str) and not arguments.strip():
             arguments = (
                 "{}"  # some providers send an empty string for a call without arguments
             )
+        if isinstance(arguments, (str, bytes, bytearray)):
+            try:
+                arguments = parse_json(arguments)
+            except ToolgenValidationError as error:
+                return self._problems_failure(
+                    call_id,
+                    name,
+                    "invalid_json",
+                    "the arguments are not valid JSON",
+                    error.problems,
+                )
         try:
+            deep = nesting_problem(arguments)
+            if deep is not None:
+                raise ToolgenValidationError([deep])
             args = entry.parse(arguments)
         except ToolgenValidationError as error:
-            kind: ErrorKind = (
-                "invalid_json"
-                if any("not valid JSON" in p.message for p in error.problems)
-                else "invalid_arguments"
-            )
-            details = "; ".join(str(p) for p in error.problems)
-            return _failure(
+            return self._problems_failure(
                 call_id,
                 name,
-                kind,
-                f"the arguments were not accepted: {details}",
+                "invalid_arguments",
+                "the arguments were not accepted",
                 error.problems,
             )
-        except ValueError as error:
-            return _failure(
+        except Exception as error:  # noqa: BLE001 - a validator that breaks must not break the run
+            return self._failure(
                 call_id,
                 name,
-                "invalid_json",
-                f"the arguments are not valid JSON: {error}",
+                "invalid_arguments",
+                f"the arguments could not be checked: {type(error).__name__}: {error}",
             )
         context = ToolContext(
             conversation_id=ctx.conversation_id if ctx else None,
@@ -357,63 +421,126 @@ class Registry:
         self, entry: ToolEntry[Any, Any], call_id: str, result: Any
     ) -> ToolOutcome:
         spec = entry.spec
+        try:
+            return self._checked(entry, call_id, result)
+        except ToolgenValidationError as error:
+            return self._problems_failure(
+                call_id,
+                spec.name,
+                "invalid_result",
+                "the tool returned a result its schema does not allow",
+                error.problems,
+            )
+        except Exception as error:  # noqa: BLE001 - a converter or check that breaks is reported, not raised
+            return self._failure(
+                call_id,
+                spec.name,
+                "invalid_result",
+                "the tool's result could not be sent back:"
+                f" {type(error).__name__}: {error}",
+            )
+
+    def _checked(
+        self, entry: ToolEntry[Any, Any], call_id: str, result: Any
+    ) -> ToolOutcome:
+        """The outcome of a result: checked against the output schema, converted, made sendable."""
+        spec = entry.spec
         typed = spec.result_model is not None and isinstance(result, spec.result_model)
         if (spec.result_model is not None and not typed) or spec.check_output:
-            try:
-                if typed:  # the model validated it when it was built: only the JSON Schema check is left
-                    checked = spec.check_result_schema(
-                        result.model_dump(mode="json", by_alias=True)
-                    )
-                else:
-                    checked = spec.check_result(
-                        result.model_dump(by_alias=True)
-                        if isinstance(result, pydantic.BaseModel)
-                        else result
-                    )
-            except ToolgenValidationError as error:
-                details = "; ".join(str(p) for p in error.problems)
-                return _failure(
-                    call_id,
-                    spec.name,
-                    "invalid_result",
-                    f"the tool returned a result its schema does not allow: {details}",
-                    error.problems,
+            if typed:  # the model validated it when it was built: only the JSON Schema check is left
+                checked = spec.check_result_schema(
+                    result.model_dump(mode="json", by_alias=True)
                 )
+            else:
+                plain = (
+                    result.model_dump(by_alias=True)
+                    if isinstance(result, pydantic.BaseModel)
+                    else result
+                )
+                deep = nesting_problem(plain)
+                if deep is not None:
+                    raise ToolgenValidationError([deep])
+                checked = spec.check_result(plain)
             result = result if typed else checked
-        return ToolOutcome(call_id, entry.spec.name, entry.converter(result), result)
+        content = entry.converter(result)
+        if isinstance(content, str):
+            content = sendable(content)
+        elif isinstance(content, list):
+            # Content parts go out as JSON: they must be JSON now, not when the request is built.
+            json.dumps(content, allow_nan=False).encode("utf-8")
+        else:
+            raise TypeError(
+                f"the result converter returned {type(content).__name__}, not text or a list of parts"
+            )
+        return ToolOutcome(call_id, entry.spec.name, content, result)
 
-
-def _handler_failure(
-    error: Exception, call_id: str, name: str, timeout: float | None
-) -> ToolOutcome:
-    if _is_timeout(error):
-        return _failure(
+    def _handler_failure(
+        self, error: BaseException, call_id: str, name: str, timeout: float | None
+    ) -> ToolOutcome:
+        if isinstance(error, HandlerExit):
+            error = error.original
+        if _is_timeout(error):
+            return self._failure(
+                call_id,
+                name,
+                "timeout",
+                f"the tool did not finish within {timeout} seconds",
+            )
+        try:
+            text = str(error)
+        except Exception:  # noqa: BLE001 - an exception whose str() fails still gets reported
+            text = "(its message could not be read)"
+        return self._failure(
             call_id,
             name,
-            "timeout",
-            f"the tool did not finish within {timeout} seconds",
+            "handler_error",
+            f"the tool failed: {type(error).__name__}: {text}",
         )
-    return _failure(
-        call_id,
-        name,
-        "handler_error",
-        f"the tool failed: {type(error).__name__}: {error}",
-    )
+
+    def _problems_failure(
+        self,
+        call_id: str,
+        name: str,
+        kind: ErrorKind,
+        intro: str,
+        problems: tuple[ValidationProblem, ...],
+    ) -> ToolOutcome:
+        """A failure listing `problems` after `intro`, as many as fit; the rest counted."""
+        budget = self.max_error_chars - len(intro) - 80
+        shown: list[str] = []
+        used = 0
+        for problem in problems:
+            text = problem_text(problem)
+            if shown and used + len(text) + 2 > budget:
+                break
+            shown.append(text)
+            used += len(text) + 2
+        left = len(problems) - len(shown)
+        details = "; ".join(shown)
+        if left:
+            details += f"; and {left} more problem{'s' if left != 1 else ''} left out"
+        return self._failure(call_id, name, kind, f"{intro}: {details}", problems)
+
+    def _failure(
+        self,
+        call_id: str,
+        name: str,
+        kind: ErrorKind,
+        message: str,
+        problems: tuple[ValidationProblem, ...] = (),
+    ) -> ToolOutcome:
+        # "Error: " is part of what the model reads, so it counts toward the limit.
+        message = sendable(cut_text(message, max(self.max_error_chars - 7, 60)))
+        return ToolOutcome(
+            call_id,
+            name,
+            f"Error: {message}",
+            None,
+            ToolError(kind, message, problems),
+        )
 
 
-def _failure(
-    call_id: str,
-    name: str,
-    kind: ErrorKind,
-    message: str,
-    problems: tuple[ValidationProblem, ...] = (),
-) -> ToolOutcome:
-    return ToolOutcome(
-        call_id, name, f"Error: {message}", None, ToolError(kind, message, problems)
-    )
-
-
-def _is_timeout(error: Exception) -> bool:
+def _is_timeout(error: BaseException) -> bool:
     # Python 3.10 has three distinct timeout errors; 3.11 made them one. Imported here: only timeouts need them.
     import asyncio
     import concurrent.futures

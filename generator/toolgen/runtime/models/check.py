@@ -3,34 +3,25 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pydantic
 
 from ..schema.keywords import map_subschemas
+from .jsontext import parse_json
 from .problems import (
     ToolgenValidationError,
     ValidationProblem,
+    bounded_sentence,
     escape_pointer_part,
     problems_from,
 )
 
 
 def parsed_json(data: str | bytes | bytearray) -> Any:
-    try:
-        return json.loads(data)
-    except json.JSONDecodeError as error:
-        problem = ValidationProblem(
-            "",
-            f"is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}",
-        )
-        raise ToolgenValidationError([problem]) from None
-    except UnicodeDecodeError as error:
-        raise ToolgenValidationError(
-            [ValidationProblem("", f"is not UTF-8 text (byte {error.start})")]
-        ) from None
+    """JSON text from outside as data: strict, bounded (see jsontext.parse_json), or ToolgenValidationError."""
+    return parse_json(data)
 
 
 # Where a schema whose patterns were translated for Python keeps their originals (an unknown keyword to checks).
@@ -135,7 +126,8 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
             ValidationProblem(p.pointer, _with_originals(p.message, originals))
             for p in problems
         ]
-    return problems
+    # jsonschema's sentences quote the whole value; a huge one must not become a huge message.
+    return [ValidationProblem(p.pointer, bounded_sentence(p.message)) for p in problems]
 
 
 def _with_originals(message: str, originals: Mapping[str, str]) -> str:
@@ -161,6 +153,8 @@ def _schema_sentence(error: Any) -> str:
             if error.validator_value == {}
             else "matches a shape that is not allowed here"
         )
+    if keyword == "uniqueItems":
+        return "has items that are not unique"
     return str(error.message)
 
 

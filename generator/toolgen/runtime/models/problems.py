@@ -97,7 +97,7 @@ def _reason(error: Mapping[str, Any]) -> str:
         return "is required but missing"
     if kind == "extra_forbidden":
         return "is not an allowed field"
-    message = str(error["msg"])
+    message = bounded_sentence(str(error["msg"]), 500)
     if message.startswith("Input should be "):
         return "should be " + message[len("Input should be ") :]
     if message.startswith("Value error, "):
@@ -110,13 +110,35 @@ _SHOW = json.JSONEncoder(ensure_ascii=False, default=repr)
 
 
 def _shown(value: Any) -> str:
+    """The value as the sentence quotes it: JSON, cut at 60 characters, never encoded past that."""
     kind = type(value)
-    if kind is int or (kind is float and math.isfinite(value)):
+    if kind is int:
+        # Python's int() text conversion is bounded; the sentence needs only the digits' count.
+        if abs(value) < 10**50:
+            return repr(value)
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if kind is float and math.isfinite(value):
         return repr(value)
     if value is None or kind is bool:
         return "null" if value is None else "true" if value else "false"
-    text = _SHOW.encode(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    pieces: list[str] = []
+    length = 0
+    try:
+        for piece in _SHOW.iterencode(value):
+            pieces.append(piece)
+            length += len(piece)
+            if length > 60:
+                break
+    except (ValueError, RecursionError):
+        pieces.append("...")
+        length = 61
+    text = "".join(pieces)
+    return text if length <= 60 else text[:57] + "..."
+
+
+def bounded_sentence(text: str, limit: int = 300) -> str:
+    """A sentence from a validator that may quote a whole value (jsonschema's do), cut to `limit`."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _TAG_ERRORS = frozenset({"union_tag_invalid", "union_tag_not_found"})

@@ -1,0 +1,93 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""What dispatch needs against hostile calls: handler exits carried, ids made for calls without one, bounded text."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..models.problems import ValidationProblem
+
+
+class HandlerExit(Exception):
+    """SystemExit, KeyboardInterrupt and the like from a handler, carried as an Exception.
+
+    Raised as themselves inside an event loop they stop the loop and escape asyncio.run; carried, they are
+    one more failing tool. A handler's exit is its own: the run goes on and the model hears of it.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(original)
+        self.original = original
+
+
+def guarded_sync(handler: Callable[..., Any], args: Any, context: Any) -> Any:
+    try:
+        return handler(args, context)
+    except Exception:
+        raise
+    except BaseException as error:  # noqa: BLE001 - carried, then reported as the tool's failure
+        raise HandlerExit(error) from None
+
+
+async def guarded_async(handler: Callable[..., Any], args: Any, context: Any) -> Any:
+    import asyncio
+
+    try:
+        return await handler(args, context)
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as error:  # noqa: BLE001 - carried, then reported as the tool's failure
+        raise HandlerExit(error) from None
+
+
+def call_id_of(call: Mapping[str, Any], arguments: Any) -> str:
+    """The call's id as text; a call without one (or with null) gets an id made from its content.
+
+    The same call always gets the same id, so a retried call pairs with its answer; an integer id is written
+    as its digits.
+    """
+    given = call.get("id")
+    if isinstance(given, str) and given:
+        return given
+    if isinstance(given, int) and not isinstance(given, bool) and abs(given) < 10**40:
+        return str(given)
+    function = call.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else None
+    name = name if isinstance(name, str) else ""
+    seed = f"{name:.200}\x00{arguments if isinstance(arguments, str) else ''}"
+    digest = hashlib.sha256(seed.encode("utf-8", "replace")).hexdigest()[:24]
+    return f"call_toolgen_{digest}"
+
+
+def cut_text(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: limit - 30] + f"... ({len(text) - limit + 30} characters cut)"
+
+
+def problem_text(problem: ValidationProblem) -> str:
+    """One problem as the message lists it: a long pointer keeps its two ends, the sentence its start."""
+    pointer = problem.pointer or "(root)"
+    if len(pointer) > 160:
+        pointer = f"{pointer[:80]}/.../{pointer[-60:].partition('/')[2]}"
+    return f"{pointer}: {cut_text(problem.message, 400)}"
+
+
+def quoted_name(name: str) -> str:
+    return repr(cut_text(name, 100))
+
+
+# In a Python str every surrogate code point is a lone one: a pair is one code point already.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sendable(text: str) -> str:
+    """`text` as UTF-8 can carry it: a lone surrogate (which no request can encode) becomes U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
