@@ -549,7 +549,10 @@ def _payload(path: str | Path, kind: str | None) -> tuple[Payload, str]:
 
 
 def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:
-    return InvalidInputError([Diagnostic(display, 1, 1, Severity.ERROR, "payload-invalid", str(error), error.pointer)])
+    diagnostic = Diagnostic(
+        display, error.line, error.col, Severity.ERROR, "payload-invalid", str(error), error.pointer
+    )
+    return InvalidInputError([diagnostic])
 
 
 def decode(path: str | Path, *, wire: str | None = None, kind: str | None = None) -> dict[str, Any]:
