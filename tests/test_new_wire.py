@@ -94,7 +94,7 @@ def looks_like_chunk(payload: Any, event: str | None) -> str | None:
     return "echo" if "delta" in payload and len(payload) == 1 else None
 '''
 
-ROW = '''\
+ROW = """\
     Wire(
         name="echo",
         title="Echo, a toy wire",
@@ -110,7 +110,7 @@ ROW = '''\
         route=Route("http://localhost:8080", "/echo", "bearer"),
         key_variable="ECHO_API_KEY",
     ),
-'''
+"""
 
 PROBE = """\
 import json
@@ -136,7 +136,9 @@ def test_a_ninth_wire_is_two_modules_and_one_row(tmp_path: Path) -> None:
     table = runtime / "wires" / "table.py"
     text = table.read_text(encoding="utf-8")
     assert text.count("ROWS: tuple[Wire, ...] = (\n") == 1
-    table.write_text(text.replace("ROWS: tuple[Wire, ...] = (\n", "ROWS: tuple[Wire, ...] = (\n" + ROW), encoding="utf-8")
+    table.write_text(
+        text.replace("ROWS: tuple[Wire, ...] = (\n", "ROWS: tuple[Wire, ...] = (\n" + ROW), encoding="utf-8"
+    )
     changed = sorted(
         p.relative_to(runtime).as_posix()
         for p in runtime.rglob("*.py")

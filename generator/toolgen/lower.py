@@ -130,6 +130,8 @@ def _input_files(session: _Session) -> list[Path]:
         # With tools found, a pattern of another extension beside them (*.json next to *.yaml) may match nothing
         # by design; one whose folder is missing is a typo or a stale path. With none found, nothing can build.
         if not matched or not (root / glob_base(pattern)).is_dir()
+        # A project that only extends the canonical messages builds without tools.
+        if matched or not config.message_extension
     )
     return sorted(files, key=lambda p: session.display(p))
 
@@ -231,7 +233,7 @@ def _tools(
         found, problems = shapes.extract_tools(document, "shapes" in session.config.normalize)
         session.diagnostics.extend(problems)
         raw_tools.extend(found)
-    if files and not raw_tools and not has_errors(session.diagnostics):
+    if files and not raw_tools and not session.config.message_extension and not has_errors(session.diagnostics):
         # Only shared $defs (or nothing) in every input: an SDK without tools is a misconfiguration, not a build.
         config = session.config
         line, col = config.input_positions[0] if config.input_positions else (1, 1)
