@@ -618,8 +618,12 @@ def test_git_revision_without_the_project_or_with_a_broken_one(repo: Path) -> No
     first = subprocess.run(
         ["git", "-C", str(root), "rev-list", "--max-parents=0", "HEAD"], capture_output=True, text=True
     )
-    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "schemas").mkdir(parents=True)
     (root / "elsewhere" / "toolgen.yaml").write_text(CONFIG, encoding="utf-8")
+    # A project with no tools is refused before any comparison: this one has the same tools as the repo's.
+    (root / "elsewhere" / "schemas" / "tools.json").write_text(
+        (repo / "schemas" / "tools.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "v4")
     missing = cli("-C", str(root / "elsewhere"), "--against", first.stdout.strip())

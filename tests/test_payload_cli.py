@@ -142,4 +142,5 @@ def test_bad_json_on_stdin_is_exit_3_not_an_internal_error() -> None:
     for command in (["decode", "-", "--kind", "request"], ["encode", "-", "--wire", "anthropic"]):
         result = toolgen(*command, stdin='{"messages": [')
         assert result.returncode == 3, result.stderr
-        assert result.stdout.startswith("<stdin>:1:1: error payload-invalid not a JSON body")
+        # the place is where the JSON breaks: just past the open bracket
+        assert result.stdout.startswith("<stdin>:1:15: error payload-invalid not a JSON body")

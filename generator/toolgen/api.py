@@ -26,6 +26,7 @@ from toolgen.errors import InvalidInputError, ProjectExistsError, ToolgenError
 from toolgen.ir import Tool, thaw
 from toolgen.lint import PROVIDERS
 from toolgen.lint import lint as lint_rules
+from toolgen.load import MAX_DEPTH
 from toolgen.lower import lower
 from toolgen.manifest import (
     MANIFEST_NAME,
@@ -110,7 +111,7 @@ def _render_all(
     try:
         lowered = lower(config)
     except RecursionError:
-        message = "a schema nests deeper than toolgen follows (about 300 levels); flatten it with $defs and $ref"
+        message = f"a schema nests deeper than toolgen follows ({MAX_DEPTH} levels); flatten it with $defs and $ref"
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config)
@@ -418,6 +419,10 @@ def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".") -> l
             if path.is_dir()
             else [path]
         )
+        if path.is_dir() and not found:
+            problem = "no .json, .jsonl or .ndjson file in this folder: nothing to validate"
+            shown = display_path(root_path, path)
+            raise InvalidInputError([Diagnostic(shown, 1, 1, Severity.ERROR, "payload-unreadable", problem)])
         sources.extend(Source(p, display_path(root_path, p)) for p in found)
     return sources
 
@@ -549,7 +554,10 @@ def _payload(path: str | Path, kind: str | None) -> tuple[Payload, str]:
 
 
 def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:
-    return InvalidInputError([Diagnostic(display, 1, 1, Severity.ERROR, "payload-invalid", str(error), error.pointer)])
+    diagnostic = Diagnostic(
+        display, error.line, error.col, Severity.ERROR, "payload-invalid", str(error), error.pointer
+    )
+    return InvalidInputError([diagnostic])
 
 
 def decode(path: str | Path, *, wire: str | None = None, kind: str | None = None) -> dict[str, Any]:

@@ -93,6 +93,15 @@ def _end_progress() -> None:
         click.echo("\r\033[2K", err=True, nl=False)
 
 
+def _counted(diagnostics: Sequence[Diagnostic]) -> str:
+    """`2 errors, 1 warning`: errors and warnings counted apart, so a warning never reads as an error."""
+    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    parts = [f"{errors} error{'s' if errors != 1 else ''}"]
+    parts += [f"{warnings} warning{'s' if warnings != 1 else ''}"] if warnings else []
+    return ", ".join(parts)
+
+
 def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
     try:
         try:
@@ -101,7 +110,9 @@ def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
             _end_progress()
     except InvalidInputError as error:
         _print_diagnostics(error.diagnostics, output_format)
-        click.echo(f"toolgen: {error}; nothing was written", err=True)
+        # A subclass says what went wrong in its own words; the plain error is a count of its findings.
+        summary = f"{_counted(error.diagnostics)} in the input" if type(error) is InvalidInputError else str(error)
+        click.echo(f"toolgen: {summary}; nothing was written", err=True)
         code = error.exit_code
     except ToolgenError as error:
         click.echo(f"toolgen: {error}", err=True)
@@ -317,6 +328,11 @@ def validate(
             err=True,
         )
         if tally.unreadable:
+            return ExitCode.INVALID_INPUT
+        if not tally.records:
+            # An empty file or stdin checks nothing: a pass would hide a wrong path or a failed export.
+            shown = ", ".join("<stdin>" if str(path) == "-" else str(path) for path in paths)
+            click.echo(f"toolgen: nothing to validate: no record in {shown}", err=True)
             return ExitCode.INVALID_INPUT
         return ExitCode.FINDINGS if tally.invalid else ExitCode.OK
 

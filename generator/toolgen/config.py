@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import glob
+import itertools
 import keyword
 import os
 import re
@@ -88,6 +90,39 @@ def keep_path_problem(path: str) -> str | None:
     return None
 
 
+def output_problem(root: Path, output: str) -> str | None:
+    """Why `output` cannot hold the generated package (it, or a folder on the way, is a file), or None."""
+    folder = root / output
+    for candidate in (folder, *folder.parents):
+        if candidate == root or root.is_relative_to(candidate):
+            break
+        if candidate.exists() and not candidate.is_dir():
+            named = (
+                f"output {output!r}"
+                if candidate == folder
+                else f"{display_path(root, candidate)!r} in output {output!r}"
+            )
+            return f"{named} is a file, not a folder; name a folder for the generated package"
+    return None
+
+
+def glob_base(pattern: str) -> str:
+    """The folder an `inputs` pattern searches: its parts before the first one with a wildcard."""
+    parts = PurePosixPath(pattern).parts
+    fixed = list(itertools.takewhile(lambda part: not glob.has_magic(part), parts))
+    return "/".join(fixed[:-1] if len(fixed) == len(parts) else fixed) or "."
+
+
+def unmatched_input(config: Config, index: int, pattern: str, severity: Severity) -> Diagnostic:
+    """An `inputs` pattern that matches no file, at its place in toolgen.yaml."""
+    line, col = config.input_positions[index] if index < len(config.input_positions) else (1, 1)
+    if severity is Severity.ERROR:
+        message = f"input {pattern!r} matches no file, and no other input does: the project has no tools"
+    else:
+        message = f"input {pattern!r} matches no file"
+    return Diagnostic(config.display, line, col, severity, "input-unmatched", message, f"/inputs/{index}")
+
+
 def normalized_keep_path(path: str) -> str:
     """`./data/` and `data` are one path: no `.` parts, no empty parts, no trailing slash."""
     return "/".join(part for part in path.split("/") if part not in ("", "."))
@@ -137,6 +172,10 @@ def load_config(root: Path, path: Path | None = None) -> Config:
     ]
     if keep_problems:
         raise InvalidInputError(keep_problems)
+    output = str(data.get("output", "generated"))
+    problem = output_problem(root, output)
+    if problem:
+        raise InvalidInputError([document.diagnostic(("output",), "config-output", problem)])
     wires = _names(document, ("wires",), data.get("wires"), "config-wire", canonical_name) or WIRES
     lint_providers = _names(
         document,
@@ -148,7 +187,7 @@ def load_config(root: Path, path: Path | None = None) -> Config:
     return Config(
         root=root,
         package=package,
-        output=str(data.get("output", "generated")),
+        output=output,
         inputs=tuple(data.get("inputs", ["schemas/**/*.yaml"])),
         normalize=tuple(sorted(set(data.get("normalize", [])))),
         message_extension=str(extension) if extension else None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,9 @@ def _parse_json(text: str, path: Path, display: str) -> Document:
     except _DuplicateKey:
         pointer, line, col = next(json_duplicate_keys(text))
         raise _duplicate_key(display, pointer, line, col) from None
-    return Document(display, path, text, data, True)
+    except RecursionError:
+        raise _too_deep_to_parse(display) from None
+    return _checked(Document(display, path, text, data, True))
 
 
 def _parse_yaml(text: str, path: Path, display: str) -> Document:
@@ -110,16 +113,15 @@ def _parse_yaml(text: str, path: Path, display: str) -> Document:
         raise LoadError(Diagnostic(display, line, col, Severity.ERROR, "syntax", f"invalid YAML: {problem}")) from None
     except yaml.YAMLError as error:
         raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid YAML: {error}")) from None
+    except RecursionError:
+        raise _too_deep_to_parse(display) from None
     document = Document(display, path, text, data, False, node)
-    for pointer, line, col in yaml_duplicate_keys(node):
-        raise _duplicate_key(display, pointer, line, col)
-    bad = _first_non_json_value(data, ())
-    if bad is not None:
-        pointer, value = bad
-        raise LoadError(
-            document.diagnostic(pointer, "syntax", f"YAML value {value!r} has no JSON equivalent; quote it")
-        )
-    return document
+    try:
+        for pointer, line, col in yaml_duplicate_keys(node):
+            raise _duplicate_key(display, pointer, line, col)
+    except RecursionError:
+        raise _too_deep_to_parse(display) from None
+    return _checked(document)
 
 
 def parse_text(text: str, path: Path, display: str) -> Document:
@@ -134,28 +136,77 @@ def parse_text(text: str, path: Path, display: str) -> Document:
     return _parse_yaml(text, path, display)
 
 
-def _json_scalar(value: Any) -> bool:
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return value is None or isinstance(value, (str, int, bool))
+# The deepest nesting of mappings and lists a document may have. A schema level is two of them (`properties`,
+# then the property), so this allows 32 nested object levels: well inside what the generated models and
+# validators follow, and far past any real tool definition. Deeper input is refused where it gets too deep.
+MAX_DEPTH = 64
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of mappings and lists; flatten it with $defs and $ref"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _first_non_json_value(value: Any, pointer: Pointer) -> tuple[Pointer, Any] | None:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return (*pointer, str(key)), key
-            found = _first_non_json_value(item, (*pointer, key))
-            if found:
-                return found
+def _value_problem(value: Any, origin: str) -> str | None:
+    """Why a scalar cannot stand in the generated code or on the wire as JSON, or None."""
+    if isinstance(value, float) and math.isnan(value):
+        return f"{origin} value nan has no JSON equivalent; quote it"
+    if isinstance(value, float) and math.isinf(value):
+        return (
+            "number too large: past about ±1.8e308 it reads as infinity, which JSON cannot hold; write a smaller number"
+        )
+    if isinstance(value, str):
+        found = _LONE_SURROGATE.search(value)
+        if found:
+            return (
+                f"string holds a lone surrogate (U+{ord(found.group()):04X} at character {found.start()}), "
+                "which is not Unicode text and cannot be encoded as UTF-8; write the whole character"
+            )
         return None
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _first_non_json_value(item, (*pointer, str(index)))
-            if found:
-                return found
+    if value is None or isinstance(value, (int, bool, float)):
         return None
-    return None if _json_scalar(value) else (pointer, value)
+    return f"{origin} value {value!r} has no JSON equivalent; quote it"
+
+
+def first_unfit_value(data: Any, origin: str = "JSON") -> tuple[Pointer, str, str] | None:
+    """(pointer, rule, problem) of the first value JSON or the generated code cannot hold, in document order.
+
+    Walked without recursion, so a document nested far too deeply is reported rather than crashing the walk.
+    """
+    pending: list[tuple[Any, Pointer]] = [(data, ())]
+    while pending:
+        value, pointer = pending.pop()
+        if isinstance(value, (dict, list)):
+            if len(pointer) >= MAX_DEPTH:
+                return pointer, "too-deep", _TOO_DEEP
+            if isinstance(value, dict):
+                items = list(value.items())
+                for key, _ in items:
+                    if not isinstance(key, str):
+                        return (*pointer, str(key)), "syntax", f"key {key!r} is not a string; quote it"
+                    key_problem = _value_problem(key, origin)
+                    if key_problem:
+                        return (*pointer, key, KEY), "syntax", "key: " + key_problem
+                children = [(item, (*pointer, key)) for key, item in items]
+            else:
+                children = [(item, (*pointer, str(index))) for index, item in enumerate(value)]
+            pending.extend(reversed(children))
+            continue
+        problem = _value_problem(value, origin)
+        if problem:
+            return pointer, "syntax", problem
+    return None
+
+
+def _checked(document: Document) -> Document:
+    found = first_unfit_value(document.data, "JSON" if document.is_json else "YAML")
+    if found is not None:
+        pointer, rule, problem = found
+        if pointer[-1:] == (KEY,):
+            raise LoadError(document.key_diagnostic(pointer[:-1], rule, problem))
+        raise LoadError(document.diagnostic(pointer, rule, problem))
+    return document
+
+
+def _too_deep_to_parse(display: str) -> LoadError:
+    return LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "too-deep", _TOO_DEEP))
 
 
 def load_file(path: Path, display: str) -> Document:

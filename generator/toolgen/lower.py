@@ -18,7 +18,7 @@ from toolgen.checks import (
     unfit_defaults,
     unsupported_patterns,
 )
-from toolgen.config import Config, display_path
+from toolgen.config import Config, display_path, glob_base, unmatched_input
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
 from toolgen.fidelity import RESOLUTION_KEYWORDS, models_are_exact, relax_for_models
@@ -108,6 +108,9 @@ def _input_files(session: _Session) -> list[Path]:
     root = session.config.root
     files: set[Path] = set()
     config = session.config
+    own = _own_files(config)
+    unmatched: list[tuple[int, str]] = []
+    matched = False
     for index, pattern in enumerate(config.inputs):
         matches = [Path(p) for p in glob.glob(str(root / pattern), recursive=True)]
         if not matches and not glob.has_magic(pattern):
@@ -117,8 +120,21 @@ def _input_files(session: _Session) -> list[Path]:
                     config.display, line, col, Severity.ERROR, "file-missing", f"input {pattern!r} does not exist"
                 )
             )
-        files.update(p.resolve() for p in matches if p.is_file())
-    return sorted(files - _own_files(config), key=lambda p: session.display(p))
+        found = {p.resolve() for p in matches if p.is_file()}
+        if not found and glob.has_magic(pattern):
+            unmatched.append((index, pattern))
+        matched = matched or bool(found)
+        files.update(found - own)
+    session.diagnostics.extend(
+        unmatched_input(config, index, pattern, Severity.WARNING if matched else Severity.ERROR)
+        for index, pattern in unmatched
+        # With tools found, a pattern of another extension beside them (*.json next to *.yaml) may match nothing
+        # by design; one whose folder is missing is a typo or a stale path. With none found, nothing can build.
+        if not matched or not (root / glob_base(pattern)).is_dir()
+        # A project that only extends the canonical messages builds without tools.
+        if matched or not config.message_extension
+    )
+    return sorted(files, key=lambda p: session.display(p))
 
 
 def _own_files(config: Config) -> set[Path]:
@@ -208,7 +224,8 @@ def _tools(
     session: _Session, bundler: Bundler, names: NameRegistry
 ) -> list[tuple[shapes.RawTool, str, str, str | None, Any]]:
     raw_tools: list[shapes.RawTool] = []
-    for path in _input_files(session):
+    files = _input_files(session)
+    for path in files:
         try:
             document = session.load(path, session.display(path))
         except LoadError as error:
@@ -217,6 +234,14 @@ def _tools(
         found, problems = shapes.extract_tools(document, "shapes" in session.config.normalize)
         session.diagnostics.extend(problems)
         raw_tools.extend(found)
+    if files and not raw_tools and not session.config.message_extension and not has_errors(session.diagnostics):
+        # Only shared $defs (or nothing) in every input: an SDK without tools is a misconfiguration, not a build.
+        config = session.config
+        line, col = config.input_positions[0] if config.input_positions else (1, 1)
+        problem = f"the {len(files)} file(s) the inputs match hold no tool definition: the project has no tools"
+        session.diagnostics.append(
+            Diagnostic(config.display, line, col, Severity.ERROR, "no-tools", problem, "/inputs")
+        )
     first_seen: dict[str, shapes.RawTool] = {}
     accepted = []
     for raw in raw_tools:

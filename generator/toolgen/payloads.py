@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import toolgen.runtime as adapters
-from toolgen.runtime import WIRES, MessageEnd, ProviderError, Request, Response, StreamError, stream_events
+from toolgen.runtime import WIRES, Finish, MessageEnd, ProviderError, Request, Response, StreamError, stream_events
 
 KINDS = ("request", "response", "stream")
 # Stream framings by file extension, as recorded bodies are stored (see the corpus manifest).
@@ -23,11 +23,13 @@ PAYLOAD_SUFFIXES = (".json", *_STREAM_FRAMINGS)
 
 
 class PayloadError(ValueError):
-    """A payload that cannot be read as the wire format and kind asked for; `pointer` says where."""
+    """A payload that cannot be read as the wire format and kind asked for; `pointer` or line:col say where."""
 
-    def __init__(self, message: str, pointer: str = "") -> None:
+    def __init__(self, message: str, pointer: str = "", *, line: int = 1, col: int = 1) -> None:
         super().__init__(message)
         self.pointer = pointer
+        self.line = line
+        self.col = col
 
 
 def pointer_of(error: ValueError) -> str:
@@ -48,18 +50,37 @@ class Payload:
 
 def read_payload(raw: bytes, suffix: str = "", kind: str | None = None) -> Payload:
     """What a file holds, from its extension and content: a stream's framing, or a JSON body."""
+    if not raw.strip():
+        raise PayloadError("empty input: nothing to decode (expected a JSON body or a recorded stream)")
     framing = _STREAM_FRAMINGS.get(suffix.lower())
     if kind == "stream" or (framing is not None and kind is None):
         return Payload("stream", raw=raw, framing=framing)
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
         if kind is None and suffix.lower() != ".json":
+            return Payload("stream", raw=raw)  # an AWS event stream is binary
+        raise PayloadError(f"not UTF-8 text (byte {error.start}): expected a JSON body") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        # JSON lines read as one document fail with "Extra data" after the first line; SSE does not start
+        # with a bracket. A body that opens a bracket and breaks inside is a broken JSON body, not a stream.
+        if kind is None and suffix.lower() != ".json" and not _broken_document(text, error):
             return Payload("stream", raw=raw)  # not one JSON document: SSE or JSON lines, sniffed when read
-        raise PayloadError(f"not a JSON body: {error}") from None
+        raise PayloadError(
+            f"not a JSON body: {error.msg} (expected a JSON object)", line=error.lineno, col=error.colno
+        ) from None
+    except RecursionError:
+        raise PayloadError("not a JSON body: nested too deeply to read") from None
     if isinstance(data, list) and kind is None and not _gemini_error_list(data):
         return Payload("stream", raw=raw, framing="json-array")  # Gemini's alt=json: the stream as one array
     return Payload(kind or "", data=data)
+
+
+def _broken_document(text: str, error: json.JSONDecodeError) -> bool:
+    """True when the text starts a JSON document that breaks before its end (truncated or malformed)."""
+    return text.lstrip()[:1] in ("{", "[") and not error.msg.startswith("Extra data")
 
 
 def _gemini_error_list(data: list[Any]) -> bool:
@@ -104,7 +125,38 @@ def decode_payload(payload: Payload, wire: str | None = None) -> dict[str, Any]:
         result = adapters.decode(payload.data, wire, kind)
     except ValueError as error:
         raise PayloadError(str(error), pointer_of(error)) from None
+    if _nothing_in(result):
+        raise PayloadError(_unrecognized(payload.data, wire, kind))
     return canonical_json(result, wire, kind)
+
+
+def _nothing_in(result: Request | Response | ProviderError) -> bool:
+    """True when decoding kept nothing of the body: no message, tool, call, finish or usage."""
+    if isinstance(result, ProviderError):
+        return False
+    if isinstance(result, Request):
+        return not result.messages and not result.tools
+    message = result.message
+    return (
+        message.get("content") in (None, "", [])
+        and not message.get("tool_calls")
+        and not result.finish
+        and not result.usage
+    )
+
+
+def _unrecognized(body: Any, wire: str, kind: str) -> str:
+    """Why a body decoded to nothing: the wire it looks like instead, when detection can tell."""
+    try:
+        found_wire, found_kind = adapters.detect(body)
+    except ValueError:
+        return f"nothing in this body is a {wire} {kind}: no message, tool, finish or usage was found"
+    if found_wire == wire and found_kind == kind:
+        return f"nothing in this body is a {wire} {kind}: no message, tool, finish or usage was found"
+    return (
+        f"nothing in this body is a {wire} {kind}: it looks like the {found_wire} wire's {found_kind}; "
+        f"give --wire {found_wire}, or leave --wire out to detect it"
+    )
 
 
 def _decode_stream(payload: Payload, wire: str | None) -> dict[str, Any]:
@@ -112,14 +164,22 @@ def _decode_stream(payload: Payload, wire: str | None) -> dict[str, Any]:
     errors: list[StreamError] = []
     events = 0
     found_wire = wire
+    content = False
     for event in stream_events(payload.raw, wire, framing=payload.framing):
         events += 1
         if isinstance(event, StreamError):
             errors.append(event)
         elif isinstance(event, MessageEnd):
             end = event
+        elif not isinstance(event, Finish):
+            content = True
     if end is None:  # pragma: no cover - stream_events always ends with MessageEnd
         raise PayloadError("the stream produced no final message")
+    if not content and not any(error.provider for error in errors):
+        # Only the aggregator's own complaints: not a body, and not a stream of any wire either.
+        what = f"a {wire} stream" if wire else "a JSON body or a recorded stream of any known wire"
+        reason = errors[0].message if errors else "no event"
+        raise PayloadError(f"not {what}: {reason}")
     response = end.response
     found_wire = found_wire or _wire_of(response) or "unknown"
     out = canonical_json(response, found_wire, "stream")
@@ -138,6 +198,24 @@ def _wire_of(result: Response | ProviderError) -> str | None:
     return next((w for w in WIRES if w in result.extras), None)
 
 
+def _object_at(data: Any, pointer: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise PayloadError(f"{pointer}: expected an object, got {type(data).__name__}", pointer)
+    return data
+
+
+def _list_at(body: dict[str, Any], key: str, pointer: str) -> list[Any]:
+    value = body.get(key)
+    if value is not None and not isinstance(value, list):
+        raise PayloadError(f"{pointer}/{key}: expected a list, got {type(value).__name__}", f"{pointer}/{key}")
+    return list(value or [])
+
+
+def _object_or_empty(body: dict[str, Any], key: str, pointer: str) -> dict[str, Any]:
+    value = body.get(key)
+    return {} if value is None else _object_at(value, f"{pointer}/{key}")
+
+
 def from_canonical(data: Any) -> Request | Response | ProviderError:
     """The Request/Response behind canonical JSON (decode's output, or a bare list of messages)."""
     if isinstance(data, list):
@@ -145,25 +223,27 @@ def from_canonical(data: Any) -> Request | Response | ProviderError:
     if not isinstance(data, dict):
         raise PayloadError("expected decode's canonical JSON (an object) or a list of messages")
     if "request" in data or "messages" in data:
-        body = data.get("request", data)
+        pointer = "/request" if "request" in data else ""
+        body = _object_at(data.get("request", data), pointer or "/")
         return Request(
-            list(body.get("messages") or []),
-            list(body.get("tools") or []),
+            _list_at(body, "messages", pointer),
+            _list_at(body, "tools", pointer),
             body.get("model"),
-            dict(body.get("extras") or {}),
+            _object_or_empty(body, "extras", pointer),
         )
     if "response" in data:
-        body = data["response"]
+        body = _object_at(data["response"], "/response")
+        message = body.get("message")
         return Response(
-            body.get("message") or {"role": "assistant", "content": None},
+            {"role": "assistant", "content": None} if message is None else message,
             body.get("finish"),
             body.get("usage"),
             body.get("model"),
             body.get("id"),
-            dict(body.get("extras") or {}),
+            _object_or_empty(body, "extras", "/response"),
         )
     if "error" in data:
-        error = data["error"]
+        error = _object_at(data["error"], "/error")
         return ProviderError(
             str(error.get("wire", "")),
             str(error.get("message", "")),

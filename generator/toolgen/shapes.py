@@ -16,6 +16,7 @@ Anything else is reported with the construct that made it unrecognizable.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -56,6 +57,40 @@ _NULL_MEANS_ABSENT = frozenset(
     }
 )
 _RENAMED: Mapping[str, str] = MappingProxyType({"input_schema": "inputSchema", "_meta": "meta"})
+# Every key some accepted shape reads: a near miss of one of them is a typo that would drop what it holds.
+_KNOWN_KEYS = tuple(
+    sorted(
+        {
+            *CANONICAL_KEYS,
+            *_RENAMED,
+            "parameters",
+            "parametersJsonSchema",
+            "response",
+            "responseJsonSchema",
+            "toolSpec",
+            "function",
+        }
+    )
+)
+
+
+def _folded(key: str) -> str:
+    return key.lower().replace("_", "").replace("-", "")
+
+
+def misspelled_key(key: str) -> str | None:
+    """The key an unknown tool key was probably meant to be (`paramters` → `parameters`), or None."""
+    same = [known for known in _KNOWN_KEYS if _folded(known) == _folded(key)]
+    if same:
+        return same[0]
+    # A key that holds a known key whole (`api_description`, `responses`, `path_parameters`) is another
+    # dialect's word, not a typo: only a misspelling (`paramters`, `descrption`) is.
+    close = [
+        known
+        for known in difflib.get_close_matches(key, _KNOWN_KEYS, n=3, cutoff=0.8)
+        if _folded(known) not in _folded(key) and _folded(key) not in _folded(known)
+    ]
+    return close[0] if close else None
 
 
 @dataclass(frozen=True)
@@ -172,11 +207,18 @@ def _classify(document: Document, obj: Any, pointer: Pointer, read_dialects: boo
     if "name" in obj and ("parameters" in obj or "parametersJsonSchema" in obj or "description" in obj):
         return RawTool(document, pointer, "function", tuple(_function_fields(obj, pointer)))
     keys = ", ".join(sorted(map(str, obj))) or "no keys"
+    hints = [f"did you mean {meant!r} for {key!r}?" for key in sorted(map(str, obj)) if (meant := _typo(key))]
     return document.diagnostic(
         pointer,
         "tool-shape",
-        f"not a recognized tool definition (keys: {keys}); expected name plus inputSchema, parameters or input_schema",
+        f"not a recognized tool definition (keys: {keys}); expected name plus inputSchema, parameters or input_schema"
+        + "".join(f"; {hint}" for hint in hints),
     )
+
+
+def _typo(key: str) -> str | None:
+    meant = misspelled_key(key)
+    return meant if meant != key else None
 
 
 _TOOL_MARKERS = frozenset({"tools", "name", "api_name", "functionDeclarations", "toolSpec", "function"})
@@ -226,6 +268,10 @@ def extract_tools(document: Document, read_dialects: bool = False) -> tuple[list
                 continue
             if key in CANONICAL_KEYS:
                 kept.append((key, value, where))
+            elif key not in _IGNORED_KEYS and (meant := _typo(key)) is not None:
+                # A typo of a key toolgen reads would build the tool without what it holds (its arguments).
+                problem = f"unknown tool key {key!r}; did you mean {meant!r}?"
+                diagnostics.append(document.key_diagnostic(where, "unknown-key", problem))
             elif key not in _IGNORED_KEYS:
                 diagnostics.append(
                     document.diagnostic(where, "unknown-key", f"unknown tool key {key!r} is ignored", Severity.WARNING)

@@ -1,0 +1,388 @@
+"""Hostile and careless input at the command line: every bad input is exit 3 with its place, never a made-up pass."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import Project
+
+ANTHROPIC_RESPONSE = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude",
+    "content": [{"type": "text", "text": "hi"}],
+    "stop_reason": "end_turn",
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
+
+
+def toolgen(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolgen", *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=False
+    )
+
+
+# --- decode / encode / convert -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "place", "expected"),
+    [
+        ("garbage.txt", "garbage", "1:1", "not a JSON body or a recorded stream"),
+        ("empty.json", "", "1:1", "empty input: nothing to decode"),
+        ("blank.sse", "\n\n", "1:1", "empty input: nothing to decode"),
+        ("cut.json", '{"model": "x",\n "messages": [', "2:15", "not a JSON body"),
+        ("cut.txt", '{"model": "x",\n "messages": [', "2:15", "not a JSON body"),
+        ("numbers.json", "[1, 2]", "1:1", "not a JSON body or a recorded stream"),
+    ],
+)
+@pytest.mark.parametrize("verb", [("decode",), ("convert", "--to", "openai")])
+def test_garbage_empty_and_truncated_payloads_are_exit_3_with_the_place(
+    tmp_path: Path, verb: tuple[str, ...], name: str, content: str, place: str, expected: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    result = toolgen(*verb, name, cwd=tmp_path)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith(f"{name}:{place}: error payload-invalid "), result.stdout
+    assert expected in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("stdin", ["", "   \n", "garbage", '{"messages": [', "data: {\n\n"])
+def test_bad_stdin_is_exit_3_for_decode_and_convert(stdin: str) -> None:
+    for verb in (("decode", "-"), ("convert", "-", "--to", "anthropic")):
+        result = toolgen(*verb, stdin=stdin)
+        assert result.returncode == 3, (verb, stdin, result.stdout, result.stderr)
+        assert result.stdout.startswith("<stdin>:"), result.stdout
+        assert "{" not in result.stdout.split("payload-invalid", 1)[0]  # no body was printed before the error
+
+
+def test_a_wrong_wire_says_what_the_body_looks_like(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text(json.dumps(ANTHROPIC_RESPONSE), encoding="utf-8")
+    wrong = toolgen("decode", "a.json", "--wire", "gemini", cwd=tmp_path)
+    assert wrong.returncode == 3, wrong.stdout
+    assert "nothing in this body is a gemini response" in wrong.stdout
+    assert "--wire anthropic" in wrong.stdout
+    converted = toolgen("convert", "a.json", "--from", "gemini", "--to", "openai", cwd=tmp_path)
+    assert converted.returncode == 3 and converted.stdout.startswith("a.json:1:1: error payload-invalid")
+    right = toolgen("decode", "a.json", "--wire", "anthropic", cwd=tmp_path)
+    assert right.returncode == 0, right.stdout + right.stderr
+    assert json.loads(right.stdout)["response"]["message"]["content"] == "hi"
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        ({"request": 5}, "/request"),
+        ({"request": {"messages": "hello"}}, "/request/messages"),
+        ({"response": []}, "/response"),
+        ({"response": {"message": {"role": "assistant", "content": "x"}, "extras": 3}}, "/response/extras"),
+        ({"error": "boom"}, "/error"),
+    ],
+)
+def test_encode_of_malformed_canonical_json_is_exit_3_at_its_pointer(
+    tmp_path: Path, body: object, pointer: str
+) -> None:
+    (tmp_path / "c.json").write_text(json.dumps(body), encoding="utf-8")
+    result = toolgen("encode", "c.json", "--wire", "openai", cwd=tmp_path)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert f"payload-invalid {pointer}: expected" in result.stdout
+
+
+# --- build: toolgen.yaml -------------------------------------------------------------------------------------
+
+TOOL = """\
+name: get_weather
+description: The weather in a city.
+inputSchema:
+  type: object
+  properties:
+    city: {type: string}
+  required: [city]
+"""
+
+
+def config(inputs: list[str], output: str = "generated") -> str:
+    lines = "".join(f"  - {pattern}\n" for pattern in inputs)
+    return f"version: v1\npackage: sdk\noutput: {output}\ninputs:\n{lines}"
+
+
+def test_output_naming_a_file_is_exit_3_at_output(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("schemas/weather.yaml", TOOL)
+    project.write("toolgen.yaml", config(["schemas/*.yaml"], output="out.txt"))
+    project.write("out.txt", "not a folder\n")
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith("toolgen.yaml:3:9: error config-output output 'out.txt' is a file"), result.stdout
+    project.write("toolgen.yaml", config(["schemas/*.yaml"], output="out.txt/deeper"))
+    nested = project.cli("build")
+    assert nested.returncode == 3 and "'out.txt' in output 'out.txt/deeper' is a file" in nested.stdout
+    assert (project.root / "out.txt").read_bytes() == b"not a folder\n"
+
+
+def test_inputs_that_match_nothing_are_an_error_at_the_glob(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("schemas/weather.yaml", TOOL)
+    project.write("toolgen.yaml", config(["schemaz/*.yaml"]))
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith("toolgen.yaml:5:5: error input-unmatched input 'schemaz/*.yaml' matches no file")
+    assert "the project has no tools" in result.stdout
+    assert not (project.root / "generated").exists()
+
+
+def test_inputs_holding_only_shared_definitions_are_an_error(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("schemas/common.yaml", "$defs:\n  city: {type: string}\n")
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith("toolgen.yaml:5:5: error no-tools the 1 file(s) the inputs match hold no tool")
+    assert not (project.root / "generated").exists()
+
+
+def test_a_glob_among_others_that_matches_nothing_is_a_warning_at_its_place(
+    make_project: Callable[..., Project],
+) -> None:
+    project = make_project()
+    project.write("schemas/weather.yaml", TOOL)
+    # a missing folder is a typo; *.json beside *.yaml in the folder that holds the tools is a choice
+    project.write("toolgen.yaml", config(["schemas/*.json", "schemas/*.yaml", "shemas/*.yaml"]))
+    result = project.cli("build")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == "toolgen.yaml:7:5: warning input-unmatched input 'shemas/*.yaml' matches no file\n"
+
+
+# --- build: tool definitions ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "place", "meant"),
+    [
+        ("name: f\ndescription: d\nparamters:\n  type: object\n", "3:1", "'paramters'; did you mean 'parameters'?"),
+        (
+            "name: f\ndescription: d\ninputschema:\n  type: object\n",
+            "3:1",
+            "'inputschema'; did you mean 'inputSchema'?",
+        ),
+        ("name: f\ninputSchema: {type: object}\ndescrption: d\n", "3:1", "'descrption'; did you mean 'description'?"),
+        ("name: f\ninputSchema: {type: object}\noutput_schema: {}\n", "3:1", "did you mean 'outputSchema'?"),
+    ],
+)
+def test_a_misspelled_tool_key_is_an_error_with_a_suggestion(
+    make_project: Callable[..., Project], text: str, place: str, meant: str
+) -> None:
+    project = make_project()
+    project.write("schemas/f.yaml", text)
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith(f"schemas/f.yaml:{place}: error unknown-key unknown tool key "), result.stdout
+    assert meant in result.stdout
+    assert not (project.root / "generated").exists()
+
+
+def test_a_misspelled_key_in_a_tool_without_arguments_is_named_too(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("schemas/f.yaml", "name: f\nparamters: {type: object}\n")
+    result = project.cli("build")
+    assert result.returncode == 3
+    assert "did you mean 'parameters' for 'paramters'?" in result.stdout
+
+
+def test_an_unrelated_unknown_key_stays_a_warning(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("schemas/weather.yaml", TOOL + "x-owner: team-a\n")
+    result = project.cli("build")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning unknown-key unknown tool key 'x-owner' is ignored" in result.stdout
+
+
+def test_the_summary_counts_errors_and_warnings_apart(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("schemas/f.yaml", "name: f\ninputSchema: {type: object}\ndescrption: d\nx-owner: a\n")
+    result = project.cli("build")
+    assert result.returncode == 3
+    assert result.stdout.count(" error ") == 1 and result.stdout.count(" warning ") == 1, result.stdout
+    assert result.stderr == "toolgen: 1 error, 1 warning in the input; nothing was written\n"
+
+
+# --- build: numbers, surrogates, depth ------------------------------------------------------------------------
+
+
+def weather(**extra: object) -> dict[str, object]:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    return {"name": "get_weather", "description": "d", "inputSchema": schema, **extra}
+
+
+def nested(levels: int) -> dict[str, object]:
+    schema: dict[str, object] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+    return schema
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "place", "expected"),
+    [
+        (
+            "timeout.json",
+            '{"name": "f", "timeout": 1e400, "inputSchema": {"type": "object"}}',
+            "1:26",
+            "number too large",
+        ),
+        (
+            "enum.json",
+            '{"name": "f", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1, -1e999]}}}}',
+            "1:82",
+            "number too large",
+        ),
+        ("const.yaml", "name: f\ninputSchema:\n  properties:\n    a: {const: 1e400}\n", "4:16", "number too large"),
+        (
+            "meta.json",
+            '{"name": "f", "meta": {"x": 2e308}, "inputSchema": {"type": "object"}}',
+            "1:29",
+            "number too large",
+        ),
+        (
+            "enum-surrogate.json",
+            '{"name": "f", "inputSchema": {"properties": {"a": {"enum": ["ok", "\\ud800"]}}}}',
+            "1:67",
+            "lone surrogate (U+D800",
+        ),
+        ("description.json", '{"name": "f", "description": "x\\udfff", "inputSchema": {}}', "1:30", "lone surrogate"),
+        (
+            "property.json",
+            '{"name": "f", "inputSchema": {"properties": {"\\udc00": {"type": "string"}}}}',
+            "1:46",
+            "key: string holds a lone surrogate",
+        ),
+        ("name.json", '{"name": "f\\ud83d", "inputSchema": {}}', "1:10", "lone surrogate"),
+    ],
+)
+def test_values_json_cannot_hold_are_exit_3_at_their_place(
+    make_project: Callable[..., Project], name: str, text: str, place: str, expected: str
+) -> None:
+    project = make_project()
+    project.write(f"schemas/{name}", text)
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith(f"schemas/{name}:{place}: error syntax "), result.stdout
+    assert expected in result.stdout
+    assert not (project.root / "generated").exists()
+
+
+def test_nesting_past_the_limit_is_refused_where_it_gets_too_deep(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("schemas/deep.json", json.dumps(weather(inputSchema=nested(32))))
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("schemas/deep.json:1:") and " error too-deep nested deeper than 64 levels" in first
+    assert not first.startswith("schemas/deep.json:1:1:")  # the deep value's column, not the file's start
+    assert "toolgen.yaml" not in result.stdout
+
+
+@pytest.mark.parametrize("levels", [5_000, 200_000])
+def test_nesting_too_deep_to_parse_is_exit_3_not_an_internal_error(
+    make_project: Callable[..., Project], levels: int
+) -> None:
+    project = make_project()
+    project.write("schemas/deep.json", '{"name": "f", "inputSchema": ' + "[" * levels + "]" * levels + "}")
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "error too-deep" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_nesting_at_the_limit_builds_an_sdk_whose_validators_work(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("schemas/deep.json", json.dumps(weather(inputSchema=nested(31))))
+    assert (built := project.cli("build")).returncode == 0, built.stdout + built.stderr
+    good: object = "x"
+    bad: object = 5
+    for _ in range(31):
+        good, bad = {"a": good}, {"a": bad}
+    script = (
+        "import json, sys\n"
+        "from sdk import ToolgenValidationError, validate_tool_arguments\n"
+        f"validate_tool_arguments('get_weather', json.loads({json.dumps(json.dumps(good))}))\n"
+        "try:\n"
+        f"    validate_tool_arguments('get_weather', json.loads({json.dumps(json.dumps(bad))}))\n"
+        "except ToolgenValidationError:\n"
+        "    print('refused')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=project.root / "generated", capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "refused\n"
+
+
+# --- validate: nothing to validate ---------------------------------------------------------------------------
+
+
+def test_validate_of_an_empty_folder_or_empty_input_is_exit_3(project: Project) -> None:
+    (project.root / "records").mkdir()
+    (project.root / "records" / "notes.md").write_text("no records here\n", encoding="utf-8")
+    folder = project.cli("validate", "--as", "message", "records")
+    assert folder.returncode == 3, folder.stdout + folder.stderr
+    assert folder.stdout.startswith("records:1:1: error payload-unreadable no .json, .jsonl or .ndjson file")
+    assert "nothing to validate" in folder.stdout
+    (project.root / "empty.jsonl").write_text("", encoding="utf-8")
+    empty = project.cli("validate", "--as", "message", "empty.jsonl")
+    assert empty.returncode == 3 and "nothing to validate: no record in empty.jsonl" in empty.stderr
+    stdin = subprocess.run(
+        [sys.executable, "-m", "toolgen", "validate", "--as", "message", "-"],
+        cwd=project.root,
+        input="",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert stdin.returncode == 3 and "nothing to validate: no record in <stdin>" in stdin.stderr
+
+
+# --- Ctrl-C --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("module", "argv"),
+    [
+        ("click", ["build"]),  # while the command line's own imports load
+        ("toolgen.cli", ["build"]),
+        ("toolgen.breaking_tools", ["build"]),  # inside the command (toolgen.api loading), once click runs it
+        ("jinja2", ["build"]),
+        ("toolgen.breaking_tools", ["decode", "-"]),
+    ],
+)
+def test_ctrl_c_while_the_command_line_loads_or_starts_is_one_line_and_exit_130(
+    project: Project, module: str, argv: list[str]
+) -> None:
+    # A real SIGINT, sent by the process to itself the moment it first imports `module`: the early moments of
+    # a run, hit deterministically rather than by racing a timer.
+    script = (
+        "import builtins, os, signal, sys\n"
+        "real = builtins.__import__\n"
+        "def interrupting(name, *args, **kwargs):\n"
+        f"    if name == {module!r} and name not in sys.modules:\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = interrupting\n"
+        f"sys.argv = ['toolgen', *{argv!r}]\n"
+        "from toolgen.__main__ import run\n"
+        "run()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=project.root, input="", capture_output=True, text=True, check=False
+    )
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 130, result.stderr
+    assert result.stderr.splitlines()[-1] == "toolgen: interrupted; nothing was written"
+    assert len(result.stderr.splitlines()) == 1, result.stderr
