@@ -54,7 +54,7 @@ _CONVERSIONS = (
 def codec(wire: str) -> Codec:
     """The conversions for `wire` (a name or alias in the table of wires); its module is imported on first use."""
     row = wire_row(wire)
-    module = _wire_module(row)
+    module = wire_module(row, row.codec, __package__)
     functions = [getattr(module, name) for name in _CONVERSIONS]
     if shares_module(row, "codec"):
         # A module serving several wires (dialects of one format) is told which one.
@@ -71,11 +71,12 @@ def carried_wires() -> tuple[Wire, ...]:
     )
 
 
-def _wire_module(row: Wire) -> Any:
+def wire_module(row: Wire, module: str, package: str) -> Any:
+    """`package.module`, one of `row`'s modules; ValueError saying what to add when the package left it out."""
     try:
-        return importlib.import_module(f".{row.codec}", __package__)
+        return importlib.import_module(f".{module}", package)
     except ModuleNotFoundError as error:
-        if error.name != f"{__package__}.{row.codec}":
+        if error.name != f"{package}.{module}":
             raise
         raise ValueError(
             f"this package does not carry the {row.name} wire; add it to `wires:` in "

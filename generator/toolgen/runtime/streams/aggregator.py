@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.codecs import wire_module
 from ..wires.table import ROWS, shares_module
 from ..wires.table import wire as wire_row
 from .events import (
@@ -61,15 +62,7 @@ def new_state(wire: str) -> WireState:
     if row.stream is None:
         raise ValueError(f"streaming is not supported for wire {row.name!r}")
     module, name = row.stream.split(":")
-    try:
-        state_class = getattr(importlib.import_module(f".{module}", __package__), name)
-    except ModuleNotFoundError as error:
-        if error.name != f"{__package__}.{module}":
-            raise
-        raise ValueError(
-            f"this package does not carry the {row.name} wire; add it to `wires:` in "
-            "toolgen.yaml and run `toolgen build`"
-        ) from None
+    state_class = getattr(wire_module(row, module, __package__), name)
     # A state class serving several wires (dialects of one format) is told which one.
     state: WireState = (
         state_class(row.name) if shares_module(row, "stream") else state_class()
