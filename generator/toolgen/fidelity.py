@@ -138,7 +138,9 @@ def _enum_decides(schema: dict[str, Any]) -> bool:
 def _string_fits(value: str, schema: dict[str, Any]) -> bool:
     """`value` has the length and matches the pattern `schema` asks of a string."""
     low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
-    if _is_number(low) and len(value) < low or _is_number(high) and len(value) > high:
+    if isinstance(low, (int, float)) and not isinstance(low, bool) and len(value) < low:
+        return False
+    if isinstance(high, (int, float)) and not isinstance(high, bool) and len(value) > high:
         return False
     if not isinstance(pattern, str):
         return True
@@ -163,10 +165,6 @@ def _json_types(value: Any) -> set[str]:
     if isinstance(value, (int, float)):
         return {"number", "integer"} if float(value).is_integer() else {"number"}
     return {"string" if isinstance(value, str) else "array" if isinstance(value, list) else "object"}
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def models_are_exact(schema: Any) -> bool:
