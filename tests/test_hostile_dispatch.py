@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import decimal
 import json
 import sys
 from collections.abc import Iterator
@@ -372,7 +373,36 @@ def hostile_texts() -> st.SearchStrategy[str]:
     )
 
 
-arguments = st.one_of(hostile_texts(), json_values)
+class _Unprintable:
+    """A value whose str() and repr() raise, as a handler's result or inside arguments handed over as data."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def __str__(self) -> str:
+        raise self.error
+
+    __repr__ = __str__
+
+
+# Python values no JSON text gives: what a caller may hand dispatch as arguments, or a handler return.
+non_json = st.sampled_from(
+    [
+        b'{"n": 1}',
+        bytearray(b"{}"),
+        {1, 2},
+        (1, 2),
+        {"n": (1,)},
+        {1: "int key"},
+        {"n": float("nan")},
+        {"n": decimal.Decimal("1.5")},
+        complex(1, 2),
+        object(),
+        iter([1]),
+        {"n": 10**5000},
+    ]
+) | st.builds(_Unprintable, st.sampled_from([ValueError("no"), SystemExit(2), KeyboardInterrupt()]))
+arguments = st.one_of(hostile_texts(), json_values, non_json, st.dictionaries(st.just("n"), non_json))
 calls = st.one_of(
     st.builds(
         lambda name, args, call_id: {"id": call_id, "function": {"name": name, "arguments": args}},
@@ -386,7 +416,7 @@ calls = st.one_of(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hostile=calls, result=json_values | hostile_texts())
+@given(hostile=calls, result=json_values | hostile_texts() | non_json | st.lists(non_json, max_size=2))
 def test_any_call_and_any_result_is_one_well_formed_tool_message(sdk: ModuleType, hostile: Any, result: Any) -> None:
     tools = tools_with(sdk, with_huge(result))
     for outcome in both(tools, with_huge(hostile)):
@@ -432,3 +462,25 @@ def test_a_run_given_hostile_calls_answers_each_and_finishes(sdk: ModuleType, mo
         "invalid_json",
     ]
     sdk.validate_messages(result.messages)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=non_json)
+def test_arguments_handed_over_as_data_that_is_not_json_never_reach_a_handler(sdk: ModuleType, value: Any) -> None:
+    tools = tools_with(sdk)
+    for name in ("echo", "get_current_weather"):
+        # Bytes at the top are JSON text, read as text is; inside data they are not JSON.
+        top = () if isinstance(value, (bytes, bytearray)) else (value,)
+        for handed in (*top, {"n": value, "location": "x"}):
+            for outcome in both(tools, call(name, handed)):
+                message = well_formed(outcome)
+                assert outcome.error is not None and outcome.error.kind == "invalid_arguments", message
+    assert tools.ran == []
+
+
+@pytest.mark.parametrize("raised", [SystemExit(2), KeyboardInterrupt(), ValueError("no")])
+def test_a_result_whose_str_raises_is_an_invalid_result(sdk: ModuleType, raised: BaseException) -> None:
+    tools = tools_with(sdk, _Unprintable(raised))
+    for outcome in both(tools, call("echo", "{}")):
+        message = well_formed(outcome)
+        assert outcome.error is not None and outcome.error.kind == "invalid_result", message

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import sys
 from typing import Any
 
 import jsonschema
@@ -12,8 +11,6 @@ import pytest
 
 from toolgen.runtime.schema.fit import GEMINI_KEYWORDS, Unfit, drop_strict_nulls, gemini_schema, strict_schema
 from toolgen.runtime.wires.export import export_tools
-
-from conftest import REPO_ROOT
 
 ORDER: dict[str, Any] = {
     "type": "object",
@@ -188,44 +185,3 @@ def test_gemini_export_falls_back_to_json_schema_for_recursion_and_leaves_out_em
 def test_strict_nulls_are_dropped_only_where_null_means_absent() -> None:
     data = {"item": None, "size": None, "note": None, "address": {"street": "x", "zip": None}, "tags": [None]}
     assert drop_strict_nulls(data, ORDER) == {"item": None, "note": None, "address": {"street": "x"}, "tags": [None]}
-
-
-def test_dispatch_reads_strict_nulls_as_absent() -> None:
-    sys.path.insert(0, str(REPO_ROOT / "generated"))
-    try:
-        import toolgen_sdk
-    finally:
-        sys.path.remove(str(REPO_ROOT / "generated"))
-    tools = toolgen_sdk.Tools()
-    seen: list[Any] = []
-
-    @tools.get_current_weather.handler
-    def weather(args: Any, ctx: Any) -> Any:
-        seen.append(args)
-        return {"location": args.location, "temperature": 21.5, "unit": args.unit}
-
-    def call(arguments: str) -> Any:
-        return tools.dispatch(
-            {"id": "c1", "type": "function", "function": {"name": "get_current_weather", "arguments": arguments}}
-        )
-
-    assert not call('{"location": "Paris", "unit": null}').is_error
-    assert seen[0].unit == "celsius" and "unit" not in seen[0].model_fields_set  # absent: the default applies
-    refused = call('{"location": null}')
-    assert refused.is_error and "/location" in str(refused.to_message()["content"])
-    assert call("{not json").error is not None and call("{not json").error.kind == "invalid_json"
-
-    def search(args: Any, ctx: Any) -> Any:
-        seen.append(args)
-        return {"hits": []}
-
-    schema = {
-        "type": "object",
-        "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}},
-        "required": ["q"],
-    }
-    tools.add("search", schema, search, description="Search.")
-    found = tools.dispatch(
-        {"id": "c2", "type": "function", "function": {"name": "search", "arguments": '{"q":"x","limit":null}'}}
-    )
-    assert not found.is_error and seen[-1] == {"q": "x"}

@@ -8,6 +8,8 @@ that leaves that core is validated with the `jsonschema` package as well, so not
 
 from __future__ import annotations
 
+import re
+from types import MappingProxyType
 from typing import Any
 
 from toolgen.runtime import has_property_escapes
@@ -71,6 +73,16 @@ _TYPE_SPECIFIC = (
     "maxProperties",
 )
 _TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
+_NUMBERS = frozenset({"number", "integer"})
+# The types each of _TYPE_SPECIFIC applies to.
+_APPLIES_TO = MappingProxyType(
+    {
+        **dict.fromkeys(("minLength", "maxLength", "pattern"), frozenset({"string"})),
+        **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), _NUMBERS),
+        **dict.fromkeys(("minItems", "maxItems", "uniqueItems"), frozenset({"array"})),
+        **dict.fromkeys(("minProperties", "maxProperties"), frozenset({"object"})),
+    }
+)
 
 
 def _faithful(schema: Any) -> bool:
@@ -81,9 +93,8 @@ def _faithful(schema: Any) -> bool:
         return False
     if isinstance(schema.get("pattern"), str) and has_property_escapes(schema["pattern"]):
         return False  # the models' re has no \p{...}; the JSON Schema check spells it out
-    values = schema.get("enum")
-    if values is not None and not (isinstance(values, list) and values and all(isinstance(v, str) for v in values)):
-        return False  # pydantic compares numbers and booleans by ==: false == 0, 1 == 1.0 == true
+    if "enum" in schema and not _enum_decides(schema):
+        return False
     if "$ref" in schema:
         local = isinstance(schema["$ref"], str) and schema["$ref"].startswith("#")
         return local and set(schema) <= {"$ref", "description", "title", "default", "examples", "$comment"}
@@ -108,9 +119,71 @@ def _faithful(schema: Any) -> bool:
     return "items" not in schema or isinstance(schema["items"], dict)
 
 
+def _enum_decides(schema: dict[str, Any]) -> bool:
+    """The models hold this enum exactly: strings only, each one a value the subschema's other keywords accept.
+
+    The models make an enum a Literal of its values and keep none of the keywords beside it that could refuse
+    one (a type, a pattern), so an enum value those keywords refuse would be accepted.
+    """
+    values = schema["enum"]
+    if not (isinstance(values, list) and values and all(isinstance(v, str) for v in values)):
+        return False  # pydantic compares numbers and booleans by ==: false == 0, 1 == 1.0 == true
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [] if kind is None else [kind]
+    if kinds and ("string" not in kinds or "null" in kinds):
+        return False  # strings outside the declared type, or a null the type allows and the enum does not
+    return all(_string_fits(value, schema) for value in values)
+
+
+def _string_fits(value: str, schema: dict[str, Any]) -> bool:
+    """`value` has the length and matches the pattern `schema` asks of a string."""
+    low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
+    if isinstance(low, (int, float)) and not isinstance(low, bool) and len(value) < low:
+        return False
+    if isinstance(high, (int, float)) and not isinstance(high, bool) and len(value) > high:
+        return False
+    if not isinstance(pattern, str):
+        return True
+    try:
+        return re.search(pattern, value) is not None
+    except re.error:
+        return False  # a pattern Python cannot read: the JSON Schema check reports it
+
+
+def _enum_outside(values: Any, declared: set[str]) -> bool:
+    """Some of `values` (an enum) are of none of the `declared` types."""
+    if not isinstance(values, list):
+        return False
+    return any(not _json_types(value) & declared for value in values)
+
+
+def _json_types(value: Any) -> set[str]:
+    if value is None:
+        return {"null"}
+    if isinstance(value, bool):
+        return {"boolean"}
+    if isinstance(value, (int, float)):
+        return {"number", "integer"} if float(value).is_integer() else {"number"}
+    return {"string" if isinstance(value, str) else "array" if isinstance(value, list) else "object"}
+
+
 def models_are_exact(schema: Any) -> bool:
     """Whether the generated models alone accept exactly what `schema` accepts (every subschema followed)."""
-    return all(_faithful(sub) or _closes_object(sub, pointer) for sub, pointer in walk(schema))
+    return all(
+        (_faithful(sub) and not _open_when_empty(sub, pointer)) or _closes_object(sub, pointer)
+        for sub, pointer in walk(schema)
+    )
+
+
+def _open_when_empty(schema: Any, pointer: tuple[str, ...]) -> bool:
+    # A closed object with no properties refuses every key where the models make it a class or a field of one
+    # (the root, a definition, a property); elsewhere (an array's items, a union's branch, additional
+    # properties, a type union) it is a plain dict that takes any keys.
+    closed_empty = isinstance(schema, dict) and schema.get("additionalProperties") is False
+    if not closed_empty or schema.get("properties"):
+        return False
+    held = pointer == () or pointer[-2:-1] in (("$defs",), ("definitions",), ("properties",))
+    return not (held and schema.get("type") == "object")
 
 
 def _closes_object(schema: Any, pointer: tuple[str, ...]) -> bool:
@@ -154,4 +227,15 @@ def _relax(node: Any, pointer: tuple[str, ...]) -> Any:
         # The models would apply a string's or a number's limits to every member of the union (or fail to build).
         for key in _TYPE_SPECIFIC:
             result.pop(key, None)
+    declared = {kinds} if isinstance(kinds, str) else set(kinds) if isinstance(kinds, list) else None
+    if declared is not None:
+        # A limit of a type the schema does not declare limits nothing; the models would apply it anyway
+        # (maxItems on a string becomes its max_length).
+        for key, applies_to in _APPLIES_TO.items():
+            if key in result and not applies_to & declared:
+                del result[key]
+    if declared is not None and _enum_outside(node.get("enum"), declared):
+        # The JSON Schema check decides an enum with values of a type the schema does not declare; the models
+        # would make it an Enum class that no JSON value is an instance of, or a Literal of the wrong type.
+        del result["enum"]
     return result

@@ -57,6 +57,8 @@ class Tool:
     meta: str
     annotations: str
     source: str
+    # Sent in OpenAI strict mode (`strict: true`, or `export: strict`): null for an optional argument means absent.
+    null_as_absent: bool = False
     # The models do not enforce every keyword of the schema: validation also runs a JSON Schema check.
     check_input: bool = False
     check_output: bool = False

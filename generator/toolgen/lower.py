@@ -323,7 +323,8 @@ def lower(config: Config) -> Lowered:
     if has_errors(session.diagnostics):
         raise InvalidInputError(session.diagnostics)
     tool_irs = [
-        _tool(raw, stem, args, returns, inputs[args], written[args], defs) for raw, stem, args, returns, _ in tools
+        _tool(raw, stem, args, returns, inputs[args], written[args], defs, config.export_strict)
+        for raw, stem, args, returns, _ in tools
     ]
     unions = infer_unions(defs)
     # Canonical models are checked by their models alone, so only tool schemas are relaxed (see fidelity.py).
@@ -350,6 +351,7 @@ def _tool(
     input_schema: Any,
     written: tuple[Any, dict[str, Any]] | None,
     defs: dict[str, Any],
+    export_strict: bool,
 ) -> Tool:
     output_schema = standalone(defs, returns) if returns else None
     check = not models_are_exact(input_schema)
@@ -370,6 +372,7 @@ def _tool(
         meta=freeze(raw.value("meta", {})),
         annotations=freeze(raw.value("annotations", {})),
         source=raw.document.display,
+        null_as_absent=raw.value("strict") is True or export_strict,
         check_input=check,
         check_schema=freeze(as_written[0]) if as_written else None,
         check_resources=freeze(dict(sorted(as_written[1].items()))) if as_written and as_written[1] else None,

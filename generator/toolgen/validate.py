@@ -194,7 +194,8 @@ def _argument_problems(sdk: ModuleType, kind: str, data: Any) -> Iterator[tuple[
         if not isinstance(arguments, str):
             continue
         try:
-            args = spec.check_arguments(arguments or "{}")
+            # Read as dispatch reads them: blank text is a call without arguments.
+            args = spec.check_arguments(arguments if arguments.strip() else "{}")
         except sdk.ToolgenValidationError as error:
             for problem in error.problems:
                 inner = problem.pointer or "(root)"

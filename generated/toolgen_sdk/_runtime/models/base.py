@@ -56,10 +56,12 @@ _NOT_NULL_KEY = "x-toolgen-not-null"
 class NullRefusingModel(SchemaModel):
     """A SchemaModel whose optional fields refuse an explicit null where the schema does not allow one.
 
-    The generator lists those properties in json_schema_extra; they move to a class attribute here, so
-    they do not show up in model_json_schema().
+    The generator lists those properties (by their JSON keys) in json_schema_extra; they move to a class
+    attribute here, so they do not show up in model_json_schema().
     """
 
+    # JSON keys, not attribute names: a field's alias is not known yet when a model that refers to a later
+    # one is created, so keys are matched to fields when a value is validated.
     toolgen_not_null: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
@@ -68,19 +70,19 @@ class NullRefusingModel(SchemaModel):
         extra = cls.model_config.get("json_schema_extra")
         if isinstance(extra, dict) and _NOT_NULL_KEY in extra:
             listed = extra.pop(_NOT_NULL_KEY)
-            names = set(listed) if isinstance(listed, list) else set()
-            cls.toolgen_not_null = frozenset(
-                field
-                for field, info in cls.model_fields.items()
-                if (info.alias or field) in names
-            )
+            keys = listed if isinstance(listed, list) else []
+            cls.toolgen_not_null = frozenset(k for k in keys if isinstance(k, str))
 
     # After, not before: pydantic refuses a before validator on a field that tells a union apart.
     @pydantic.field_validator("*", mode="after")
     @classmethod
     def _refuse_null(cls, value: Any, info: pydantic.ValidationInfo) -> Any:
-        if value is None and info.field_name in cls.toolgen_not_null:
-            raise ValueError("should not be null; leave the field out instead")
+        if value is None and cls.toolgen_not_null:
+            name = info.field_name or ""
+            field = cls.model_fields.get(name)
+            key = field.alias if field is not None and field.alias else name
+            if key in cls.toolgen_not_null:
+                raise ValueError("should not be null; leave the field out instead")
         return value
 
 
@@ -117,6 +119,9 @@ class ToolSpec:
     timeout: float | None = None
     requires_approval: bool = False
     strict: bool | None = None
+    # Sent in OpenAI strict mode, where every optional argument is nullable and null means absent (README,
+    # "Validation": null and absent arguments); decided at build time from `strict` and `export: strict`.
+    null_as_absent: bool = False
     meta: Mapping[str, Any] = field(default_factory=dict)
     annotations: Mapping[str, Any] = field(default_factory=dict)
     # Decided at build time: the models do not enforce every keyword, so a JSON Schema check runs too.
@@ -132,13 +137,34 @@ class ToolSpec:
         default_factory=dict, repr=False, compare=False
     )
 
-    def check_arguments(self, data: Any) -> Any:
+    def check_arguments(self, data: Any, *, json_text: bool = True) -> Any:
         """The arguments (JSON text or data) as the args model, or ToolgenValidationError listing every problem.
 
-        A value the input schema accepts but the args model cannot hold (a non-object, where the schema has
-        `properties` but no `type`) comes back as the JSON data itself: validity is the schema's to decide.
+        With `json_text`, a str or bytes is JSON text to parse first; without it, data already parsed (a string
+        is then the arguments themselves). A value the input schema accepts but the args model cannot hold (a
+        non-object, where the schema has `properties` but no `type`) comes back as the JSON data itself:
+        validity is the schema's to decide. Null for an optional argument whose schema does not allow it is a
+        problem, unless the tool is sent in strict mode (`null_as_absent`), where it means the argument is absent.
         """
-        value = parsed_json(data) if isinstance(data, (str, bytes, bytearray)) else data
+        value = (
+            parsed_json(data)
+            if json_text and isinstance(data, (str, bytes, bytearray))
+            else data
+        )
+        try:
+            return self._checked_arguments(value)
+        except ToolgenValidationError:
+            if not self.null_as_absent:
+                raise
+            # Imported here: only a strict tool's call that failed validation needs it.
+            from ..schema.fit import drop_strict_nulls
+
+            lenient = drop_strict_nulls(value, self.input_schema)
+            if lenient == value:
+                raise
+            return self._checked_arguments(lenient)
+
+    def _checked_arguments(self, value: Any) -> Any:
         # The model first: its sentences are the clearer ones; the schema check then covers what it cannot see.
         try:
             args = check(self.args_model, value, json_text=False)

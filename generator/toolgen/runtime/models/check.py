@@ -185,9 +185,12 @@ def check(
     except pydantic.ValidationError as error:
         items = error.errors(include_url=False)
         if any(
-            e["type"] == "int_type" and _integral_float(e.get("input")) for e in items
+            e["type"] in ("int_type", "literal_error")
+            and _integral_float(e.get("input"))
+            for e in items
         ):
-            # JSON Schema counts 1.0 as an integer (models often write 5.0); strict pydantic does not.
+            # JSON Schema counts 1.0 as an integer (models often write 5.0), equal to 1 in an enum too;
+            # strict pydantic does not.
             try:
                 return validator.validate_python(
                     _integral_floats_as_ints(value), strict=True

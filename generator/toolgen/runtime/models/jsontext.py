@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from itertools import accumulate
 from types import MappingProxyType
@@ -230,3 +231,56 @@ def nesting_problem(
                 for key, item in items
             )
     return None
+
+
+# The first integer too long for the parse (at _INT_DIGITS digits).
+_INT_LIMIT = 10**_INT_DIGITS
+
+
+def data_problem(
+    value: Any, max_depth: int = MAX_JSON_DEPTH
+) -> ValidationProblem | None:
+    """The first place data (not text) is not what parse_json could have given, or None; walked without recursion.
+
+    Data handed over as arguments must be JSON data as much as text is: no deeper than `max_depth`, no NaN or
+    Infinity, no integer too long, only strings as keys, and nothing but dicts, lists, strings, numbers,
+    booleans and None.
+    """
+    stack: list[tuple[int, str, Any]] = [(0, "", value)]
+    while stack:
+        depth, pointer, current = stack.pop()
+        problem = _scalar_problem(current)
+        if problem is not None:
+            return ValidationProblem(pointer, problem)
+        if isinstance(current, (dict, list)):
+            if depth >= max_depth:
+                return ValidationProblem(
+                    pointer, f"nests arrays and objects deeper than {max_depth} levels"
+                )
+            if isinstance(current, dict):
+                for key in current:
+                    if not isinstance(key, str):
+                        return ValidationProblem(
+                            pointer,
+                            f"has a key that is not a string ({type(key).__name__})",
+                        )
+            items = current.items() if isinstance(current, dict) else enumerate(current)
+            stack.extend(
+                (depth + 1, f"{pointer}/{escape_pointer_part(key)}", item)
+                for key, item in items
+            )
+    return None
+
+
+def _scalar_problem(value: Any) -> str | None:
+    if value is None or isinstance(value, (bool, str, dict, list)):
+        return None
+    if type(value) is int:
+        return (
+            None
+            if -_INT_LIMIT < value < _INT_LIMIT
+            else "is an integer too long for JSON"
+        )
+    if type(value) is float:
+        return None if math.isfinite(value) else f"is {value!r}, which JSON cannot hold"
+    return f"is a {type(value).__name__}, which is not a JSON value"

@@ -21,7 +21,7 @@ import pydantic
 
 from ..models.base import ToolSpec
 from ..models.check import check, schema_problems, schema_validator
-from ..models.jsontext import nesting_problem, parse_json
+from ..models.jsontext import data_problem, nesting_problem, parse_json
 from ..models.problems import ToolgenValidationError, ValidationProblem
 from .guards import (
     HandlerExit,
@@ -110,7 +110,7 @@ class ToolEntry(Generic[A, R]):
     """One tool: its definition and, once bound, its handler and result converter."""
 
     def __init__(
-        self, spec: ToolSpec, validate_args: Callable[[Any], Any] | None = None
+        self, spec: ToolSpec, validate_args: Callable[[Any, bool], Any] | None = None
     ) -> None:
         self.spec = spec
         self._validate_args = validate_args
@@ -137,30 +137,15 @@ class ToolEntry(Generic[A, R]):
     def bound(self) -> bool:
         return self._handler is not None
 
-    def parse(self, arguments: Any) -> Any:
-        """Validated arguments (JSON text or data): the args model, or the data itself for a run-time tool."""
-        try:
-            if self._validate_args is not None:
-                return self._validate_args(arguments)
-            args = self.spec.check_arguments(arguments)
-        except ToolgenValidationError as error:
-            # Strict mode makes every optional argument required and nullable, so a model sends null for "absent".
-            try:
-                data = (
-                    parse_json(arguments)
-                    if isinstance(arguments, (str, bytes, bytearray))
-                    else arguments
-                )
-            except ToolgenValidationError:
-                raise error from None
-            from ..schema.fit import (
-                drop_strict_nulls,
-            )  # only a call that failed validation needs it
+    def parse(self, arguments: Any, *, json_text: bool = True) -> Any:
+        """Validated arguments: the args model, or the data itself for a run-time tool.
 
-            lenient = drop_strict_nulls(data, self.spec.input_schema)
-            if lenient == data:
-                raise
-            return self.parse(lenient)
+        With `json_text`, a str or bytes is JSON text to parse first; without it, the data as parsed (a string
+        is then the arguments themselves, for a tool whose input schema is a string).
+        """
+        if self._validate_args is not None:
+            return self._validate_args(arguments, json_text)
+        args = self.spec.check_arguments(arguments, json_text=json_text)
         if not isinstance(args, self.spec.args_model):
             raise ToolgenValidationError(self._unheld(args))
         return args
@@ -233,8 +218,12 @@ class Registry:
         description: str | None = None,
         output_schema: Mapping[str, Any] | None = None,
         timeout: float | None = None,
+        strict: bool | None = None,
     ) -> ToolEntry[Any, Any]:
-        """A tool defined at run time by a JSON Schema (MCP style), checked with jsonschema like any schema."""
+        """A tool defined at run time by a JSON Schema (MCP style), checked with jsonschema like any schema.
+
+        `strict: True` sends it in OpenAI strict mode, so null for an optional argument means absent.
+        """
         try:
             validator = schema_validator(dict(input_schema))
         except (
@@ -244,13 +233,20 @@ class Registry:
                 "tools added at run time need the jsonschema package"
             ) from error
 
-        def validate(arguments: Any) -> Any:
+        def validate(arguments: Any, json_text: bool = True) -> Any:
             data = (
                 parse_json(arguments)
-                if isinstance(arguments, (str, bytes, bytearray))
+                if json_text and isinstance(arguments, (str, bytes, bytearray))
                 else arguments
             )
             problems = schema_problems(validator, data)
+            if problems and strict is True:
+                # The same reading of null as the generated tools' (ToolSpec.check_arguments).
+                from ..schema.fit import drop_strict_nulls
+
+                lenient = drop_strict_nulls(data, input_schema)
+                if lenient != data:
+                    data, problems = lenient, schema_problems(validator, lenient)
             if problems:
                 raise ToolgenValidationError(problems)
             return data
@@ -264,6 +260,8 @@ class Registry:
             input_schema=dict(input_schema),
             output_schema=dict(output_schema) if output_schema else None,
             timeout=timeout,
+            strict=strict,
+            null_as_absent=strict is True,
         )
         entry: ToolEntry[Any, Any] = ToolEntry(spec, validate)
         entry.handler(handler)
@@ -390,10 +388,11 @@ class Registry:
                     error.problems,
                 )
         try:
-            deep = nesting_problem(arguments)
-            if deep is not None:
-                raise ToolgenValidationError([deep])
-            args = entry.parse(arguments)
+            # Text was parsed strictly above; data handed over as it is must be JSON data just the same.
+            unfit = data_problem(arguments)
+            if unfit is not None:
+                raise ToolgenValidationError([unfit])
+            args = entry.parse(arguments, json_text=False)
         except ToolgenValidationError as error:
             return self._problems_failure(
                 call_id,
@@ -431,13 +430,18 @@ class Registry:
                 "the tool returned a result its schema does not allow",
                 error.problems,
             )
-        except Exception as error:  # noqa: BLE001 - a converter or check that breaks is reported, not raised
+        except BaseException as error:  # noqa: BLE001 - a converter or check that breaks is reported, not raised
+            import asyncio
+
+            if isinstance(error, asyncio.CancelledError):
+                raise  # the caller's task is being cancelled: asyncio's to carry
+            # Even SystemExit from a converter (or from a result's __str__) is the model's to hear, as a handler's is.
             return self._failure(
                 call_id,
                 spec.name,
                 "invalid_result",
                 "the tool's result could not be sent back:"
-                f" {type(error).__name__}: {error}",
+                f" {type(error).__name__}: {_message_of(error)}",
             )
 
     def _checked(
@@ -486,15 +490,11 @@ class Registry:
                 "timeout",
                 f"the tool did not finish within {timeout} seconds",
             )
-        try:
-            text = str(error)
-        except Exception:  # noqa: BLE001 - an exception whose str() fails still gets reported
-            text = "(its message could not be read)"
         return self._failure(
             call_id,
             name,
             "handler_error",
-            f"the tool failed: {type(error).__name__}: {text}",
+            f"the tool failed: {type(error).__name__}: {_message_of(error)}",
         )
 
     def _problems_failure(
@@ -548,3 +548,10 @@ def _is_timeout(error: BaseException) -> bool:
     return isinstance(
         error, (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
     )
+
+
+def _message_of(error: BaseException) -> str:
+    try:
+        return str(error)
+    except BaseException:  # noqa: BLE001 - an exception whose str() fails still gets reported
+        return "(its message could not be read)"
