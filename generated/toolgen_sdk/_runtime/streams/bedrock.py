@@ -11,7 +11,7 @@ cut.
 Repeats: events carry the block index and no sequence number (the eventstream's `p` field is padding of random
 length, not a mark two events never share), so what is recognized is what the index makes impossible twice: a
 second `messageStart`, a `contentBlockStart` for a block already started, a `contentBlockStop` or delta for a
-block already stopped, and after `messageStop` anything but one `metadata`. Two equal deltas for an open block
+block already stopped, a second `metadata`, and after `messageStop` anything but `metadata`. Two equal deltas for an open block
 cannot be told from a model saying the same thing twice, and are both kept.
 """
 
@@ -100,8 +100,10 @@ class BedrockState(WireState):
 
     def _repeated(self, event: str | None, data: Any) -> bool:
         """Whether the event is one the block indexes say was already taken."""
+        if event == "metadata":
+            return self.metadata
         if self.complete:
-            return event != "metadata" or self.metadata
+            return True
         if event == "messageStart":
             return self.message_started
         block = self.blocks.get(data.get("contentBlockIndex", 0))
@@ -149,6 +151,10 @@ class BedrockState(WireState):
         tool = delta.get("toolUse")
         if tool is not None:
             block = self._block(index, "toolUse")
+            if block.call is None and block.kind != "toolUse":
+                # Only a toolUse block is a call; input for a text block is a corrupt event.
+                self.fault(f"toolUse input for {block.kind} block {index}", raw=data)
+                return
             if block.call is None:
                 block.call = self.open_call(None, None)
             fragment = tool.get("input") or ""

@@ -6,9 +6,10 @@ with no arguments has a tool-call-start and a tool-call-end and nothing between 
 `tool-call-end`; a call still open when the body ends is cut.
 
 Repeats: events carry the slot index and no sequence number, so what is recognized is what the index makes
-impossible twice: a `tool-call-start` or `content-start` for a slot already started, a `tool-call-delta` or
-`tool-call-end` for a call already ended, a second `message-start`, and anything after `message-end`. Two equal
-deltas for an open slot cannot be told from a model saying the same thing twice, and are both kept.
+impossible twice: a `tool-call-start`, `content-start` or `citation-start` for a slot already started, a
+`tool-call-delta` or `tool-call-end` for a call already ended, a second `message-start`, and anything after
+`message-end`. Two equal deltas for an open slot cannot be told from a model saying the same thing twice, and
+are both kept.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class CohereState(WireState):
         self.content: dict[int, list[Any]] = {}
         self.slots: dict[int, Call] = {}
         self.citations: list[Any] = []
+        self.citation_slots: set[Any] = set()
         self.message_started = False
 
     def feed(self, event: str | None, data: Any) -> None:
@@ -89,6 +91,10 @@ class CohereState(WireState):
             return data.get("index", len(self.slots)) in self.slots
         if kind == "content-start":
             return data.get("index", len(self.content)) in self.content
+        if kind == "citation-start" and "index" in data:
+            seen = index in self.citation_slots
+            self.citation_slots.add(index)
+            return seen
         if kind in ("tool-call-delta", "tool-call-end"):
             call = self.slots.get(index)
             return call is not None and call.closed

@@ -237,7 +237,14 @@ class WireState:
         status: int | None = None,
         raw: Any = None,
     ) -> None:
-        """An error the provider sent mid-stream."""
+        """An error the provider sent mid-stream; the very same error payload again is a repeat."""
+        if (
+            self.provider_error is not None
+            and raw is not None
+            and self.provider_error.raw == raw
+        ):
+            self.repeat()
+            return
         self.provider_error = ProviderError(
             self.wire, message, type=type, code=code, status=status, raw=raw
         )
