@@ -572,6 +572,56 @@ def test_replay_model_reads_recorded_bodies_whole_and_streamed(sdk: SimpleNamesp
     assert exhausted.stop_reason == "error" and exhausted.error.type == "script_exhausted"
 
 
+def counting_weather_tools(sdk: SimpleNamespace, ran: list[Any]) -> Any:
+    tools = sdk.package.Tools()
+
+    @tools.get_current_weather.handler
+    def weather(args: Any, ctx: Any) -> Any:
+        ran.append(args)
+        return sdk.package.GetCurrentWeatherResult(location=args.location, temperature=21.5, unit="celsius")
+
+    return tools
+
+
+def anthropic_call_without_its_block_stop() -> str:
+    """A whole Anthropic answer (stop_reason tool_use, message_stop) save the tool block's content_block_stop."""
+    events = [
+        {"type": "message_start", "message": {"id": "msg_cut", "model": "claude", "usage": {"input_tokens": 9}}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_cut", "name": "get_current_weather", "input": {}},
+        },
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"loca'}},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 4}},
+        {"type": "message_stop"},
+    ]
+    return "".join(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("streaming", [False, True])
+@pytest.mark.parametrize("recording", ["openai cut inside the second call", "anthropic block never stopped"])
+def test_a_cut_tool_call_ends_the_run_with_an_error_and_no_handler_runs(
+    sdk: SimpleNamespace, mode: str, streaming: bool, recording: str
+) -> None:
+    if recording.startswith("openai"):
+        whole = (REPO_ROOT / "tests" / "fixtures" / "loop" / "openai-chat-weather-parallel.sse").read_text(
+            encoding="utf-8"
+        )
+        body, wire = whole[: whole.index('"Oslo\\"')], "openai-chat"
+    else:
+        body, wire = anthropic_call_without_its_block_stop(), "anthropic"
+    ran: list[Any] = []
+    model = sdk.runtime.ReplayModel([body, "never asked for"], wire=wire)
+    result = drive(sdk, mode, USER, model, counting_weather_tools(sdk, ran), stream=streaming)
+    # Not even the call that did close runs: the answer it came in is broken, and the model is not asked again.
+    assert ran == [] and len(model.requests) == 1
+    assert result.stop_reason == "error" and result.metrics.tool_calls == 0
+    assert "cut" in str(result.error.message)
+    assert no_unanswered_calls(sdk, result.messages)
+
+
 def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs(source_build: Path) -> None:
     modules = ["loop.sync_driver", "loop.async_driver", "clients.scripted", "clients.http", "app.main"]
     probe = (

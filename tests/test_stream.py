@@ -310,19 +310,26 @@ def test_call_without_arguments_gets_empty_object() -> None:
     assert usage and usage[0].usage["input_tokens"] == 50
 
 
-def test_cut_off_mid_call_keeps_text_and_raw_arguments() -> None:
+def test_cut_off_mid_call_keeps_the_text_and_leaves_the_call_out() -> None:
     events = events_of(fixture("openai-chat-cut-mid-call.sse"))
     response = final(events)
     assert isinstance(response, Response)
     assert response.message["content"] == "Let me check the weather." == text_of(events)
-    call = response.message["tool_calls"][0]
-    assert call["function"]["arguments"] == '{"city": "Par'
+    # Nothing runnable is left of the call: not in tool_calls, and its end event has no arguments.
+    assert "tool_calls" not in response.message
     end = next(e for e in events if isinstance(e, ToolCallEnd))
-    assert end.parsed is None and end.error and end.arguments == '{"city": "Par'
+    assert (end.id, end.arguments, end.parsed) == ("call_cut", None, None)
+    assert end.error is not None and end.error.startswith("cut:")
+    stream = response.extras["stream"]
+    assert stream["complete"] is False and stream["status"] == "cut"
+    assert stream["cut_calls"] == [
+        {"index": 0, "id": "call_cut", "name": "get_weather", "arguments_received": '{"city": "Par'}
+    ]
     assert response.finish == {"reason": "error", "raw": None}
-    assert response.extras["stream"]["complete"] is False
+    assert [e.type for e in errors_of(events)] == ["cut", "cut"]
     assert any("stream ended before" in e.message for e in errors_of(events))
-    assert isinstance(events[-1], MessageEnd) and not events[-1].complete
+    last = events[-1]
+    assert isinstance(last, MessageEnd) and not last.complete and last.status == "cut"
 
 
 def test_arguments_that_are_not_json_keep_their_raw_text() -> None:

@@ -383,9 +383,15 @@ def test_recorded_stream_cut_short_reports_it() -> None:
     assert isinstance(end, MessageEnd)
     result = end.response
     assert isinstance(result, Response)
-    assert result.message["tool_calls"][0]["function"]["arguments"] == '{"from_currency": "US'
+    # The call never got its content_block_stop: it is cut, out of the message, its end event without arguments.
+    assert "tool_calls" not in result.message
+    assert result.extras["stream"]["cut_calls"][0]["arguments_received"] == '{"from_currency": "US'
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [(e.name, e.arguments, e.parsed) for e in ends] == [("get_exchange_rate", None, None)]
+    assert ends[0].error is not None and "content_block_stop" in ends[0].error
     assert result.finish == {"reason": "error", "raw": None}
     assert any("stream ended before message_stop" in e.message for e in events if isinstance(e, StreamError))
+    assert end.status == "cut" and not end.complete
 
 
 def test_corpus_paths_exist() -> None:

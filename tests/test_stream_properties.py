@@ -134,12 +134,19 @@ def test_a_cut_stream_keeps_everything_it_showed(name: str, data: st.DataObject)
     assert parts_text(message, "text") == shown
     assert parts_text(message, "reasoning") == texts(events, ReasoningDelta)
     calls = message.get("tool_calls", [])
-    for event in events:
-        if isinstance(event, ToolCallEnd):
-            assert calls[event.index]["function"]["arguments"] == event.arguments
-            if event.error is not None:
-                live = "".join(e.arguments for e in events if isinstance(e, ToolCallDelta) and e.index == event.index)
-                assert event.arguments == live and event.parsed is None
+    ends = [event for event in events if isinstance(event, ToolCallEnd)]
+    # The message holds the calls the stream closed, in order; a cut call is only in the stream notes.
+    kept = [event for event in ends if event.arguments is not None]
+    assert [call["function"]["arguments"] for call in calls] == [event.arguments for event in kept]
+    cut = [event.index for event in ends if event.arguments is None]
+    assert [note["index"] for note in end.response.extras.get("stream", {}).get("cut_calls", [])] == cut
+    for event in ends:
+        live = "".join(e.arguments for e in events if isinstance(e, ToolCallDelta) and e.index == event.index)
+        if event.arguments is None:
+            assert event.parsed is None and event.error is not None and event.error.startswith("cut:")
+            assert end.status == "cut" and not end.complete
+        elif event.error is not None:
+            assert event.arguments == live and event.parsed is None
 
 
 def sse_body(deltas: list[str]) -> bytes:

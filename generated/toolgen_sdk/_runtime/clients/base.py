@@ -104,7 +104,7 @@ def error_events(error: ProviderError) -> list[Event]:
     failure = StreamError(
         error.message, error.code, error.type, error.status, error.raw, provider=True
     )
-    return [failure, Finish("error", error.code), MessageEnd(error, False)]
+    return [failure, Finish("error", error.code), MessageEnd(error, False, "failed")]
 
 
 def _parsed(arguments: str) -> tuple[Any, str | None]:

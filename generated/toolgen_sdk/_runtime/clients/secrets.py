@@ -157,5 +157,5 @@ class Redactor:
             # An error's code or body may come back as the raw reason the stream stopped.
             return dataclasses.replace(event, raw=self.value(event.raw))
         if isinstance(event, MessageEnd) and isinstance(event.response, ProviderError):
-            return MessageEnd(self.error(event.response), event.complete)
+            return dataclasses.replace(event, response=self.error(event.response))
         return event

@@ -495,9 +495,16 @@ def _direct_content(contents: list[str | list[Any]]) -> str | list[Any]:
 
 
 def _stream_failure(response: Response) -> ProviderError:
-    """A response whose stream broke off or carried an error, as the error to stop the run with."""
-    notes = (response.extras.get("stream") or {}).get("errors") or []
-    first = notes[0] if notes and isinstance(notes[0], dict) else {}
+    """A response whose stream broke off or carried an error, as the error to stop the run with.
+
+    A stream cut inside a tool call says so first: that call's arguments never arrived whole, so no call of the
+    answer runs, and the model is not asked to go on from half a message.
+    """
+    stream = response.extras.get("stream") or {}
+    notes = [note for note in stream.get("errors") or () if isinstance(note, dict)]
+    if stream.get("cut_calls"):
+        notes = [note for note in notes if note.get("type") == "cut"] + notes
+    first = notes[0] if notes else {}
     message = str(first.get("message") or "the model's response ended with an error")
     return ProviderError(
         "stream", message, type=first.get("type"), code=first.get("code"), raw=response

@@ -4,6 +4,12 @@
 `response.completed` (or `.incomplete`, `.failed`) carries the whole response; when it is missing, or its
 `output` is empty, the output items are rebuilt from the item, content-part and delta events, keyed by
 `output_index` (or `item_id`).
+
+A call is closed by `response.function_call_arguments.done` (`custom_tool_call_input.done` for a custom tool),
+by the `response.output_item.done` of its item, or by the final response holding the item; otherwise it is cut.
+
+Repeats: every event carries a `sequence_number`, so an event whose number was already seen is a repeat, whatever
+its content; two deltas with different numbers are two deltas, even when their text is the same.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ class ResponsesState(WireState):
 
     wire = "openai-responses"
     end_signal = "response.completed"
+    call_end_signal = "response.function_call_arguments.done"
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,6 +52,7 @@ class ResponsesState(WireState):
         self.final: dict[str, Any] | None = None
         self.items: dict[int, _Item] = {}
         self.by_id: dict[str, _Item] = {}
+        self.sequence: set[int] = set()
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "response.output_text.delta": self._text_delta,
             "response.function_call_arguments.delta": self._arguments_delta,
@@ -67,6 +75,12 @@ class ResponsesState(WireState):
         }
 
     def feed(self, event: str | None, data: Any) -> None:
+        number = data.get("sequence_number")
+        if type(number) is int:
+            if number in self.sequence:
+                self.repeat()
+                return
+            self.sequence.add(number)
         handler = self.handlers.get(data.get("type") or event or "")
         if handler is not None:
             handler(data)
@@ -253,8 +267,24 @@ class ResponsesState(WireState):
     def finish(self) -> None:
         for item in self.items.values():
             if item.call is not None and not item.call.closed:
-                self._close_with(item, None)
+                final = self._final_item(item)
+                if final is None:
+                    self.cut_call(item.call)
+                else:
+                    field = _CALL_ITEMS.get(str(final.get("type")), "arguments")
+                    self._close_with(item, final.get(field))
         super().finish()
+
+    def _final_item(self, item: _Item) -> dict[str, Any] | None:
+        """The item as the final response holds it, when that response came and has it."""
+        output = (self.final or {}).get("output")
+        for entry in output if isinstance(output, list) else ():
+            if isinstance(entry, dict) and any(
+                entry.get(key) is not None and entry.get(key) == item.data.get(key)
+                for key in ("id", "call_id")
+            ):
+                return entry
+        return None
 
     def salvage(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """A failed response still holds the output streamed before the failure: decode it without the failure."""
@@ -267,7 +297,9 @@ class ResponsesState(WireState):
             return self.final
         body = dict(self.final if self.final is not None else self.response)
         body["output"] = [
-            self._item_body(self.items[index]) for index in sorted(self.items)
+            self._item_body(self.items[index])
+            for index in sorted(self.items)
+            if not _is_cut(self.items[index])
         ]
         return body
 
@@ -303,3 +335,7 @@ def _part_body(entry: list[Any]) -> dict[str, Any]:
     part, fragments = entry
     key = "refusal" if part.get("type") == "refusal" else "text"
     return {**part, key: "".join(fragments)}
+
+
+def _is_cut(item: _Item) -> bool:
+    return item.call is not None and item.call.cut

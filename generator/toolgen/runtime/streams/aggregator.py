@@ -110,6 +110,11 @@ class Aggregator:
         )
 
     @property
+    def duplicates_ignored(self) -> int:
+        """Repeated events dropped so far (see each stream state's docstring for what the wire lets us tell)."""
+        return self._state.duplicates if self._state is not None else 0
+
+    @property
     def complete(self) -> bool:
         """The wire's own end signal arrived and nothing went wrong."""
         return (
@@ -207,9 +212,12 @@ class Aggregator:
             state.fault(
                 f"could not close the {state.wire} stream ({type(error).__name__}: {error})"
             )
+        for call in state.calls:
+            # Whatever the wire's finish left open (it may have failed halfway) is cut, never passed on as closed.
+            state.cut_call(call)
         if not state.complete and state.provider_error is None:
             what = "any payload" if isinstance(state, _NoState) else state.end_signal
-            state.fault(f"stream ended before {what}")
+            state.fault(f"stream ended before {what}", type="cut")
         self._result = _finalize(state)
         return self._drain()
 
@@ -343,18 +351,24 @@ def _unexpected(state: WireState, error: Exception, payload: Any) -> None:
 
 def _finalize(state: WireState) -> Response | ProviderError:
     result = _decode(state)
+    closed = state.closed_calls()
     if isinstance(result, Response):
-        result = _patch_arguments(result, state.calls)
+        result = _patch_arguments(result, closed)
         result = _mark_incomplete(result, state, state.errors)
     tool_calls = (
         result.message.get("tool_calls") if isinstance(result, Response) else None
     )
+    # Where each call sits in the final message: cut calls are not there.
+    positions = {call.index: position for position, call in enumerate(closed)}
     for call in state.calls:
         if not call.emitted:
             call.emitted = True
+            position = positions.get(call.index)
             final = (
-                tool_calls[call.index]
-                if isinstance(tool_calls, list) and call.index < len(tool_calls)
+                tool_calls[position]
+                if isinstance(tool_calls, list)
+                and position is not None
+                and position < len(tool_calls)
                 else None
             )
             call_id = final.get("id") if isinstance(final, dict) else call.id
@@ -363,7 +377,7 @@ def _finalize(state: WireState) -> Response | ProviderError:
                     call.index,
                     call_id,
                     call.name,
-                    call.arguments,
+                    None if call.cut else call.arguments,
                     call.parsed,
                     call.error,
                 )
@@ -376,8 +390,17 @@ def _finalize(state: WireState) -> Response | ProviderError:
     else:
         state.out.append(Finish("error", result.code))
     complete = state.complete and not state.errors
-    state.out.append(MessageEnd(result, complete))
+    state.out.append(MessageEnd(result, complete, _status(state), state.duplicates))
     return result
+
+
+def _status(state: WireState) -> str:
+    """complete, cut, failed or corrupt: see MessageEnd."""
+    if state.provider_error is not None:
+        return "failed"
+    if not state.complete or any(call.cut for call in state.calls):
+        return "cut"
+    return "corrupt" if state.errors else "complete"
 
 
 def _decode(state: WireState) -> Response | ProviderError:
@@ -404,21 +427,25 @@ def _decode(state: WireState) -> Response | ProviderError:
     return result
 
 
-def _patch_arguments(result: Response, calls: list[Call]) -> Response:
+def _patch_arguments(result: Response, closed: list[Call]) -> Response:
     """Put back the raw text of arguments that did not parse: the decoder only saw a placeholder for them."""
-    broken = [call for call in calls if call.error is not None]
+    broken = [
+        (position, call)
+        for position, call in enumerate(closed)
+        if call.error is not None
+    ]
     tool_calls = result.message.get("tool_calls")
     if not broken or not isinstance(tool_calls, list):
         return result
     patched = list(tool_calls)
-    for call in broken:
-        if call.index < len(patched) and isinstance(patched[call.index], dict):
-            entry = dict(patched[call.index])
+    for position, call in broken:
+        if position < len(patched) and isinstance(patched[position], dict):
+            entry = dict(patched[position])
             entry["function"] = {
                 **entry.get("function", {}),
                 "arguments": call.arguments,
             }
-            patched[call.index] = entry
+            patched[position] = entry
     return replace(result, message={**result.message, "tool_calls": patched})
 
 
@@ -428,16 +455,33 @@ def _mark_incomplete(
     if not errors:
         return result
     finish = result.finish
+    cut = [call for call in state.calls if call.cut]
     if state.provider_error is not None:
         error = state.provider_error
         finish = {"reason": "error", "raw": error.code or error.type}
-    elif finish is None:
+    elif finish is None or cut:
+        # A call left open means the model was not done: whatever finish the body says, this answer is broken.
         finish = {"reason": "error", "raw": None}
     notes = [
         {"message": e.message, "code": e.code, "type": e.type, "provider": e.provider}
         for e in errors
     ]
-    extras = {**result.extras, "stream": {"complete": False, "errors": notes}}
+    stream: dict[str, Any] = {
+        "complete": False,
+        "status": _status(state),
+        "errors": notes,
+    }
+    if cut:
+        stream["cut_calls"] = [
+            {
+                "index": call.index,
+                "id": call.id,
+                "name": call.name,
+                "arguments_received": call.arguments,
+            }
+            for call in cut
+        ]
+    extras = {**result.extras, "stream": stream}
     return replace(result, finish=finish, extras=extras)
 
 

@@ -2,7 +2,13 @@
 """Stream state for Anthropic Messages: content-block events accumulate into one Message body.
 
 Blocks are keyed by their content-block index, which text, thinking, server-tool and tool_use blocks share; only
-`tool_use` blocks are tool calls. `input_json_delta` fragments are joined once, at the block's stop.
+`tool_use` blocks are tool calls. `input_json_delta` fragments are joined once, at the block's stop: a call is
+closed by the `content_block_stop` of its block, and a call whose block never stopped is cut.
+
+Repeats: events carry no sequence number, only the block index, so what is recognized is what the index makes
+impossible twice: a second `message_start`, a `content_block_start` for an index already started, a
+`content_block_stop` for a block already stopped, a delta for a stopped block, and anything after `message_stop`.
+Two equal deltas for an open block cannot be told from a model saying the same thing twice, and are both kept.
 """
 
 from __future__ import annotations
@@ -20,13 +26,15 @@ _INPUT_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
 class _Block:
-    __slots__ = ("call", "data", "done", "parts")
+    __slots__ = ("call", "data", "done", "implied", "parts")
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], implied: bool = False) -> None:
         self.data = data
         self.parts: list[str] = []
         self.call: Call | None = None
         self.done = False
+        # Started by a delta whose content_block_start never came.
+        self.implied = implied
 
 
 class AnthropicState(WireState):
@@ -35,23 +43,39 @@ class AnthropicState(WireState):
     wire = "anthropic"
     object_arguments = True
     end_signal = "message_stop"
+    call_end_signal = "its content_block_stop"
 
     def __init__(self) -> None:
         super().__init__()
         self.message: dict[str, Any] = {"type": "message", "role": "assistant"}
         self.blocks: dict[int, _Block] = {}
+        self.message_started = False
 
     def feed(self, event: str | None, data: Any) -> None:
         kind = data.get("type") or event
-        if kind == "content_block_delta":
+        if self.complete and kind not in ("error", "ping"):
+            self.repeat()  # the message is over: nothing after message_stop belongs to it
+        elif kind == "content_block_delta":
             self._delta(data)
         elif kind == "content_block_start":
-            self._start(data)
+            block = self.blocks.get(data.get("index", 0))
+            if block is None:
+                self._start(data)
+            elif block.implied:
+                _name_implied(block, data)
+            else:
+                self.repeat()
         elif kind == "content_block_stop":
             block = self.blocks.get(data.get("index", 0))
-            if block is not None:
+            if block is not None and block.done:
+                self.repeat()
+            elif block is not None:
                 self._stop(block)
         elif kind == "message_start":
+            if self.message_started:
+                self.repeat()
+                return
+            self.message_started = True
             self.message.update(data.get("message") or {})
             self.begin(self.message.get("id"), self.message.get("model"))
         elif kind == "message_delta":
@@ -67,8 +91,8 @@ class AnthropicState(WireState):
                 raw=data,
             )
 
-    def _start(self, data: dict[str, Any]) -> None:
-        block = _Block(dict(data.get("content_block") or {}))
+    def _start(self, data: dict[str, Any], implied: bool = False) -> None:
+        block = _Block(dict(data.get("content_block") or {}), implied)
         self.blocks[data.get("index", 0)] = block
         kind = block.data.get("type")
         field = _TEXT_FIELDS.get(kind or "")
@@ -93,8 +117,11 @@ class AnthropicState(WireState):
                 if kind == "thinking_delta"
                 else "text"
             )
-            self._start({"index": index, "content_block": {"type": implied}})
+            self._start({"index": index, "content_block": {"type": implied}}, True)
             block = self.blocks[index]
+        elif block.done:
+            self.repeat()
+            return
         if kind == "text_delta":
             self._text(block, "text", delta.get("text") or "")
         elif kind == "input_json_delta":
@@ -154,15 +181,37 @@ class AnthropicState(WireState):
 
     def finish(self) -> None:
         for block in self.blocks.values():
-            self._stop(block)
+            if block.call is not None and not block.done:
+                # No content_block_stop: the call's input may be missing or cut short.
+                self.cut_call(block.call)
+            else:
+                self._stop(block)
         super().finish()
 
     def body(self) -> dict[str, Any]:
         body = dict(self.message)
-        body["content"] = [self.blocks[index].data for index in sorted(self.blocks)]
+        body["content"] = [
+            self.blocks[index].data
+            for index in sorted(self.blocks)
+            if not _is_cut(self.blocks[index])
+        ]
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
         from ..wires.anthropic import decode_response
 
         return decode_response(body)
+
+
+def _is_cut(block: _Block) -> bool:
+    return block.call is not None and block.call.cut
+
+
+def _name_implied(block: _Block, data: dict[str, Any]) -> None:
+    """A start that comes after deltas already opened its block only says what the block is."""
+    block.implied = False
+    block.data = {**dict(data.get("content_block") or {}), **block.data}
+    call = block.call
+    if call is not None:
+        call.id = call.id or block.data.get("id") or None
+        call.name = call.name or block.data.get("name") or None

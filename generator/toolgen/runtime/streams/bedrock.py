@@ -4,6 +4,15 @@
 Events arrive either from the binary eventstream (the event name in the `:event-type` header, the payload padded
 with a random `p` field) or SDK-decoded as `{"<eventName>": {...}}`. `contentBlockIndex` is shared by text,
 reasoning and toolUse blocks; a text block may start with its first delta, without a contentBlockStart.
+
+A call (a toolUse block) is closed by the `contentBlockStop` of its block; a call whose block never stopped is
+cut.
+
+Repeats: events carry the block index and no sequence number (the eventstream's `p` field is padding of random
+length, not a mark two events never share), so what is recognized is what the index makes impossible twice: a
+second `messageStart`, a `contentBlockStart` for a block already started, a `contentBlockStop` or delta for a
+block already stopped, a second `metadata`, and after `messageStop` anything but `metadata`. Two equal deltas for an open block
+cannot be told from a model saying the same thing twice, and are both kept.
 """
 
 from __future__ import annotations
@@ -26,10 +35,12 @@ _EVENTS = frozenset(
 
 
 class _Block:
-    __slots__ = ("call", "data", "done", "kind", "signature", "texts")
+    __slots__ = ("call", "data", "done", "implied", "kind", "signature", "texts")
 
-    def __init__(self, kind: str, data: dict[str, Any]) -> None:
+    def __init__(self, kind: str, data: dict[str, Any], implied: bool = False) -> None:
         self.kind = kind
+        # Started by its first delta, without a contentBlockStart (usual for text).
+        self.implied = implied
         self.data = data
         self.texts: list[str] = []
         self.signature: list[str] = []
@@ -43,12 +54,15 @@ class BedrockState(WireState):
     wire = "bedrock-converse"
     object_arguments = True
     end_signal = "messageStop"
+    call_end_signal = "its contentBlockStop"
 
     def __init__(self) -> None:
         super().__init__()
         self.role = "assistant"
         self.top: dict[str, Any] = {}
         self.blocks: dict[int, _Block] = {}
+        self.message_started = False
+        self.metadata = False
 
     def feed(self, event: str | None, data: Any) -> None:
         if event is None and len(data) == 1:
@@ -63,7 +77,9 @@ class BedrockState(WireState):
                     raw=data,
                 )
                 return
-        if event == "contentBlockDelta":
+        if self._repeated(event, data):
+            self.repeat()
+        elif event == "contentBlockDelta":
             self._delta(data)
         elif event == "contentBlockStart":
             self._start(data)
@@ -72,18 +88,44 @@ class BedrockState(WireState):
             if block is not None:
                 self._stop(block)
         elif event == "messageStart":
+            self.message_started = True
             self.role = data.get("role") or self.role
             self.begin()
         elif event == "messageStop":
             self.top.update({key: value for key, value in data.items() if key != "p"})
             self.complete = True
         elif event == "metadata":
+            self.metadata = True
             self.top.update({key: value for key, value in data.items() if key != "p"})
+
+    def _repeated(self, event: str | None, data: Any) -> bool:
+        """Whether the event is one the block indexes say was already taken."""
+        if event == "metadata":
+            return self.metadata
+        if self.complete:
+            return True
+        if event == "messageStart":
+            return self.message_started
+        block = self.blocks.get(data.get("contentBlockIndex", 0))
+        if block is None:
+            return False
+        if event == "contentBlockStart":
+            return not block.implied
+        return block.done and event in ("contentBlockDelta", "contentBlockStop")
 
     def _start(self, data: dict[str, Any]) -> None:
         start = data.get("start") or {}
         index = data.get("contentBlockIndex", 0)
         tool = start.get("toolUse")
+        implied = self.blocks.get(index)
+        if implied is not None:
+            # The start comes after deltas already opened its block: it only names what the block is.
+            implied.implied = False
+            if tool is not None and implied.call is not None:
+                implied.data = {**dict(tool), **implied.data}
+                implied.call.id = implied.call.id or tool.get("toolUseId") or None
+                implied.call.name = implied.call.name or tool.get("name") or None
+            return
         if tool is not None:
             block = self.blocks[index] = _Block("toolUse", dict(tool))
             block.call = self.open_call(tool.get("toolUseId"), tool.get("name"))
@@ -94,7 +136,7 @@ class BedrockState(WireState):
     def _block(self, index: int, kind: str) -> _Block:
         block = self.blocks.get(index)
         if block is None:
-            block = self.blocks[index] = _Block(kind, {})
+            block = self.blocks[index] = _Block(kind, {}, implied=True)
         return block
 
     def _delta(self, data: dict[str, Any]) -> None:
@@ -109,6 +151,10 @@ class BedrockState(WireState):
         tool = delta.get("toolUse")
         if tool is not None:
             block = self._block(index, "toolUse")
+            if block.call is None and block.kind != "toolUse":
+                # Only a toolUse block is a call; input for a text block is a corrupt event.
+                self.fault(f"toolUse input for {block.kind} block {index}", raw=data)
+                return
             if block.call is None:
                 block.call = self.open_call(None, None)
             fragment = tool.get("input") or ""
@@ -143,11 +189,19 @@ class BedrockState(WireState):
 
     def finish(self) -> None:
         for block in self.blocks.values():
-            self._stop(block)
+            if block.call is not None and not block.done:
+                # No contentBlockStop: the call's input may be missing or cut short.
+                self.cut_call(block.call)
+            else:
+                self._stop(block)
         super().finish()
 
     def body(self) -> dict[str, Any]:
-        content = [_block_body(self.blocks[index]) for index in sorted(self.blocks)]
+        content = [
+            _block_body(self.blocks[index])
+            for index in sorted(self.blocks)
+            if not _is_cut(self.blocks[index])
+        ]
         body: dict[str, Any] = {
             "output": {"message": {"role": self.role, "content": content}}
         }
@@ -173,3 +227,7 @@ def _block_body(block: _Block) -> dict[str, Any]:
             text["signature"] = "".join(block.signature)
         return {"reasoningContent": {"reasoningText": text}}
     return {block.kind: block.data}
+
+
+def _is_cut(block: _Block) -> bool:
+    return block.call is not None and block.call.cut

@@ -2,7 +2,14 @@
 """Stream state for Cohere v2 chat: typed events (message-start ... message-end) into one chat response.
 
 `delta.message.tool_calls` is a single object in these events, not an array; `index` is the call's slot. A call
-with no arguments has a tool-call-start and a tool-call-end and nothing between them.
+with no arguments has a tool-call-start and a tool-call-end and nothing between them. A call is closed by its
+`tool-call-end`; a call still open when the body ends is cut.
+
+Repeats: events carry the slot index and no sequence number, so what is recognized is what the index makes
+impossible twice: a `tool-call-start`, `content-start` or `citation-start` for a slot already started, a
+`tool-call-delta` or `tool-call-end` for a call already ended, a second `message-start`, and anything after
+`message-end`. Two equal deltas for an open slot cannot be told from a model saying the same thing twice, and
+are both kept.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ class CohereState(WireState):
 
     wire = "cohere"
     end_signal = "message-end"
+    call_end_signal = "its tool-call-end"
 
     def __init__(self) -> None:
         super().__init__()
@@ -27,17 +35,21 @@ class CohereState(WireState):
         self.content: dict[int, list[Any]] = {}
         self.slots: dict[int, Call] = {}
         self.citations: list[Any] = []
+        self.citation_slots: set[Any] = set()
+        self.message_started = False
 
     def feed(self, event: str | None, data: Any) -> None:
         kind = data.get("type") or event
         delta = data.get("delta") or {}
         message = delta.get("message") or {}
-        if kind == "tool-call-delta":
+        if self._repeated(kind, data):
+            self.repeat()
+        elif kind == "tool-call-delta":
             call = self.slots.get(data.get("index", 0))
             fragment = ((message.get("tool_calls") or {}).get("function") or {}).get(
                 "arguments"
             )
-            if call is not None and fragment and not call.closed:
+            if call is not None and fragment:
                 self.arguments(call, fragment)
         elif kind == "content-delta":
             self._content_delta(data.get("index", 0), message.get("content") or {})
@@ -61,11 +73,32 @@ class CohereState(WireState):
         elif kind == "citation-start":
             self.citations.append(message.get("citations"))
         elif kind == "message-start":
+            self.message_started = True
             self.top["id"] = data.get("id")
             self.role = message.get("role") or self.role
             self.begin(data.get("id"))
         elif kind == "message-end":
             self._end(delta)
+
+    def _repeated(self, kind: str | None, data: dict[str, Any]) -> bool:
+        """Whether the event is one the slot indexes say was already taken."""
+        if self.complete:
+            return True
+        if kind == "message-start":
+            return self.message_started
+        index = data.get("index", 0)
+        if kind == "tool-call-start":
+            return data.get("index", len(self.slots)) in self.slots
+        if kind == "content-start":
+            return data.get("index", len(self.content)) in self.content
+        if kind == "citation-start" and "index" in data:
+            seen = index in self.citation_slots
+            self.citation_slots.add(index)
+            return seen
+        if kind in ("tool-call-delta", "tool-call-end"):
+            call = self.slots.get(index)
+            return call is not None and call.closed
+        return False
 
     def _content_delta(
         self, index: int, content: dict[str, Any], initial: bool = False
@@ -112,14 +145,15 @@ class CohereState(WireState):
         message: dict[str, Any] = {"role": self.role}
         if self.plan:
             message["tool_plan"] = "".join(self.plan)
-        if self.calls:
+        calls = self.closed_calls()
+        if calls:
             message["tool_calls"] = [
                 {
                     "id": call.id or "",
                     "type": "function",
                     "function": {"name": call.name or "", "arguments": call.arguments},
                 }
-                for call in self.calls
+                for call in calls
             ]
         if self.content:
             message["content"] = [

@@ -7,11 +7,20 @@ through the wire's own `decode_response`, so a stream and the same response fetc
 canonical message. Nothing raises while streaming: faults (a cut-off stream, a corrupt frame, arguments that are
 not JSON, a provider error event) become `StreamError` events, and the final message keeps everything received.
 
-Tool call events are numbered by the call's position in the final message's `tool_calls`, whatever slot,
-content-block or output index the wire used. `ToolCallDelta.arguments` fragments are the text as the wire sent
-it; `ToolCallEnd.arguments` is the call's final canonical text, equal to the final message's (for wires that send
-an object, the compact JSON of that object). `ToolCallStart.id` is None when the wire gives calls no id; the
-`ToolCallEnd` of such a call comes at the end of the stream and carries the id the final message has.
+Tool call events are numbered in the order the calls began, which is each call's position in the final
+message's `tool_calls` unless a call before it was cut. `ToolCallDelta.arguments` fragments are the text as the
+wire sent it. A call is closed when the wire's own event says its arguments are over (each stream state's
+docstring names that event); its `ToolCallEnd.arguments` is then the call's final canonical text, equal to the
+final message's (for wires that send an object, the compact JSON of that object), and `error` says why it is not
+a JSON object when it is not one. A call the stream never closed is cut: its `ToolCallEnd` has `arguments` None,
+`parsed` None and an `error` starting with "cut:", and the final message leaves it out of `tool_calls` (it is
+listed, with the text that did arrive, under `extras["stream"]["cut_calls"]`), so nothing can run it on made-up
+or truncated arguments. `ToolCallStart.id` is None when the wire gives calls no id; the `ToolCallEnd` of such a
+call comes at the end of the stream and carries the id the final message has.
+
+An event the stream repeats is ignored where the wire gives a way to tell it is a repeat (each stream state's
+docstring says what counts as one) and counted in `MessageEnd.duplicates_ignored`; two equal deltas the wire
+cannot tell apart are both kept, since a model may well say "ha" twice.
 """
 
 from __future__ import annotations
@@ -75,12 +84,12 @@ class ToolCallDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallEnd:
-    """A tool call is complete: its final arguments text, parsed, or None and the reason they do not parse."""
+    """A tool call is over: its final arguments text and parsed value, or None and the reason (cut, not JSON)."""
 
     index: int
     id: str | None
     name: str | None
-    arguments: str
+    arguments: str | None
     parsed: Any = None
     error: str | None = None
 
@@ -114,10 +123,17 @@ class StreamError:
 
 @dataclass(frozen=True, slots=True)
 class MessageEnd:
-    """The last event: the final message (or the provider's error) and whether the stream ended cleanly."""
+    """The last event: the final message (or the provider's error), whether the stream ended cleanly, and how.
+
+    status is complete (the wire's end signal arrived and nothing went wrong), cut (the stream ended before its
+    end signal, or left a tool call open), failed (the provider sent an error) or corrupt (the end arrived, but
+    a payload or a call's arguments did not parse). duplicates_ignored counts the repeated events dropped.
+    """
 
     response: Response | ProviderError
     complete: bool
+    status: str = "complete"
+    duplicates_ignored: int = 0
 
 
 Event = (

@@ -7,6 +7,15 @@ the same kind joins; a later signature attaches to the text before it). Gemini 3
 of it follows) between a `functionCall {name, willContinue: true}` and a closing `functionCall {}`; they are
 rebuilt into the call's `args` object, and rendered live as JSON text while paths arrive in document order.
 There are no call indexes: consecutive calls are told apart by order only.
+
+A call that arrives whole is closed as it arrives; a streamed one is closed by its closing `functionCall {}`, by
+the next call beginning, or by the candidate's `finishReason`, and cut when the body ends first.
+
+Repeats: chunks carry no sequence number, and every chunk repeats the same `responseId`. What the wire does mark
+are parts: a `thoughtSignature` is an opaque blob made for one part, and a call `id` (where one is sent) names
+one call, so a part carrying a signature or call id already seen is that part again; and a candidate says nothing
+after its `finishReason`. A repeated chunk of plain text or of an unsigned call cannot be told from a model
+saying the same thing twice, and is kept.
 """
 
 from __future__ import annotations
@@ -233,7 +242,9 @@ class _Candidate:
     __slots__ = (
         "args",
         "call",
+        "entry",
         "fields",
+        "finished",
         "index",
         "parts",
         "primary",
@@ -251,6 +262,9 @@ class _Candidate:
         self.call: Call | None = None
         self.args: PartialArgs | None = None
         self.streamed: dict[str, Any] | None = None
+        # The parts entry of the call being streamed, taken out again if the call is cut.
+        self.entry: list[Any] | None = None
+        self.finished = False
 
 
 class GeminiState(WireState):
@@ -259,11 +273,14 @@ class GeminiState(WireState):
     wire = "gemini"
     object_arguments = True
     end_signal = "a finishReason"
+    call_end_signal = "its closing functionCall"
 
     def __init__(self) -> None:
         super().__init__()
         self.head: dict[str, Any] = {}
         self.candidates: dict[int, _Candidate] = {}
+        # Thought signatures and call ids seen: each marks one part.
+        self.marks: set[str] = set()
 
     def feed(self, event: str | None, data: Any) -> None:
         if "error" in data and "candidates" not in data:
@@ -293,6 +310,9 @@ class GeminiState(WireState):
         if candidate is None:
             candidate = self.candidates[index] = _Candidate(index, not self.candidates)
         content = data.get("content")
+        if content and candidate.finished:
+            self.repeat()  # the candidate finished: more of it is a chunk replayed
+            return
         if content:
             candidate.role = content.get("role") or candidate.role
             for part in content.get("parts") or ():
@@ -301,9 +321,30 @@ class GeminiState(WireState):
             if key not in _CANDIDATE_SKIP:
                 candidate.fields[key] = value
         if data.get("finishReason") is not None:
-            self.complete = True
+            self.complete = candidate.finished = True
+            if candidate.args is not None:
+                self._end_streamed(candidate)
+
+    def _seen(self, part: dict[str, Any]) -> bool:
+        """Whether the part carries a signature or call id of a part already taken (and if not, remember them)."""
+        call = part.get("functionCall")
+        marks = [
+            mark
+            for mark in (
+                part.get("thoughtSignature"),
+                call.get("id") if isinstance(call, dict) else None,
+            )
+            if isinstance(mark, str) and mark
+        ]
+        if any(mark in self.marks for mark in marks):
+            return True
+        self.marks.update(marks)
+        return False
 
     def _part(self, candidate: _Candidate, part: dict[str, Any]) -> None:
+        if self._seen(part):
+            self.repeat()
+            return
         call = part.get("functionCall")
         if call is not None:
             self._function_call(candidate, part, call)
@@ -391,7 +432,8 @@ class GeminiState(WireState):
         }
         entry = {key: value for key, value in part.items() if key != "functionCall"}
         entry["functionCall"] = streamed
-        candidate.parts.append([entry, None])
+        candidate.entry = [entry, None]
+        candidate.parts.append(candidate.entry)
         candidate.streamed = streamed
         candidate.call = self._new_call(candidate, call)
         candidate.args = PartialArgs()
@@ -405,7 +447,7 @@ class GeminiState(WireState):
 
     def _end_streamed(self, candidate: _Candidate) -> None:
         args, call, streamed = candidate.args, candidate.call, candidate.streamed
-        candidate.args = candidate.call = candidate.streamed = None
+        candidate.args = candidate.call = candidate.streamed = candidate.entry = None
         assert args is not None and call is not None and streamed is not None
         tail = args.close()
         if tail and candidate.primary:
@@ -419,9 +461,20 @@ class GeminiState(WireState):
 
     def finish(self) -> None:
         for candidate in self.candidates.values():
-            if candidate.args is not None:
-                self._end_streamed(candidate)
+            if candidate.call is not None:
+                self._cut_streamed(candidate, candidate.call)
         super().finish()
+
+    def _cut_streamed(self, candidate: _Candidate, call: Call) -> None:
+        """A streamed call the body ended inside: cut, and out of the candidate's parts."""
+        candidate.parts = [
+            entry for entry in candidate.parts if entry is not candidate.entry
+        ]
+        candidate.args = candidate.call = candidate.streamed = candidate.entry = None
+        if candidate.primary:
+            self.cut_call(call)
+        else:
+            call.closed = call.cut = True
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -1,6 +1,14 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """The stream state for the Google Interactions API: `event_type`-tagged events (`interaction.created`,
 `step.start`, `step.delta`, `step.stop`, `interaction.completed`) rebuilt into one interaction with its steps.
+
+A call (a `function_call` step) is closed by its `step.stop`, or by `interaction.completed` carrying the steps;
+a call still open when the body ends is cut.
+
+Repeats: events carry the step index and no sequence number, so what is recognized is what the index makes
+impossible twice: a `step.start` for a step already started, a `step.stop` or `step.delta` for a step already
+stopped, a second `interaction.created`, and anything after `interaction.completed`. Two equal deltas for an
+open step cannot be told from a model saying the same thing twice, and are both kept.
 """
 
 from __future__ import annotations
@@ -18,23 +26,36 @@ class InteractionsState(WireState):
     wire = "google-interactions"
     object_arguments = True
     end_signal = "interaction.completed"
+    call_end_signal = "its step.stop"
 
     def __init__(self) -> None:
         super().__init__()
         self.interaction: dict[str, Any] = {"object": "interaction"}
         self.steps: dict[int, list[Any]] = {}
+        self.created = False
 
     def feed(self, event: str | None, data: Any) -> None:
         kind = data.get("event_type") or event
-        if kind == "step.delta":
+        if self.complete and kind != "error":
+            self.repeat()  # the interaction is over: nothing after interaction.completed belongs to it
+        elif kind == "step.delta":
             self._delta(data)
         elif kind == "step.start":
-            self._start(data)
+            if data.get("index", len(self.steps)) in self.steps:
+                self.repeat()
+            else:
+                self._start(data)
         elif kind == "step.stop":
             step = self.steps.get(data.get("index", 0))
-            if step is not None:
+            if step is not None and step[3]:
+                self.repeat()
+            elif step is not None:
                 self._stop(step)
         elif kind == "interaction.created":
+            if self.created:
+                self.repeat()
+                return
+            self.created = True
             self.interaction.update(data.get("interaction") or {})
             self.begin(self.interaction.get("id"), self.interaction.get("model"))
         elif kind == "interaction.status_update":
@@ -55,8 +76,8 @@ class InteractionsState(WireState):
 
     def _start(self, data: dict[str, Any]) -> None:
         step = dict(data.get("step") or {})
-        # [step, text fragments, call]
-        entry: list[Any] = [step, [], None]
+        # [step, text fragments, call, stopped]
+        entry: list[Any] = [step, [], None, False]
         self.steps[data.get("index", len(self.steps))] = entry
         if step.get("type") == "function_call":
             entry[2] = call = self.open_call(step.get("id"), step.get("name"))
@@ -81,6 +102,9 @@ class InteractionsState(WireState):
                 {"index": data.get("index", 0), "step": {"type": "model_output"}}
             )
             entry = self.steps[data.get("index", 0)]
+        elif entry[3]:
+            self.repeat()
+            return
         delta = data.get("delta") or {}
         kind = delta.get("type")
         if kind == "arguments_delta" and entry[2] is not None:
@@ -106,7 +130,8 @@ class InteractionsState(WireState):
             self.text(text)
 
     def _stop(self, entry: list[Any]) -> None:
-        step, fragments, call = entry
+        step, fragments, call, _ = entry
+        entry[3] = True
         if call is not None and not call.closed:
             self.close_call(call)
             step["arguments"] = call.value if call.value is not None else {}
@@ -122,14 +147,24 @@ class InteractionsState(WireState):
             entry[1] = []
 
     def finish(self) -> None:
+        # The completed interaction's own steps hold every call whole.
+        whole = bool(self.interaction.get("steps"))
         for entry in self.steps.values():
-            self._stop(entry)
+            call = entry[2]
+            if call is not None and not call.closed and not whole:
+                self.cut_call(call)
+            else:
+                self._stop(entry)
         super().finish()
 
     def body(self) -> dict[str, Any]:
         body = dict(self.interaction)
         if not body.get("steps"):
-            body["steps"] = [self.steps[index][0] for index in sorted(self.steps)]
+            body["steps"] = [
+                self.steps[index][0]
+                for index in sorted(self.steps)
+                if self.steps[index][2] is None or not self.steps[index][2].cut
+            ]
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:

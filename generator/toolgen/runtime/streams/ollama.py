@@ -1,8 +1,12 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """Stream state for Ollama's native /api/chat: NDJSON lines, each a partial message, the last one `done: true`.
 
-Tool calls arrive whole (arguments as an object, often without an id); the message accumulates into the shape
-of the non-streamed /api/chat response.
+Tool calls arrive whole (arguments as an object, often without an id), so each is closed as it arrives; the
+message accumulates into the shape of the non-streamed /api/chat response.
+
+Repeats: each line carries its own `created_at` timestamp (to the microsecond or finer), so a line equal to an
+earlier one, timestamp included, is that line again; a call whose `id` was already seen is that call again; and
+nothing follows the `done: true` line. Lines without a timestamp cannot be told apart, and are all kept.
 """
 
 from __future__ import annotations
@@ -29,8 +33,17 @@ class OllamaState(WireState):
         self.thinking: list[str] = []
         self.tool_calls: list[Any] = []
         self.extra: dict[str, Any] = {}
+        # created_at -> the line that carried it; ids of the calls taken
+        self.lines: dict[str, Any] = {}
+        self.call_ids: set[str] = set()
 
     def feed(self, event: str | None, data: Any) -> None:
+        stamp = data.get("created_at")
+        if self.complete or (isinstance(stamp, str) and self.lines.get(stamp) == data):
+            self.repeat()
+            return
+        if isinstance(stamp, str):
+            self.lines[stamp] = data
         if "error" in data and "message" not in data:
             self.fail(str(data.get("error")), raw=data)
             return
@@ -63,6 +76,12 @@ class OllamaState(WireState):
                 self.extra[key] = value
 
     def _tool_call(self, entry: dict[str, Any]) -> None:
+        call_id = entry.get("id")
+        if isinstance(call_id, str) and call_id:
+            if call_id in self.call_ids:
+                self.repeat()
+                return
+            self.call_ids.add(call_id)
         self.tool_calls.append(entry)
         function = entry.get("function") or {}
         call = self.open_call(entry.get("id"), function.get("name"))

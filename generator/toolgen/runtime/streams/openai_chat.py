@@ -3,6 +3,14 @@
 
 Chunks accumulate into a `chat.completion` body: deltas per choice, tool call fragments per slot, usage from
 whichever chunk carries it (its own `choices: []` chunk or the finish chunk).
+
+A call is closed by its choice's `finish_reason`, by a later call of the same choice beginning (calls stream one
+after the other), or by `[DONE]`; a call still open when the body ends is cut.
+
+Repeats: OpenAI pads every chunk with a random `obfuscation` string, so a chunk whose `obfuscation` and whole
+payload equal an earlier chunk's is that chunk again; and a choice says nothing after its `finish_reason`, so a
+later delta for it is one replayed. Other compatibles put no per-chunk mark on their chunks (each repeats the
+response id and the same `created` second), so two equal deltas from them are both kept.
 """
 
 from __future__ import annotations
@@ -69,6 +77,7 @@ class OpenAIChatState(WireState):
 
     wire = "openai-chat"
     end_signal = "a finish_reason or [DONE]"
+    call_end_signal = "a finish_reason or the next call"
 
     def __init__(self, wire: str | None = None) -> None:
         super().__init__(wire)
@@ -77,8 +86,17 @@ class OpenAIChatState(WireState):
         # The choice whose deltas become events (the first one seen), set with the first choice.
         self.primary: _Choice | None = None
         self.usage: Any = None
+        # obfuscation mark -> the chunk that carried it
+        self.marks: dict[str, Any] = {}
+        self.done = False
 
     def feed(self, event: str | None, data: Any) -> None:
+        mark = data.get("obfuscation")
+        if mark is not None and type(mark) is str:
+            if self.marks.get(mark) == data:
+                self.repeat()
+                return
+            self.marks[mark] = data
         choices = data.get("choices")
         choice = self.primary
         if choices and choice is not None and len(choices) == 1:
@@ -95,6 +113,7 @@ class OpenAIChatState(WireState):
                     or data.get("usage")
                 )
                 and (entry.get("index") or 0) == choice.index
+                and choice.finish is None
             ):
                 calls = delta.get("tool_calls")
                 if calls is not None:
@@ -155,6 +174,9 @@ class OpenAIChatState(WireState):
             if choice.primary:
                 self.primary = choice
         delta = data.get("delta")
+        if delta and choice.finish is not None:
+            self.repeat()
+            return
         if delta:
             calls = delta.get("tool_calls")
             if calls is not None and len(delta) == 1:
@@ -323,10 +345,20 @@ class OpenAIChatState(WireState):
             raw=data,
         )
 
+    def done_marker(self) -> None:
+        super().done_marker()
+        self.done = True
+
     def finish(self) -> None:
         for choice in self.choices.values():
-            for call in choice.calls:
-                self._close(choice, call)
+            last = len(choice.calls) - 1
+            for position, call in enumerate(choice.calls):
+                if self.done or position < last:
+                    self._close(choice, call)
+                elif choice.primary:
+                    self.cut_call(call)
+                elif not call.closed:
+                    call.closed = call.cut = True
 
     def body(self) -> dict[str, Any]:
         body = dict(self.head)
@@ -347,10 +379,14 @@ class OpenAIChatState(WireState):
             message[choice.reasoning_key] = "".join(choice.reasoning)
         if choice.refusal:
             message["refusal"] = "".join(choice.refusal)
-        calls = [call for call in choice.calls if call is not choice.function_call]
+        calls = [
+            call
+            for call in choice.calls
+            if call is not choice.function_call and not call.cut
+        ]
         if calls:
             message["tool_calls"] = [_call_body(call) for call in calls]
-        if choice.function_call is not None:
+        if choice.function_call is not None and not choice.function_call.cut:
             call = choice.function_call
             message["function_call"] = {
                 "name": call.name or "",

@@ -1,5 +1,5 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""What every wire's stream state shares: call bookkeeping, event helpers and the fault path."""
+"""What every wire's stream state shares: call bookkeeping, event helpers, the fault path and cut calls."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ class Call:
     __slots__ = (
         "arguments",
         "closed",
+        "cut",
         "emitted",
         "error",
         "extra",
@@ -48,6 +49,8 @@ class Call:
         self.name = name
         self.parts: list[str] = []
         self.closed = False
+        # Closed by the end of the body, not by the wire's own event: its arguments may be missing or truncated.
+        self.cut = False
         self.emitted = False
         self.arguments = ""
         self.parsed: Any = None
@@ -64,6 +67,8 @@ class WireState:
     # True where the whole (non-streamed) response carries call arguments as an object, not JSON text.
     object_arguments: ClassVar[bool] = False
     end_signal: ClassVar[str] = "its final event"
+    # The wire's event that closes one call's arguments, named in the error of a call the stream cut.
+    call_end_signal: ClassVar[str] = "the event that closes a call"
 
     def __init__(self, wire: str | None = None) -> None:
         if wire is not None:
@@ -76,6 +81,8 @@ class WireState:
         self.provider_error: ProviderError | None = None
         self.text_parts: list[str] = []
         self.reasoning_parts: list[str] = []
+        # Repeated events the wire let us recognize, and dropped.
+        self.duplicates = 0
 
     # -- what each wire implements --------------------------------------------------------------------------------
 
@@ -92,9 +99,9 @@ class WireState:
         return self.fallback()
 
     def finish(self) -> None:
-        """The body ended: close whatever the wire left open."""
+        """The body ended: every call the wire did not close is cut."""
         for call in self.calls:
-            self.close_call(call)
+            self.cut_call(call)
 
     def exception(self, name: str | None, data: bytes, kind: str) -> None:
         """An out-of-band error message of the framing (an eventstream exception)."""
@@ -169,6 +176,30 @@ class WireState:
                 )
             )
 
+    def cut_call(self, call: Call) -> None:
+        """The body ended before the wire closed this call: no arguments, an error, and no place in the message."""
+        if call.closed:
+            return
+        call.closed = call.cut = True
+        call.arguments, call.parsed, call.value = "".join(call.parts), None, None
+        call.error = (
+            f"cut: the stream ended before {self.call_end_signal} closed the arguments"
+        )
+        self.fault(
+            f"tool call {call.index} ({call.name}) was cut: {call.error[5:]}",
+            raw=call.arguments,
+            type="cut",
+        )
+        if call.id is not None:
+            call.emitted = True
+            self.out.append(
+                ToolCallEnd(call.index, call.id, call.name, None, None, call.error)
+            )
+
+    def repeat(self) -> None:
+        """An event the wire marks as one already taken: dropped, and counted."""
+        self.duplicates += 1
+
     def settle(self, call: Call, text: str) -> None:
         if not text.strip():
             # A call with no arguments at all: the whole response would say {} (or an empty object).
@@ -181,12 +212,19 @@ class WireState:
             call.error = f"arguments are not valid JSON: {error}"
             self.fault(f"tool call {call.index} ({call.name}): {call.error}", raw=text)
             return
-        call.parsed = call.value = value
+        call.value = value
         call.arguments = dumps_compact(value) if self.object_arguments else text
+        if isinstance(value, dict):
+            call.parsed = value
+        else:
+            # Valid JSON, yet nothing a tool's arguments can be; the message keeps the text as sent.
+            call.error = (
+                f"arguments are not a JSON object (JSON {type(value).__name__})"
+            )
 
-    def fault(self, message: str, raw: Any = None) -> None:
-        """A fault of the stream itself (not an error the provider sent)."""
-        error = StreamError(message, raw=raw)
+    def fault(self, message: str, raw: Any = None, type: str | None = None) -> None:
+        """A fault of the stream itself (not an error the provider sent); type "cut" when the body ended early."""
+        error = StreamError(message, type=type, raw=raw)
         self.errors.append(error)
         self.out.append(error)
 
@@ -199,7 +237,14 @@ class WireState:
         status: int | None = None,
         raw: Any = None,
     ) -> None:
-        """An error the provider sent mid-stream."""
+        """An error the provider sent mid-stream; the very same error payload again is a repeat."""
+        if (
+            self.provider_error is not None
+            and raw is not None
+            and self.provider_error.raw == raw
+        ):
+            self.repeat()
+            return
         self.provider_error = ProviderError(
             self.wire, message, type=type, code=code, status=status, raw=raw
         )
@@ -214,6 +259,10 @@ class WireState:
     def has_content(self) -> bool:
         return bool(self.text_parts or self.reasoning_parts or self.calls)
 
+    def closed_calls(self) -> list[Call]:
+        """The calls the final message holds: every one but the cut ones, in the order they began."""
+        return [call for call in self.calls if not call.cut]
+
     def fallback(self) -> Response:
         """The message rebuilt from the events alone, for when the wire's decoder cannot take the body."""
         message: dict[str, Any] = {
@@ -226,14 +275,14 @@ class WireState:
             message["content"] = [reasoning] + (
                 [{"type": "text", "text": text}] if text else []
             )
-        if self.calls:
+        if self.closed_calls():
             message["tool_calls"] = [
                 {
                     "id": call.id or "",
                     "type": "function",
                     "function": {"name": call.name or "", "arguments": call.arguments},
                 }
-                for call in self.calls
+                for call in self.closed_calls()
             ]
         return Response(message=message)
 
