@@ -382,7 +382,13 @@ def _prune(removed: Path, package_dir: Path) -> None:
 
 def _write_file(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        # a full disk refuses the write or the flush, and those errors name no file: name the one written
+        raise OSError(error.errno, error.strerror, str(path)) from error
