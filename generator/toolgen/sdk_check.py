@@ -113,6 +113,7 @@ def check_staged_package(folder: Path, package: str, place: Place) -> CheckedPac
     BrokenPackageError (exit 4) when the package does not import; InvalidInputError (exit 3) with one error per
     tool, at the place `place(tool_name)` gives (path, line, col), when that tool's validators raise.
     """
+    folder = folder.resolve()  # the check runs in it, so a relative path would be read twice
     environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
     command = [sys.executable, "-I", "-B", "-c", _SCRIPT, str(folder), package, str(RECURSION_ROOM)]
     try:
