@@ -6,6 +6,7 @@ import asyncio
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,3 +169,25 @@ def test_an_integral_float_is_an_integer_as_json_schema_says(sdk: ModuleType) ->
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_usage({"input_tokens": 5.5, "output_tokens": "2"})
     assert [p.pointer for p in caught.value.problems] == ["/input_tokens", "/output_tokens"]
+
+
+def test_the_generated_tools_class_sizes_its_handler_pool(sdk: ModuleType) -> None:
+    tools = sdk.Tools(max_workers=1, max_error_chars=50)
+    assert tools.pool.size == 1 and tools.max_error_chars == 50
+    assert sdk.Tools().pool.size == 32, "the registry's default"
+    threads: set[int] = set()
+
+    @tools.get_current_weather.handler
+    def weather(args: Any, ctx: Any) -> Any:
+        threads.add(threading.get_ident())
+        return sdk.GetCurrentWeatherResult(location=args.location, temperature=21.5, unit=args.unit)
+
+    async def both() -> list[Any]:
+        calls = [call("get_current_weather", '{"location": "Oslo"}', f"call_{i}") for i in range(4)]
+        return await asyncio.gather(*(tools.adispatch(c) for c in calls))
+
+    outcomes = asyncio.run(both())
+    assert [o.is_error for o in outcomes] == [False] * 4
+    assert len(threads) == 1, "every sync handler ran on the pool's one thread"
+    with pytest.raises(ValueError, match="at least one thread"):
+        sdk.Tools(max_workers=0)

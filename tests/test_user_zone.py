@@ -415,8 +415,17 @@ def _tree(package_dir: Path) -> tuple[dict[str, bytes], dict[str, bytes]]:
     return {k: v for k, v in found.items() if k not in zone}, zone
 
 
+def _work(package_dir: Path) -> Path:
+    """The package's work folder: beside the output folder, as a project's `.toolgen-cache/write/` would be."""
+    return package_dir.parent.parent / "work" / package_dir.name
+
+
 def _write(package_dir: Path, files: dict[str, str]) -> None:
-    toolgen.write.write_package(package_dir, files, MANIFEST_NAME, render_manifest(files, {}), ZONE)
+    toolgen.write.write_package(package_dir, files, MANIFEST_NAME, render_manifest(files, {}), ZONE, _work(package_dir))
+
+
+def _recover(package_dir: Path) -> None:
+    toolgen.write.recover(package_dir, _work(package_dir))
 
 
 @pytest.fixture
@@ -472,10 +481,12 @@ def test_a_kill_at_any_write_step_recovers_to_old_or_new(
         assert zone == old_tree[1], step
         if step == "staged":
             assert generated == old_tree[0], "before the commit point the old package is untouched"
-        toolgen.write.recover(package_dir)
+        assert sorted(p.name for p in package_dir.parent.iterdir()) == ["pkg"], "a kill leaves nothing beside it"
+        _recover(package_dir)
         expected = old_tree[0] if step == "staged" else _package(NEW)
         assert _tree(package_dir) == (expected, old_tree[1]), step
         assert sorted(p.name for p in package_dir.parent.iterdir()) == ["pkg"], step
+        assert not _work(package_dir).exists(), step
 
 
 def test_a_kill_during_recovery_is_recovered_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -491,9 +502,9 @@ def test_a_kill_during_recovery_is_recovered_too(tmp_path: Path, monkeypatch: py
                 _write(package_dir, NEW)
             _kill_at(monkeypatch, second)
             with contextlib.suppress(Killed):
-                toolgen.write.recover(package_dir)
+                _recover(package_dir)
             monkeypatch.undo()
-            toolgen.write.recover(package_dir)
+            _recover(package_dir)
             assert _tree(package_dir) == (_package(NEW), {k: v.encode() for k, v in ZONE_FILES.items()})
 
 
@@ -553,7 +564,11 @@ def test_a_build_killed_at_a_step_keeps_the_zone_and_the_next_build_finishes(pro
 def test_a_build_killed_while_removing_the_old_package_finishes_next_time(project: Project) -> None:
     set_config(project, "package: sdk", "package: sdk2")
     _killed_build(project, "renamed old package aside")
-    assert sorted(p.name for p in (project.root / "generated").iterdir()) == [".sdk.removing", "sdk2"]
+    assert sorted(p.name for p in (project.root / "generated").iterdir()) == ["sdk2"], "nothing left in output"
+    removing = project.root / ".toolgen-cache/write/generated%2Fsdk/removing"
+    assert removing.is_dir(), "the old package's remains wait in its work folder"
+    assert toolgen.check(project.root).ok, "the new package is whole and nothing is left under the output folder"
     toolgen.build(project.root)
     assert sorted(p.name for p in (project.root / "generated").iterdir()) == ["sdk2"]
+    assert not removing.parent.exists()
     assert toolgen.check(project.root).ok

@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     )
     from toolgen.diagnostics import Diagnostic, Severity
     from toolgen.errors import (
+        BrokenPackageError,
         ConfigNotFoundError,
+        EnvironmentProblem,
         ExitCode,
         ExternalToolError,
         ForeignFilesError,
@@ -76,7 +78,9 @@ _HOMES = MappingProxyType(
         **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
         **dict.fromkeys(
             (
+                "BrokenPackageError",
                 "ConfigNotFoundError",
+                "EnvironmentProblem",
                 "ExitCode",
                 "ExternalToolError",
                 "ForeignFilesError",
@@ -96,11 +100,13 @@ _HOMES = MappingProxyType(
 )
 
 __all__ = [
+    "BrokenPackageError",
     "BuildResult",
     "CheckResult",
     "ConfigNotFoundError",
     "ConformanceRow",
     "Diagnostic",
+    "EnvironmentProblem",
     "ExitCode",
     "Export",
     "ExternalToolError",

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.breaking_tools import breaking_changes
+from toolgen.building import SCRATCH_DIR, build_lock, commit_build, environment_errors, leftover_findings
+from toolgen.building import recover_package as recover
 from toolgen.config import (
     CONFIG_NAME,
     Config,
@@ -54,19 +56,9 @@ from toolgen.resources import schemas_dir
 from toolgen.runtime import Export, GeminiSchema, canonical_definition, export_tools
 from toolgen.tool_snapshots import ToolSnapshot, dump_snapshot, load_snapshot, snapshot
 from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
-from toolgen.write import (
-    foreign_entries,
-    foreign_findings,
-    locked,
-    package_entries,
-    recover,
-    refuse_foreign,
-    remove_package,
-    stale_package_findings,
-    write_package,
-)
+from toolgen.write import foreign_entries, foreign_findings, package_entries, stale_package_findings
 
-CACHE_DIR = ".toolgen-cache"
+CACHE_DIR = SCRATCH_DIR
 BUILTIN_PREFIX = "<toolgen>/"
 
 
@@ -233,15 +225,17 @@ def build(
     `progress` is called with the name of each stage as it starts (the CLI shows it on a terminal).
     """
     config = _config(root, config_path)
-    with locked(_cache_dir(config) / "build.lock"):
-        return _build(config, config_path, force, progress)
+    with environment_errors(config.root), build_lock(config.root) as refused:
+        return _build(config, config_path, force, progress, refused)
 
 
-def _build(config: Config, config_path: str | Path | None, force: bool, progress: Progress) -> BuildResult:
-    recover(config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared away
+def _build(
+    config: Config, config_path: str | Path | None, force: bool, progress: Progress, refused: OSError | None
+) -> BuildResult:
+    recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
     old_package = _old_package(config)
     if old_package is not None:
-        recover(old_package)
+        recover(config, old_package)
     config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
     if not force and _unchanged_since_last_build(config, config_text):
         recorded = read_manifest(config.package_dir) or {}
@@ -249,11 +243,12 @@ def _build(config: Config, config_path: str | Path | None, force: bool, progress
         return BuildResult(config.package_dir, names, False, _cached_warnings(config))
     files, inputs, warnings = _render_all(config, progress)
     manifest = files.pop(MANIFEST_NAME)
-    refuse_foreign(config, files, old_package)
-    progress("writing")
-    write_package(config.package_dir, files, MANIFEST_NAME, manifest, config.user_zone)
-    if old_package is not None and (old_package / MANIFEST_NAME).is_file():
-        remove_package(old_package)  # after the new package is in place: a kill leaves one package at least
+    if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
+        if _on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest}:
+            return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), False, warnings)
+        raise refused
+    progress("checking and writing")
+    commit_build(config, files, manifest, old_package)
     _remember_build(config, config_text, inputs, manifest, warnings)
     return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)
 
@@ -308,6 +303,7 @@ def check(root: str | Path = ".", *, config_path: str | Path | None = None, prog
         chunks.extend(lines or [f"--- {fromfile}\n", f"+++ {tofile}\n"])
     diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
     findings = [
+        *leftover_findings(config, config.package_dir),
         *foreign_findings(config, foreign),
         *stale_package_findings(config, _old_package(config)),
         *version_findings(_shown(config, config.package_dir), versions, len(changed)),

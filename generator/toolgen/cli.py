@@ -121,7 +121,9 @@ def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
         click.echo("toolgen: interrupted; nothing was written", err=True)
         code = ExitCode.INTERRUPTED
     except Exception as error:  # noqa: BLE001 - the last line of defence maps any bug to exit 4
-        click.echo(f"toolgen: internal error: {type(error).__name__}: {error}", err=True)
+        click.echo(
+            f"toolgen: internal error (a bug in toolgen, please report it): {type(error).__name__}: {error}", err=True
+        )
         code = ExitCode.INTERNAL
     sys.exit(code)
 

@@ -8,6 +8,9 @@
     ├── ForeignOutputError (INVALID_INPUT 3)   the output directory holds files toolgen did not write
     ├── SdkNotBuiltError (INVALID_INPUT 3)     `validate` found no generated package to check with, or it does not import
     ├── ExternalToolError (INTERNAL 4)         a tool toolgen drives (ruff, datamodel-codegen) failed or is missing
+    ├── EnvironmentProblem (INTERNAL 4)        the machine refused a read or write (read-only, full disk, permissions);
+    │                                          names the path and what to do, not a bug in toolgen
+    ├── BrokenPackageError (INTERNAL 4)        the package a build made does not import; nothing is written
     └── UnsafeOutputError (INTERNAL 4)         generated code holds a statement no schema should produce; nothing is written
 
 Findings (drift, lint, breaking changes) are results, not exceptions: they exit FINDINGS (1) through the CLI.
@@ -80,3 +83,15 @@ class ForeignFilesError(InvalidInputError):
         super().__init__(diagnostics)
         count = len(self.diagnostics)
         self.args = (summary or f"{count} file{'s' if count != 1 else ''} in the package that toolgen did not write",)
+
+
+class EnvironmentProblem(ToolgenError):
+    """The file system refused what a build needs (EACCES, EROFS, ENOSPC, ...); the message names the path."""
+
+    exit_code = ExitCode.INTERNAL
+
+
+class BrokenPackageError(ToolgenError):
+    """The staged package does not import: a bug in toolgen, caught before the commit point."""
+
+    exit_code = ExitCode.INTERNAL

@@ -29,6 +29,7 @@ from toolgen.modelnames import assign_class_names, infer_unions, standalone, str
 from toolgen.names import NameRegistry, pascal, snake
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.positions import Pointer, pointer_text
+from toolgen.ref_depth import too_deep
 from toolgen.resolve import Bundler, Resource, node_at
 from toolgen.resources import schemas_dir
 from toolgen.schemawalk import walk
@@ -320,6 +321,7 @@ def lower(config: Config) -> Lowered:
         **{returns: _BUNDLED for _, _, _, returns, _ in tools if returns},
     }
     session.diagnostics.extend(_unfollowed_in_bundle(bundler, roots, frozenset(canonical)))
+    session.diagnostics.extend(too_deep(defs, [name for name in roots if name not in canonical], bundler.origins))
     if has_errors(session.diagnostics):
         raise InvalidInputError(session.diagnostics)
     tool_irs = [

@@ -1,10 +1,13 @@
 """Write stage: whose files a package holds (toolgen's, the user's zone, foreign ones) and writing it all or nothing.
 
-A build stages every new file beside the package, then renames the staging tree to `.<package>.commit`: that
-rename is the commit point. Applying a commit deletes the files the old manifest listed and the new one does not,
-moves each new file over its old one (os.replace) and the manifest last, then removes the commit tree. Applying
-is idempotent, so `recover` finishes a commit a kill interrupted, and before the commit point the old package is
-untouched. The user zone (`ext/` and `keep:` paths) is never read, moved, written or deleted.
+A build stages every new file in the package's work folder (toolgen's own, outside the output folder and on its
+file system: see `work_dir_for`), lets the caller check the staged package, then renames the staging tree to
+`commit` there: that rename is the commit point. Applying a commit deletes the files the old manifest listed and
+the new one does not, moves each new file over its old one (os.replace) and the manifest last, then removes the
+commit tree. Applying is idempotent, so `recover` finishes a commit a kill interrupted, and before the commit point
+nothing under the output folder has changed: a kill there leaves only a staging tree in the work folder, which
+the next build or `recover` deletes. The user zone (`ext/` and `keep:` paths) is never read, moved, written or
+deleted.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from toolgen.config import USER_DIR, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
@@ -24,24 +28,49 @@ from toolgen.manifest import MANIFEST_NAME, read_manifest, text_digest
 
 _PLAN = "plan.json"
 _TREE = "tree"
+_COMMIT = "commit"
+_STAGING = "staging-"
+_REMOVING = "removing"
 _BYTECODE = "__pycache__"
+_WORK = "write"
+# What toolgen before the work folder left beside the package in the output folder; `recover` still clears it.
+_LEGACY = (".commit", ".previous", ".removing", ".staging-*")
+
+
+class CommitPending(Exception):
+    """An OSError past the commit point: the new package is committed and `recover` (the next build) finishes it."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _reached(step: str) -> None:
     """A named point of the write; tests stop a build at each one to prove a kill there is recoverable."""
 
 
-def _commit_dir(package_dir: Path) -> Path:
-    return package_dir.parent / f".{package_dir.name}.commit"
+def work_dir_for(scratch: Path, root: Path, package_dir: Path) -> Path:
+    """Where the build of `package_dir` stages and commits: under toolgen's `scratch` folder when that shares a
+    file system with the output folder (renames cannot cross one), else beside the output folder, else (the
+    output folder is a mount point) inside it."""
+    key = quote(display_path(root, package_dir), safe="")
+    output = package_dir.parent
+    for candidate in (scratch / _WORK, output.parent / f".{output.name}.toolgen-write", output / ".toolgen-write"):
+        if _device(candidate) == _device(output):
+            return candidate / key
+    return scratch / _WORK / key  # pragma: no cover - the last candidate is on the output's file system
 
 
-def _previous(package_dir: Path) -> Path:
-    """Where toolgen before per-file writes kept the old package while swapping directories."""
-    return package_dir.parent / f".{package_dir.name}.previous"
+def _device(path: Path) -> int:
+    """The file system `path` is (or would be created) on: that of its nearest existing folder."""
+    for folder in (path, *path.parents):
+        with contextlib.suppress(OSError):
+            return folder.stat().st_dev
+    return -1  # pragma: no cover - the root folder always exists
 
 
-def _removing(package_dir: Path) -> Path:
-    return package_dir.parent / f".{package_dir.name}.removing"
+def _legacy(package_dir: Path, suffix: str) -> Path:
+    return package_dir.parent / f".{package_dir.name}{suffix}"
 
 
 def in_zone(name: str, zone: Iterable[str]) -> bool:
@@ -49,24 +78,36 @@ def in_zone(name: str, zone: Iterable[str]) -> bool:
     return any(name == path or name.startswith(path + "/") for path in zone)
 
 
-def recover(package_dir: Path) -> None:
-    """Finish a commit a kill interrupted; drop staging trees of builds killed before their commit point."""
-    commit = _commit_dir(package_dir)
-    if (commit / _PLAN).is_file():
-        _apply(commit, package_dir)
-    elif commit.exists():  # pragma: no cover - the plan is written before the rename that makes a commit
-        shutil.rmtree(commit)
-    previous = _previous(package_dir)
+def recover(package_dir: Path, work_dir: Path) -> None:
+    """Finish a commit a kill interrupted; drop staging trees of builds killed before their commit point, and what
+    toolgen before the work folder left beside the package."""
+    for commit in (work_dir / _COMMIT, _legacy(package_dir, ".commit")):
+        if (commit / _PLAN).is_file():
+            _apply(commit, package_dir)
+        elif commit.exists():  # a plan is written before the rename that makes a commit: a staging tree
+            shutil.rmtree(commit)
+    previous = _legacy(package_dir, ".previous")
     if previous.exists():
         if package_dir.exists():
             shutil.rmtree(previous)
         else:
             os.rename(previous, package_dir)
-    for stale in package_dir.parent.glob(f".{package_dir.name}.staging-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    removing = _removing(package_dir)
-    if removing.exists():
-        shutil.rmtree(removing)
+    stale = [*work_dir.glob(f"{_STAGING}*"), *package_dir.parent.glob(f".{package_dir.name}.staging-*")]
+    for folder in [*stale, work_dir / _REMOVING, _legacy(package_dir, ".removing")]:
+        if folder.exists():
+            shutil.rmtree(folder)
+    with contextlib.suppress(OSError):  # an empty work folder is no leftover; a full one is someone's build
+        work_dir.rmdir()
+
+
+def leftovers(package_dir: Path, work_dir: Path) -> list[str]:
+    """What a build killed past its commit point, or toolgen before the work folder, left to finish or clear:
+    `check` reports them, the next build recovers them. A staging tree in the work folder is no leftover: nothing
+    under the output folder depends on it."""
+    found = [work_dir / _COMMIT] if (work_dir / _COMMIT / _PLAN).is_file() else []
+    for suffix in _LEGACY:
+        found.extend(sorted(package_dir.parent.glob(f".{package_dir.name}{suffix}")))
+    return [str(path) for path in found]
 
 
 def _fsync_dir(path: Path) -> None:
@@ -223,46 +264,63 @@ def stale_package_findings(config: Config, old_package: Path | None) -> list[Dia
     return [Diagnostic(f"{old}/{MANIFEST_NAME}", 1, 1, Severity.ERROR, "stale-package", message)]
 
 
-def remove_package(package_dir: Path) -> None:
-    """Remove a package toolgen wrote (checked with `unowned_entries` first): rename it aside, then delete it,
-    so a kill leaves either the whole package or a `.removing` tree that `recover` deletes."""
-    removing = _removing(package_dir)
+def remove_package(package_dir: Path, work_dir: Path) -> None:
+    """Remove a package toolgen wrote (checked with `unowned_entries` first): rename it into its work folder, then
+    delete it, so a kill leaves either the whole package or a `removing` tree there that `recover` deletes."""
+    removing = work_dir / _REMOVING
+    work_dir.mkdir(parents=True, exist_ok=True)
     os.rename(package_dir, removing)
     _fsync_dir(package_dir.parent)
     _reached("renamed old package aside")
     shutil.rmtree(removing)
+    with contextlib.suppress(OSError):
+        work_dir.rmdir()
 
 
 def write_package(
-    package_dir: Path, files: Mapping[str, str], manifest_name: str, manifest: str, zone: Sequence[str]
+    package_dir: Path,
+    files: Mapping[str, str],
+    manifest_name: str,
+    manifest: str,
+    zone: Sequence[str],
+    work_dir: Path,
+    verify: Callable[[Path], None] | None = None,
 ) -> None:
     """Write `files` and then the manifest into `package_dir`: all of them or, if anything fails before the
     commit point, none. Files the old manifest lists and `files` lacks are deleted; `zone` is never touched.
 
-    The caller has checked `foreign_entries` is empty; nothing else in the directory is overwritten or deleted.
+    `verify` is called with the folder that holds the staged package (as `<folder>/<package_dir.name>/`) before
+    the commit point: whatever it raises stops the write with nothing written. An OSError past the commit point
+    is raised as CommitPending. The caller has checked `foreign_entries` is empty; nothing else in the
+    directory is overwritten or deleted.
     """
-    package_dir.parent.mkdir(parents=True, exist_ok=True)
-    recover(package_dir)
+    recover(package_dir, work_dir)
     stale = sorted(
         name
         for name in recorded_files(package_dir)
         if name not in files and name != manifest_name and not in_zone(name, zone)
     )
-    staging = Path(tempfile.mkdtemp(prefix=f".{package_dir.name}.staging-", dir=package_dir.parent))
-    commit = _commit_dir(package_dir)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=_STAGING, dir=work_dir))
+    commit = work_dir / _COMMIT
+    tree = f"{_TREE}/{package_dir.name}"
     try:
-        os.chmod(staging, 0o755)
         for name in sorted(files):
-            _write_file(staging / _TREE / name, files[name])
-        _write_file(staging / _TREE / manifest_name, manifest)
-        plan = {"delete": stale, "write": [*sorted(files), manifest_name]}
+            _write_file(staging / tree / name, files[name])
+        _write_file(staging / tree / manifest_name, manifest)
+        if verify is not None:
+            verify(staging / _TREE)
+        plan = {"delete": stale, "tree": tree, "write": [*sorted(files), manifest_name]}
         _write_file(staging / _PLAN, json.dumps(plan, indent=1) + "\n")  # last: a plan means the tree is whole
         _fsync_dir(staging)
         _reached("staged")
+        package_dir.parent.mkdir(parents=True, exist_ok=True)
         os.rename(staging, commit)
-        _fsync_dir(package_dir.parent)
+        _fsync_dir(work_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            work_dir.rmdir()
         raise
     _reached("committed")
     try:
@@ -270,13 +328,15 @@ def write_package(
     except KeyboardInterrupt:
         _apply(commit, package_dir)  # past the commit point the new package is finished, never left half done
         raise
+    except OSError as error:
+        raise CommitPending(error) from error
 
 
 def _apply(commit: Path, package_dir: Path) -> None:
     """Make `package_dir` what the commit says; safe to repeat after a kill at any point."""
     plan = json.loads((commit / _PLAN).read_text(encoding="utf-8"))
-    tree = commit / _TREE
-    package_dir.mkdir(exist_ok=True)
+    tree = commit / str(plan.get("tree", _TREE))  # toolgen before the work folder staged the files at `tree/`
+    package_dir.mkdir(parents=True, exist_ok=True)
     for name in plan["delete"]:  # first, so an old file can give way to a new folder of the same name
         target = package_dir / name
         # Repeated after a kill, a deleted name may already be that new folder, or lie under a new file.
@@ -299,7 +359,9 @@ def _apply(commit: Path, package_dir: Path) -> None:
         _fsync_dir(folder)
     _reached("applied")
     shutil.rmtree(commit)
-    _fsync_dir(package_dir.parent)
+    _fsync_dir(commit.parent)
+    with contextlib.suppress(OSError):
+        commit.parent.rmdir()
 
 
 def _prune(removed: Path, package_dir: Path) -> None:
@@ -320,7 +382,13 @@ def _prune(removed: Path, package_dir: Path) -> None:
 
 def _write_file(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        # a full disk refuses the write or the flush, and those errors name no file: name the one written
+        raise OSError(error.errno, error.strerror, str(path)) from error

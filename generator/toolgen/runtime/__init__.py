@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .app.main import main
+    from .app.prompted import example_arguments
     from .clients.base import ModelClient, ModelClientBase
     from .clients.http import HTTPModel, RetryPolicy
     from .clients.scripted import ReplayModel, ScriptedModel, assistant_turn, tool_call
@@ -243,6 +244,7 @@ _HOMES = MappingProxyType(
         "python_patterns": ".schema.ecma_regex",
         "unsupported": ".schema.ecma_regex",
         "main": ".app.main",
+        "example_arguments": ".app.prompted",
     }
 )
 
@@ -335,6 +337,7 @@ __all__ = [
     "encode_error",
     "encode_request",
     "encode_response",
+    "example_arguments",
     "export_tools",
     "gemini_schema",
     "has_property_escapes",

@@ -193,8 +193,12 @@ def tool_definitions(
 class Tools(Registry):
     """This package's tools, each a typed entry: bind with `@tools.<tool>.handler`, run with dispatch()."""
 
-    def __init__(self) -> None:
-        super().__init__(TOOLS)
+    def __init__(self, *, max_workers: int = 32, max_error_chars: int = 4000) -> None:
+        """`max_workers`: how many handlers may run at once (the threads of the handler pool);
+        `max_error_chars`: the longest error text a tool message sends back to the model."""
+        super().__init__(
+            TOOLS, max_workers=max_workers, max_error_chars=max_error_chars
+        )
 
     @property
     def book_trip(self) -> ToolEntry[BookTripArgs, BookTripResult]:
