@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     )
     from toolgen.payloads import ConformanceRow
     from toolgen.runtime import Export, GeminiSchema
+    from toolgen.scaffold import InitResult
     from toolgen.validate import Source, Tally
 
 # Each public name and the module it lives in.
@@ -74,6 +75,7 @@ _HOMES = MappingProxyType(
             "toolgen.api",
         ),
         **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
+        "InitResult": "toolgen.scaffold",
         **dict.fromkeys(
             (
                 "ConfigNotFoundError",
@@ -107,6 +109,7 @@ __all__ = [
     "ForeignFilesError",
     "ForeignOutputError",
     "GeminiSchema",
+    "InitResult",
     "InvalidInputError",
     "Progress",
     "ProjectExistsError",

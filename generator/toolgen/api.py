@@ -19,10 +19,9 @@ from toolgen.config import (
     display_path,
     keep_conflicts,
     load_config,
-    package_name_problem,
 )
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
-from toolgen.errors import InvalidInputError, ProjectExistsError, ToolgenError
+from toolgen.errors import InvalidInputError, ToolgenError
 from toolgen.ir import Tool, thaw
 from toolgen.lint import PROVIDERS
 from toolgen.lint import lint as lint_rules
@@ -52,6 +51,8 @@ from toolgen.payloads import encode as encode_canonical
 from toolgen.render import render
 from toolgen.resources import schemas_dir
 from toolgen.runtime import Export, GeminiSchema, canonical_definition, export_tools
+from toolgen.scaffold import InitResult
+from toolgen.scaffold import init_project as scaffold_project
 from toolgen.tool_snapshots import ToolSnapshot, dump_snapshot, load_snapshot, snapshot
 from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
 from toolgen.write import (
@@ -315,35 +316,10 @@ def check(root: str | Path = ".", *, config_path: str | Path | None = None, prog
     return CheckResult(config.package_dir, tuple(changed), diff, (*warnings, *findings))
 
 
-INIT_CONFIG = """\
-# toolgen configuration: `toolgen build` turns the schemas below into a typed Python package.
-version: v1
-package: {package}
-output: generated
-inputs:
-  - schemas/tools/*.yaml
-# The offline demo behind `python -m {package} "prompt"`: demo handlers and a sandbox. Drop it for production.
-demo: true
-"""
-
-
-def init_project(root: str | Path = ".", *, package: str = "toolgen_sdk") -> tuple[Path, ...]:
-    """Create toolgen.yaml and an example tool in `root`; refuses to overwrite an existing project."""
-    problem = package_name_problem(package)
-    if problem:
-        raise InvalidInputError([Diagnostic("--package", 1, 1, Severity.ERROR, "config-package", problem)])
-    root_path = Path(root).resolve()
-    config_file = root_path / CONFIG_NAME
-    example = root_path / "schemas" / "tools" / "get_current_weather.yaml"
-    existing = [p for p in (config_file, example) if p.exists()]
-    if existing:
-        raise ProjectExistsError(f"{existing[0]} already exists; nothing was written")
-    example.parent.mkdir(parents=True, exist_ok=True)
-    example.write_text(
-        (schemas_dir() / "tools" / "get_current_weather.yaml").read_text(encoding="utf-8"), encoding="utf-8"
-    )
-    config_file.write_text(INIT_CONFIG.format(package=package), encoding="utf-8")
-    return (config_file, example)
+def init_project(root: str | Path = ".", *, package: str = "toolgen_sdk") -> InitResult:
+    """Create toolgen.yaml and an example tool in `root`, and keep ruff, black and isort off the generated
+    package (in pyproject.toml, adding only what is missing); refuses to overwrite an existing project."""
+    return scaffold_project(Path(root).resolve(), package)
 
 
 def export(
