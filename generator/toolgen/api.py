@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolgen.beside import beside_findings, beside_pairs, beside_unchanged, plan_beside
 from toolgen.breaking_tools import breaking_changes
 from toolgen.config import (
     CONFIG_NAME,
@@ -21,7 +22,7 @@ from toolgen.config import (
     load_config,
 )
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
-from toolgen.errors import InvalidInputError, ToolgenError
+from toolgen.errors import ForeignFilesError, InvalidInputError, ToolgenError
 from toolgen.ir import Tool, thaw
 from toolgen.lint import PROVIDERS
 from toolgen.lint import lint as lint_rules
@@ -53,6 +54,7 @@ from toolgen.resources import schemas_dir
 from toolgen.runtime import Export, GeminiSchema, canonical_definition, export_tools
 from toolgen.scaffold import InitResult
 from toolgen.scaffold import init_project as scaffold_project
+from toolgen.targets.installable import beside_files
 from toolgen.tool_snapshots import ToolSnapshot, dump_snapshot, load_snapshot, snapshot
 from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
 from toolgen.write import (
@@ -107,7 +109,8 @@ def _quiet(stage: str) -> None:
 
 def _render_all(
     config: Config, progress: Progress = _quiet
-) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...]]:
+) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
+    """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it."""
     progress("checking schemas")
     try:
         lowered = lower(config)
@@ -116,11 +119,12 @@ def _render_all(
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config)
-    files[MANIFEST_NAME] = render_manifest(files, lowered.inputs)
+    beside = beside_files(config, lowered.project)
+    files[MANIFEST_NAME] = render_manifest(files, lowered.inputs, beside=beside)
     conflicts = keep_conflicts(config, files)
     if conflicts:
         raise InvalidInputError(conflicts)
-    return files, lowered.inputs, lowered.warnings
+    return files, lowered.inputs, lowered.warnings, beside
 
 
 def _current_input_hash(config: Config, path: str) -> str | None:
@@ -157,7 +161,7 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
         if text_digest(on_disk[name]) != hashed:
             return False
     key = build_key(config_text, recorded) + text_digest(on_disk[MANIFEST_NAME])
-    return bool(cached.get("key") == key)
+    return bool(cached.get("key") == key) and beside_unchanged(config)
 
 
 def _shown(config: Config, path: Path) -> str:
@@ -248,11 +252,16 @@ def _build(config: Config, config_path: str | Path | None, force: bool, progress
         recorded = read_manifest(config.package_dir) or {}
         names = tuple(sorted([*recorded.get("files", {}), MANIFEST_NAME]))
         return BuildResult(config.package_dir, names, False, _cached_warnings(config))
-    files, inputs, warnings = _render_all(config, progress)
+    files, inputs, warnings, beside = _render_all(config, progress)
     manifest = files.pop(MANIFEST_NAME)
     refuse_foreign(config, files, old_package)
+    plan = plan_beside(config, beside)
+    if plan.foreign:
+        raise ForeignFilesError(
+            beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
+        )
     progress("writing")
-    write_package(config.package_dir, files, MANIFEST_NAME, manifest, config.user_zone)
+    write_package(config.package_dir, files, MANIFEST_NAME, manifest, config.user_zone, plan.write, plan.delete)
     if old_package is not None and (old_package / MANIFEST_NAME).is_file():
         remove_package(old_package)  # after the new package is in place: a kill leaves one package at least
     _remember_build(config, config_text, inputs, manifest, warnings)
@@ -279,24 +288,28 @@ def check(root: str | Path = ".", *, config_path: str | Path | None = None, prog
     earlier build wrote under another name, are error findings; other generator versions only a warning.
     """
     config = _config(root, config_path)
-    expected, inputs, warnings = _render_all(config, progress)
+    expected, inputs, warnings, beside = _render_all(config, progress)
     foreign = foreign_entries(config.package_dir, expected, config.user_zone)
     actual = _on_disk(config.package_dir, config.user_zone)
     recorded = recorded_versions(read_manifest(config.package_dir))
     versions = version_changes(recorded) if recorded is not None else []
     if versions:  # versions alone are no drift: compare the manifest as the recorded versions would render it
         generated = {name: text for name, text in expected.items() if name != MANIFEST_NAME}
-        expected[MANIFEST_NAME] = render_manifest(generated, inputs, recorded)
+        expected[MANIFEST_NAME] = render_manifest(generated, inputs, recorded, beside)
     prefix = display_path(config.root, config.package_dir)
+    plan = plan_beside(config, beside)
+    compared = [
+        (f"{prefix}/{name}", expected.get(name), actual.get(name))
+        for name in sorted((expected.keys() | actual.keys()) - set(foreign))
+    ]
     changed: list[str] = []
     chunks: list[str] = []
-    for name in sorted((expected.keys() | actual.keys()) - set(foreign)):
-        want, have = expected.get(name), actual.get(name)
+    for shown, want, have in [*compared, *beside_pairs(config, plan)]:
         if want == have:
             continue
-        changed.append(f"{prefix}/{name}")
-        fromfile = f"a/{prefix}/{name}" if have is not None else "/dev/null"
-        tofile = f"b/{prefix}/{name}" if want is not None else "/dev/null"
+        changed.append(shown)
+        fromfile = f"a/{shown}" if have is not None else "/dev/null"
+        tofile = f"b/{shown}" if want is not None else "/dev/null"
         lines = list(
             difflib.unified_diff(
                 (have or "").splitlines(keepends=True),
@@ -310,6 +323,7 @@ def check(root: str | Path = ".", *, config_path: str | Path | None = None, prog
     diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
     findings = [
         *foreign_findings(config, foreign),
+        *beside_findings(config, plan.foreign),
         *stale_package_findings(config, _old_package(config)),
         *version_findings(_shown(config, config.package_dir), versions, len(changed)),
     ]

@@ -24,6 +24,7 @@ from toolgen.manifest import MANIFEST_NAME, read_manifest, text_digest
 
 _PLAN = "plan.json"
 _TREE = "tree"
+_BESIDE = "beside"  # files of the output folder next to the package
 _BYTECODE = "__pycache__"
 
 
@@ -234,13 +235,22 @@ def remove_package(package_dir: Path) -> None:
 
 
 def write_package(
-    package_dir: Path, files: Mapping[str, str], manifest_name: str, manifest: str, zone: Sequence[str]
+    package_dir: Path,
+    files: Mapping[str, str],
+    manifest_name: str,
+    manifest: str,
+    zone: Sequence[str],
+    beside: Mapping[str, str] | None = None,
+    beside_delete: Sequence[str] = (),
 ) -> None:
     """Write `files` and then the manifest into `package_dir`: all of them or, if anything fails before the
     commit point, none. Files the old manifest lists and `files` lacks are deleted; `zone` is never touched.
+    `beside` (written) and `beside_delete` (deleted) are files of the output folder, next to the package, in
+    the same commit (toolgen.beside decides which are toolgen's).
 
     The caller has checked `foreign_entries` is empty; nothing else in the directory is overwritten or deleted.
     """
+    beside = beside or {}
     package_dir.parent.mkdir(parents=True, exist_ok=True)
     recover(package_dir)
     stale = sorted(
@@ -255,7 +265,11 @@ def write_package(
         for name in sorted(files):
             _write_file(staging / _TREE / name, files[name])
         _write_file(staging / _TREE / manifest_name, manifest)
+        for name in sorted(beside):
+            _write_file(staging / _BESIDE / name, beside[name])
         plan = {"delete": stale, "write": [*sorted(files), manifest_name]}
+        if beside or beside_delete:
+            plan.update(beside_delete=sorted(beside_delete), beside_write=sorted(beside))
         _write_file(staging / _PLAN, json.dumps(plan, indent=1) + "\n")  # last: a plan means the tree is whole
         _fsync_dir(staging)
         _reached("staged")
@@ -285,6 +299,15 @@ def _apply(commit: Path, package_dir: Path) -> None:
                 target.unlink()
         _prune(target, package_dir)
         _reached(f"deleted {name}")
+    # Before the package's files, so its manifest, which records these too, is still the last file written.
+    for name in plan.get("beside_delete", []):
+        with contextlib.suppress(FileNotFoundError):
+            (package_dir.parent / name).unlink()
+        _reached(f"deleted beside {name}")
+    for name in plan.get("beside_write", []):
+        if (commit / _BESIDE / name).is_file():
+            os.replace(commit / _BESIDE / name, package_dir.parent / name)
+            _reached(f"wrote beside {name}")
     touched = {package_dir}
     for name in plan["write"]:
         source, target = tree / name, package_dir / name
