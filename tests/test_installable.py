@@ -236,3 +236,14 @@ def test_a_kill_at_any_write_step_leaves_package_and_pyproject_old_or_new(
         monkeypatch.undo()
         write.recover(package_dir)
         assert state(package_dir) in ((old_files, "# old\n"), (new_files, "# new\n")), step
+
+
+def test_moving_the_output_folder_takes_the_pyproject_along(installable: Project) -> None:
+    config = installable.root / "toolgen.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("output: generated", "output: sdk"), encoding="utf-8")
+    built = installable.cli("build")
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert sorted(p.name for p in (installable.root / "sdk").iterdir()) == ["pyproject.toml", "shop_sdk"]
+    assert not (installable.root / "generated" / "pyproject.toml").exists()
+    assert not (installable.root / "generated" / "shop_sdk").exists()
+    assert installable.cli("check").returncode == 0

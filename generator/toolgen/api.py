@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolgen.beside import beside_findings, beside_pairs, beside_unchanged, plan_beside
+from toolgen.beside import beside_findings, beside_pairs, beside_unchanged, plan_beside, remove_old_beside
 from toolgen.breaking_tools import breaking_changes
 from toolgen.config import (
     CONFIG_NAME,
@@ -263,6 +263,7 @@ def _build(config: Config, config_path: str | Path | None, force: bool, progress
     progress("writing")
     write_package(config.package_dir, files, MANIFEST_NAME, manifest, config.user_zone, plan.write, plan.delete)
     if old_package is not None and (old_package / MANIFEST_NAME).is_file():
+        remove_old_beside(old_package, plan, config.output_dir)
         remove_package(old_package)  # after the new package is in place: a kill leaves one package at least
     _remember_build(config, config_text, inputs, manifest, warnings)
     return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)

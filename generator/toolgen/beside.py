@@ -120,3 +120,15 @@ def beside_pairs(config: Config, plan: BesidePlan) -> list[tuple[str, str | None
         (display_path(config.root, config.output_dir / name), plan.write.get(name), actual.get(name))
         for name in sorted(names)
     ]
+
+
+def remove_old_beside(old_package: Path, plan: BesidePlan, output_dir: Path) -> None:
+    """Before an old package (one `package:` or `output:` moved away from) is removed: delete the files its
+    manifest records beside it, where unchanged and not where the new build writes its own."""
+    for name, hashed in recorded_beside(old_package).items():
+        path = old_package.parent / name
+        if path.resolve() in {(output_dir / kept).resolve() for kept in plan.write}:
+            continue
+        text = _text(path)
+        if text is not None and text_digest(text) == hashed:
+            path.unlink()
