@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     )
     from toolgen.payloads import ConformanceRow
     from toolgen.runtime import Export, GeminiSchema
+    from toolgen.scaffold import InitResult
     from toolgen.validate import Source, Tally
 
 # Each public name and the module it lives in.
@@ -76,6 +77,7 @@ _HOMES = MappingProxyType(
             "toolgen.api",
         ),
         **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
+        "InitResult": "toolgen.scaffold",
         **dict.fromkeys(
             (
                 "BrokenPackageError",
@@ -113,6 +115,7 @@ __all__ = [
     "ForeignFilesError",
     "ForeignOutputError",
     "GeminiSchema",
+    "InitResult",
     "InvalidInputError",
     "Progress",
     "ProjectExistsError",

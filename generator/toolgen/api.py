@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolgen.beside import beside_findings, beside_pairs, beside_unchanged, on_disk, plan_beside
 from toolgen.breaking_tools import breaking_changes
 from toolgen.building import SCRATCH_DIR, build_lock, commit_build, environment_errors, leftover_findings
 from toolgen.building import recover_package as recover
@@ -21,10 +22,9 @@ from toolgen.config import (
     display_path,
     keep_conflicts,
     load_config,
-    package_name_problem,
 )
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
-from toolgen.errors import InvalidInputError, ProjectExistsError, ToolgenError
+from toolgen.errors import ForeignFilesError, InvalidInputError, ToolgenError
 from toolgen.ir import Tool, thaw
 from toolgen.lint import PROVIDERS
 from toolgen.lint import lint as lint_rules
@@ -54,6 +54,9 @@ from toolgen.payloads import encode as encode_canonical
 from toolgen.render import render
 from toolgen.resources import schemas_dir
 from toolgen.runtime import Export, GeminiSchema, canonical_definition, export_tools
+from toolgen.scaffold import InitResult
+from toolgen.scaffold import init_project as scaffold_project
+from toolgen.targets.installable import beside_files
 from toolgen.tool_snapshots import ToolSnapshot, dump_snapshot, load_snapshot, snapshot
 from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
 from toolgen.write import foreign_entries, foreign_findings, package_entries, stale_package_findings
@@ -98,7 +101,8 @@ def _quiet(stage: str) -> None:
 
 def _render_all(
     config: Config, progress: Progress = _quiet
-) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...]]:
+) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
+    """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it."""
     progress("checking schemas")
     try:
         lowered = lower(config)
@@ -107,11 +111,12 @@ def _render_all(
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config)
-    files[MANIFEST_NAME] = render_manifest(files, lowered.inputs)
+    beside = beside_files(config, lowered.project)
+    files[MANIFEST_NAME] = render_manifest(files, lowered.inputs, beside=beside)
     conflicts = keep_conflicts(config, files)
     if conflicts:
         raise InvalidInputError(conflicts)
-    return files, lowered.inputs, lowered.warnings
+    return files, lowered.inputs, lowered.warnings, beside
 
 
 def _current_input_hash(config: Config, path: str) -> str | None:
@@ -148,7 +153,7 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
         if text_digest(on_disk[name]) != hashed:
             return False
     key = build_key(config_text, recorded) + text_digest(on_disk[MANIFEST_NAME])
-    return bool(cached.get("key") == key)
+    return bool(cached.get("key") == key) and beside_unchanged(config)
 
 
 def _shown(config: Config, path: Path) -> str:
@@ -241,14 +246,21 @@ def _build(
         recorded = read_manifest(config.package_dir) or {}
         names = tuple(sorted([*recorded.get("files", {}), MANIFEST_NAME]))
         return BuildResult(config.package_dir, names, False, _cached_warnings(config))
-    files, inputs, warnings = _render_all(config, progress)
+    files, inputs, warnings, beside = _render_all(config, progress)
     manifest = files.pop(MANIFEST_NAME)
+    plan = plan_beside(config, beside)
     if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
-        if _on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest}:
+        if _on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest} and not (
+            plan.delete or plan.foreign or on_disk(config, set(beside)) != beside
+        ):
             return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), False, warnings)
         raise refused
+    if plan.foreign:
+        raise ForeignFilesError(
+            beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
+        )
     progress("checking and writing")
-    commit_build(config, files, manifest, old_package)
+    commit_build(config, files, manifest, old_package, plan)
     _remember_build(config, config_text, inputs, manifest, warnings)
     return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)
 
@@ -273,24 +285,28 @@ def check(root: str | Path = ".", *, config_path: str | Path | None = None, prog
     earlier build wrote under another name, are error findings; other generator versions only a warning.
     """
     config = _config(root, config_path)
-    expected, inputs, warnings = _render_all(config, progress)
+    expected, inputs, warnings, beside = _render_all(config, progress)
     foreign = foreign_entries(config.package_dir, expected, config.user_zone)
     actual = _on_disk(config.package_dir, config.user_zone)
     recorded = recorded_versions(read_manifest(config.package_dir))
     versions = version_changes(recorded) if recorded is not None else []
     if versions:  # versions alone are no drift: compare the manifest as the recorded versions would render it
         generated = {name: text for name, text in expected.items() if name != MANIFEST_NAME}
-        expected[MANIFEST_NAME] = render_manifest(generated, inputs, recorded)
+        expected[MANIFEST_NAME] = render_manifest(generated, inputs, recorded, beside)
     prefix = display_path(config.root, config.package_dir)
+    plan = plan_beside(config, beside)
+    compared = [
+        (f"{prefix}/{name}", expected.get(name), actual.get(name))
+        for name in sorted((expected.keys() | actual.keys()) - set(foreign))
+    ]
     changed: list[str] = []
     chunks: list[str] = []
-    for name in sorted((expected.keys() | actual.keys()) - set(foreign)):
-        want, have = expected.get(name), actual.get(name)
+    for shown, want, have in [*compared, *beside_pairs(config, plan)]:
         if want == have:
             continue
-        changed.append(f"{prefix}/{name}")
-        fromfile = f"a/{prefix}/{name}" if have is not None else "/dev/null"
-        tofile = f"b/{prefix}/{name}" if want is not None else "/dev/null"
+        changed.append(shown)
+        fromfile = f"a/{shown}" if have is not None else "/dev/null"
+        tofile = f"b/{shown}" if want is not None else "/dev/null"
         lines = list(
             difflib.unified_diff(
                 (have or "").splitlines(keepends=True),
@@ -305,41 +321,17 @@ def check(root: str | Path = ".", *, config_path: str | Path | None = None, prog
     findings = [
         *leftover_findings(config, config.package_dir),
         *foreign_findings(config, foreign),
+        *beside_findings(config, plan.foreign),
         *stale_package_findings(config, _old_package(config)),
         *version_findings(_shown(config, config.package_dir), versions, len(changed)),
     ]
     return CheckResult(config.package_dir, tuple(changed), diff, (*warnings, *findings))
 
 
-INIT_CONFIG = """\
-# toolgen configuration: `toolgen build` turns the schemas below into a typed Python package.
-version: v1
-package: {package}
-output: generated
-inputs:
-  - schemas/tools/*.yaml
-# The offline demo behind `python -m {package} "prompt"`: demo handlers and a sandbox. Drop it for production.
-demo: true
-"""
-
-
-def init_project(root: str | Path = ".", *, package: str = "toolgen_sdk") -> tuple[Path, ...]:
-    """Create toolgen.yaml and an example tool in `root`; refuses to overwrite an existing project."""
-    problem = package_name_problem(package)
-    if problem:
-        raise InvalidInputError([Diagnostic("--package", 1, 1, Severity.ERROR, "config-package", problem)])
-    root_path = Path(root).resolve()
-    config_file = root_path / CONFIG_NAME
-    example = root_path / "schemas" / "tools" / "get_current_weather.yaml"
-    existing = [p for p in (config_file, example) if p.exists()]
-    if existing:
-        raise ProjectExistsError(f"{existing[0]} already exists; nothing was written")
-    example.parent.mkdir(parents=True, exist_ok=True)
-    example.write_text(
-        (schemas_dir() / "tools" / "get_current_weather.yaml").read_text(encoding="utf-8"), encoding="utf-8"
-    )
-    config_file.write_text(INIT_CONFIG.format(package=package), encoding="utf-8")
-    return (config_file, example)
+def init_project(root: str | Path = ".", *, package: str = "toolgen_sdk") -> InitResult:
+    """Create toolgen.yaml and an example tool in `root`, and keep ruff, black and isort off the generated
+    package (in pyproject.toml, adding only what is missing); refuses to overwrite an existing project."""
+    return scaffold_project(Path(root).resolve(), package)
 
 
 def export(

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
+from toolgen.beside import BesidePlan, remove_old_beside
 from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import EnvironmentProblem
@@ -121,16 +122,30 @@ def recover_package(config: Config, package_dir: Path) -> None:
     recover(package_dir, work_dir(config, package_dir))
 
 
-def commit_build(config: Config, files: Mapping[str, str], manifest: str, old_package: Path | None) -> None:
-    """Check the staged package, write it all or nothing, then remove the old package `package:` moved away from."""
+def commit_build(
+    config: Config, files: Mapping[str, str], manifest: str, old_package: Path | None, beside: BesidePlan
+) -> None:
+    """Check the staged package, write it (and the files `beside` it) all or nothing, then remove the old
+    package `package:` moved away from."""
     refuse_foreign(config, files, old_package)
 
     def verify(folder: Path) -> None:
         check_staged_package(folder, config.package, lambda tool: _tool_place(config, tool))
 
     package_dir = config.package_dir
-    write_package(package_dir, files, MANIFEST_NAME, manifest, config.user_zone, work_dir(config, package_dir), verify)
+    write_package(
+        package_dir,
+        files,
+        MANIFEST_NAME,
+        manifest,
+        config.user_zone,
+        work_dir(config, package_dir),
+        verify,
+        beside.write,
+        beside.delete,
+    )
     if old_package is not None and (old_package / MANIFEST_NAME).is_file():
+        remove_old_beside(old_package, beside, config.output_dir)
         # after the new package is in place: a kill leaves one package at least
         remove_package(old_package, work_dir(config, old_package))
 

@@ -141,10 +141,13 @@ def init(project: Path, package: str) -> None:
     """Create toolgen.yaml and schemas/ with an example tool."""
 
     def action() -> ExitCode:
-        for path in toolgen.init_project(project, package=package):
-            click.echo(
-                f"created {path.relative_to(project.resolve()) if path.is_relative_to(project.resolve()) else path}"
-            )
+        result = toolgen.init_project(project, package=package)
+        for verb, paths in (("created", result.created), ("updated", result.updated)):
+            for path in paths:
+                shown = path.relative_to(project.resolve()) if path.is_relative_to(project.resolve()) else path
+                click.echo(f"{verb} {shown}")
+        for note in result.notes:
+            click.echo(f"toolgen: {note}", err=True)
         click.echo("next: toolgen build", err=True)
         return ExitCode.OK
 

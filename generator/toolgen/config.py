@@ -44,6 +44,9 @@ class Config:
     input_positions: tuple[tuple[int, int], ...] = ()
     keep: tuple[str, ...] = ()
     keep_positions: tuple[tuple[int, int], ...] = ()
+    # "installable" also writes <output>/pyproject.toml, with package_version as its version.
+    package_layout: str = "folder"
+    package_version: str = "0.1.0"
 
     @property
     def output_dir(self) -> Path:
@@ -201,6 +204,8 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         input_positions=tuple(document.locate(("inputs", str(i))) for i in range(len(data.get("inputs", [])))),
         keep=tuple(normalized_keep_path(item) for item in keep_listed),
         keep_positions=tuple(document.locate(("keep", str(i))) for i in range(len(keep_listed))),
+        package_layout=str(data.get("package_layout", "folder")),
+        package_version=str(data.get("package_version", "0.1.0")),
     )
 
 

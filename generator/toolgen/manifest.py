@@ -77,11 +77,15 @@ def runtime_digest(files: Mapping[str, str]) -> str:
 
 
 def render_manifest(
-    files: Mapping[str, str], inputs: Mapping[str, str], versions: Mapping[str, str] | None = None
+    files: Mapping[str, str],
+    inputs: Mapping[str, str],
+    versions: Mapping[str, str] | None = None,
+    beside: Mapping[str, str] | None = None,
 ) -> str:
     """Deterministic JSON: hashes and versions, no times or machine paths, so a rebuild never differs by itself.
 
     `versions` defaults to the running ones; `check` passes the recorded ones to compare everything else.
+    `beside` are the files written in the output folder next to the package (recorded only when there are any).
     """
     body: dict[str, Any] = {
         "generator": "toolgen",
@@ -91,6 +95,8 @@ def render_manifest(
         "runtime": runtime_digest(files),
         "versions": dict(sorted((versions if versions is not None else running_versions()).items())),
     }
+    if beside:
+        body["beside"] = {name: text_digest(text) for name, text in sorted(beside.items())}
     return json.dumps(body, indent=2, sort_keys=True) + "\n"
 
 

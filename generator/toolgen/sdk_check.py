@@ -74,14 +74,14 @@ problems = []
 for name, spec in tools.TOOLS.items():
     checks = []
     try:
-        sample = runtime.example_arguments(spec.input_schema or {})
+        sample = runtime.example_value(spec.input_schema or {})
         checks = [
             ("its example arguments", validators.validate_tool_arguments, sample),
             ("its example arguments as JSON text", validators.validate_tool_arguments, json.dumps(sample)),
             ("arguments of the wrong type", validators.validate_tool_arguments, [None]),
         ]
         if spec.output_schema is not None:
-            result = runtime.example_arguments(spec.output_schema)
+            result = runtime.example_value(spec.output_schema)
             checks.append(("its example result", validators.validate_tool_result, result))
     except Exception as error:
         problems.append({"tool": name, "value": "an example value", "error": described(error)})

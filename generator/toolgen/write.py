@@ -31,6 +31,7 @@ _TREE = "tree"
 _COMMIT = "commit"
 _STAGING = "staging-"
 _REMOVING = "removing"
+_BESIDE = "beside"  # files of the output folder next to the package
 _BYTECODE = "__pycache__"
 _WORK = "write"
 # What toolgen before the work folder left beside the package in the output folder; `recover` still clears it.
@@ -285,15 +286,20 @@ def write_package(
     zone: Sequence[str],
     work_dir: Path,
     verify: Callable[[Path], None] | None = None,
+    beside: Mapping[str, str] | None = None,
+    beside_delete: Sequence[str] = (),
 ) -> None:
     """Write `files` and then the manifest into `package_dir`: all of them or, if anything fails before the
     commit point, none. Files the old manifest lists and `files` lacks are deleted; `zone` is never touched.
+    `beside` (written) and `beside_delete` (deleted) are files of the output folder, next to the package, in
+    the same commit (toolgen.beside decides which are toolgen's).
 
     `verify` is called with the folder that holds the staged package (as `<folder>/<package_dir.name>/`) before
     the commit point: whatever it raises stops the write with nothing written. An OSError past the commit point
     is raised as CommitPending. The caller has checked `foreign_entries` is empty; nothing else in the
     directory is overwritten or deleted.
     """
+    beside = beside or {}
     recover(package_dir, work_dir)
     stale = sorted(
         name
@@ -308,9 +314,13 @@ def write_package(
         for name in sorted(files):
             _write_file(staging / tree / name, files[name])
         _write_file(staging / tree / manifest_name, manifest)
+        for name in sorted(beside):
+            _write_file(staging / _BESIDE / name, beside[name])
         if verify is not None:
             verify(staging / _TREE)
         plan = {"delete": stale, "tree": tree, "write": [*sorted(files), manifest_name]}
+        if beside or beside_delete:
+            plan.update(beside_delete=sorted(beside_delete), beside_write=sorted(beside))
         _write_file(staging / _PLAN, json.dumps(plan, indent=1) + "\n")  # last: a plan means the tree is whole
         _fsync_dir(staging)
         _reached("staged")
@@ -345,6 +355,15 @@ def _apply(commit: Path, package_dir: Path) -> None:
                 target.unlink()
         _prune(target, package_dir)
         _reached(f"deleted {name}")
+    # Before the package's files, so its manifest, which records these too, is still the last file written.
+    for name in plan.get("beside_delete", []):
+        with contextlib.suppress(FileNotFoundError):
+            (package_dir.parent / name).unlink()
+        _reached(f"deleted beside {name}")
+    for name in plan.get("beside_write", []):
+        if (commit / _BESIDE / name).is_file():
+            os.replace(commit / _BESIDE / name, package_dir.parent / name)
+            _reached(f"wrote beside {name}")
     touched = {package_dir}
     for name in plan["write"]:
         source, target = tree / name, package_dir / name

@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         ToolCallStart,
         Usage,
     )
+    from .tools.loading import ToolsLoadError, load_bound_tools
     from .tools.registry import (
         Registry,
         ToolContext,
@@ -147,6 +148,8 @@ _HOMES = MappingProxyType(
         "JSONTextError": ".models.jsontext",
         "MAX_JSON_DEPTH": ".models.jsontext",
         "parse_json": ".models.jsontext",
+        "ToolsLoadError": ".tools.loading",
+        "load_bound_tools": ".tools.loading",
         "Registry": ".tools.registry",
         "ToolContext": ".tools.registry",
         "ToolEntry": ".tools.registry",
@@ -312,6 +315,7 @@ __all__ = [
     "ToolSpec",
     "ToolStats",
     "ToolgenValidationError",
+    "ToolsLoadError",
     "UnboundToolsError",
     "Unfit",
     "Usage",
@@ -342,6 +346,7 @@ __all__ = [
     "gemini_schema",
     "has_property_escapes",
     "keep_last_turns",
+    "load_bound_tools",
     "main",
     "map_subschemas",
     "parse_json",

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .app.main import main
-    from .app.prompted import example_arguments
     from .clients.base import ModelClient, ModelClientBase
     from .clients.http import HTTPModel, RetryPolicy
     from .clients.scripted import ReplayModel, ScriptedModel, assistant_turn, tool_call
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
         problems_from,
     )
     from .schema.ecma_regex import has_property_escapes, python_patterns, unsupported
+    from .schema.examples import example_value
     from .schema.fit import (
         GEMINI_KEYWORDS,
         STRICT_UNSUPPORTED,
@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         ToolCallStart,
         Usage,
     )
+    from .tools.loading import ToolsLoadError, load_bound_tools
     from .tools.registry import (
         Registry,
         ToolContext,
@@ -147,6 +148,8 @@ _HOMES = MappingProxyType(
         "JSONTextError": ".models.jsontext",
         "MAX_JSON_DEPTH": ".models.jsontext",
         "parse_json": ".models.jsontext",
+        "ToolsLoadError": ".tools.loading",
+        "load_bound_tools": ".tools.loading",
         "Registry": ".tools.registry",
         "ToolContext": ".tools.registry",
         "ToolEntry": ".tools.registry",
@@ -244,7 +247,7 @@ _HOMES = MappingProxyType(
         "python_patterns": ".schema.ecma_regex",
         "unsupported": ".schema.ecma_regex",
         "main": ".app.main",
-        "example_arguments": ".app.prompted",
+        "example_value": ".schema.examples",
     }
 )
 
@@ -312,6 +315,7 @@ __all__ = [
     "ToolSpec",
     "ToolStats",
     "ToolgenValidationError",
+    "ToolsLoadError",
     "UnboundToolsError",
     "Unfit",
     "Usage",
@@ -337,11 +341,12 @@ __all__ = [
     "encode_error",
     "encode_request",
     "encode_response",
-    "example_arguments",
+    "example_value",
     "export_tools",
     "gemini_schema",
     "has_property_escapes",
     "keep_last_turns",
+    "load_bound_tools",
     "main",
     "map_subschemas",
     "parse_json",

@@ -18,6 +18,7 @@ from ..clients.http import HTTPModel
 from ..loop.events import RunEvent, sse_encode
 from ..loop.policies import Approval, ApprovalRequest
 from ..loop.sync_driver import run
+from ..tools.loading import ToolsLoadError, load_bound_tools
 from ..tools.registry import Registry
 from ..wires.base import ProviderError
 from ..wires.codecs import carried_wires
@@ -32,6 +33,13 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "or against a model endpoint with --base-url.",
     )
     parser.add_argument("prompt", help="what to ask")
+    parser.add_argument(
+        "--tools",
+        metavar="MODULE:ATTRIBUTE",
+        help="your bound tools: a Tools instance, or a function returning one "
+        "(e.g. myapp.handlers:tools); without it the tools have no handlers "
+        "(but the demo's)",
+    )
     parser.add_argument(
         "--base-url",
         help="the endpoint (the official SDK's base URL, e.g. http://localhost:8000/v1)",
@@ -145,16 +153,32 @@ def _bind_demo(registry: Registry, workspace: str | None, scratch: Path) -> None
     handlers.bind_demo_handlers(registry, chosen)
 
 
+def _registry(
+    options: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    make_registry: Callable[[], Registry],
+) -> Registry:
+    """The user's bound tools named by --tools, else a fresh registry of the package's tools."""
+    if not options.tools:
+        return make_registry()
+    kind = make_registry if isinstance(make_registry, type) else Registry
+    try:
+        return load_bound_tools(options.tools, kind)
+    except ToolsLoadError as error:
+        parser.error(str(error))
+
+
 def main(
     argv: Sequence[str] | None, make_registry: Callable[[], Registry], *, prog: str
 ) -> int:
     """`python -m <package> "prompt" [options]`: 0 when the run finished, 1 when it stopped otherwise."""
     parser = _parser(prog)
     options = parser.parse_args(argv)
-    registry = make_registry()
+    registry = _registry(options, parser, make_registry)
     out, err = sys.stdout, sys.stderr
     with tempfile.TemporaryDirectory(prefix="toolgen-workspace-") as scratch:
-        _bind_demo(registry, options.workspace, Path(scratch))
+        if not options.tools:
+            _bind_demo(registry, options.workspace, Path(scratch))
         model = _model(options, parser)
         messages = (
             [{"role": "system", "content": options.system}] if options.system else []

@@ -1,6 +1,6 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""A scripted model that follows the prompt: it calls the tools the prompt names (with arguments it can read from
-the prompt, or example arguments from the schema) and then reports what they returned."""
+"""A scripted model that follows the prompt: it calls the tools the prompt names or describes (with arguments it can
+read from the prompt, or example arguments valid for the schema) and then reports what they returned."""
 
 from __future__ import annotations
 
@@ -10,12 +10,68 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..clients.scripted import ScriptedModel, assistant_turn, tool_call
+from ..schema.examples import example_value
 from ..wires.base import Request, parts_of
 
 _PLACE = re.compile(
     r"\b(?:in|for|at)\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:(?:,\s*|\s+and\s+)[A-Z][\w.'-]*)*)"
 )
 _ORDER_ID = re.compile(r"\b[A-Z0-9][A-Z0-9-]{5,31}\b")
+# Words that say nothing about which tool a prompt wants.
+_STOP_WORDS = frozenset(
+    [
+        "about",
+        "all",
+        "an",
+        "and",
+        "any",
+        "are",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "get",
+        "give",
+        "has",
+        "have",
+        "how",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "please",
+        "show",
+        "some",
+        "tell",
+        "that",
+        "the",
+        "this",
+        "to",
+        "use",
+        "using",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
@@ -39,31 +95,38 @@ def _places(prompt: str) -> list[str]:
     ]
 
 
-def example_arguments(schema: Mapping[str, Any]) -> Any:
-    """The smallest value a schema's required parts ask for: a default, the first enum value, or a placeholder."""
-    if "default" in schema:
-        return schema["default"]
-    if "const" in schema:
-        return schema["const"]
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    kind = (
-        next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
-    )
-    if kind == "object" or "properties" in schema:
-        properties = schema.get("properties") or {}
-        required = [name for name in schema.get("required") or [] if name in properties]
-        return {name: example_arguments(properties[name]) for name in required}
-    placeholders = {
-        "string": "example",
-        "integer": 1,
-        "number": 1,
-        "boolean": False,
-        "array": [],
-        "null": None,
-    }
-    return placeholders.get(str(kind), "example")
+def _words(text: str) -> set[str]:
+    """The words of a prompt or a tool's name, title or description, lowercased, plurals made singular."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text)
+    found = set()
+    for word in re.findall(r"[a-z0-9]+", spaced.lower()):
+        if len(word) < 2 or word in _STOP_WORDS:
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        found.add(word)
+    return found
+
+
+def _named_tools(prompt: str, tools: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The tools the prompt asks for: those it names outright, else the one whose name, title and description
+    share the most words with it (a name's words count most), else the first tool."""
+    lowered = prompt.lower()
+    named = [name for name in sorted(tools) if name.lower() in lowered]
+    if named or not tools:
+        return named
+    asked = _words(prompt)
+
+    def score(name: str) -> int:
+        tool = tools[name]
+        return (
+            3 * len(asked & _words(name))
+            + 2 * len(asked & _words(str(tool.get("title") or "")))
+            + len(asked & _words(str(tool.get("description") or "")))
+        )
+
+    best = max(sorted(tools), key=score)
+    return [best]
 
 
 def _prompted_calls(
@@ -93,11 +156,11 @@ def _prompted_calls(
         r"\b(ls|files|command|directory|workspace)\b", prompt, re.IGNORECASE
     ):
         calls.append(tool_call("run_command", {"program": "ls", "args": ["-l"]}))
-    if not calls and tools:
-        name = min(tools)
-        calls.append(
-            tool_call(name, example_arguments(tools[name].get("inputSchema") or {}))
-        )
+    if not calls:
+        calls += [
+            tool_call(name, example_value(tools[name].get("inputSchema") or {}))
+            for name in _named_tools(prompt, tools)
+        ]
     return calls
 
 

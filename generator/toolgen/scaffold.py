@@ -1,0 +1,56 @@
+"""`toolgen init`: a new project's toolgen.yaml and example tool, and its formatters told to leave generated/ alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolgen.config import CONFIG_NAME, package_name_problem
+from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.errors import InvalidInputError, ProjectExistsError
+from toolgen.formatter_settings import exclude_generated
+from toolgen.resources import schemas_dir
+
+INIT_OUTPUT = "generated"
+INIT_CONFIG = """\
+# toolgen configuration: `toolgen build` turns the schemas below into a typed Python package.
+version: v1
+package: {package}
+output: {output}
+inputs:
+  - schemas/tools/*.yaml
+# The offline demo behind `python -m {package} "prompt"`: demo handlers and a sandbox. Drop it for production.
+demo: true
+"""
+EXAMPLE_TOOL = Path("schemas") / "tools" / "get_current_weather.yaml"
+
+
+@dataclass(frozen=True)
+class InitResult:
+    """What `init_project` wrote: the files it created, the existing ones it added formatter settings to, and
+    the settings it left for the user to add (a sentence each)."""
+
+    created: tuple[Path, ...]
+    updated: tuple[Path, ...]
+    notes: tuple[str, ...]
+
+
+def init_project(root: Path, package: str) -> InitResult:
+    """Create toolgen.yaml and an example tool in `root` and exclude the output folder from ruff, black and
+    isort (pyproject.toml, or ruff's own file); refuses to overwrite an existing project."""
+    problem = package_name_problem(package)
+    if problem:
+        raise InvalidInputError([Diagnostic("--package", 1, 1, Severity.ERROR, "config-package", problem)])
+    config_file = root / CONFIG_NAME
+    example = root / EXAMPLE_TOOL
+    existing = [p for p in (config_file, example) if p.exists()]
+    if existing:
+        raise ProjectExistsError(f"{existing[0]} already exists; nothing was written")
+    before = {path for path in root.iterdir() if path.is_file()} if root.is_dir() else set()
+    example.parent.mkdir(parents=True, exist_ok=True)
+    example.write_text((schemas_dir() / "tools" / example.name).read_text(encoding="utf-8"), encoding="utf-8")
+    config_file.write_text(INIT_CONFIG.format(package=package, output=INIT_OUTPUT), encoding="utf-8")
+    settings = exclude_generated(root, INIT_OUTPUT)
+    created = [config_file, example, *(path for path in settings.written if path not in before)]
+    updated = tuple(path for path in settings.written if path in before)
+    return InitResult(tuple(created), updated, settings.notes)
