@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolgen.api import (
         BuildResult,
-        CheckResult,
         Progress,
         breaking,
         breaking_snapshot,
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
         validate,
     )
     from toolgen.diagnostics import Diagnostic, Severity
+    from toolgen.drift import CheckResult
     from toolgen.errors import (
         ConfigNotFoundError,
         ExitCode,
@@ -55,7 +55,6 @@ _HOMES = MappingProxyType(
         **dict.fromkeys(
             (
                 "BuildResult",
-                "CheckResult",
                 "Progress",
                 "breaking",
                 "breaking_snapshot",
@@ -74,6 +73,7 @@ _HOMES = MappingProxyType(
             "toolgen.api",
         ),
         **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
+        "CheckResult": "toolgen.drift",
         **dict.fromkeys(
             (
                 "ConfigNotFoundError",

@@ -18,7 +18,7 @@ from toolgen.checks import (
     unfit_defaults,
     unsupported_patterns,
 )
-from toolgen.config import Config, display_path, glob_base, unmatched_input
+from toolgen.config import Config, display_path, glob_base, own_files, unmatched_input
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
 from toolgen.fidelity import RESOLUTION_KEYWORDS, models_are_exact, relax_for_models
@@ -108,7 +108,7 @@ def _input_files(session: _Session) -> list[Path]:
     root = session.config.root
     files: set[Path] = set()
     config = session.config
-    own = _own_files(config)
+    own = own_files(config)
     unmatched: list[tuple[int, str]] = []
     matched = False
     for index, pattern in enumerate(config.inputs):
@@ -135,17 +135,6 @@ def _input_files(session: _Session) -> list[Path]:
         if matched or not config.message_extension
     )
     return sorted(files, key=lambda p: session.display(p))
-
-
-def _own_files(config: Config) -> set[Path]:
-    """Files an input glob may match that are not tool definitions: the config, the extension, the output."""
-    own = {(config.root / config.display).resolve()}
-    if config.message_extension:
-        own.add((config.root / config.message_extension).resolve())
-    for folder in (config.package_dir, config.root / ".toolgen-cache"):
-        if folder.is_dir():
-            own.update(p.resolve() for p in folder.rglob("*") if p.is_file())
-    return own
 
 
 def _tool_diagnostics(session: _Session, raw: shapes.RawTool) -> list[Diagnostic]:

@@ -16,7 +16,6 @@ from typing import Any
 import toolgen.runtime as adapters
 from toolgen.runtime import WIRES, Finish, MessageEnd, ProviderError, Request, Response, StreamError, stream_events
 
-KINDS = ("request", "response", "stream")
 # Stream framings by file extension, as recorded bodies are stored (see the corpus manifest).
 _STREAM_FRAMINGS = {".sse": "sse", ".jsonl": "jsonl", ".ndjson": "jsonl", ".eventstream": "eventstream"}
 PAYLOAD_SUFFIXES = (".json", *_STREAM_FRAMINGS)

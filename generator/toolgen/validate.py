@@ -23,20 +23,11 @@ import pydantic
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import SdkNotBuiltError
+from toolgen.kinds import KINDS
 from toolgen.payloads import pointer_of
 from toolgen.positions import json_positions
-from toolgen.runtime import MAX_JSON_DEPTH, WIRES, JSONTextError, parse_json
+from toolgen.runtime import MAX_JSON_DEPTH, JSONTextError, parse_json
 
-# What `--as` accepts, and the generated validator that checks it.
-KINDS = {
-    "message": "validate_message",
-    "messages": "validate_messages",
-    "tool-call": "validate_tool_call",
-    "tool-definition": "validate_tool_definition",
-    "usage": "validate_usage",
-}
-# A provider body: `<wire>.request` or `<wire>.response`, decoded with the SDK's adapters first.
-WIRE_KINDS = tuple(f"{wire}.{kind}" for wire in WIRES for kind in ("request", "response"))
 BATCH = 2000
 # What one worker gets at a time from a large JSON Lines file; four per worker are in flight at most.
 BLOCK_BYTES = 1 << 20

@@ -1,0 +1,97 @@
+"""`check` without rendering: when all that the manifest records still holds, the package is up to date.
+
+The manifest (manifest.py) records every input file read (the schemas the globs matched and every file they
+`$ref`), the config's text and what it resolved to, the makers (toolgen's source hash and the versions of the
+libraries that shape the output) and the build's warnings. When each of them is what it is now, no input glob
+matches a file the build did not read, the package holds exactly the files the manifest lists with the text it
+records, and the manifest is the one those files render, a full render would produce those same bytes:
+`check` answers with the recorded warnings. Anything else, even a doubt, returns None, and `check` renders.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+
+from toolgen.config import CACHE_DIR, Config, display_path, load_config, own_files
+from toolgen.diagnostics import Diagnostic
+from toolgen.drift import CheckResult, on_disk
+from toolgen.errors import ToolgenError
+from toolgen.manifest import (
+    MANIFEST_FORMAT,
+    MANIFEST_NAME,
+    config_record,
+    input_digest,
+    read_manifest,
+    recorded_makers,
+    render_manifest,
+    running_makers,
+)
+
+# A warning that depends on folders, not on the files the manifest hashes (input-unmatched: whether a
+# pattern's folder exists), may come and go without any recorded hash changing: such a build is rendered.
+_UNRECORDED = frozenset({"input-unmatched"})
+
+
+def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
+    """The answer a full `check` would give when the package is up to date; None when it may not be."""
+    try:
+        # The shape check against the meta-schema is left out: a config whose digest matches the manifest's
+        # passed it at build time, under the same toolgen (the source hash is compared below).
+        config = load_config(root, config_path, check_shape=False)
+    except (ToolgenError, AttributeError, TypeError, ValueError):
+        # Unchecked, a malformed config can fail in any of these ways; the full check reports it properly.
+        return None
+    manifest = read_manifest(config.package_dir)
+    if manifest is None or manifest.get("format") != MANIFEST_FORMAT:
+        return None
+    record = config_record(config)
+    makers = running_makers()
+    if manifest.get("config") != record or recorded_makers(manifest) != makers:
+        return None
+    inputs = _recorded_inputs(config, manifest.get("inputs"))
+    warnings = _recorded_warnings(manifest.get("warnings"))
+    if inputs is None or warnings is None or _moved_since_last_build(config):
+        return None
+    actual = on_disk(config.package_dir, config.user_zone)
+    files = {name: text for name, text in actual.items() if name != MANIFEST_NAME}
+    expected = render_manifest(files, inputs, config=record, warnings=warnings, makers=makers)
+    if actual.get(MANIFEST_NAME) != expected:
+        return None
+    return CheckResult(config.package_dir, (), "", warnings)
+
+
+def _recorded_inputs(config: Config, recorded: object) -> dict[str, str] | None:
+    """The manifest's inputs when each still has its recorded digest and the globs match no other file."""
+    if not isinstance(recorded, dict) or not all(isinstance(v, str) for v in recorded.values()):
+        return None
+    if any(input_digest(config.root, str(name)) != hashed for name, hashed in recorded.items()):
+        return None
+    own = own_files(config)
+    for pattern in config.inputs:
+        for match in glob.glob(str(config.root / pattern), recursive=True):
+            path = Path(match).resolve()
+            if path.is_file() and path not in own and display_path(config.root, path) not in recorded:
+                return None  # a new file the build would read
+    return {str(name): hashed for name, hashed in recorded.items()}
+
+
+def _recorded_warnings(recorded: object) -> tuple[Diagnostic, ...] | None:
+    """The build's warnings as the manifest records them, when a full check is sure to give the same."""
+    try:
+        warnings = tuple(Diagnostic.from_json(item) for item in recorded) if isinstance(recorded, list) else None
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None if warnings is None or any(w.rule in _UNRECORDED for w in warnings) else warnings
+
+
+def _moved_since_last_build(config: Config) -> bool:
+    """The build cache names another package folder for this config: a full check looks for a stale package."""
+    try:
+        entries = json.loads((config.root / CACHE_DIR / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    entry = entries.get(config.display) if isinstance(entries, dict) else None
+    recorded = entry.get("package_dir") if isinstance(entry, dict) else None
+    return recorded is not None and recorded != display_path(config.root, config.package_dir)
