@@ -25,7 +25,7 @@ from toolgen.config import (
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.drift import CheckResult, compare, on_disk
 from toolgen.errors import InvalidInputError, ProjectExistsError, ToolgenError
-from toolgen.instant_check import instant_check
+from toolgen.instant_check import instant_check, recorded_config
 from toolgen.kinds import KINDS, WIRE_KINDS
 from toolgen.manifest import (
     MANIFEST_NAME,
@@ -380,7 +380,10 @@ def validate(
         raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
     from toolgen.validate import validate_sources
 
-    config = _config(root, config_path)
+    # A config the package's manifest records needs no shape check again (nor jsonschema, to run it).
+    root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
+    known = recorded_config(root_path, given)
+    config = known[0] if known is not None else load_config(root_path, given)
     sources = payload_sources(paths, root=config.root)
     return validate_sources(
         sources, kind, config.output_dir, config.package, workers=workers, progress=progress, tally=tally

@@ -11,13 +11,15 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ConfigNotFoundError, InvalidInputError
-from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
 from toolgen.runtime import WIRES, canonical_name
+
+if TYPE_CHECKING:
+    from toolgen.load import Document
 
 CONFIG_NAME = "toolgen.yaml"
 USER_DIR = "ext"  # inside the package: the user's own modules, which build never writes or deletes
@@ -165,6 +167,8 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
     `check_shape=False` leaves out the check against toolgen's meta-schema (and loading jsonschema for it): only
     for a text known to have passed it, as `check` knows from the manifest when the text's digest matches.
     """
+    from toolgen.load import LoadError, load_file  # YAML loads only for the verbs that read the config
+
     path = path or root / CONFIG_NAME
     if not path.is_file():
         raise ConfigNotFoundError(f"no {path.name} in {root} (run `toolgen init` to create one)")

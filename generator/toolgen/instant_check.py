@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import json
 from pathlib import Path
+from typing import Any
 
 from toolgen.config import CACHE_DIR, Config, display_path, load_config, own_files
 from toolgen.diagnostics import Diagnostic
@@ -27,6 +28,7 @@ from toolgen.manifest import (
     recorded_makers,
     render_manifest,
     running_makers,
+    source_digest,
 )
 
 # A warning that depends on folders, not on the files the manifest hashes (input-unmatched: whether a
@@ -34,21 +36,34 @@ from toolgen.manifest import (
 _UNRECORDED = frozenset({"input-unmatched"})
 
 
-def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
-    """The answer a full `check` would give when the package is up to date; None when it may not be."""
+def recorded_config(root: Path, config_path: Path | None) -> tuple[Config, dict[str, Any]] | None:
+    """The config, read without its shape check, and its package's manifest, when that manifest records this
+    config as it is now (text and resolved settings) and was made by this very toolgen (its source hash).
+
+    The shape check against the meta-schema (and loading jsonschema for it) can be left out then: the same text
+    passed it at build time, under the same toolgen.
+    """
     try:
-        # The shape check against the meta-schema is left out: a config whose digest matches the manifest's
-        # passed it at build time, under the same toolgen (the source hash is compared below).
         config = load_config(root, config_path, check_shape=False)
     except (ToolgenError, AttributeError, TypeError, ValueError):
-        # Unchecked, a malformed config can fail in any of these ways; the full check reports it properly.
+        # Unchecked, a malformed config can fail in any of these ways; the checked load reports it properly.
         return None
     manifest = read_manifest(config.package_dir)
     if manifest is None or manifest.get("format") != MANIFEST_FORMAT:
         return None
-    record = config_record(config)
+    if manifest.get("config") != config_record(config) or manifest.get("source") != source_digest():
+        return None
+    return config, manifest
+
+
+def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
+    """The answer a full `check` would give when the package is up to date; None when it may not be."""
+    found = recorded_config(root, config_path)
+    if found is None:
+        return None
+    config, manifest = found
     makers = running_makers()
-    if manifest.get("config") != record or recorded_makers(manifest) != makers:
+    if recorded_makers(manifest) != makers:
         return None
     inputs = _recorded_inputs(config, manifest.get("inputs"))
     warnings = _recorded_warnings(manifest.get("warnings"))
@@ -56,7 +71,7 @@ def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
         return None
     actual = on_disk(config.package_dir, config.user_zone)
     files = {name: text for name, text in actual.items() if name != MANIFEST_NAME}
-    expected = render_manifest(files, inputs, config=record, warnings=warnings, makers=makers)
+    expected = render_manifest(files, inputs, config=config_record(config), warnings=warnings, makers=makers)
     if actual.get(MANIFEST_NAME) != expected:
         return None
     return CheckResult(config.package_dir, (), "", warnings)
