@@ -18,8 +18,8 @@ import pytest
 import toolgen
 from toolgen.drift import CheckResult
 from toolgen.errors import InvalidInputError
-from toolgen.instant_check import instant_check
-from toolgen.manifest import MANIFEST_NAME
+from toolgen.instant_check import instant_check, recorded_project
+from toolgen.manifest import MANIFEST_NAME, SHAPING
 
 from conftest import WEATHER, Project
 
@@ -219,7 +219,7 @@ def test_an_unparseable_config_is_rendered_and_refused(built: Project) -> None:
     ("maker", "value"),
     [
         ("source", "0" * 64),
-        ("shaping", {"jinja2": "0.0.1", "jsonschema-specifications": "0.0.1", "pyyaml": "0.0.1"}),
+        ("shaping", dict.fromkeys(SHAPING, "0.0.1")),
         ("versions", {"toolgen": "0.0.1", "datamodel-code-generator": "0.0.1", "pydantic": "0.0.1", "ruff": "0.0.1"}),
     ],
 )
@@ -270,3 +270,23 @@ def test_the_cli_answers_alike_with_and_without_full(built: Project) -> None:
         quick, full = built.cli("check"), built.cli("check", "--full")
         assert (quick.returncode, quick.stdout, quick.stderr) == (full.returncode, full.stdout, full.stderr)
         _hand_edit(built)
+
+
+def test_lint_and_export_of_a_recorded_project_give_what_checking_everything_gives(
+    built: Project, tmp_path: Path
+) -> None:
+    assert recorded_project(built.root.resolve(), None) is not None, "lint and export leave the shape checks out"
+    unbuilt = tmp_path / "unbuilt"
+    shutil.copytree(built.root, unbuilt, ignore=shutil.ignore_patterns("generated", ".toolgen-cache"))
+    assert recorded_project(unbuilt, None) is None, "nothing records this copy: everything is checked"
+    assert toolgen.lint(built.root) == toolgen.lint(unbuilt)
+    assert toolgen.export(built.root, provider="openai") == toolgen.export(unbuilt, provider="openai")
+
+
+def test_a_tool_changed_since_the_build_is_checked_again(built: Project) -> None:
+    built.write("schemas/weather.yaml", REFERRING.replace("type: object", "type: 5", 1))
+    assert recorded_project(built.root.resolve(), None) is None
+    for verb in (toolgen.lint, lambda root: toolgen.export(root, provider="openai")):
+        with pytest.raises(InvalidInputError) as raised:
+            verb(built.root)
+        assert raised.value.diagnostics, "the shape check runs and reports the changed tool"

@@ -25,7 +25,7 @@ from toolgen.config import (
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.drift import CheckResult, compare, on_disk
 from toolgen.errors import InvalidInputError, ProjectExistsError, ToolgenError
-from toolgen.instant_check import instant_check, recorded_config
+from toolgen.instant_check import instant_check, recorded_config, recorded_project
 from toolgen.kinds import KINDS, WIRE_KINDS
 from toolgen.manifest import (
     MANIFEST_NAME,
@@ -57,6 +57,14 @@ class BuildResult:
 def _config(root: str | Path, config_path: str | Path | None) -> Config:
     root_path = Path(root).resolve()
     return load_config(root_path, Path(config_path).resolve() if config_path else None)
+
+
+def _checked_before(root: str | Path, config_path: str | Path | None) -> tuple[Config, bool]:
+    """The config, and whether the package's manifest records it and every input as they are now: then the
+    meta-schema checks (and jsonschema, to run them) are left out, since the build that made it ran them."""
+    root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
+    known = recorded_project(root_path, given)
+    return (known, True) if known is not None else (load_config(root_path, given), False)
 
 
 Progress = Callable[[str], None]
@@ -284,8 +292,8 @@ def export(
     from toolgen.lower import lower
     from toolgen.runtime import export_tools
 
-    config = _config(root, config_path)
-    lowered = lower(config)
+    config, checked = _checked_before(root, config_path)
+    lowered = lower(config, check_shapes=not checked)
     definitions = [_definition(tool) for tool in lowered.project.tools]
     strict = config.export_strict if strict is None else strict
     gemini = gemini or ("openapi" if config.gemini_schema == "openapi" else "json")
@@ -330,8 +338,8 @@ def lint(
     from toolgen.lint import lint as lint_rules
     from toolgen.lower import lower
 
-    config = _config(root, config_path)
-    lowered = lower(config)
+    config, checked = _checked_before(root, config_path)
+    lowered = lower(config, check_shapes=not checked)
     chosen = providers or config.lint_providers or PROVIDERS
     subset = (gemini or config.gemini_schema) == "openapi"
     return tuple(lint_rules(lowered.sources, chosen, gemini_subset=subset))

@@ -56,6 +56,15 @@ def recorded_config(root: Path, config_path: Path | None) -> tuple[Config, dict[
     return config, manifest
 
 
+def recorded_project(root: Path, config_path: Path | None) -> Config | None:
+    """The config, read without its shape check, when its package's manifest records it and every input as they
+    are now, under this toolgen: the meta-schema checks the build ran on them would find nothing again."""
+    found = recorded_config(root, config_path)
+    if found is None or _recorded_inputs(found[0], found[1].get("inputs")) is None:
+        return None
+    return found[0]
+
+
 def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
     """The answer a full `check` would give when the package is up to date; None when it may not be."""
     found = recorded_config(root, config_path)

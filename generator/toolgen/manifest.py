@@ -23,8 +23,9 @@ RUNTIME_DIR = "_runtime"
 BUILTIN_PREFIX = "<toolgen>/"
 # What made the package, recorded in its manifest: `check` warns when the running versions differ.
 MAKERS = ("toolgen", "datamodel-code-generator", "pydantic", "ruff")
-# Other libraries whose behaviour reaches the output (templates, YAML, the published meta-schemas bundled).
-SHAPING = ("jinja2", "jsonschema-specifications", "pyyaml")
+# Other libraries whose behaviour reaches the output or decides whether a build succeeds: the templates, YAML,
+# the checks against meta-schemas, $ref resolution and the published meta-schemas bundled.
+SHAPING = ("jinja2", "jsonschema", "jsonschema-specifications", "pyyaml", "referencing")
 # The manifest's record of what made the package; a package made otherwise is not drift by that alone.
 MAKER_KEYS = ("shaping", "source", "versions")
 # Files of toolgen's installation that are not its source.
