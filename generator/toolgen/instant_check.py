@@ -6,6 +6,9 @@ libraries that shape the output) and the build's warnings. When each of them is 
 matches a file the build did not read, the package holds exactly the files the manifest lists with the text it
 records, and the manifest is the one those files render, a full render would produce those same bytes:
 `check` answers with the recorded warnings. Anything else, even a doubt, returns None, and `check` renders.
+
+What it cannot check is what the manifest alone says: its own list of warnings (hand-edited, it is repeated
+as written; `check --full` finds the manifest differs) and libraries other than the ones it names.
 """
 
 from __future__ import annotations
