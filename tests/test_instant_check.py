@@ -290,3 +290,14 @@ def test_a_tool_changed_since_the_build_is_checked_again(built: Project) -> None
         with pytest.raises(InvalidInputError) as raised:
             verb(built.root)
         assert raised.value.diagnostics, "the shape check runs and reports the changed tool"
+
+
+def test_versions_read_from_folder_names_are_importlib_metadatas() -> None:
+    from importlib import metadata
+
+    from toolgen.manifest import MAKERS
+    from toolgen.versions import installed_versions
+
+    names = (*MAKERS, *SHAPING, "click")
+    assert installed_versions(names) == {name: metadata.version(name) for name in names}
+    assert installed_versions(["no-such-distribution-here"]) == {"no-such-distribution-here": None}

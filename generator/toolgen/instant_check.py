@@ -95,11 +95,14 @@ def _recorded_inputs(config: Config, recorded: object) -> dict[str, str] | None:
         return None
     if any(input_digest(config.root, str(name)) != hashed for name, hashed in recorded.items()):
         return None
-    own = own_files(config)
+    own: set[Path] | None = None  # the package's own files, which no input is: listed only when needed
     for pattern in config.inputs:
         for match in glob.glob(str(config.root / pattern), recursive=True):
             path = Path(match).resolve()
-            if path.is_file() and path not in own and display_path(config.root, path) not in recorded:
+            if display_path(config.root, path) in recorded or not path.is_file():
+                continue
+            own = own_files(config) if own is None else own
+            if path not in own:
                 return None  # a new file the build would read
     return {str(name): hashed for name, hashed in recorded.items()}
 

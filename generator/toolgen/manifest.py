@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.versions import installed_version
+from toolgen.versions import installed_versions
 
 if TYPE_CHECKING:
     from toolgen.config import Config
@@ -73,7 +73,7 @@ def source_digest() -> str:
 
 def running_versions(names: Iterable[str] = MAKERS) -> dict[str, str]:
     """The installed versions of `names` (MAKERS by default); `unknown` for one that is not installed."""
-    return {name: installed_version(name) or "unknown" for name in names}
+    return {name: version or "unknown" for name, version in installed_versions(names).items()}
 
 
 def running_makers() -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterable
 
 _SEPARATORS = re.compile(r"[-_.]+")
 
@@ -19,26 +20,30 @@ def _normalized(name: str) -> str:
     return _SEPARATORS.sub("_", name).lower()
 
 
-def installed_version(name: str) -> str | None:
-    """The version of distribution `name` as `importlib.metadata.version` gives it; None when not installed."""
-    wanted = _normalized(name)
+def installed_versions(names: Iterable[str]) -> dict[str, str | None]:
+    """The version of each distribution as `importlib.metadata.version` gives it; None for one not installed."""
+    wanted = {name: _normalized(name) for name in names}
+    found: dict[str, list[str]] = {}
     for entry in sys.path:
         try:
-            names = os.listdir(entry or ".")
+            folders = os.listdir(entry or ".")
         except OSError:  # a zip file, a missing folder
             continue
-        found = [
-            folder
-            for folder in names
-            if folder.endswith((".dist-info", ".egg-info")) and _normalized(folder.split("-", 1)[0]) == wanted
-        ]
-        if not found:
-            continue
-        stem = found[0].removesuffix(".dist-info")
-        if len(found) == 1 and stem != found[0] and stem.count("-") == 1:
-            return stem.split("-", 1)[1]
-        return _from_metadata(name)
-    return _from_metadata(name)
+        here: dict[str, list[str]] = {}
+        for folder in folders:
+            if folder.endswith((".dist-info", ".egg-info")):
+                here.setdefault(_normalized(folder.split("-", 1)[0]), []).append(folder)
+        for name, normal in wanted.items():
+            if name not in found and normal in here:
+                found[name] = here[normal]  # the first entry of sys.path that has it wins, as for the import system
+    return {name: _from_folders(name, found.get(name, [])) for name in wanted}
+
+
+def _from_folders(name: str, folders: list[str]) -> str | None:
+    stem = folders[0].removesuffix(".dist-info") if len(folders) == 1 else ""
+    if stem and stem != folders[0] and stem.count("-") == 1:
+        return stem.split("-", 1)[1]
+    return _from_metadata(name)  # an egg, a name found twice in one folder, or none found
 
 
 def _from_metadata(name: str) -> str | None:
