@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolgen.api import (
         BuildResult,
-        CheckResult,
         Progress,
         breaking,
         breaking_snapshot,
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
         validate,
     )
     from toolgen.diagnostics import Diagnostic, Severity
+    from toolgen.drift import CheckResult
     from toolgen.errors import (
         BrokenPackageError,
         ConfigNotFoundError,
@@ -58,7 +58,6 @@ _HOMES = MappingProxyType(
         **dict.fromkeys(
             (
                 "BuildResult",
-                "CheckResult",
                 "Progress",
                 "breaking",
                 "breaking_snapshot",
@@ -78,6 +77,7 @@ _HOMES = MappingProxyType(
         ),
         **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
         "InitResult": "toolgen.scaffold",
+        "CheckResult": "toolgen.drift",
         **dict.fromkeys(
             (
                 "BrokenPackageError",

@@ -3,66 +3,46 @@ convert, conformance): they return results and raise ToolgenError; they never pr
 
 from __future__ import annotations
 
-import difflib
 import glob
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolgen.beside import beside_findings, beside_pairs, beside_unchanged, on_disk, plan_beside
-from toolgen.breaking_tools import breaking_changes
-from toolgen.building import SCRATCH_DIR, build_lock, commit_build, environment_errors, leftover_findings
-from toolgen.building import recover_package as recover
+# Each verb imports the stages it runs, so `decode` or `lint` never loads the renderer (jinja2,
+# datamodel-code-generator, ruff) and `check` answers from the manifest without loading the front end.
 from toolgen.config import (
+    CACHE_DIR,
     CONFIG_NAME,
     Config,
     display_path,
     keep_conflicts,
     load_config,
 )
-from toolgen.diagnostics import Diagnostic, Severity, has_errors
+from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.drift import CheckResult, compare, on_disk
 from toolgen.errors import ForeignFilesError, InvalidInputError, ToolgenError
-from toolgen.ir import Tool, thaw
-from toolgen.lint import PROVIDERS
-from toolgen.lint import lint as lint_rules
-from toolgen.load import MAX_DEPTH
-from toolgen.lower import lower
+from toolgen.instant_check import instant_check, recorded_config, recorded_project
+from toolgen.kinds import KINDS, WIRE_KINDS
 from toolgen.manifest import (
     MANIFEST_NAME,
     build_key,
+    config_record,
+    input_digest,
     read_manifest,
-    recorded_versions,
     render_manifest,
     text_digest,
-    version_changes,
-    version_findings,
 )
-from toolgen.payloads import (
-    ConformanceRow,
-    Payload,
-    PayloadError,
-    check_file,
-    decode_payload,
-    payload_files,
-    read_payload,
-)
-from toolgen.payloads import convert as convert_payload
-from toolgen.payloads import encode as encode_canonical
-from toolgen.render import render
-from toolgen.resources import schemas_dir
-from toolgen.runtime import Export, GeminiSchema, canonical_definition, export_tools
-from toolgen.scaffold import InitResult
-from toolgen.scaffold import init_project as scaffold_project
-from toolgen.targets.installable import beside_files
-from toolgen.tool_snapshots import ToolSnapshot, dump_snapshot, load_snapshot, snapshot
-from toolgen.validate import KINDS, WIRE_KINDS, Source, Tally, validate_sources
-from toolgen.write import foreign_entries, foreign_findings, package_entries, stale_package_findings
 
-CACHE_DIR = SCRATCH_DIR
-BUILTIN_PREFIX = "<toolgen>/"
+if TYPE_CHECKING:
+    from toolgen.ir import Tool
+    from toolgen.payloads import ConformanceRow, Payload, PayloadError
+    from toolgen.runtime import Export, GeminiSchema
+    from toolgen.scaffold import InitResult
+    from toolgen.tool_snapshots import ToolSnapshot
+    from toolgen.validate import Source, Tally
 
 
 @dataclass(frozen=True)
@@ -73,23 +53,17 @@ class BuildResult:
     warnings: tuple[Diagnostic, ...]
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    package_dir: Path
-    changed: tuple[str, ...]
-    diff: str
-    warnings: tuple[Diagnostic, ...]
-    """The build's warnings and check's own findings: files toolgen did not write outside the user zone and a
-    stale old package are errors; a package made by other versions of toolgen or its generators is a warning."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.changed and not has_errors(self.warnings)
-
-
 def _config(root: str | Path, config_path: str | Path | None) -> Config:
     root_path = Path(root).resolve()
     return load_config(root_path, Path(config_path).resolve() if config_path else None)
+
+
+def _checked_before(root: str | Path, config_path: str | Path | None) -> tuple[Config, bool]:
+    """The config, and whether the package's manifest records it and every input as they are now: then the
+    meta-schema checks (and jsonschema, to run them) are left out, since the build that made it ran them."""
+    root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
+    known = recorded_project(root_path, given)
+    return (known, True) if known is not None else (load_config(root_path, given), False)
 
 
 Progress = Callable[[str], None]
@@ -103,6 +77,11 @@ def _render_all(
     config: Config, progress: Progress = _quiet
 ) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
     """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it."""
+    from toolgen.load import MAX_DEPTH
+    from toolgen.lower import lower
+    from toolgen.render import render
+    from toolgen.targets.installable import beside_files
+
     progress("checking schemas")
     try:
         lowered = lower(config)
@@ -112,20 +91,13 @@ def _render_all(
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config)
     beside = beside_files(config, lowered.project)
-    files[MANIFEST_NAME] = render_manifest(files, lowered.inputs, beside=beside)
+    files[MANIFEST_NAME] = render_manifest(
+        files, lowered.inputs, config=config_record(config), warnings=lowered.warnings, beside=beside
+    )
     conflicts = keep_conflicts(config, files)
     if conflicts:
         raise InvalidInputError(conflicts)
     return files, lowered.inputs, lowered.warnings, beside
-
-
-def _current_input_hash(config: Config, path: str) -> str | None:
-    builtin = path.startswith(BUILTIN_PREFIX)
-    file = schemas_dir() / path[len(BUILTIN_PREFIX) :] if builtin else config.root / path
-    try:
-        return text_digest(file.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
@@ -135,7 +107,7 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     if manifest is None or cached is None or cached.get("package_dir") != _shown(config, config.package_dir):
         return False
     recorded: dict[str, str] = manifest.get("inputs", {})
-    current = {path: _current_input_hash(config, path) for path in recorded}
+    current = {path: input_digest(config.root, path) for path in recorded}
     if current != recorded:
         return False
     matched = {
@@ -146,13 +118,15 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     }
     if not matched <= recorded.keys():
         return False
-    on_disk = _on_disk(config.package_dir, config.user_zone)
-    if set(on_disk) != {*manifest.get("files", {}), MANIFEST_NAME}:
+    found = on_disk(config.package_dir, config.user_zone)
+    if set(found) != {*manifest.get("files", {}), MANIFEST_NAME}:
         return False
     for name, hashed in manifest.get("files", {}).items():
-        if text_digest(on_disk[name]) != hashed:
+        if text_digest(found[name]) != hashed:
             return False
-    key = build_key(config_text, recorded) + text_digest(on_disk[MANIFEST_NAME])
+    key = build_key(config_text, recorded) + text_digest(found[MANIFEST_NAME])
+    from toolgen.beside import beside_unchanged
+
     return bool(cached.get("key") == key) and beside_unchanged(config)
 
 
@@ -229,6 +203,8 @@ def build(
 
     `progress` is called with the name of each stage as it starts (the CLI shows it on a terminal).
     """
+    from toolgen.building import build_lock, environment_errors
+
     config = _config(root, config_path)
     with environment_errors(config.root), build_lock(config.root) as refused:
         return _build(config, config_path, force, progress, refused)
@@ -237,6 +213,11 @@ def build(
 def _build(
     config: Config, config_path: str | Path | None, force: bool, progress: Progress, refused: OSError | None
 ) -> BuildResult:
+    from toolgen.beside import beside_findings, plan_beside
+    from toolgen.beside import on_disk as beside_on_disk
+    from toolgen.building import commit_build
+    from toolgen.building import recover_package as recover
+
     recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
     old_package = _old_package(config)
     if old_package is not None:
@@ -250,8 +231,8 @@ def _build(
     manifest = files.pop(MANIFEST_NAME)
     plan = plan_beside(config, beside)
     if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
-        if _on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest} and not (
-            plan.delete or plan.foreign or on_disk(config, set(beside)) != beside
+        if on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest} and not (
+            plan.delete or plan.foreign or beside_on_disk(config, set(beside)) != beside
         ):
             return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), False, warnings)
         raise refused
@@ -265,72 +246,29 @@ def _build(
     return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)
 
 
-def _on_disk(package_dir: Path, zone: Iterable[str] = ()) -> dict[str, str]:
-    """The package's files outside the user zone, as text."""
-    found: dict[str, str] = {}
-    for name in package_entries(package_dir, zone):
-        try:
-            found[name] = (package_dir / name).read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            found[name] = "<binary file>\n"
-        except OSError:  # a dangling or folder symlink
-            found[name] = "<unreadable>\n"
-    return found
+def check(
+    root: str | Path = ".", *, config_path: str | Path | None = None, full: bool = False, progress: Progress = _quiet
+) -> CheckResult:
+    """Whether the package is what the schemas produce; hand edits in generated files count as drift.
 
-
-def check(root: str | Path = ".", *, config_path: str | Path | None = None, progress: Progress = _quiet) -> CheckResult:
-    """Render in memory and compare with what is on disk; hand edits in generated files count as drift.
-
-    The user zone is ignored; files toolgen did not write elsewhere in the package, and a stale package an
-    earlier build wrote under another name, are error findings; other generator versions only a warning.
+    The manifest answers first, without rendering, when every input, the config, toolgen and the libraries that
+    shape its output and every generated file are what it records (instant_check.py). Otherwise, or with
+    `full`, everything is rendered in memory and compared with the files on disk (drift.compare).
     """
+    if not full:
+        answer = instant_check(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
+        if answer is not None:
+            return answer
     config = _config(root, config_path)
     expected, inputs, warnings, beside = _render_all(config, progress)
-    foreign = foreign_entries(config.package_dir, expected, config.user_zone)
-    actual = _on_disk(config.package_dir, config.user_zone)
-    recorded = recorded_versions(read_manifest(config.package_dir))
-    versions = version_changes(recorded) if recorded is not None else []
-    if versions:  # versions alone are no drift: compare the manifest as the recorded versions would render it
-        generated = {name: text for name, text in expected.items() if name != MANIFEST_NAME}
-        expected[MANIFEST_NAME] = render_manifest(generated, inputs, recorded, beside)
-    prefix = display_path(config.root, config.package_dir)
-    plan = plan_beside(config, beside)
-    compared = [
-        (f"{prefix}/{name}", expected.get(name), actual.get(name))
-        for name in sorted((expected.keys() | actual.keys()) - set(foreign))
-    ]
-    changed: list[str] = []
-    chunks: list[str] = []
-    for shown, want, have in [*compared, *beside_pairs(config, plan)]:
-        if want == have:
-            continue
-        changed.append(shown)
-        fromfile = f"a/{shown}" if have is not None else "/dev/null"
-        tofile = f"b/{shown}" if want is not None else "/dev/null"
-        lines = list(
-            difflib.unified_diff(
-                (have or "").splitlines(keepends=True),
-                (want or "").splitlines(keepends=True),
-                fromfile=fromfile,
-                tofile=tofile,
-            )
-        )
-        # difflib prints nothing for an empty file that appeared or vanished; the headers still name it.
-        chunks.extend(lines or [f"--- {fromfile}\n", f"+++ {tofile}\n"])
-    diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
-    findings = [
-        *leftover_findings(config, config.package_dir),
-        *foreign_findings(config, foreign),
-        *beside_findings(config, plan.foreign),
-        *stale_package_findings(config, _old_package(config)),
-        *version_findings(_shown(config, config.package_dir), versions, len(changed)),
-    ]
-    return CheckResult(config.package_dir, tuple(changed), diff, (*warnings, *findings))
+    return compare(config, expected, inputs, warnings, _old_package(config), beside)
 
 
 def init_project(root: str | Path = ".", *, package: str = "toolgen_sdk") -> InitResult:
     """Create toolgen.yaml and an example tool in `root`, and keep ruff, black and isort off the generated
     package (in pyproject.toml, adding only what is missing); refuses to overwrite an existing project."""
+    from toolgen.scaffold import init_project as scaffold_project
+
     return scaffold_project(Path(root).resolve(), package)
 
 
@@ -347,8 +285,11 @@ def export(
     `strict` rewrites every tool for OpenAI strict mode; `gemini="openapi"` uses Gemini's `parameters` subset;
     both default to toolgen.yaml's `export` section.
     """
-    config = _config(root, config_path)
-    lowered = lower(config)
+    from toolgen.lower import lower
+    from toolgen.runtime import export_tools
+
+    config, checked = _checked_before(root, config_path)
+    lowered = lower(config, check_shapes=not checked)
     definitions = [_definition(tool) for tool in lowered.project.tools]
     strict = config.export_strict if strict is None else strict
     gemini = gemini or ("openapi" if config.gemini_schema == "openapi" else "json")
@@ -359,6 +300,9 @@ def export(
 
 
 def _definition(tool: Tool) -> dict[str, Any]:
+    from toolgen.ir import thaw
+    from toolgen.runtime import canonical_definition
+
     return canonical_definition(
         name=tool.name,
         title=tool.title,
@@ -386,8 +330,12 @@ def lint(
     `gemini` (default: toolgen.yaml's `export.gemini_schema`) says which Gemini schema field the tools go out in;
     "openapi" adds the rules of Gemini's `parameters` subset.
     """
-    config = _config(root, config_path)
-    lowered = lower(config)
+    from toolgen.lint import PROVIDERS
+    from toolgen.lint import lint as lint_rules
+    from toolgen.lower import lower
+
+    config, checked = _checked_before(root, config_path)
+    lowered = lower(config, check_shapes=not checked)
     chosen = providers or config.lint_providers or PROVIDERS
     subset = (gemini or config.gemini_schema) == "openapi"
     return tuple(lint_rules(lowered.sources, chosen, gemini_subset=subset))
@@ -395,6 +343,8 @@ def lint(
 
 def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".") -> list[Source]:
     """Files to validate: `-` is stdin, a folder means every .json/.jsonl/.ndjson file under it (sorted)."""
+    from toolgen.validate import Source
+
     root_path = Path(root).resolve()
     sources: list[Source] = []
     for given in paths:
@@ -432,7 +382,12 @@ def validate(
     """
     if kind not in KINDS and kind not in WIRE_KINDS:
         raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
-    config = _config(root, config_path)
+    from toolgen.validate import validate_sources
+
+    # A config the package's manifest records needs no shape check again (nor jsonschema, to run it).
+    root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
+    known = recorded_config(root_path, given)
+    config = known[0] if known is not None else load_config(root_path, given)
     sources = payload_sources(paths, root=config.root)
     return validate_sources(
         sources, kind, config.output_dir, config.package, workers=workers, progress=progress, tally=tally
@@ -447,6 +402,10 @@ def breaking(against: str, *, root: str | Path = ".", config_path: str | Path | 
     placed in the current files; a removed tool where it was, as `AGAINST:path`. Raises InvalidInputError when
     `against` is none of these (rule against-ref) or its tools do not load.
     """
+    from toolgen.breaking_tools import breaking_changes
+    from toolgen.lower import lower
+    from toolgen.tool_snapshots import load_snapshot, snapshot
+
     config = _config(root, config_path)
     lowered = lower(config)
     path = Path(against)
@@ -468,6 +427,9 @@ def breaking(against: str, *, root: str | Path = ".", config_path: str | Path | 
 
 def breaking_snapshot(root: str | Path = ".", *, config_path: str | Path | None = None) -> str:
     """The project's tools as the stable JSON that `breaking(against=FILE)` reads: a baseline CI can keep."""
+    from toolgen.lower import lower
+    from toolgen.tool_snapshots import dump_snapshot, snapshot
+
     return dump_snapshot(snapshot(lower(_config(root, config_path))))
 
 
@@ -478,6 +440,9 @@ def _against_error(against: str, problem: str) -> InvalidInputError:
 def _tools_in(old_root: Path, config: Config, against: str) -> tuple[ToolSnapshot, ...]:
     """The tools of the project at `old_root`, read with its own toolgen.yaml; its errors are labeled `AGAINST:`."""
     from dataclasses import replace
+
+    from toolgen.lower import lower
+    from toolgen.tool_snapshots import snapshot
 
     config_file = old_root / config.display
     if not config_file.is_file():
@@ -528,6 +493,8 @@ def _git_tree(config: Config, against: str, scratch: Path) -> Path:
 
 def _payload(path: str | Path, kind: str | None) -> tuple[Payload, str]:
     """A recorded payload file (`-` for stdin) and how findings name it."""
+    from toolgen.payloads import PayloadError, read_payload
+
     stdin = str(path) == "-"
     display = "<stdin>" if stdin else display_path(Path.cwd(), Path(path))
     try:
@@ -550,6 +517,8 @@ def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:
 
 def decode(path: str | Path, *, wire: str | None = None, kind: str | None = None) -> dict[str, Any]:
     """A recorded request, response or stream file as canonical JSON (see payloads.py); wire and kind detected."""
+    from toolgen.payloads import PayloadError, decode_payload
+
     payload, display = _payload(path, kind)
     try:
         return decode_payload(payload, wire)
@@ -559,6 +528,9 @@ def decode(path: str | Path, *, wire: str | None = None, kind: str | None = None
 
 def encode(path: str | Path, *, wire: str) -> Any:
     """Canonical JSON (decode's output, or a list of messages) as a `wire` body."""
+    from toolgen.payloads import PayloadError
+    from toolgen.payloads import encode as encode_canonical
+
     payload, display = _payload(path, "request")
     try:
         return encode_canonical(payload.data, wire)
@@ -568,6 +540,9 @@ def encode(path: str | Path, *, wire: str) -> Any:
 
 def convert(path: str | Path, *, to_wire: str, from_wire: str | None = None, kind: str | None = None) -> Any:
     """A recorded payload in another wire format; a stream becomes that wire's whole response."""
+    from toolgen.payloads import PayloadError
+    from toolgen.payloads import convert as convert_payload
+
     payload, display = _payload(path, kind)
     try:
         return convert_payload(payload, to_wire, from_wire)
@@ -577,6 +552,8 @@ def convert(path: str | Path, *, to_wire: str, from_wire: str | None = None, kin
 
 def conformance(folders: Iterable[str | Path]) -> list[ConformanceRow]:
     """Every payload file under the folders decoded and round-tripped, one row each, in path order."""
+    from toolgen.payloads import check_file, payload_files
+
     rows: list[ConformanceRow] = []
     for folder in folders:
         base = Path(folder)

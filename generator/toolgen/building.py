@@ -10,7 +10,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from toolgen.beside import BesidePlan, remove_old_beside
-from toolgen.config import Config, display_path
+from toolgen.config import CACHE_DIR, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import EnvironmentProblem
 from toolgen.manifest import MANIFEST_NAME
@@ -25,7 +25,7 @@ from toolgen.write import (
     write_package,
 )
 
-SCRATCH_DIR = ".toolgen-cache"
+SCRATCH_DIR = CACHE_DIR
 
 _DENIED = "permission denied: make it writable for the user who builds, or build as its owner"
 _FULL = "the disk is full: free some space and build again"

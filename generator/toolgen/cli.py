@@ -6,17 +6,20 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-# The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help.
+# The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help, and each
+# command loads only its own stages.
 import toolgen
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
-from toolgen.payloads import KINDS as PAYLOAD_KINDS
-from toolgen.runtime import MCP, NAMES, GeminiSchema
-from toolgen.validate import KINDS, WIRE_KINDS, Tally
+from toolgen.kinds import KINDS, PAYLOAD_KINDS, WIRE_KINDS
+from toolgen.runtime import MCP, NAMES
+
+if TYPE_CHECKING:
+    from toolgen.runtime import GeminiSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -257,11 +260,20 @@ def export_command(
 
 @main.command()
 @_project_options
-def check(project: Path, config_path: Path | None, output_format: str) -> None:
-    """Exit 1 with a diff when the generated SDK differs from what the schemas produce."""
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Render and compare even when the manifest says every input, the config, toolgen and each file match.",
+)
+def check(project: Path, config_path: Path | None, output_format: str, full: bool) -> None:
+    """Exit 1 with a diff when the generated SDK differs from what the schemas produce.
+
+    When the manifest's hashes of the inputs, the config, toolgen and every generated file all match, the answer
+    comes without rendering; any difference, or --full, renders everything in memory and compares.
+    """
 
     def action() -> ExitCode:
-        result = toolgen.check(project, config_path=config_path, progress=_progress)
+        result = toolgen.check(project, config_path=config_path, full=full, progress=_progress)
         _end_progress()
         if output_format != "json":
             _print_diagnostics(result.warnings, output_format)
@@ -318,7 +330,7 @@ def validate(
     """
 
     def action() -> ExitCode:
-        tally = Tally()
+        tally = toolgen.Tally()
 
         def advance(records: int) -> None:
             _progress(f"validated {tally.records:,} records")

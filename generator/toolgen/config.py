@@ -11,17 +11,19 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ConfigNotFoundError, InvalidInputError
-from toolgen.lint import canonical_provider
-from toolgen.load import Document, LoadError, load_file
-from toolgen.meta import check_against_meta_schema
+from toolgen.manifest import text_digest
 from toolgen.runtime import WIRES, canonical_name
+
+if TYPE_CHECKING:
+    from toolgen.load import Document
 
 CONFIG_NAME = "toolgen.yaml"
 USER_DIR = "ext"  # inside the package: the user's own modules, which build never writes or deletes
+CACHE_DIR = ".toolgen-cache"  # in the project: toolgen's own scratch space (the build cache, its lock)
 _PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -47,6 +49,8 @@ class Config:
     # "installable" also writes <output>/pyproject.toml, with package_version as its version.
     package_layout: str = "folder"
     package_version: str = "0.1.0"
+    # The config file's text digest (line endings normalized), which the manifest records.
+    text_digest: str = ""
 
     @property
     def output_dir(self) -> Path:
@@ -109,6 +113,17 @@ def output_problem(root: Path, output: str) -> str | None:
     return None
 
 
+def own_files(config: Config) -> set[Path]:
+    """Files an input glob may match that are not tool definitions: the config, the extension, the output."""
+    own = {(config.root / config.display).resolve()}
+    if config.message_extension:
+        own.add((config.root / config.message_extension).resolve())
+    for folder in (config.package_dir, config.root / CACHE_DIR):
+        if folder.is_dir():
+            own.update(p.resolve() for p in folder.rglob("*") if p.is_file())
+    return own
+
+
 def glob_base(pattern: str) -> str:
     """The folder an `inputs` pattern searches: its parts before the first one with a wildcard."""
     parts = PurePosixPath(pattern).parts
@@ -149,8 +164,14 @@ def keep_conflicts(config: Config, generated: Iterable[str]) -> list[Diagnostic]
     return problems
 
 
-def load_config(root: Path, path: Path | None = None) -> Config:
-    """Read and check toolgen.yaml; every problem becomes a diagnostic with its line:col."""
+def load_config(root: Path, path: Path | None = None, *, check_shape: bool = True) -> Config:
+    """Read and check toolgen.yaml; every problem becomes a diagnostic with its line:col.
+
+    `check_shape=False` leaves out the check against toolgen's meta-schema (and loading jsonschema for it): only
+    for a text known to have passed it, as `check` knows from the manifest when the text's digest matches.
+    """
+    from toolgen.load import LoadError, load_file  # YAML loads only for the verbs that read the config
+
     path = path or root / CONFIG_NAME
     if not path.is_file():
         raise ConfigNotFoundError(f"no {path.name} in {root} (run `toolgen init` to create one)")
@@ -158,9 +179,12 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         document = load_file(path, display_path(root, path))
     except LoadError as error:
         raise InvalidInputError([error.diagnostic]) from None
-    diagnostics = list(check_against_meta_schema(document, "config"))
-    if diagnostics:
-        raise InvalidInputError(diagnostics)
+    if check_shape:
+        from toolgen.meta import check_against_meta_schema
+
+        diagnostics = list(check_against_meta_schema(document, "config"))
+        if diagnostics:
+            raise InvalidInputError(diagnostics)
     data = document.data
     package = str(data.get("package", "toolgen_sdk"))
     problem = package_name_problem(package)
@@ -180,13 +204,13 @@ def load_config(root: Path, path: Path | None = None) -> Config:
     if problem:
         raise InvalidInputError([document.diagnostic(("output",), "config-output", problem)])
     wires = _names(document, ("wires",), data.get("wires"), "config-wire", canonical_name) or WIRES
-    lint_providers = _names(
-        document,
-        ("lint", "providers"),
-        (data.get("lint") or {}).get("providers"),
-        "config-provider",
-        canonical_provider,
-    )
+    providers = (data.get("lint") or {}).get("providers")
+    if providers:  # the lint stage, which knows the providers' names, loads only for a config that names some
+        from toolgen.lint import canonical_provider
+
+        lint_providers = _names(document, ("lint", "providers"), providers, "config-provider", canonical_provider)
+    else:
+        lint_providers = ()
     return Config(
         root=root,
         package=package,
@@ -206,6 +230,7 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         keep_positions=tuple(document.locate(("keep", str(i))) for i in range(len(keep_listed))),
         package_layout=str(data.get("package_layout", "folder")),
         package_version=str(data.get("package_version", "0.1.0")),
+        text_digest=text_digest(document.text),
     )
 
 

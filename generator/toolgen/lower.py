@@ -7,9 +7,9 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-import toolgen.meta as meta
 import toolgen.shapes as shapes
 from toolgen.checks import (
     dynamic_references,
@@ -18,7 +18,7 @@ from toolgen.checks import (
     unfit_defaults,
     unsupported_patterns,
 )
-from toolgen.config import Config, display_path, glob_base, unmatched_input
+from toolgen.config import Config, display_path, glob_base, own_files, unmatched_input
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
 from toolgen.fidelity import RESOLUTION_KEYWORDS, models_are_exact, relax_for_models
@@ -48,6 +48,8 @@ class _Session:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Reads a meta-schema by URI (vendored or published), once the bundler that knows `remotes` exists.
     meta_schema: Callable[[str], Any] | None = None
+    # False for inputs known to have passed the meta-schema checks (see `lower`): they are left out.
+    check_shapes: bool = True
 
     def load(self, path: Path, display: str) -> Document:
         key = path.resolve()
@@ -85,7 +87,7 @@ class _Session:
             )
         # A non-standard type already has a clearer diagnostic than the meta-schema's.
         reported = {pointer_text((*pointer, *where)) for where, _ in found}
-        for diagnostic in meta.check_json_schema(document, schema, pointer):
+        for diagnostic in _meta().check_json_schema(document, schema, pointer) if self.check_shapes else ():
             if not any(diagnostic.pointer == p or diagnostic.pointer.startswith(p + "/") for p in reported):
                 self.diagnostics.append(diagnostic)
         return schema
@@ -109,7 +111,7 @@ def _input_files(session: _Session) -> list[Path]:
     root = session.config.root
     files: set[Path] = set()
     config = session.config
-    own = _own_files(config)
+    own = own_files(config)
     unmatched: list[tuple[int, str]] = []
     matched = False
     for index, pattern in enumerate(config.inputs):
@@ -138,21 +140,19 @@ def _input_files(session: _Session) -> list[Path]:
     return sorted(files, key=lambda p: session.display(p))
 
 
-def _own_files(config: Config) -> set[Path]:
-    """Files an input glob may match that are not tool definitions: the config, the extension, the output."""
-    own = {(config.root / config.display).resolve()}
-    if config.message_extension:
-        own.add((config.root / config.message_extension).resolve())
-    for folder in (config.package_dir, config.root / ".toolgen-cache"):
-        if folder.is_dir():
-            own.update(p.resolve() for p in folder.rglob("*") if p.is_file())
-    return own
+def _meta() -> ModuleType:
+    """The meta-schema checks, and jsonschema with them: loaded only when inputs are checked."""
+    import toolgen.meta
+
+    return toolgen.meta
 
 
 def _tool_diagnostics(session: _Session, raw: shapes.RawTool) -> list[Diagnostic]:
     document = raw.document
-    problems = []
-    for path, message in meta.tool_shape_errors(raw.as_dict()):
+    problems: list[Diagnostic] = []
+    if not session.check_shapes:
+        return problems
+    for path, message in _meta().tool_shape_errors(raw.as_dict()):
         pointer = (*raw.where(path[0]), *path[1:]) if path else raw.pointer
         problems.append(document.diagnostic(pointer, "tool-shape", message))
     return problems
@@ -186,7 +186,7 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
             document.diagnostic((), "extend-shape", "a message extension needs a `properties` mapping")
         )
         return
-    problems = list(meta.check_json_schema(document, {"type": "object", **data}, ()))
+    problems = list(_meta().check_json_schema(document, {"type": "object", **data}, ())) if session.check_shapes else []
     if problems:
         session.diagnostics.extend(problems)
         return
@@ -298,9 +298,14 @@ class Lowered:
     sources: tuple[tuple[shapes.RawTool, Any], ...] = ()
 
 
-def lower(config: Config) -> Lowered:
-    """Build the IR, or raise InvalidInputError carrying every error found (warnings are returned)."""
-    session = _Session(config)
+def lower(config: Config, *, check_shapes: bool = True) -> Lowered:
+    """Build the IR, or raise InvalidInputError carrying every error found (warnings are returned).
+
+    `check_shapes=False` leaves out the checks against the meta-schemas (each tool's shape, each schema against
+    its draft), which report only errors: for inputs a build has checked, unchanged since under the same toolgen
+    (instant_check.recorded_project).
+    """
+    session = _Session(config, check_shapes=check_shapes)
     names = NameRegistry(RESERVED_NAMES)
     remotes = {prefix: (config.root / folder, folder) for prefix, folder in config.remotes}
     normalize = (lambda schema: normalize_types(schema, lambda *_: None)) if "types" in config.normalize else None

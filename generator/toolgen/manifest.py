@@ -2,50 +2,88 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
-from importlib import metadata
+import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.versions import installed_versions
+
+if TYPE_CHECKING:
+    from toolgen.config import Config
 
 MANIFEST_NAME = "toolgen-manifest.json"
+MANIFEST_FORMAT = 3
 RUNTIME_DIR = "_runtime"
-_SHAPING_DISTRIBUTIONS = ("datamodel-code-generator", "ruff", "jinja2")
+BUILTIN_PREFIX = "<toolgen>/"
 # What made the package, recorded in its manifest: `check` warns when the running versions differ.
 MAKERS = ("toolgen", "datamodel-code-generator", "pydantic", "ruff")
+# Other libraries whose behaviour reaches the output or decides whether a build succeeds: the templates, YAML,
+# the checks against meta-schemas, $ref resolution and the published meta-schemas bundled.
+SHAPING = ("jinja2", "jsonschema", "jsonschema-specifications", "pyyaml", "referencing")
+# The manifest's record of what made the package; a package made otherwise is not drift by that alone.
+MAKER_KEYS = ("shaping", "source", "versions")
+# Files of toolgen's installation that are not its source.
+_NOT_SOURCE = frozenset({"__pycache__"})
 
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@functools.cache
-def generator_fingerprint() -> str:
-    """Changes whenever toolgen's code, templates, built-in schemas or pinned generators change."""
-    from toolgen.resources import schemas_dir, templates_dir
-
-    package = Path(__file__).resolve().parent
-    hasher = hashlib.sha256()
-    roots = [package, templates_dir(), schemas_dir()]
-    for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            hasher.update(path.relative_to(root).as_posix().encode())
-            hasher.update(path.read_bytes())
-    for name in sorted({*_SHAPING_DISTRIBUTIONS, *MAKERS}):
-        try:
-            hasher.update(f"{name}=={metadata.version(name)}".encode())
-        except metadata.PackageNotFoundError:
-            hasher.update(name.encode())
-    return hasher.hexdigest()
-
-
 def text_digest(text: str) -> str:
     """Hash of text with line endings normalized, so a CRLF checkout hashes like an LF one."""
     return digest(text.replace("\r\n", "\n").encode())
+
+
+def _source_files(root: Path, skip: frozenset[Path]) -> Iterable[tuple[str, Path]]:
+    """Every file under `root` as (POSIX path relative to it, path), sorted; caches, dotfiles and `skip` left out."""
+    for top, folders, names in os.walk(root):
+        folders[:] = sorted(
+            f for f in folders if f not in _NOT_SOURCE and not f.startswith(".") and Path(top, f) not in skip
+        )
+        base = Path(top).relative_to(root).as_posix()
+        for name in sorted(n for n in names if not n.startswith(".") and not n.endswith((".pyc", ".pyo"))):
+            yield (name if base == "." else f"{base}/{name}"), Path(top, name)
+
+
+@functools.cache
+def source_digest() -> str:
+    """One hash of toolgen's code, templates and built-in schemas, the same for a wheel and a checkout.
+
+    Computed once a process (about 7 ms for its 130 files): an editable install changes under it, so nothing
+    computed at install time would do. Line endings are normalized, so a CRLF checkout hashes like an LF one.
+    """
+    from toolgen.resources import schemas_dir, templates_dir
+
+    package = Path(__file__).resolve().parent
+    resources = {"templates": templates_dir().resolve(), "schemas": schemas_dir().resolve()}
+    hasher = hashlib.sha256()
+    for prefix, root in (("toolgen", package), *resources.items()):
+        for name, path in _source_files(root, frozenset(resources.values()) - {root}):
+            hasher.update(f"{prefix}/{name}\0".encode())
+            hasher.update(digest(path.read_bytes().replace(b"\r\n", b"\n")).encode())
+    return hasher.hexdigest()
+
+
+def running_versions(names: Iterable[str] = MAKERS) -> dict[str, str]:
+    """The installed versions of `names` (MAKERS by default); `unknown` for one that is not installed."""
+    return {name: version or "unknown" for name, version in installed_versions(names).items()}
+
+
+def running_makers() -> dict[str, Any]:
+    """What the running toolgen would record as the package's makers (MAKER_KEYS)."""
+    return {"shaping": running_versions(SHAPING), "source": source_digest(), "versions": running_versions()}
+
+
+def generator_fingerprint() -> str:
+    """Changes whenever toolgen's code, templates, built-in schemas or the libraries that shape its output change."""
+    return digest(json.dumps(running_makers(), sort_keys=True).encode())
 
 
 def build_key(config_text: str, inputs: Mapping[str, str]) -> str:
@@ -57,15 +95,31 @@ def build_key(config_text: str, inputs: Mapping[str, str]) -> str:
     return hasher.hexdigest()
 
 
-def running_versions() -> dict[str, str]:
-    """The installed versions of what shapes a package (MAKERS); `unknown` for one that is not installed."""
-    found: dict[str, str] = {}
-    for name in MAKERS:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = "unknown"
-    return found
+def config_record(config: Config) -> dict[str, str]:
+    """The config as the manifest records it: its file, its text's digest and the digest of what it resolved to.
+
+    The resolved form is every setting after defaults and aliases (positions included, since findings quote
+    them), without the machine's project root.
+    """
+    settings = {
+        f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in ("root", "text_digest")
+    }
+    resolved = digest(json.dumps(settings, sort_keys=True, default=list).encode())
+    return {"file": config.display, "resolved": resolved, "text": config.text_digest}
+
+
+def input_digest(root: Path, display: str) -> str | None:
+    """The digest an input recorded as `display` has now (a built-in schema for `<toolgen>/...`); None if unreadable."""
+    if display.startswith(BUILTIN_PREFIX):
+        from toolgen.resources import schemas_dir
+
+        file = schemas_dir() / display[len(BUILTIN_PREFIX) :]
+    else:
+        file = root / display
+    try:
+        return text_digest(file.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def runtime_digest(files: Mapping[str, str]) -> str:
@@ -79,25 +133,44 @@ def runtime_digest(files: Mapping[str, str]) -> str:
 def render_manifest(
     files: Mapping[str, str],
     inputs: Mapping[str, str],
-    versions: Mapping[str, str] | None = None,
+    *,
+    config: Mapping[str, str] | None = None,
+    warnings: Iterable[Diagnostic] = (),
+    makers: Mapping[str, Any] | None = None,
     beside: Mapping[str, str] | None = None,
 ) -> str:
     """Deterministic JSON: hashes and versions, no times or machine paths, so a rebuild never differs by itself.
 
-    `versions` defaults to the running ones; `check` passes the recorded ones to compare everything else.
-    `beside` are the files written in the output folder next to the package (recorded only when there are any).
+    It records everything the package was made from: every input file read, the config (`config_record`), the
+    makers (toolgen's source hash and the versions of what shapes the output; default: the running ones, `check`
+    passes the recorded ones to compare everything else) and the build's warnings, so that `check` can answer
+    without rendering when all of them match (instant_check.py). `beside` are the files written in the output
+    folder next to the package (recorded only when there are any).
     """
     body: dict[str, Any] = {
         "generator": "toolgen",
-        "format": 2,
+        "format": MANIFEST_FORMAT,
+        "config": dict(sorted((config or {}).items())),
         "inputs": dict(sorted(inputs.items())),
         "files": {name: text_digest(text) for name, text in sorted(files.items())},
         "runtime": runtime_digest(files),
-        "versions": dict(sorted((versions if versions is not None else running_versions()).items())),
+        **(makers if makers is not None else running_makers()),
+        "warnings": [w.to_json() for w in warnings],
     }
     if beside:
         body["beside"] = {name: text_digest(text) for name, text in sorted(beside.items())}
     return json.dumps(body, indent=2, sort_keys=True) + "\n"
+
+
+def recorded_makers(manifest: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The makers a manifest records (MAKER_KEYS), or None when it lacks one or records one not as text."""
+    recorded = manifest or {}
+    source = recorded.get("source")
+    shaping = recorded_versions({"versions": recorded.get("shaping")})
+    versions = recorded_versions(recorded)
+    if not isinstance(source, str) or shaping is None or versions is None:
+        return None
+    return {"shaping": shaping, "source": source, "versions": versions}
 
 
 def recorded_versions(manifest: Mapping[str, Any] | None) -> dict[str, str] | None:

@@ -28,7 +28,6 @@ from toolgen.runtime import (
     stream_events,
 )
 
-KINDS = ("request", "response", "stream")
 # Stream framings by file extension, as recorded bodies are stored (see the corpus manifest).
 _STREAM_FRAMINGS = MappingProxyType(
     {".sse": "sse", ".jsonl": "jsonl", ".ndjson": "jsonl", ".eventstream": "eventstream"}

@@ -13,30 +13,21 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pydantic
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import SdkNotBuiltError
-from toolgen.payloads import pointer_of
-from toolgen.positions import json_positions
-from toolgen.runtime import MAX_JSON_DEPTH, WIRES, JSONTextError, parse_json
+from toolgen.kinds import KINDS
+from toolgen.runtime import MAX_JSON_DEPTH, JSONTextError, parse_json
 
-# What `--as` accepts, and the generated validator that checks it.
-KINDS = {
-    "message": "validate_message",
-    "messages": "validate_messages",
-    "tool-call": "validate_tool_call",
-    "tool-definition": "validate_tool_definition",
-    "usage": "validate_usage",
-}
-# A provider body: `<wire>.request` or `<wire>.response`, decoded with the SDK's adapters first.
-WIRE_KINDS = tuple(f"{wire}.{kind}" for wire in WIRES for kind in ("request", "response"))
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
 BATCH = 2000
 # What one worker gets at a time from a large JSON Lines file; four per worker are in flight at most.
 BLOCK_BYTES = 1 << 20
@@ -83,6 +74,8 @@ def load_sdk(output_dir: Path, package: str) -> ModuleType:
     sys.path.insert(0, str(output_dir))
     try:
         module = importlib.import_module(package)
+        if not set_aside:  # alone under its name, the package loads the rest on first use, as for its users
+            return module
         # Imported while this package owns its name: the adapters, and every model's validator (built on
         # first use otherwise, which resolves names through sys.modules after the set-aside modules return).
         runtime = importlib.import_module(f"{package}._runtime")
@@ -246,6 +239,8 @@ def _placed(record: Record, found: list[tuple[str, str, str]]) -> list[Diagnosti
     """Findings placed in the record's file, in order; past MAX_FINDINGS_PER_RECORD, one counts the rest."""
     if not found:
         return []
+    from toolgen.positions import json_positions  # and YAML, for its other half: only for a record with findings
+
     try:
         positions = json_positions(record.text)
     except (ValueError, IndexError, RecursionError):
@@ -291,6 +286,8 @@ def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str
     try:
         decoded = runtime.decode(data, wire, body_kind)
     except ValueError as error:
+        from toolgen.payloads import pointer_of
+
         return [(pointer_of(error), "wire-invalid", f"not a valid {wire} {body_kind}: {error}")]
     if isinstance(decoded, runtime.ProviderError):
         return []  # a provider's error body is a valid recording of an error
@@ -414,6 +411,8 @@ def _findings(
                 lines = source.path is not None and source.path.suffix.lower() != ".json"
                 big = lines and source.size() > PARALLEL_THRESHOLD and count > 1
                 if big and pool is None:
+                    from concurrent.futures import ProcessPoolExecutor
+
                     pool = ProcessPoolExecutor(count)
                 if big and pool is not None:
                     results = _parallel(pool, count, _Job(output_dir, package, kind, source.display, 1, b""), source)

@@ -31,14 +31,17 @@ def build(project: Path, scratch: Path) -> Path:
 
 def expected_files(package_dir: Path) -> dict[str, bytes]:
     """The files of a built package a golden record keeps: everything but `_runtime/` and caches, and the
-    manifest without the versions of the tools that made it (pydantic's is not pinned)."""
+    manifest without what made it (toolgen's source hash changes with every edit; pydantic is not pinned)."""
+    from toolgen.manifest import MAKER_KEYS
+
     files = {
         path.relative_to(package_dir).as_posix(): path.read_bytes()
         for path in sorted(package_dir.rglob("*"))
         if path.is_file() and "__pycache__" not in path.parts and path.relative_to(package_dir).parts[0] != RUNTIME
     }
     manifest = json.loads(files[MANIFEST])
-    manifest.pop("versions", None)
+    for maker in MAKER_KEYS:
+        manifest.pop(maker, None)
     files[MANIFEST] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
     return files
 
