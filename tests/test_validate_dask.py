@@ -3,6 +3,7 @@ dask.distributed LocalCluster (processes, 2 workers of 1 thread, on 127.0.0.1) s
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -12,17 +13,23 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import dask.config
 import fsspec
 import pytest
+from click.testing import CliRunner, Result
 from distributed import Client, LocalCluster
 
 import toolgen
+from toolgen.cli import main
 from toolgen.diagnostics import Diagnostic
 from toolgen.validate import Tally
 from toolgen.validate_dask import ClusterAddress, parse_address, validate_on_dask
 from toolgen.validate_summary import Summary
 
 from conftest import Project
+
+# Quick enough for the main suite (one cluster for the module); `-m "not dask"` leaves them out.
+pytestmark = pytest.mark.dask
 
 CALL = '{"id": "%s", "type": "function", "function": {"name": "%s", "arguments": "%s"}}'
 # One conversation a line: planted errors in some, a call without its result in others.
@@ -100,13 +107,13 @@ def test_the_cluster_finds_what_local_validation_finds_in_the_same_order(
     project.write("logs/c.json", '[\n  {"role": "user",\n   "content": 7}\n]\n')
     paths = ["logs"]
     local, local_tally = local_run(project, paths)
-    remote, remote_tally = dask_run(client, project, paths, block_bytes=3000)  # a line often spans two blocks
+    local_summary, remote_summary = Summary(), Summary()
+    assert local_run(project, paths, local_summary) == (local, local_tally)
+    # Blocks of 3,000 bytes: a line often spans two.
+    remote, remote_tally = dask_run(client, project, paths, block_bytes=3000, summary=remote_summary)
     assert remote == local
     assert remote_tally == local_tally and local_tally.unreadable > 0 and local_tally.invalid > 0
     assert [d.path for d in remote][-1] == "logs/c.json"
-    local_summary, remote_summary = Summary(), Summary()
-    local_run(project, paths, local_summary)
-    dask_run(client, project, paths, summary=remote_summary)
     assert remote_summary == local_summary
     weather = remote_summary.tools["get_current_weather"]
     assert weather.calls > 0 and weather.invalid == weather.by_rule["arguments-invalid"] > 0
@@ -140,23 +147,24 @@ def test_fsspec_urls_file_and_memory(client_project: tuple[Client, Project]) -> 
     log = project.write("logs/a.jsonl", text)
     local, local_tally = local_run(project, ["logs/a.jsonl"])
     url = log.as_uri()  # file:///...: the workers open it themselves
-    remote, tally = dask_run(client, project, [url])
-    assert remote == [dataclasses.replace(d, path=url) for d in local] and tally == local_tally
     # memory:// lives in one process: the workers (other processes) cannot see the client's, so the client
     # reads each block and sends its bytes with the task.
     memory = fsspec.filesystem("memory")
     memory.pipe("/dask17/logs/a.jsonl", text.encode())
     memory.pipe("/dask17/logs/notes.txt", b"not a payload")
+    shipped, folder, missing = "memory://dask17/logs/a.jsonl", "memory://dask17/logs", "memory://dask17/none.jsonl"
     try:
-        shipped, shipped_tally = dask_run(client, project, ["memory://dask17/logs/a.jsonl"])
-        assert [d.line for d in shipped] == [d.line for d in local] and shipped_tally == local_tally
-        assert {d.path for d in shipped} == {"memory://dask17/logs/a.jsonl"}
-        folder, _ = dask_run(client, project, ["memory://dask17/logs"])  # a folder: its payload files only
-        assert {d.path for d in folder} == {"memory:///dask17/logs/a.jsonl"} and len(folder) == len(local)
-        missing, missing_tally = dask_run(client, project, ["memory://dask17/none.jsonl"])
-        assert [d.rule for d in missing] == ["file-unreadable"] and missing_tally.unreadable == 1
+        remote, tally = dask_run(client, project, [url, shipped, folder, missing])
     finally:
         memory.rm("/dask17", recursive=True)
+    by_path: dict[str, list[Diagnostic]] = {}
+    for finding in remote:
+        by_path.setdefault(finding.path, []).append(finding)
+    assert list(by_path) == [url, shipped, "memory:///dask17/logs/a.jsonl", missing]  # the folder: payloads only
+    for path in list(by_path)[:3]:
+        assert by_path[path] == [dataclasses.replace(d, path=path) for d in local]
+    assert [d.rule for d in by_path[missing]] == ["file-unreadable"]
+    assert tally == Tally(3 * local_tally.records, 3 * local_tally.invalid, 3 * local_tally.unreadable + 1)
 
 
 def test_workers_import_the_package_the_client_sent_not_the_projects_folder(
@@ -179,49 +187,65 @@ def test_the_command_against_a_scheduler_started_outside_toolgen_prints_the_same
     client_project: tuple[Client, Project],
 ) -> None:
     client, project = client_project
-    project.write("logs/a.jsonl", planted(400))
+    project.write("logs/a.jsonl", planted(120))
     address = client.scheduler.address
     assert address.startswith("tcp://127.0.0.1:")
-    for extra in (["--format", "text"], ["--format", "json"], ["--format", "github"], ["--summary"]):
-        local = project.cli("validate", "logs/a.jsonl", "--as", "messages", *extra)
-        remote = project.cli("validate", "--dask", address, "logs/a.jsonl", "--as", "messages", *extra)
-        assert (remote.stdout, remote.returncode) == (local.stdout, local.returncode), remote.stderr
-        assert local.returncode == 3 and local.stdout  # the planted log has unreadable records
+    local = project.cli("validate", "logs/a.jsonl", "--as", "messages")
+    remote = project.cli("validate", "--dask", address, "logs/a.jsonl", "--as", "messages")
+    assert (remote.stdout, remote.returncode) == (local.stdout, local.returncode), remote.stderr
+    assert local.returncode == 3 and local.stdout  # the planted log has unreadable records
+    for extra in (["--format", "json"], ["--format", "github"], ["--summary"], ["--summary", "--format", "json"]):
+        # The same command in this process, which spares an interpreter start a run.
+        local_in = invoke(project, "logs/a.jsonl", "--as", "messages", *extra)
+        remote_in = invoke(project, "--dask", address, "logs/a.jsonl", "--as", "messages", *extra)
+        assert (remote_in.stdout, remote_in.exit_code) == (local_in.stdout, local_in.exit_code), remote_in.stderr
+        assert local_in.exit_code == 3 and local_in.stdout
     project.write("logs/ok.jsonl", conversation(1) + "\n")
-    ok = project.cli("validate", "--dask", address, "logs/ok.jsonl", "--as", "messages")
-    assert ok.returncode == 0 and ok.stdout == "" and "1 record(s), 0 invalid" in ok.stderr
+    ok = invoke(project, "--dask", address, "logs/ok.jsonl", "--as", "messages")
+    assert ok.exit_code == 0 and ok.stdout == "" and "1 record(s), 0 invalid" in ok.stderr
+
+
+def invoke(project: Project, *args: str) -> Result:
+    """`toolgen validate -C ROOT ARGS` in this process, PATHS given relative to the project root."""
+    with contextlib.chdir(project.root):
+        return CliRunner().invoke(main, ["validate", "-C", str(project.root), *args])
 
 
 def test_bad_usage_and_a_cluster_that_cannot_be_reached(project: Project) -> None:
     project.write("logs/a.jsonl", conversation(1) + "\n")
-    bad = project.cli("validate", "--dask", "no such/cluster", "logs/a.jsonl", "--as", "messages")
-    assert bad.returncode == 2 and "expected local, local:N or a scheduler address" in bad.stderr
-    assert project.cli("validate", "--dask", "local:0", "logs/a.jsonl", "--as", "messages").returncode == 2
-    stdin = project.cli("validate", "--dask", "local", "-", "--as", "messages")
-    assert stdin.returncode == 2 and "stdin cannot be sent to a cluster" in stdin.stderr
-    both = project.cli("validate", "--dask", "local", "--workers", "2", "logs/a.jsonl", "--as", "messages")
-    assert both.returncode == 2 and "--workers is for local runs" in both.stderr
-    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
-    unreachable = project.cli("validate", "--dask", "tcp://127.0.0.1:9", "logs/a.jsonl", "--as", "messages", env=env)
-    assert unreachable.returncode == 4 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in unreachable.stderr
-    unbuilt = project.cli("validate", "--dask", "tcp://127.0.0.1:9", "logs/a.jsonl", "--as", "messages", "-C", "logs")
-    assert unbuilt.returncode == 3  # no project there: an input error, before any cluster is reached
+    bad = invoke(project, "--dask", "no such/cluster", "logs/a.jsonl", "--as", "messages")
+    assert bad.exit_code == 2 and "expected local, local:N or a scheduler address" in bad.stderr
+    assert invoke(project, "--dask", "local:0", "logs/a.jsonl", "--as", "messages").exit_code == 2
+    stdin = invoke(project, "--dask", "local", "-", "--as", "messages")
+    assert stdin.exit_code == 2 and "stdin cannot be sent to a cluster" in stdin.stderr
+    both = invoke(project, "--dask", "local", "--workers", "2", "logs/a.jsonl", "--as", "messages")
+    assert both.exit_code == 2 and "--workers is for local runs" in both.stderr
+    github = invoke(project, "--dask", "local", "--summary", "--format", "github", "logs/a.jsonl", "--as", "messages")
+    assert github.exit_code == 2 and "--summary prints a table" in github.stderr
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        unreachable = invoke(project, "--dask", "tcp://127.0.0.1:9", "logs/a.jsonl", "--as", "messages")
+    assert unreachable.exit_code == 4 and unreachable.stdout == ""
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in unreachable.stderr
+    (project.root / "generated").rename(project.root / "moved")
+    unbuilt = invoke(project, "--dask", "tcp://127.0.0.1:9", "logs/a.jsonl", "--as", "messages")
+    assert unbuilt.exit_code == 3 and "run `toolgen build` first" in unbuilt.stderr  # before any cluster is reached
 
 
 def test_without_the_extra_the_message_names_it_and_exit_is_4(project: Project) -> None:
     project.write("logs/a.jsonl", conversation(1) + "\n")
     code = (
         "import sys\nsys.modules['distributed'] = None  # as if dask.distributed were not installed\n"
-        "sys.argv = ['toolgen', 'validate', '--dask', 'local', 'logs/a.jsonl', '--as', 'messages']\n"
-        "from toolgen.__main__ import run\nrun()\n"
+        "from toolgen.cli import main\n"
+        "for extra in ([], ['--dask', 'local']):\n"
+        "    try:\n"
+        "        main.main(['validate', *extra, 'logs/a.jsonl', '--as', 'messages'], standalone_mode=False)\n"
+        "    except SystemExit as exit:\n"
+        "        print('exit', exit.code)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True, check=False)
-    assert result.returncode == 4 and result.stdout == ""
+    # Local validation does not need the extra; --dask says which one to install.
+    assert result.stdout.splitlines() == ["exit 0", "exit 4"], result.stderr
     assert "install the dask extra: pip install 'toolgen[dask]'" in result.stderr
-    # Local validation does not import it at all.
-    code = code.replace("'--dask', 'local', ", "")
-    local = subprocess.run([sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True, check=False)
-    assert local.returncode == 0, local.stderr
 
 
 def test_addresses() -> None:
