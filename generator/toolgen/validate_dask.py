@@ -35,12 +35,11 @@ from toolgen.validate_summary import Summary
 
 # Bytes of a file one task checks: large enough that scheduling costs little next to the checking, small enough
 # that a worker's memory stays a small multiple of it.
-BLOCK_BYTES = 32 << 20
+BLOCK_BYTES = 16 << 20
 # Tasks in flight (submitted, or done and waiting for the ones before them) per worker thread.
 WINDOW_PER_THREAD = 2
 # Filesystems only the client's process can see: it reads their ranges and sends the bytes with the task.
 CLIENT_ONLY_PROTOCOLS = frozenset({"memory"})
-CONNECT_TIMEOUT = 30
 PAYLOAD_SUFFIXES = (".json", ".jsonl", ".ndjson")
 INSTALL_HINT = "pip install 'toolgen[dask]'"
 _ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+(?::\d+)?$|^[a-z][a-z0-9+.-]*://\S+$")
@@ -235,7 +234,8 @@ class _Session:
                 )
                 client = distributed.Client(cluster)
             else:
-                client = distributed.Client(where.scheduler, timeout=CONNECT_TIMEOUT)
+                # How long to try is dask's own setting (distributed.comm.timeouts.connect, 30 s by default).
+                client = distributed.Client(where.scheduler)
         except (OSError, TimeoutError) as error:
             if cluster is not None:
                 cluster.close()
@@ -244,7 +244,7 @@ class _Session:
         digest = hashlib.sha256(b"".join(name.encode() + b"\0" + data for name, data in files)).hexdigest()
         session = cls(worker, client, cluster, f"toolgen-sdk-{digest[:12]}-{uuid.uuid4().hex[:8]}")
         try:
-            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            client.wait_for_workers(1, timeout=_connect_timeout())
             client.register_plugin(
                 worker.SdkPlugin(session.plugin, package, files, worker.toolgen_version()), name=session.plugin
             )
@@ -268,6 +268,14 @@ class _Session:
             # Letting go of a cluster that is already gone is not an error.
             with contextlib.suppress(Exception):
                 step()
+
+
+def _connect_timeout() -> float:
+    """Seconds to wait for a worker: dask's connect timeout, which DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT sets."""
+    import dask.config
+    from dask.utils import parse_timedelta
+
+    return float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect")) or 30)
 
 
 def _setup_failure(where: ClusterAddress, error: BaseException) -> str:
