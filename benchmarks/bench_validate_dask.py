@@ -191,7 +191,7 @@ def report(
         f"- 1-minute load average after each run: {', '.join(f'{x:.1f}' for x in load)} "
         f"(other work on the machine slows every row alike only roughly: compare rows of one run)",
         f"- Speed log: {size >> 20} MB of JSON Lines, {records:,} conversations (4 messages, 1 tool call each; 5% bad "
-        "arguments), `--as messages`; blocks of {BLOCK_BYTES >> 20} MiB on the cluster",
+        f"arguments), `--as messages`; blocks of {BLOCK_BYTES >> 20} MiB on the cluster",
         "",
         "| how | wall time | records/s | exit |",
         "| --- | ---: | ---: | ---: |",
