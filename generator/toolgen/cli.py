@@ -382,8 +382,8 @@ def validate(
             for _ in findings:
                 pass  # counted into the report
             _end_progress()
-            shown = report.to_json(kind, tally) if output_format == "json" else None
-            click.echo(json.dumps(shown, indent=2) if shown is not None else report.table(kind, tally))
+            as_json = report.to_json(kind, tally) if output_format == "json" else None
+            click.echo(json.dumps(as_json, indent=2) if as_json is not None else report.table(kind, tally))
         _end_progress()
         click.echo(
             f"toolgen: {tally.records:,} record(s), {tally.invalid:,} invalid, {tally.unreadable:,} unreadable",
@@ -393,8 +393,8 @@ def validate(
             return ExitCode.INVALID_INPUT
         if not tally.records:
             # An empty file or stdin checks nothing: a pass would hide a wrong path or a failed export.
-            shown_paths = ", ".join("<stdin>" if path == "-" else path for path in paths)
-            click.echo(f"toolgen: nothing to validate: no record in {shown_paths}", err=True)
+            shown = ", ".join("<stdin>" if str(path) == "-" else str(path) for path in paths)
+            click.echo(f"toolgen: nothing to validate: no record in {shown}", err=True)
             return ExitCode.INVALID_INPUT
         return ExitCode.FINDINGS if tally.invalid else ExitCode.OK
 
