@@ -307,9 +307,21 @@ def check(project: Path, config_path: Path | None, output_format: str, full: boo
     _run(action, output_format)
 
 
+def _dask_address(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from toolgen.validate_dask import parse_address
+
+    try:
+        parse_address(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    return value
+
+
 @main.command()
 @_project_options
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, allow_dash=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option(
     "--as",
     "kind",
@@ -320,25 +332,79 @@ def check(project: Path, config_path: Path | None, output_format: str, full: boo
 @click.option(
     "--workers", type=click.IntRange(min=1), help="Processes for large JSON Lines files (default: all cores)."
 )
+@click.option(
+    "--dask",
+    "dask_address",
+    metavar="ADDRESS",
+    callback=_dask_address,
+    help="Check on a Dask cluster: a scheduler address (tcp://host:8786), or local[:N] for N local workers. "
+    "PATHS may then be fsspec URLs the workers can read (s3://bucket/logs/*.jsonl). Needs toolgen[dask].",
+)
+@click.option(
+    "--summary",
+    is_flag=True,
+    help="Print, instead of every finding, per tool: calls, invalid calls by rule, results missing.",
+)
 def validate(
-    project: Path, config_path: Path | None, output_format: str, paths: tuple[Path, ...], kind: str, workers: int | None
+    project: Path,
+    config_path: Path | None,
+    output_format: str,
+    paths: tuple[str, ...],
+    kind: str,
+    workers: int | None,
+    dask_address: str | None,
+    summary: bool,
 ) -> None:
     """Check payload files (JSON, JSON Lines, `-` for stdin) with the generated SDK; exit 1 on invalid records.
 
     Every tool call's arguments are checked against its tool's input schema too. Exit 3 when a file cannot be
     read or a record is not JSON.
     """
+    if dask_address is not None and workers is not None:
+        raise click.UsageError("--workers is for local runs; with --dask the cluster's workers do the work")
+    if dask_address is not None and "-" in paths:
+        raise click.UsageError("stdin cannot be sent to a cluster: give files, or validate stdin without --dask")
+    if summary and output_format == "github":
+        raise click.UsageError("--summary prints a table (--format text) or JSON (--format json)")
 
     def action() -> ExitCode:
         tally = toolgen.Tally()
+        if summary:
+            from toolgen.validate_summary import Summary
+
+            report: Summary | None = Summary()
+        else:
+            report = None
 
         def advance(records: int) -> None:
             _progress(f"validated {tally.records:,} records")
 
-        findings = toolgen.validate(
-            paths, kind=kind, root=project, config_path=config_path, workers=workers, progress=advance, tally=tally
-        )
-        _stream_diagnostics(findings, output_format)
+        if dask_address is not None:
+            from toolgen.validate_dask import validate_on_dask
+
+            findings = validate_on_dask(
+                paths, kind=kind, address=dask_address, root=project, config_path=config_path, progress=advance,
+                tally=tally, summary=report,
+            )  # fmt: skip
+        elif report is not None:
+            from toolgen.validate_report import validate_with_summary
+
+            findings = validate_with_summary(
+                paths, kind=kind, summary=report, root=project, config_path=config_path, workers=workers,
+                progress=advance, tally=tally,
+            )  # fmt: skip
+        else:
+            findings = toolgen.validate(
+                paths, kind=kind, root=project, config_path=config_path, workers=workers, progress=advance, tally=tally
+            )
+        if report is None:
+            _stream_diagnostics(findings, output_format)
+        else:
+            for _ in findings:
+                pass  # counted into the report
+            _end_progress()
+            as_json = report.to_json(kind, tally) if output_format == "json" else None
+            click.echo(json.dumps(as_json, indent=2) if as_json is not None else report.table(kind, tally))
         _end_progress()
         click.echo(
             f"toolgen: {tally.records:,} record(s), {tally.invalid:,} invalid, {tally.unreadable:,} unreadable",
