@@ -8,7 +8,7 @@ One exchange is three files in DIR, numbered in the order the calls were made:
 - `0001.exchange.json`: the wire, method, URL, status, content type, whether it was streamed, whether the stream
   was read to its end, and the request and response headers.
 Secrets never reach the disk: credential headers and query parameters are masked whole, and any known secret
-found anywhere else (a body echoing the key) is masked too. Only the attempt a call ended with is kept: retried
+found anywhere else (a body echoing the key) is masked too, and the exchange says so. Only the attempt a call ended with is kept: retried
 attempts are not recorded, so that a replay meets the answers the caller met.
 """
 
@@ -94,8 +94,9 @@ class Recorder:
             stem = f"{number:04d}"
             request = self.folder / f"{stem}.request.json"
             response = self.folder / f"{stem}.response{suffix}"
+            body = _scrubbed(exchange.response_body, redactor)
             request.write_bytes(_scrubbed(exchange.request_body, redactor))
-            response.write_bytes(_scrubbed(exchange.response_body, redactor))
+            response.write_bytes(body)
             meta = {
                 "wire": exchange.wire,
                 "method": exchange.method,
@@ -104,6 +105,8 @@ class Recorder:
                 "content_type": content_type,
                 "stream": exchange.stream,
                 "whole": exchange.whole,
+                # True when a secret was masked in the body: its bytes are then not quite as received.
+                "masked": body != exchange.response_body,
                 "request": request.name,
                 "response": response.name,
                 "request_headers": _headers(exchange.request_headers, redactor),
