@@ -212,7 +212,10 @@ def preset_model(
             f"the {row.name} preset needs an API key: set {row.key_variable} or pass api_key="
         )
     route = wire_row(row.wire).route
-    assert route is not None, f"the {row.name} preset names a wire with no route"
+    if route is None:
+        raise ValueError(
+            f"the {row.name} preset names {row.wire}, which has no HTTP route"
+        )
     adjusted = replace(
         route,
         base_url=url,
