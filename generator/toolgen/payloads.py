@@ -8,6 +8,7 @@ id, extras}) or `error` ({wire, message, type, code, status}); a stream adds `co
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,9 @@ _STREAM_FRAMINGS = MappingProxyType(
     {".sse": "sse", ".jsonl": "jsonl", ".ndjson": "jsonl", ".eventstream": "eventstream"}
 )
 PAYLOAD_SUFFIXES = (".json", *_STREAM_FRAMINGS)
+# A recorded exchange (the runtime's clients/recording.py): `NNNN.exchange.json` describes `NNNN.request.json` and
+# `NNNN.response.<ext>`; it is read for their wire and is no payload itself.
+_RECORDED = re.compile(r"^(\d+)\.(request|response|exchange)\.")
 
 
 class PayloadError(ValueError):
@@ -327,15 +331,40 @@ class ConformanceRow:
 
 
 def payload_files(folder: Path) -> Iterator[Path]:
-    """Every payload file under `folder`, sorted (Markdown and other notes are skipped)."""
-    yield from sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in PAYLOAD_SUFFIXES)
+    """Every payload file under `folder`, sorted (Markdown and other notes, and recorded exchanges' metadata, are
+    skipped)."""
+    yield from sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and p.suffix.lower() in PAYLOAD_SUFFIXES and not p.name.endswith(".exchange.json")
+    )
+
+
+def recorded_as(path: Path) -> tuple[str | None, str | None]:
+    """The wire and kind of a recorded exchange's request or response file, from its `NNNN.exchange.json`.
+
+    (None, None) for any other file, or when the metadata cannot be read: the content then says what it is."""
+    match = _RECORDED.match(path.name)
+    if match is None or match.group(2) == "exchange":
+        return None, None
+    try:
+        meta = json.loads((path.parent / f"{match.group(1)}.exchange.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, None
+    if not isinstance(meta, dict) or meta.get(match.group(2)) != path.name:
+        return None, None
+    wire = meta.get("wire") if meta.get("wire") in WIRES else None
+    if match.group(2) == "request":
+        return wire, "request"
+    return wire, "stream" if meta.get("stream") and path.suffix.lower() in _STREAM_FRAMINGS else None
 
 
 def check_file(path: Path, display: str) -> ConformanceRow:
     """Decode one file and check its round trip: decode, encode to the same wire, decode again, same canonical."""
+    wire, kind = recorded_as(path)
     try:
-        payload = read_payload(path.read_bytes(), path.suffix)
-        decoded = decode_payload(payload)
+        payload = read_payload(path.read_bytes(), path.suffix, kind)
+        decoded = decode_payload(payload, wire)
     except (OSError, PayloadError) as error:
         return ConformanceRow(display, "?", "?", False, f"does not decode: {error}")
     wire, kind = decoded["wire"], decoded["kind"]

@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .app.main import main
-    from .app.prompted import example_arguments
+    from .clients.auth import Auth, BearerToken, google_token
     from .clients.base import ModelClient, ModelClientBase
     from .clients.http import HTTPModel, RetryPolicy
+    from .clients.presets import PRESETS, Preset, preset_model
+    from .clients.recording import Recorder, read_exchanges
     from .clients.scripted import ReplayModel, ScriptedModel, assistant_turn, tool_call
+    from .clients.sigv4 import SigV4
     from .loop.async_driver import arun, arun_events
     from .loop.events import (
         SSE_HEADERS,
@@ -89,7 +92,6 @@ if TYPE_CHECKING:
         ToolCallStart,
         Usage,
     )
-    from .tools.loading import ToolsLoadError, load_bound_tools
     from .tools.registry import (
         Registry,
         ToolContext,
@@ -148,8 +150,6 @@ _HOMES = MappingProxyType(
         "JSONTextError": ".models.jsontext",
         "MAX_JSON_DEPTH": ".models.jsontext",
         "parse_json": ".models.jsontext",
-        "ToolsLoadError": ".tools.loading",
-        "load_bound_tools": ".tools.loading",
         "Registry": ".tools.registry",
         "ToolContext": ".tools.registry",
         "ToolEntry": ".tools.registry",
@@ -203,10 +203,19 @@ _HOMES = MappingProxyType(
         "aggregate": ".streams.aggregator",
         "astream_events": ".streams.aggregator",
         "stream_events": ".streams.aggregator",
+        "Auth": ".clients.auth",
+        "BearerToken": ".clients.auth",
+        "google_token": ".clients.auth",
         "ModelClient": ".clients.base",
         "ModelClientBase": ".clients.base",
         "HTTPModel": ".clients.http",
         "RetryPolicy": ".clients.http",
+        "PRESETS": ".clients.presets",
+        "Preset": ".clients.presets",
+        "preset_model": ".clients.presets",
+        "Recorder": ".clients.recording",
+        "read_exchanges": ".clients.recording",
+        "SigV4": ".clients.sigv4",
         "ReplayModel": ".clients.scripted",
         "ScriptedModel": ".clients.scripted",
         "assistant_turn": ".clients.scripted",
@@ -247,7 +256,6 @@ _HOMES = MappingProxyType(
         "python_patterns": ".schema.ecma_regex",
         "unsupported": ".schema.ecma_regex",
         "main": ".app.main",
-        "example_arguments": ".app.prompted",
     }
 )
 
@@ -258,6 +266,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MCP",
     "NAMES",
+    "PRESETS",
     "ROWS",
     "SCHEMA_LISTS",
     "SCHEMA_MAPS",
@@ -268,6 +277,8 @@ __all__ = [
     "Aggregator",
     "Approval",
     "ApprovalRequest",
+    "Auth",
+    "BearerToken",
     "BudgetInfo",
     "CallReport",
     "CancelToken",
@@ -287,9 +298,11 @@ __all__ = [
     "ModelClient",
     "ModelClientBase",
     "NullRefusingModel",
+    "Preset",
     "Problem",
     "ProviderError",
     "ReasoningDelta",
+    "Recorder",
     "Registry",
     "ReplayModel",
     "Request",
@@ -302,6 +315,7 @@ __all__ = [
     "RunResult",
     "SchemaModel",
     "ScriptedModel",
+    "SigV4",
     "StopReason",
     "StreamError",
     "TextDelta",
@@ -315,7 +329,6 @@ __all__ = [
     "ToolSpec",
     "ToolStats",
     "ToolgenValidationError",
-    "ToolsLoadError",
     "UnboundToolsError",
     "Unfit",
     "Usage",
@@ -341,18 +354,19 @@ __all__ = [
     "encode_error",
     "encode_request",
     "encode_response",
-    "example_arguments",
     "export_tools",
     "gemini_schema",
+    "google_token",
     "has_property_escapes",
     "keep_last_turns",
-    "load_bound_tools",
     "main",
     "map_subschemas",
     "parse_json",
     "parts_of",
+    "preset_model",
     "problems_from",
     "python_patterns",
+    "read_exchanges",
     "run",
     "run_events",
     "schema_problems",

@@ -2,6 +2,8 @@
 """HTTPModel: a model behind an HTTP API, through the wire adapters; routes and auth per wire, retries.
 
 HTTPModel needs httpx, imported when the first HTTPModel is made: the package imports without it.
+Authentication is a key (per the wire's route), a bearer token or token provider, or a per-attempt signature
+(auth.py, sigv4.py); `record=` writes each call's exchange into a folder (recording.py).
 `timeout` is a wall-clock deadline for the whole call (connect, retries, every byte of the response, streams
 included): httpx's own timeouts count per read, and a server dripping a byte at a time never trips them.
 """
@@ -12,10 +14,11 @@ import asyncio
 import email.utils
 import importlib
 import json
+import os
 import random
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,11 +26,15 @@ from ..streams.aggregator import astream_events, stream_events
 from ..streams.events import Event
 from ..wires.base import ProviderError, Request, Response
 from ..wires.codecs import encode_request
-from ..wires.table import ROWS
+from ..wires.table import ROWS, Route
 from ..wires.table import wire as wire_row
+from .auth import Auth, BearerToken, key_headers
 from .base import ModelClientBase, decode_body, error_events
 from .deadline import TIMEOUTS, DeadlinePassed, awithin, before, within
+from .recording import Exchange, Recorder
 from .secrets import Redactor
+from .sigv4 import SigV4, aws_region
+from .urls import join_url
 
 # Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
 
@@ -101,7 +108,13 @@ def _httpx() -> Any:
 
 class HTTPModel(ModelClientBase):
     """A model behind an HTTP API: OpenAI Chat and compatible servers, Mistral, Responses, Anthropic, Gemini,
-    Ollama and Cohere, each through its wire adapter; streaming, timeouts, retries, typed provider errors.
+    Ollama, Cohere and Bedrock Converse, each through its wire adapter; streaming, timeouts, retries, typed
+    provider errors.
+
+    `api_key` goes where the wire's route says; `token` (a string or a zero-argument callable, such as an Entra
+    ID token provider) is sent as a bearer token instead; `auth` takes any other Auth. Bedrock without a key is
+    signed with SigV4 for `region`. A base URL may carry a query (Azure's `?api-version=`): it stays at the
+    end of every request URL. `record=DIR` writes every call's exchange there, secrets masked.
 
     Call close() when done with it, to release the connection pool.
     """
@@ -117,20 +130,35 @@ class HTTPModel(ModelClientBase):
         timeout: float = 60.0,
         connect_timeout: float = 10.0,
         retry: RetryPolicy | None = None,
+        token: str | Callable[[], str] | None = None,
+        auth: Auth | None = None,
+        region: str | None = None,
+        record: str | os.PathLike[str] | None = None,
+        route: Route | None = None,
     ) -> None:
         row = wire_row(wire)
-        route = row.route
+        # A route adjusted for one server (a preset's) in place of the wire's own.
+        route = route or row.route
         if route is None:
             spoken = ", ".join(r.name for r in ROWS if r.route is not None)
             raise ValueError(f"HTTPModel speaks {spoken}; not {wire!r}")
         self._httpx = _httpx()
-        self.base_url = (base_url or route.base_url).rstrip("/")
+        if auth is None and token is not None:
+            auth = BearerToken(token)
+        if auth is None and route.auth == "sigv4" and not api_key:
+            auth = SigV4(region)
+        self.auth = auth
+        base = base_url or route.base_url
+        if "{region}" in base:
+            region = auth.region if isinstance(auth, SigV4) else aws_region(region)
+            base = base.replace("{region}", region)
+        self.base_url = base.rstrip("/")
         self.model = model
         self.wire = row.name
         self.retry = retry or RetryPolicy()
         self._route = route
         self._headers = {
-            **_auth(route.auth, api_key),
+            **key_headers(route.auth, api_key),
             **route.headers,
             **(headers or {}),
         }
@@ -138,6 +166,7 @@ class HTTPModel(ModelClientBase):
         self._redactor = Redactor.of(
             api_key.strip() if api_key else None, self._headers
         )
+        self.recorder = Recorder(record) if record is not None else None
         self.timeout = timeout
         self._connect_timeout = connect_timeout
         self._timeout = self._httpx.Timeout(timeout, connect=connect_timeout)
@@ -169,23 +198,67 @@ class HTTPModel(ModelClientBase):
                 type="invalid_request",
             ) from None
         body.update(route.stream_fields if stream else route.whole_fields)
-        model = urllib.parse.quote(model_request.model or self.model, safe="/")
+        for name in route.omit:
+            body.pop(name, None)
+        for ours, theirs in route.rename:
+            if ours in body:
+                body[theirs] = body.pop(ours)
+        model = urllib.parse.quote(
+            model_request.model or self.model, safe=route.model_safe
+        )
         path = (
             route.stream_path if stream and route.stream_path else route.path
         ).replace("{model}", model)
         headers = {
             "content-type": "application/json",
-            "accept": "text/event-stream" if stream else "application/json",
+            "accept": route.stream_accept if stream else "application/json",
         }
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(
             "utf-8"
         )
-        return self.base_url + path, content, {**headers, **self._headers}
+        return join_url(self.base_url, path), content, {**headers, **self._headers}
+
+    def _authorized(
+        self, url: str, content: bytes, headers: dict[str, str]
+    ) -> dict[str, str]:
+        """The headers of one attempt: a token asked for now, or a signature of these very bytes."""
+        if self.auth is None:
+            return headers
+        try:
+            signed = {**headers, **self.auth.headers("POST", url, headers, content)}
+        except Exception as error:  # noqa: BLE001 - a credential that cannot be had is a ProviderError
+            raise _AuthFailed(f"{type(error).__name__}: {error}") from None
+        finally:
+            self._redactor = self._redactor.plus(self.auth.secrets())
+        return signed
+
+    def _record(self, response: Any, body: bytes, stream: bool, whole: bool) -> None:
+        """The exchange a call ended with, into the recording folder (when recording)."""
+        if self.recorder is None or response is None:
+            return
+        sent = response.request
+        self.recorder.write(
+            Exchange(
+                self.wire,
+                sent.method,
+                str(sent.url),
+                dict(sent.headers),
+                bytes(sent.content),
+                response.status_code,
+                dict(response.headers),
+                body,
+                stream,
+                whole,
+            ),
+            self._redactor,
+        )
 
     def _failure(self, error: Exception) -> ProviderError:
         """What went wrong below HTTP: a timeout, a connection that failed or dropped, or a request httpx refused."""
         if isinstance(error, (self._httpx.TimeoutException, *TIMEOUTS)):
             kind = "timeout"
+        elif isinstance(error, _AuthFailed):
+            kind = "auth_error"
         elif isinstance(error, self._httpx.TransportError):
             kind = "connection_error"
         else:
@@ -245,7 +318,7 @@ class HTTPModel(ModelClientBase):
                 "POST",
                 url,
                 content=content,
-                headers=headers,
+                headers=self._authorized(url, content, headers),
                 timeout=self._limits(deadline),
             )
             # Always streamed, so that even a whole body is read under the deadline.
@@ -259,7 +332,9 @@ class HTTPModel(ModelClientBase):
                 )
             finally:
                 response.close()
-            return _Attempt(None, self._redactor.error(failure), response.headers)
+            return _Attempt(
+                None, self._redactor.error(failure), response.headers, response, body
+            )
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
             return _Attempt(None, self._failure(error))
 
@@ -275,14 +350,19 @@ class HTTPModel(ModelClientBase):
             return before(
                 deadline,
                 self.timeout,
-                lambda: self._retrying(url, content, headers, deadline),
+                lambda: self._retrying(url, content, headers, deadline, stream),
                 lambda response: response.close(),
             )
         except DeadlinePassed as error:
             raise self._failure(error) from None
 
     def _retrying(
-        self, url: str, content: bytes, headers: dict[str, str], deadline: float
+        self,
+        url: str,
+        content: bytes,
+        headers: dict[str, str],
+        deadline: float,
+        stream: bool,
     ) -> Any:
         attempt = 0
         while True:
@@ -291,6 +371,7 @@ class HTTPModel(ModelClientBase):
                 return outcome.response
             wait = self._wait(attempt, outcome.failure, outcome.headers, deadline)
             if wait is None:
+                self._record(outcome.answered, outcome.body, stream, True)
                 raise outcome.failure
             time.sleep(wait)
             attempt += 1
@@ -304,6 +385,7 @@ class HTTPModel(ModelClientBase):
             raise self._failure(error) from None
         finally:
             response.close()
+        self._record(response, content, False, True)
         try:
             return _whole_response(self.wire, content)
         except ProviderError as error:
@@ -316,13 +398,17 @@ class HTTPModel(ModelClientBase):
         except ProviderError as error:
             yield from error_events(error)
             return
+        received = bytearray()
+        whole = False
         try:
             # A connection dropped mid-stream, or the deadline passing, ends the events with a StreamError.
-            chunks = self._within(response.iter_bytes(), deadline)
+            chunks = _kept(self._within(response.iter_bytes(), deadline), received)
             for event in stream_events(chunks, self.wire):
                 yield self._redactor.event(event)
+            whole = True
         finally:
             response.close()
+            self._record(response, bytes(received), True, whole)
 
     # -- async: one client per call, since an httpx.AsyncClient belongs to the event loop that made it --
 
@@ -339,7 +425,7 @@ class HTTPModel(ModelClientBase):
                 "POST",
                 url,
                 content=content,
-                headers=headers,
+                headers=self._authorized(url, content, headers),
                 timeout=self._limits(deadline),
             )
             left = deadline - time.monotonic()
@@ -361,7 +447,9 @@ class HTTPModel(ModelClientBase):
                 )
             finally:
                 await response.aclose()
-            return _Attempt(None, self._redactor.error(failure), response.headers)
+            return _Attempt(
+                None, self._redactor.error(failure), response.headers, response, body
+            )
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
             return _Attempt(None, self._failure(error))
 
@@ -376,6 +464,7 @@ class HTTPModel(ModelClientBase):
                 return outcome.response
             wait = self._wait(attempt, outcome.failure, outcome.headers, deadline)
             if wait is None:
+                self._record(outcome.answered, outcome.body, stream, True)
                 raise outcome.failure
             await asyncio.sleep(wait)
             attempt += 1
@@ -391,6 +480,7 @@ class HTTPModel(ModelClientBase):
                 raise self._failure(error) from None
             finally:
                 await response.aclose()
+        self._record(response, content, False, True)
         try:
             return _whole_response(self.wire, content)
         except ProviderError as error:
@@ -405,12 +495,18 @@ class HTTPModel(ModelClientBase):
                 for event in error_events(error):
                     yield event
                 return
+            received = bytearray()
+            whole = False
             try:
-                chunks = self._awithin(response.aiter_bytes(), deadline)
+                chunks = _akept(
+                    self._awithin(response.aiter_bytes(), deadline), received
+                )
                 async for event in astream_events(chunks, self.wire):
                     yield self._redactor.event(event)
+                whole = True
             finally:
                 await response.aclose()
+                self._record(response, bytes(received), True, whole)
 
 
 @dataclass(frozen=True)
@@ -420,20 +516,28 @@ class _Attempt:
     response: Any
     failure: ProviderError | None = None
     headers: Mapping[str, str] | None = None
+    # The error response and its body, for the recording when this failure is the last.
+    answered: Any = None
+    body: bytes = b""
 
 
-def _auth(kind: str, api_key: str | None) -> dict[str, str]:
-    if not api_key:
-        return {}
-    api_key = api_key.strip()
-    if not api_key.isascii() or not api_key.isprintable():
-        # httpx would refuse the header and quote it, key included, in its error message.
-        raise ValueError(
-            "the API key holds a control or non-ASCII character; check how it was read"
-        )
-    if kind == "bearer":
-        return {"authorization": f"Bearer {api_key}"}
-    return {kind: api_key}
+class _AuthFailed(Exception):
+    """The credentials for an attempt could not be had: a token provider or the signer failed."""
+
+
+def _kept(chunks: Iterable[bytes], received: bytearray) -> Iterator[bytes]:
+    """The chunks as they come, each also added to `received`, for the recording."""
+    for chunk in chunks:
+        received += chunk
+        yield chunk
+
+
+async def _akept(
+    chunks: AsyncIterator[bytes], received: bytearray
+) -> AsyncIterator[bytes]:
+    async for chunk in chunks:
+        received += chunk
+        yield chunk
 
 
 def _whole_response(wire: str, content: bytes) -> Response:

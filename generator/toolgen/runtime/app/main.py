@@ -57,6 +57,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "--api-key-env",
         help="environment variable holding the API key (default by wire)",
     )
+    parser.add_argument(
+        "--record",
+        metavar="DIR",
+        help="write each exchange with the endpoint into DIR, secrets masked, for replay and conformance",
+    )
     parser.add_argument("--system", help="a system message")
     parser.add_argument(
         "--stream", action="store_true", help="stream the answer as it is written"
@@ -83,6 +88,10 @@ def _parser(prog: str) -> argparse.ArgumentParser:
 
 def _model(options: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelClient:
     if not options.base_url:
+        if options.record:
+            parser.error(
+                "--record needs --base-url: only an endpoint's exchanges are recorded"
+            )
         return prompted_model()
     if not options.model:
         parser.error("--model is required with --base-url")
@@ -92,6 +101,7 @@ def _model(options: argparse.Namespace, parser: argparse.ArgumentParser) -> Mode
         options.model,
         wire=options.wire,
         api_key=os.environ.get(variable) or None,
+        record=options.record,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import (
     AsyncIterator,
@@ -20,6 +21,7 @@ from ..streams.aggregator import aggregate, stream_events
 from ..streams.events import Event
 from ..wires.base import ProviderError, Request, Response
 from .base import ModelClientBase, decode_body, error_events, response_events
+from .recording import Recorded, read_exchanges
 
 # A scripted turn: answer text, a canonical assistant message, a Response, a ProviderError to raise, or a function
 # of the request giving one of those.
@@ -142,8 +144,9 @@ class ScriptedModel(ModelClientBase):
             yield event
 
 
-# A recorded response: a stream body (bytes or text, framed as the provider sent it) or a whole JSON body.
-Recording = bytes | str | Mapping[str, Any] | Sequence[Any]
+# A recorded response: a stream body (bytes or text, framed as the provider sent it), a whole JSON body, or the
+# ProviderError an error response was.
+Recording = bytes | str | Mapping[str, Any] | Sequence[Any] | ProviderError
 
 
 class ReplayModel(ModelClientBase):
@@ -155,6 +158,13 @@ class ReplayModel(ModelClientBase):
         self._recordings = list(recordings)
         self.wire = wire
         self.requests: list[Request] = []
+
+    @classmethod
+    def from_recordings(cls, folder: str | os.PathLike[str]) -> ReplayModel:
+        """Replays, in order, the exchanges `HTTPModel(record=folder)` or `--record folder` wrote there."""
+        exchanges = read_exchanges(folder)
+        wire = next((e.wire for e in exchanges if e.wire), None)
+        return cls([_replayed(e, wire) for e in exchanges], wire)
 
     def _next(self, request: Request) -> Recording:
         number = len(self.requests)
@@ -169,6 +179,8 @@ class ReplayModel(ModelClientBase):
 
     def complete(self, request: Request) -> Response:
         recording = self._next(request)
+        if isinstance(recording, ProviderError):
+            raise recording
         if isinstance(recording, (bytes, str)):
             result = aggregate(recording, self.wire)
         else:
@@ -182,6 +194,8 @@ class ReplayModel(ModelClientBase):
             recording = self._next(request)
         except ProviderError as error:
             return iter(error_events(error))
+        if isinstance(recording, ProviderError):
+            return iter(error_events(recording))
         if isinstance(recording, (bytes, str)):
             return stream_events(recording, self.wire)
         result = decode_body(recording, self.wire or "replay")
@@ -194,3 +208,27 @@ class ReplayModel(ModelClientBase):
     async def astream(self, request: Request) -> AsyncIterator[Event]:
         for event in self.stream(request):
             yield event
+
+
+def _replayed(exchange: Recorded, wire: str | None) -> Recording:
+    """A recorded exchange as ReplayModel replays it: stream bytes, a JSON body, or the error it was."""
+    if exchange.framed and exchange.status < 400:
+        return exchange.body
+    try:
+        body = json.loads(exchange.body)
+    except ValueError:
+        body = None
+    if exchange.status < 400:
+        # A body that is no JSON document is framed as a stream (Gemini's alt=json arrays are JSON).
+        return exchange.body if body is None else body
+    error = decode_body(body, wire or "replay") if body is not None else None
+    if not isinstance(error, ProviderError) or error.type == "invalid_response":
+        text = exchange.body[:500].decode("utf-8", "replace").strip()
+        error = ProviderError(
+            wire or "replay",
+            f"HTTP {exchange.status}: {text}".rstrip(": "),
+            type="http_error",
+            raw=body,
+        )
+    error.status = error.status or exchange.status
+    return error

@@ -17,7 +17,9 @@ from ..streams.events import Event, Finish, MessageEnd, StreamError
 from ..wires.base import ProviderError
 
 # Headers that carry credentials, compared in lower case.
-SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"})
+SECRET_HEADERS = frozenset(
+    {"authorization", "x-api-key", "x-goog-api-key", "api-key", "x-amz-security-token"}
+)
 
 # Words before the credential in an Authorization value: not secret themselves.
 _SCHEMES = frozenset({"bearer", "basic", "token", "key"})
@@ -37,11 +39,11 @@ class Redactor:
     """The secrets one client was configured with, and the one way of removing them from what it gives out."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
+        self._secrets = tuple(
+            dict.fromkeys(s.strip() for s in secrets if s and s.strip())
+        )
         forms: set[str] = set()
-        for secret in secrets:
-            secret = secret.strip()
-            if not secret:
-                continue
+        for secret in self._secrets:
             forms.update(
                 (
                     secret,
@@ -74,6 +76,13 @@ class Redactor:
                 # "Bearer <key>": the key alone, so that the text around an echo is kept.
                 secrets.extend(w for w in value.split() if w.lower() not in _SCHEMES)
         return cls(secrets)
+
+    def plus(self, secrets: Iterable[str]) -> Redactor:
+        """This redactor, or a new one that also masks `secrets` when some are new (a token fetched later)."""
+        new = [
+            s.strip() for s in secrets if s.strip() and s.strip() not in self._secrets
+        ]
+        return Redactor((*self._secrets, *new)) if new else self
 
     def __bool__(self) -> bool:
         return bool(self._forms)

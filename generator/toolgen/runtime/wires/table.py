@@ -51,13 +51,25 @@ class Detection:
 
 @dataclass(frozen=True)
 class Route:
-    """Where and how the wire's HTTP API takes a request; base_url is the official SDK's default."""
+    """Where and how the wire's HTTP API takes a request; base_url is the official SDK's default.
+
+    base_url may name `{region}` (filled from the client's region); `{model}` in a path is the model, URL-quoted
+    with the characters in `model_safe` left as they are.
+    """
 
     base_url: str
     path: str
-    # "bearer", or the name of the header that carries the key as it is.
+    # "bearer", "sigv4" (AWS Signature Version 4 when no key is given), or the name of the header that
+    # carries the key as it is.
     auth: str
     stream_path: str | None = None
+    # What a streamed answer comes as, for the request's accept header.
+    stream_accept: str = "text/event-stream"
+    # Body fields the endpoint refuses, dropped after encoding (Bedrock takes the model in the path only).
+    omit: tuple[str, ...] = ()
+    # Body fields the endpoint knows by another name (`max_completion_tokens` -> `max_tokens`), as (ours, its).
+    rename: tuple[tuple[str, str], ...] = ()
+    model_safe: str = "/"
     stream_fields: Mapping[str, Any] = field(
         default_factory=lambda: MappingProxyType({"stream": True})
     )
@@ -137,6 +149,19 @@ ROWS: tuple[Wire, ...] = (
             chunk=Sniff("sniff:bedrock_chunk", 10),
         ),
         aliases=("bedrock",),
+        # A key is a Bedrock API key (a bearer token); without one, requests are signed with SigV4.
+        route=Route(
+            "https://bedrock-runtime.{region}.amazonaws.com",
+            "/model/{model}/converse",
+            "sigv4",
+            stream_path="/model/{model}/converse-stream",
+            stream_fields=MappingProxyType({}),
+            stream_accept="application/vnd.amazon.eventstream",
+            omit=("modelId",),
+            # Model ids may be ARNs: their `/` and `:` are quoted like any other character.
+            model_safe="",
+        ),
+        key_variable="AWS_BEARER_TOKEN_BEDROCK",
         framing="eventstream",
     ),
     Wire(
