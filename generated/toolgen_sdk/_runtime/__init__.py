@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         problems_from,
     )
     from .schema.ecma_regex import has_property_escapes, python_patterns, unsupported
+    from .schema.examples import example_value
     from .schema.fit import (
         GEMINI_KEYWORDS,
         STRICT_UNSUPPORTED,
@@ -92,6 +93,7 @@ if TYPE_CHECKING:
         ToolCallStart,
         Usage,
     )
+    from .tools.loading import ToolsLoadError, load_bound_tools
     from .tools.registry import (
         Registry,
         ToolContext,
@@ -150,6 +152,8 @@ _HOMES = MappingProxyType(
         "JSONTextError": ".models.jsontext",
         "MAX_JSON_DEPTH": ".models.jsontext",
         "parse_json": ".models.jsontext",
+        "ToolsLoadError": ".tools.loading",
+        "load_bound_tools": ".tools.loading",
         "Registry": ".tools.registry",
         "ToolContext": ".tools.registry",
         "ToolEntry": ".tools.registry",
@@ -256,6 +260,7 @@ _HOMES = MappingProxyType(
         "python_patterns": ".schema.ecma_regex",
         "unsupported": ".schema.ecma_regex",
         "main": ".app.main",
+        "example_value": ".schema.examples",
     }
 )
 
@@ -329,6 +334,7 @@ __all__ = [
     "ToolSpec",
     "ToolStats",
     "ToolgenValidationError",
+    "ToolsLoadError",
     "UnboundToolsError",
     "Unfit",
     "Usage",
@@ -354,11 +360,13 @@ __all__ = [
     "encode_error",
     "encode_request",
     "encode_response",
+    "example_value",
     "export_tools",
     "gemini_schema",
     "google_token",
     "has_property_escapes",
     "keep_last_turns",
+    "load_bound_tools",
     "main",
     "map_subschemas",
     "parse_json",
