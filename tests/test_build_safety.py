@@ -17,6 +17,7 @@ import pytest
 
 import toolgen
 import toolgen.api
+import toolgen.render
 from toolgen.errors import BrokenPackageError, ExitCode, InvalidInputError
 
 from conftest import WEATHER, Project
@@ -48,14 +49,14 @@ def files_of(package_dir: Path) -> dict[str, bytes]:
 
 def _rendering(monkeypatch: pytest.MonkeyPatch, change: Callable[[dict[str, str]], None]) -> None:
     """Let the build render as always, then `change` its files: a stand-in for a generator bug."""
-    real = toolgen.api.render
+    real = toolgen.render.render
 
     def broken(*args: object, **kwargs: object) -> dict[str, str]:
         files = real(*args, **kwargs)  # type: ignore[arg-type]
         change(files)
         return files
 
-    monkeypatch.setattr(toolgen.api, "render", broken)
+    monkeypatch.setattr(toolgen.render, "render", broken)
 
 
 def test_a_package_that_does_not_import_fails_the_build_and_nothing_is_written(
