@@ -41,6 +41,11 @@ def toolgen(*args: str, stdin: str | None = None, cwd: Path | None = None) -> su
         ("cut.json", '{"model": "x",\n "messages": [', "2:15", "not a JSON body"),
         ("cut.txt", '{"model": "x",\n "messages": [', "2:15", "not a JSON body"),
         ("numbers.json", "[1, 2]", "1:1", "not a JSON body or a recorded stream"),
+        ("nan.json", '{"model": "x", "temperature": NaN}', "1:1", "/temperature: is NaN"),
+        ("twice.json", '{"model": "x", "model": "y"}', "1:1", "/model: appears more than once"),
+        ("deep.json", "[" * 5_000 + "]" * 5_000, "1:1", "deeper than 128 levels"),
+        ("long.json", '{"seed": ' + "9" * 6_000 + "}", "1:1", "/seed: is an integer of 6000 digits"),
+        ("huge.txt", '{"temperature": 1e400}', "1:1", "/temperature: "),
     ],
 )
 @pytest.mark.parametrize("verb", [("decode",), ("convert", "--to", "openai")])

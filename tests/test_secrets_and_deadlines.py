@@ -96,6 +96,28 @@ class _DripHandler(BaseHTTPRequestHandler):
         pass
 
 
+class _LateStallHandler(BaseHTTPRequestHandler):
+    """200 and a first line of the stream, one more byte just before the client's deadline, then silence."""
+
+    def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        try:
+            self.wfile.write(b": open\n")
+            self.wfile.flush()
+            time.sleep(STALL_AFTER)
+            self.wfile.write(b"\n")
+            self.wfile.flush()
+            time.sleep(30)
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 class _HeaderDripHandler(BaseHTTPRequestHandler):
     """A status line and then a header a byte every half second: the response never gets as far as a body."""
 
@@ -134,6 +156,11 @@ def echo() -> Iterator[str]:
 @pytest.fixture
 def drip() -> Iterator[str]:
     yield from _serve(_DripHandler)
+
+
+@pytest.fixture
+def late_stall() -> Iterator[str]:
+    yield from _serve(_LateStallHandler)
 
 
 @pytest.fixture
@@ -258,6 +285,7 @@ def test_the_redactor_keeps_ordinary_text_and_masks_only_the_key() -> None:
 # ---- the deadline of a model call ----
 
 BOUND = 6.0  # seconds: timeout=2 plus room for a slow machine; without the deadline the drip holds 60 s
+STALL_TIMEOUT, STALL_AFTER = 3.0, 2.8  # a byte just before the deadline restarts a per-read timeout of 3 s
 
 
 def _dripping(drip: str, wire: str = "openai-chat") -> Any:
@@ -278,6 +306,20 @@ def test_a_dripping_endpoint_cannot_hold_a_sync_call_past_its_deadline(drip: str
         model.close()
     assert any(isinstance(e, rt.StreamError) and "more than 2" in e.message for e in events), events
     assert isinstance(events[-1], rt.MessageEnd) and not events[-1].complete
+
+
+def test_a_stall_just_before_the_deadline_ends_the_sync_stream_at_the_deadline(late_stall: str) -> None:
+    # Waiting for the next chunk only between chunks would hold the call a whole per-read timeout more
+    # (until about 5.8 s here); the deadline is 3 s.
+    model = rt.HTTPModel(late_stall, "m", api_key=KEY, timeout=STALL_TIMEOUT, retry=NO_RETRY)
+    try:
+        started = time.monotonic()
+        events = list(model.stream(REQUEST))
+        held = time.monotonic() - started
+    finally:
+        model.close()
+    assert held < STALL_TIMEOUT + STALL_AFTER - 1.0, held
+    assert any(isinstance(e, rt.StreamError) and "more than 3" in e.message for e in events), events
 
 
 def test_a_dripping_endpoint_cannot_hold_an_async_call_past_its_deadline(drip: str) -> None:

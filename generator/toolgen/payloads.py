@@ -12,14 +12,28 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import toolgen.runtime as adapters
-from toolgen.runtime import WIRES, Finish, MessageEnd, ProviderError, Request, Response, StreamError, stream_events
+from toolgen.runtime import (
+    WIRES,
+    Finish,
+    JSONTextError,
+    MessageEnd,
+    ProviderError,
+    Request,
+    Response,
+    StreamError,
+    parse_json,
+    stream_events,
+)
 
 KINDS = ("request", "response", "stream")
 # Stream framings by file extension, as recorded bodies are stored (see the corpus manifest).
-_STREAM_FRAMINGS = {".sse": "sse", ".jsonl": "jsonl", ".ndjson": "jsonl", ".eventstream": "eventstream"}
+_STREAM_FRAMINGS = MappingProxyType(
+    {".sse": "sse", ".jsonl": "jsonl", ".ndjson": "jsonl", ".eventstream": "eventstream"}
+)
 PAYLOAD_SUFFIXES = (".json", *_STREAM_FRAMINGS)
 # A recorded exchange (the runtime's clients/recording.py): `NNNN.exchange.json` describes `NNNN.request.json` and
 # `NNNN.response.<ext>`; it is read for their wire and is no payload itself.
@@ -65,21 +79,39 @@ def read_payload(raw: bytes, suffix: str = "", kind: str | None = None) -> Paylo
         if kind is None and suffix.lower() != ".json":
             return Payload("stream", raw=raw)  # an AWS event stream is binary
         raise PayloadError(f"not UTF-8 text (byte {error.start}): expected a JSON body") from None
+    maybe_stream = kind is None and suffix.lower() != ".json"
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        # JSON lines read as one document fail with "Extra data" after the first line; SSE does not start
-        # with a bracket. A body that opens a bracket and breaks inside is a broken JSON body, not a stream.
-        if kind is None and suffix.lower() != ".json" and not _broken_document(text, error):
-            return Payload("stream", raw=raw)  # not one JSON document: SSE or JSON lines, sniffed when read
-        raise PayloadError(
-            f"not a JSON body: {error.msg} (expected a JSON object)", line=error.lineno, col=error.colno
-        ) from None
-    except RecursionError:
-        raise PayloadError("not a JSON body: nested too deeply to read") from None
+        # Strict and bounded, as arguments are: NaN, repeated keys, runaway nesting and endless integers are
+        # refused with their place instead of read as something the provider never sent.
+        data = parse_json(text, max_chars=None)
+    except JSONTextError as error:
+        if error.line is not None:  # not JSON syntax
+            syntax = _syntax_error(text)
+            # JSON lines read as one document fail with "Extra data" after the first line; SSE does not start
+            # with a bracket. A body that opens a bracket and breaks inside is a broken JSON body, not a stream.
+            if maybe_stream and not _broken_document(text, syntax):
+                return Payload("stream", raw=raw)  # not one JSON document: SSE or JSON lines, sniffed when read
+            raise PayloadError(
+                f"not a JSON body: {syntax.msg} (expected a JSON object)", line=syntax.lineno, col=syntax.colno
+            ) from None
+        if maybe_stream and len(text.strip().splitlines()) > 1:
+            return Payload("stream", raw=raw)  # JSON lines: each line is read, and refused, on its own
+        problem = error.problems[0]
+        raise PayloadError(f"not a JSON body: {problem}", problem.pointer) from None
     if isinstance(data, list) and kind is None and not _gemini_error_list(data):
         return Payload("stream", raw=raw, framing="json-array")  # Gemini's alt=json: the stream as one array
     return Payload(kind or "", data=data)
+
+
+def _syntax_error(text: str) -> json.JSONDecodeError:
+    """Where and why `text` is not JSON syntax, for a text the strict parse found not to be."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return error
+    except (ValueError, RecursionError):  # pragma: no cover - the strict parse saw a syntax error first
+        pass
+    return json.JSONDecodeError("not JSON", text, 0)
 
 
 def _broken_document(text: str, error: json.JSONDecodeError) -> bool:

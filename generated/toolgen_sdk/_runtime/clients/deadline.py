@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+# What the body's reader thread hands over: a chunk, the end, or the error that stopped it.
+_CHUNK, _END, _FAILED = 0, 1, 2
 
 # Python 3.10 has a distinct asyncio.TimeoutError; 3.11 made it the builtin one.
 TIMEOUTS: tuple[type[BaseException], ...] = (TimeoutError, asyncio.TimeoutError)
@@ -20,11 +24,41 @@ class DeadlinePassed(TimeoutError):
 
 
 def within(chunks: Iterable[T], deadline: float, seconds: float) -> Iterator[T]:
-    """The chunks of a body, ended by DeadlinePassed once the deadline has passed."""
-    for chunk in chunks:
-        if time.monotonic() > deadline:
-            raise DeadlinePassed(f"the response took more than {seconds} s")
-        yield chunk
+    """The chunks of a body, ended by DeadlinePassed once the deadline has passed.
+
+    A blocking read cannot be interrupted, and between two chunks a stalled server holds it for a whole
+    per-read timeout: so a daemon thread reads, and this waits for each chunk only as long as is left.
+    """
+    arrived: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def pump() -> None:
+        try:
+            for chunk in chunks:
+                arrived.put((_CHUNK, chunk))
+                if stop.is_set():
+                    return
+        except BaseException as error:  # noqa: BLE001 - handed to the reader, in the reader's thread
+            arrived.put((_FAILED, error))
+        else:
+            arrived.put((_END, None))
+
+    threading.Thread(target=pump, name="toolgen-body-read", daemon=True).start()
+    try:
+        while True:
+            try:
+                kind, value = arrived.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise DeadlinePassed(
+                    f"the response took more than {seconds} s"
+                ) from None
+            if kind == _END:
+                return
+            if kind == _FAILED:
+                raise value
+            yield value
+    finally:
+        stop.set()
 
 
 async def awithin(chunks: Any, deadline: float, seconds: float) -> AsyncIterator[Any]:
