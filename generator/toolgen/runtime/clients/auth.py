@@ -67,7 +67,7 @@ class BearerToken:
     def token(self) -> str:
         value = self._source() if callable(self._source) else self._source
         if not isinstance(value, str):
-            raise ValueError(
+            raise TypeError(
                 f"the token provider gave a {type(value).__name__}, not a string"
             )
         value = checked(value, "bearer token")
