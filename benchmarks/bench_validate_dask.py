@@ -1,7 +1,7 @@
 """`toolgen validate` on one machine vs on a Dask cluster: records per second, the fixed cost of a cluster run, and
 the peak memory of the client (which hosts a local cluster's scheduler) and of each worker on a large file.
 
-    python benchmarks/bench_validate_dask.py                 # 64 MB for speed, 1 GB for memory; ~15 min on 2 cores
+    python benchmarks/bench_validate_dask.py                 # 64 MB for speed, 1 GB for memory; ~10 min on 2 idle cores
     python benchmarks/bench_validate_dask.py --quick         # 16 MB, no memory run: a smoke test, ~1 min
     python benchmarks/bench_validate_dask.py --readme        # also rewrite the Results section of benchmarks/README.md
 
@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,9 +55,15 @@ def conversation(number: int) -> str:
     )
 
 
-def write_log(path: Path, size: int) -> int:
+def long_conversation(number: int) -> str:
+    """A conversation whose answer is 4 KB of text, as long answers are: fewer records a gigabyte, quicker to check."""
+    text = f"It is 21 degrees in city {number}. " * 120
+    return conversation(number).replace(f"It is 21 degrees in city {number}.", text.strip())
+
+
+def write_log(path: Path, size: int, make: Callable[[int], str] = conversation) -> int:
     """About `size` bytes of conversations, one a line; returns the number of records."""
-    chunk = "\n".join(conversation(n) for n in range(1, 1001)) + "\n"
+    chunk = "\n".join(make(n) for n in range(1, 1001)) + "\n"
     data = chunk.encode()
     count = 0
     with path.open("wb") as handle:
@@ -152,7 +159,7 @@ def main() -> None:
         memory = None
         if not options.quick:
             (root / "speed.jsonl").unlink()
-            big = write_log(root / "big.jsonl", int(options.memory_gb * 2**30))
+            big = write_log(root / "big.jsonl", int(options.memory_gb * 2**30), long_conversation)
             print(f"memory log: {options.memory_gb} GB, {big:,} records", file=sys.stderr)
             memory = run("memory", root, ["--dask", "local:2", "big.jsonl", "--as", "messages"])
             load.append(os.getloadavg()[0])
@@ -209,7 +216,8 @@ def report(
         workers = ", ".join(mib(p) for p in memory.worker_peaks[:2])
         lines += [
             "",
-            f"Memory, `--dask local:2` on a {options.memory_gb:g} GB log ({memory.records:,} records, "
+            f"Memory, `--dask local:2` on a {options.memory_gb:g} GB log ({memory.records:,} records, the same "
+            "conversations with a 4 KB answer each, "
             f"{memory.seconds:.0f} s, {memory.records / memory.seconds:,.0f} records/s): peak RSS of the client "
             f"process, which also hosts the local cluster's scheduler, {mib(memory.client_peak)}; of the two "
             f"workers {workers}; of the nannies {', '.join(mib(p) for p in memory.worker_peaks[2:]) or '-'}.",
