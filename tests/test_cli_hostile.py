@@ -362,9 +362,11 @@ def test_validate_of_an_empty_folder_or_empty_input_is_exit_3(project: Project) 
     [
         ("click", ["build"]),  # while the command line's own imports load
         ("toolgen.cli", ["build"]),
-        ("toolgen.breaking_tools", ["build"]),  # inside the command (toolgen.api loading), once click runs it
-        ("jinja2", ["build"]),
-        ("toolgen.breaking_tools", ["decode", "-"]),
+        ("toolgen.drift", ["build"]),  # inside the command (toolgen.api loading), once click runs it
+        ("toolgen.lower", ["build", "--force"]),  # a stage the command imports as it runs
+        ("jinja2", ["build", "--force"]),
+        ("toolgen.drift", ["decode", "-"]),
+        ("toolgen.payloads", ["decode", "-"]),
     ],
 )
 def test_ctrl_c_while_the_command_line_loads_or_starts_is_one_line_and_exit_130(

@@ -129,7 +129,7 @@ def test_failure_after_rendering_leaves_previous_tree_untouched(
     def failing_render(*args: object, **kwargs: object) -> dict[str, str]:
         raise ExternalToolError("ruff failed")
 
-    monkeypatch.setattr(toolgen.render, "render", failing_render)
+    monkeypatch.setattr(toolgen.render, "render", failing_render)  # build imports the stage when it renders
     with pytest.raises(ExternalToolError):
         toolgen.build(project.root)
     assert project.snapshot() == before
