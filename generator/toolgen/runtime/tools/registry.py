@@ -430,7 +430,8 @@ class Registry:
                 "the tool returned a result its schema does not allow",
                 error.problems,
             )
-        except BaseException as error:  # noqa: BLE001 - a converter or check that breaks is reported, not raised
+        except BaseException as error:
+            # A converter or check that breaks is reported, not raised.
             import asyncio
 
             if isinstance(error, asyncio.CancelledError):
