@@ -12,6 +12,7 @@ import click
 
 # The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help.
 import toolgen
+from toolgen.cli_options import Progress, build_summary, common_options, fail_on_option, failed
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
 from toolgen.payloads import KINDS as PAYLOAD_KINDS
@@ -48,44 +49,6 @@ def _stream_diagnostics(diagnostics: Iterable[Diagnostic], output_format: str) -
     for index, diagnostic in enumerate(diagnostics):
         click.echo(("," if index else "") + "\n  " + json.dumps(diagnostic.to_json()), nl=False)
     click.echo("\n]")
-
-
-def _project_options(function: F) -> F:
-    function = _location_options(function)
-    function = click.option(
-        "--format",
-        "output_format",
-        type=click.Choice(["text", "json", "github"]),
-        default="text",
-        show_default=True,
-        help="How findings are printed.",
-    )(function)
-    return function
-
-
-def _location_options(function: F) -> F:
-    function = click.option(
-        "--config",
-        "config_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Path of toolgen.yaml (default: PROJECT/toolgen.yaml).",
-    )(function)
-    function = click.option(
-        "-C",
-        "--project",
-        "project",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=Path("."),
-        show_default=True,
-        help="Project root.",
-    )(function)
-    return function
-
-
-def _progress(stage: str) -> None:
-    """Stage names on a terminal only, overwritten in place, so logs and pipes stay clean."""
-    if sys.stderr.isatty():
-        click.echo(f"\r\033[2Ktoolgen: {stage}...", err=True, nl=False)
 
 
 def _end_progress() -> None:
@@ -133,7 +96,7 @@ def main() -> None:
 
 
 @main.command()
-@click.option("-C", "--project", "project", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
+@common_options(config=False, output_format=False, project_help="Project root to create.")
 @click.option("--package", default="toolgen_sdk", show_default=True, help="Import name of the generated package.")
 def init(project: Path, package: str) -> None:
     """Create toolgen.yaml and schemas/ with an example tool."""
@@ -150,22 +113,22 @@ def init(project: Path, package: str) -> None:
 
 
 @main.command()
-@_project_options
+@common_options(quiet=True)
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
-def build(project: Path, config_path: Path | None, output_format: str, force: bool) -> None:
+def build(project: Path, config_path: Path | None, output_format: str, quiet: bool, force: bool) -> None:
     """Generate the SDK from the schemas (atomically: all files or none)."""
 
     def action() -> ExitCode:
-        result = toolgen.build(project, config_path=config_path, force=force, progress=_progress)
-        _end_progress()
+        progress = Progress(quiet=quiet)
+        result = toolgen.build(project, config_path=config_path, force=force, progress=progress)
+        progress.end()
         _print_diagnostics(result.warnings, output_format)
         where = (
             result.package_dir.relative_to(project.resolve())
             if result.package_dir.is_relative_to(project.resolve())
             else result.package_dir
         )
-        state = "wrote" if result.written else "up to date:"
-        click.echo(f"toolgen: {state} {where}/ ({len(result.files)} files)", err=True)
+        click.echo(f"toolgen: {build_summary(result, f'{where}/')}", err=True)
         return ExitCode.OK
 
     _run(action, output_format)
@@ -182,7 +145,8 @@ def _gemini_schema_option(function: Callable[..., None]) -> Callable[..., None]:
 
 
 @main.command("lint")
-@_project_options
+@common_options()
+@fail_on_option
 @_gemini_schema_option
 @click.option(
     "--provider",
@@ -195,23 +159,24 @@ def lint_command(
     project: Path,
     config_path: Path | None,
     output_format: str,
+    fail_on: str,
     providers: tuple[str, ...],
     gemini_schema: GeminiSchema | None,
 ) -> None:
-    """Check the tool definitions against each provider's limits; exit 1 on findings."""
+    """Check the tool definitions against each provider's limits; exit 1 on errors (--fail-on warning: on any)."""
 
     def action() -> ExitCode:
         findings = toolgen.lint(project, config_path=config_path, providers=providers or None, gemini=gemini_schema)
         _print_diagnostics(findings, output_format)
         errors = sum(1 for f in findings if f.severity.value == "error")
         click.echo(f"toolgen: {len(findings)} finding(s), {errors} error(s)", err=True)
-        return ExitCode.FINDINGS if findings else ExitCode.OK
+        return ExitCode.FINDINGS if failed(findings, fail_on) else ExitCode.OK
 
     _run(action, output_format)
 
 
 @main.command("export")
-@_location_options
+@common_options(output_format=None)
 @click.option("--format", "provider", type=click.Choice([*NAMES, MCP]), required=True, help="Provider request format.")
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
@@ -251,13 +216,15 @@ def export_command(
 
 
 @main.command()
-@_project_options
-def check(project: Path, config_path: Path | None, output_format: str) -> None:
-    """Exit 1 with a diff when the generated SDK differs from what the schemas produce."""
+@common_options(quiet=True)
+@fail_on_option
+def check(project: Path, config_path: Path | None, output_format: str, quiet: bool, fail_on: str) -> None:
+    """Exit 1 with a diff when the generated SDK differs from what the schemas produce (or on warnings, if asked)."""
 
     def action() -> ExitCode:
-        result = toolgen.check(project, config_path=config_path, progress=_progress)
-        _end_progress()
+        progress = Progress(quiet=quiet)
+        result = toolgen.check(project, config_path=config_path, progress=progress)
+        progress.end()
         if output_format != "json":
             _print_diagnostics(result.warnings, output_format)
         if result.ok:
@@ -268,6 +235,9 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
                     )
                 )
             click.echo("toolgen: generated code is up to date", err=True)
+            if failed(result.warnings, fail_on):
+                click.echo(f"toolgen: {_counted(result.warnings)}, and --fail-on warning", err=True)
+                return ExitCode.FINDINGS
             return ExitCode.OK
         if output_format == "json":
             findings = [d.to_json() for d in result.warnings]
@@ -291,7 +261,7 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
 
 
 @main.command()
-@_project_options
+@common_options(quiet=True)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, allow_dash=True))
 @click.option(
     "--as",
@@ -304,7 +274,13 @@ def check(project: Path, config_path: Path | None, output_format: str) -> None:
     "--workers", type=click.IntRange(min=1), help="Processes for large JSON Lines files (default: all cores)."
 )
 def validate(
-    project: Path, config_path: Path | None, output_format: str, paths: tuple[Path, ...], kind: str, workers: int | None
+    project: Path,
+    config_path: Path | None,
+    output_format: str,
+    quiet: bool,
+    paths: tuple[Path, ...],
+    kind: str,
+    workers: int | None,
 ) -> None:
     """Check payload files (JSON, JSON Lines, `-` for stdin) with the generated SDK; exit 1 on invalid records.
 
@@ -314,15 +290,16 @@ def validate(
 
     def action() -> ExitCode:
         tally = Tally()
+        progress = Progress(quiet=quiet)
 
         def advance(records: int) -> None:
-            _progress(f"validated {tally.records:,} records")
+            progress.count(f"validated {tally.records:,} records")
 
         findings = toolgen.validate(
             paths, kind=kind, root=project, config_path=config_path, workers=workers, progress=advance, tally=tally
         )
         _stream_diagnostics(findings, output_format)
-        _end_progress()
+        progress.end()
         click.echo(
             f"toolgen: {tally.records:,} record(s), {tally.invalid:,} invalid, {tally.unreadable:,} unreadable",
             err=True,
@@ -340,7 +317,7 @@ def validate(
 
 
 @main.command("breaking")
-@_project_options
+@common_options()
 @click.option(
     "--against",
     metavar="REF",
@@ -404,70 +381,90 @@ _OUTPUT = click.option(
 )
 
 
+# The payload verbs read no toolgen.yaml; -C is the root their findings' paths are shown relative to.
+_PAYLOAD_OPTIONS = common_options(
+    config=False, project_help="Project root: files in findings are named relative to it."
+)
+
+
 @main.command()
 @_PAYLOAD
+@_PAYLOAD_OPTIONS
 @click.option("--wire", type=_WIRE_CHOICE, help="The wire format (default: detected from the content).")
 @click.option("--kind", type=click.Choice(PAYLOAD_KINDS), help="request, response or stream (default: detected).")
 @_OUTPUT
-def decode(file: Path, wire: str | None, kind: str | None, output: Path | None) -> None:
+def decode(
+    file: Path, project: Path, output_format: str, wire: str | None, kind: str | None, output: Path | None
+) -> None:
     """Print a recorded request, response or stream (`-` for stdin) as canonical JSON."""
 
     def action() -> ExitCode:
-        decoded = toolgen.decode(file, wire=wire, kind=kind)
+        decoded = toolgen.decode(file, wire=wire, kind=kind, root=project)
         _write_json(decoded, output)
         click.echo(f"toolgen: {decoded['wire']} {decoded['kind']}", err=True)
         return ExitCode.OK
 
-    _run(action)
+    _run(action, output_format)
 
 
 @main.command()
 @_PAYLOAD
+@_PAYLOAD_OPTIONS
 @click.option("--wire", type=_WIRE_CHOICE, required=True, help="The wire format to write.")
 @_OUTPUT
-def encode(file: Path, wire: str, output: Path | None) -> None:
+def encode(file: Path, project: Path, output_format: str, wire: str, output: Path | None) -> None:
     """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body."""
 
     def action() -> ExitCode:
-        _write_json(toolgen.encode(file, wire=wire), output)
+        _write_json(toolgen.encode(file, wire=wire, root=project), output)
         return ExitCode.OK
 
-    _run(action)
+    _run(action, output_format)
 
 
 @main.command()
 @_PAYLOAD
+@_PAYLOAD_OPTIONS
 @click.option("--to", "to_wire", type=_WIRE_CHOICE, required=True, help="The wire format to write.")
 @click.option("--from", "from_wire", type=_WIRE_CHOICE, help="The file's wire format (default: detected).")
 @click.option("--kind", type=click.Choice(PAYLOAD_KINDS), help="request, response or stream (default: detected).")
 @_OUTPUT
-def convert(file: Path, to_wire: str, from_wire: str | None, kind: str | None, output: Path | None) -> None:
+def convert(
+    file: Path,
+    project: Path,
+    output_format: str,
+    to_wire: str,
+    from_wire: str | None,
+    kind: str | None,
+    output: Path | None,
+) -> None:
     """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response)."""
 
     def action() -> ExitCode:
-        _write_json(toolgen.convert(file, to_wire=to_wire, from_wire=from_wire, kind=kind), output)
+        converted = toolgen.convert(file, to_wire=to_wire, from_wire=from_wire, kind=kind, root=project)
+        _write_json(converted, output)
         return ExitCode.OK
 
-    _run(action)
+    _run(action, output_format)
 
 
 @main.command()
 @click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="A table, or one JSON object per file.",
-)
-def conformance(folders: tuple[Path, ...], output_format: str) -> None:
-    """Decode every recorded payload under FOLDERS and check its round trip; exit 1 when any file fails."""
+@_PAYLOAD_OPTIONS
+def conformance(folders: tuple[Path, ...], project: Path, output_format: str) -> None:
+    """Decode every recorded payload under FOLDERS and check its round trip; exit 1 when any file fails.
+
+    Text is a table of every file; json one object per file; github an annotation per failed file.
+    """
 
     def action() -> ExitCode:
-        rows = toolgen.conformance(folders)
+        rows = toolgen.conformance(folders, root=project)
         if output_format == "json":
             click.echo(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
+        elif output_format == "github":
+            for row in rows:
+                if not row.ok:
+                    click.echo(f"::error file={row.file},title=conformance::{row.wire} {row.kind}: {row.detail}")
         else:
             click.echo("| format | kind | file | result | tool calls | detail |")
             click.echo("| --- | --- | --- | --- | --- | --- |")
@@ -475,8 +472,8 @@ def conformance(folders: tuple[Path, ...], output_format: str) -> None:
                 result = "ok" if row.ok else click.style("FAIL", fg="red", bold=True)
                 names = ", ".join(row.calls) or "-"
                 click.echo(f"| {row.wire} | {row.kind} | {row.file} | {result} | {names} | {row.detail} |")
-        failed = sum(not row.ok for row in rows)
-        click.echo(f"toolgen: {len(rows)} payload(s), {failed} failed", err=True)
-        return ExitCode.FINDINGS if failed or not rows else ExitCode.OK
+        failed_rows = sum(not row.ok for row in rows)
+        click.echo(f"toolgen: {len(rows)} payload(s), {failed_rows} failed", err=True)
+        return ExitCode.FINDINGS if failed_rows or not rows else ExitCode.OK
 
-    _run(action)
+    _run(action, output_format)

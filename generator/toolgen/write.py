@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from toolgen.config import USER_DIR, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
@@ -233,14 +234,31 @@ def remove_package(package_dir: Path) -> None:
     shutil.rmtree(removing)
 
 
+class Written(NamedTuple):
+    """What a write changed: files whose bytes differ (new ones included), files left as they were, deletions."""
+
+    changed: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    deleted: tuple[str, ...]
+
+
+def _differs(path: Path, text: str) -> bool:
+    try:
+        return path.read_bytes() != text.encode("utf-8")
+    except OSError:
+        return True
+
+
 def write_package(
     package_dir: Path, files: Mapping[str, str], manifest_name: str, manifest: str, zone: Sequence[str]
-) -> None:
+) -> Written:
     """Write `files` and then the manifest into `package_dir`: all of them or, if anything fails before the
     commit point, none. Files the old manifest lists and `files` lacks are deleted; `zone` is never touched.
 
     The caller has checked `foreign_entries` is empty; nothing else in the directory is overwritten or deleted.
     """
+    every = {**files, manifest_name: manifest}
+    changed = tuple(name for name in sorted(every) if _differs(package_dir / name, every[name]))
     package_dir.parent.mkdir(parents=True, exist_ok=True)
     recover(package_dir)
     stale = sorted(
@@ -270,6 +288,7 @@ def write_package(
     except KeyboardInterrupt:
         _apply(commit, package_dir)  # past the commit point the new package is finished, never left half done
         raise
+    return Written(changed, tuple(name for name in sorted(every) if name not in changed), tuple(stale))
 
 
 def _apply(commit: Path, package_dir: Path) -> None:
