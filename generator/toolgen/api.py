@@ -395,7 +395,8 @@ def lint(
     lowered = lower(config)
     chosen = providers or config.lint_providers or PROVIDERS
     subset = (gemini or config.gemini_schema) == "openapi"
-    return tuple(lint_rules(lowered.sources, chosen, gemini_subset=subset))
+    sources = [(raw, _definition(tool)) for (raw, _), tool in zip(lowered.sources, lowered.project.tools, strict=True)]
+    return tuple(lint_rules(sources, chosen, gemini_subset=subset, strict=config.export_strict))
 
 
 def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".") -> list[Source]:
