@@ -12,8 +12,8 @@ import pytest
 
 import toolgen
 import toolgen.api
-import toolgen.payload_api
 import toolgen.errors
+import toolgen.payload_api
 from toolgen import ExitCode
 
 from conftest import REPO_ROOT

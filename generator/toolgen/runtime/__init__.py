@@ -71,6 +71,7 @@ if TYPE_CHECKING:
         SCHEMA_SINGLES,
         map_subschemas,
     )
+    from .schema.sentences import schema_error_sentences
     from .streams.aggregator import (
         Aggregator,
         aaggregate,
@@ -236,6 +237,7 @@ _HOMES = MappingProxyType(
         "run_events": ".loop.sync_driver",
         "arun": ".loop.async_driver",
         "arun_events": ".loop.async_driver",
+        "schema_error_sentences": ".schema.sentences",
         "SCHEMA_LISTS": ".schema.keywords",
         "SCHEMA_MAPS": ".schema.keywords",
         "SCHEMA_SINGLES": ".schema.keywords",
@@ -361,6 +363,7 @@ __all__ = [
     "python_patterns",
     "run",
     "run_events",
+    "schema_error_sentences",
     "schema_problems",
     "schema_validator",
     "sse_comment",

@@ -80,7 +80,7 @@ class NullRefusingModel(SchemaModel):
     @classmethod
     def _refuse_null(cls, value: Any, info: pydantic.ValidationInfo) -> Any:
         if value is None and info.field_name in cls.toolgen_not_null:
-            raise ValueError("should not be null; leave the field out instead")
+            raise ValueError("a value other than null (leave the field out instead)")
         return value
 
 
