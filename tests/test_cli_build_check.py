@@ -170,21 +170,37 @@ def test_second_build_writes_nothing(make_project: Callable[..., Project]) -> No
     fresh.write("schemas/weather.yaml", WEATHER)
     first = fresh.cli("build")
     assert first.returncode == 0, first.stderr
-    assert re.search(r"toolgen: wrote generated/sdk/ \(\d+ files\)", first.stderr)
+    assert re.search(r"toolgen: wrote generated/sdk/: (\d+) files changed, 0 unchanged\n", first.stderr)
     before, stamped = fresh.snapshot(), stats(fresh)
     second = fresh.cli("build")
     assert second.returncode == 0, second.stderr
     assert second.stdout == ""
-    assert re.search(r"toolgen: up to date: generated/sdk/ \(\d+ files\)", second.stderr)
+    assert re.search(r"toolgen: generated/sdk/ is up to date \(\d+ files\)", second.stderr)
     assert stats(fresh) == stamped
     assert fresh.snapshot() == before
+
+
+def test_the_summary_counts_the_files_a_change_rewrote(make_project: Callable[..., Project]) -> None:
+    fresh = make_project()
+    fresh.write("schemas/weather.yaml", WEATHER)
+    first = fresh.cli("build")
+    total = re.search(r"toolgen: wrote generated/sdk/: (\d+) files changed, 0 unchanged\n$", first.stderr)
+    assert total, first.stderr
+    fresh.write("schemas/weather.yaml", WEATHER.replace("Get the current weather", "Get today's weather"))
+    result = fresh.cli("build")
+    assert result.returncode == 0, result.stderr
+    changed = re.search(r"toolgen: wrote generated/sdk/: (\d+) files changed, (\d+) unchanged\n$", result.stderr)
+    assert changed, result.stderr
+    # The description lives in a few generated modules and the manifest; the runtime is untouched.
+    assert 2 <= int(changed[1]) <= 6 and int(changed[1]) + int(changed[2]) == int(total[1])
 
 
 def test_force_rebuilds_identical_bytes(project: Project) -> None:
     before, stamped = project.snapshot(), stats(project)
     result = project.cli("build", "--force")
     assert result.returncode == 0, result.stderr
-    assert "toolgen: wrote generated/sdk/" in result.stderr
+    # Every file is rewritten, but none differs, and the summary says so.
+    assert re.search(r"toolgen: generated/sdk/ is up to date \(\d+ files\)\n$", result.stderr)
     assert stats(project)["sdk/models.py"] != stamped["sdk/models.py"]
     assert project.snapshot() == before
 

@@ -216,7 +216,7 @@ def test_the_summary_counts_errors_and_warnings_apart(make_project: Callable[...
     result = project.cli("build")
     assert result.returncode == 3
     assert result.stdout.count(" error ") == 1 and result.stdout.count(" warning ") == 1, result.stdout
-    assert result.stderr == "toolgen: 1 error, 1 warning in the input; nothing was written\n"
+    assert result.stderr.endswith("\ntoolgen: 1 error, 1 warning in the input; nothing was written\n")
 
 
 # --- build: numbers, surrogates, depth ------------------------------------------------------------------------
@@ -365,7 +365,6 @@ def test_validate_of_an_empty_folder_or_empty_input_is_exit_3(project: Project) 
         ("toolgen.drift", ["build"]),  # inside the command (toolgen.api loading), once click runs it
         ("toolgen.lower", ["build", "--force"]),  # a stage the command imports as it runs
         ("jinja2", ["build", "--force"]),
-        ("toolgen.drift", ["decode", "-"]),
         ("toolgen.payloads", ["decode", "-"]),
     ],
 )

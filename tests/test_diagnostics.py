@@ -235,7 +235,7 @@ def test_required_not_a_list_is_schema_invalid(project: Project) -> None:
         """
     finding = only(rejected(project, {"schemas/bad.yaml": bad}))
     assert finding.place == ("schemas/bad.yaml", 5, 17, "schema-invalid")
-    assert "'x'" in finding.message
+    assert finding.message == '/tools/0/inputSchema/required: expected an array, got "x"'
 
 
 def test_type_not_a_string_is_schema_invalid(project: Project) -> None:
@@ -384,14 +384,14 @@ def test_config_unknown_key_points_at_the_key(project: Project) -> None:
     config = CONFIG_HEAD + "bogus: 1\ninputs:\n  - schemas/**/*.yaml\n"
     finding = only(rejected(project, {"toolgen.yaml": config}))
     assert finding.place == ("toolgen.yaml", 4, 1, "shape")
-    assert "'bogus'" in finding.message
+    assert finding.message.startswith("/bogus: expected no value here (not an allowed field), got ")
 
 
 def test_config_unknown_key_is_rejected(project: Project) -> None:
     config = CONFIG_HEAD + "bogus: 1\ninputs:\n  - schemas/**/*.yaml\n"
     finding = only(rejected(project, {"toolgen.yaml": config}))
     assert (finding.path, finding.rule) == ("toolgen.yaml", "shape")
-    assert "'bogus'" in finding.message
+    assert finding.message.startswith("/bogus: expected no value here (not an allowed field), got ")
 
 
 def test_config_wrong_version(project: Project) -> None:

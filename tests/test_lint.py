@@ -49,18 +49,13 @@ def test_findings_name_rule_provider_and_place(project: Project) -> None:
         "schemas/lint.yaml:5:11: error name-duplicate-normalized [openai-chat] tool names 'weather.current' and 'weather_current' both become 'weather_current'"
         in lines
     )
+    # allOf cannot be strict, so export sends the tool with strict: false: an error, and the rewrites it would
+    # have made are moot.
     assert (
-        "schemas/lint.yaml:12:7: error openai-strict-additional-properties [openai-chat] this object must set additionalProperties: false"
+        "schemas/lint.yaml:20:13: error openai-strict-keyword [openai-chat] strict mode cannot express this (strict mode does not support 'allOf'); export sends the tool with strict: false"
         in lines
     )
-    assert (
-        "schemas/lint.yaml:20:9: error openai-strict-required [openai-chat] property 'd' must be required (make it nullable to keep it optional)"
-        in lines
-    )
-    assert (
-        "schemas/lint.yaml:20:13: error openai-strict-keyword [openai-chat] 'allOf' is not supported in strict mode"
-        in lines
-    )
+    assert not any("openai-strict-required" in line for line in lines)
     assert "schemas/lint.yaml:22:11: warning description-missing tool has no description" in lines
     assert lines == sorted(
         lines, key=lambda line: (line.split(":")[0], int(line.split(":")[1]), int(line.split(":")[2]))
@@ -110,19 +105,107 @@ def test_gemini_subset_rules_at_the_keyword(project: Project) -> None:
     project.write("schemas/trip.yaml", GEMINI)
     assert project.cli("lint", "--provider", "gemini").returncode == 0  # parametersJsonSchema takes it as written
     lines = project.cli("lint", "--provider", "gemini", "--gemini-schema", "openapi").stdout.splitlines()
+    # Everything here export rewrites by itself: warnings saying what it will do, at the keyword, exit 0.
     assert lines == [
-        "schemas/trip.yaml:8:16: error gemini-type [gemini] `parameters` takes one type name; use nullable: true for a null alternative",
-        "schemas/trip.yaml:9:16: error gemini-type [gemini] 'const' is not supported by `parameters`; a one-value string enum is",
-        "schemas/trip.yaml:10:38: error gemini-ref [gemini] '$ref' is not supported by `parameters`; inline it (export --gemini-schema openapi does)",
-        "schemas/trip.yaml:10:61: error gemini-keyword [gemini] 'uniqueItems' is not in Gemini's `parameters` schema subset",
-        "schemas/trip.yaml:11:18: error gemini-composition [gemini] 'oneOf' is not supported by `parameters`; only anyOf is",
-        "schemas/trip.yaml:12:17: error gemini-type [gemini] `parameters` enums hold strings only",
-        "schemas/trip.yaml:13:7: error gemini-keyword [gemini] 'additionalProperties' is not in Gemini's `parameters` schema subset",
-        "schemas/trip.yaml:14:7: error gemini-ref [gemini] '$defs' is not supported by `parameters`; inline it (export --gemini-schema openapi does)",
+        "schemas/trip.yaml:8:16: warning gemini-type [gemini] export rewrites this: type ['string', 'null'] sent as nullable",
+        "schemas/trip.yaml:9:16: warning gemini-type [gemini] export rewrites this: const sent as a one-value enum",
+        "schemas/trip.yaml:10:38: warning gemini-ref [gemini] export rewrites this: $ref #/$defs/Stop inlined",
+        "schemas/trip.yaml:10:61: warning gemini-keyword [gemini] export rewrites this: dropped uniqueItems (not in Gemini's subset; checked on dispatch)",
+        "schemas/trip.yaml:11:18: warning gemini-composition [gemini] export rewrites this: oneOf sent as anyOf (Gemini's subset has only anyOf)",
+        "schemas/trip.yaml:12:17: warning gemini-type [gemini] export rewrites this: non-string enum/const dropped (Gemini enums are strings; checked on dispatch)",
+        "schemas/trip.yaml:13:7: warning gemini-keyword [gemini] export rewrites this: dropped additionalProperties (not in Gemini's subset; checked on dispatch)",
     ]
+    assert project.cli("lint", "--provider", "gemini", "--gemini-schema", "openapi").returncode == 0
+    assert (
+        project.cli("lint", "--provider", "gemini", "--gemini-schema", "openapi", "--fail-on", "warning").returncode
+        == 1
+    )
     exported = project.cli("export", "--format", "gemini", "--gemini-schema", "openapi")
     assert exported.returncode == 0
     assert "plan_trip: /properties/budget: oneOf sent as anyOf" in exported.stderr
+
+
+def _notes(stderr: str) -> set[str]:
+    return {line.removeprefix("toolgen: note: ") for line in stderr.splitlines() if line.startswith("toolgen: note: ")}
+
+
+def _rewrites(findings: tuple[toolgen.Diagnostic, ...], tool: str) -> set[str]:
+    """Each lint warning as the export note that says the same: `tool: pointer: text`."""
+    texts = set()
+    for finding in findings:
+        text = finding.message.split("] export rewrites this: ", 1)[1]
+        pointer = finding.pointer.split("/inputSchema", 1)[1]
+        for keyword in ("type", "const", "enum", "oneOf", "allOf", "$ref", "uniqueItems", "additionalProperties"):
+            pointer = pointer.removesuffix(f"/{keyword}")
+        texts.add(f"{tool}: {pointer or '/'}: {text}")
+    return texts
+
+
+def test_lint_warns_of_exactly_the_rewrites_export_makes(project: Project) -> None:
+    project.write("schemas/trip.yaml", GEMINI)
+    findings = toolgen.lint(project.root, providers=("gemini",), gemini="openapi")
+    assert {f.severity.value for f in findings} == {"warning"}
+    exported = project.cli("export", "--format", "gemini", "--gemini-schema", "openapi")
+    assert _rewrites(findings, "plan_trip") == _notes(exported.stderr)
+    strict = STRICT_FIXABLE
+    project.write("schemas/trip.yaml", strict)
+    findings = toolgen.lint(project.root, providers=("openai",))
+    assert {(f.rule, f.severity.value) for f in findings} == {
+        ("openai-strict-additional-properties", "warning"),
+        ("openai-strict-required", "warning"),
+        ("openai-strict-keyword", "warning"),
+    }
+    exported = project.cli("export", "--format", "openai")
+    assert _rewrites(findings, "book") == _notes(exported.stderr)
+
+
+STRICT_FIXABLE = """name: book
+description: Book a seat.
+strict: true
+inputSchema:
+  type: object
+  properties:
+    seat: {type: string}
+    meal: {oneOf: [{type: string}, {type: integer}]}
+  required: [seat]
+"""
+
+
+def test_a_union_type_gets_the_hint_export_follows(project: Project) -> None:
+    project.write(
+        "schemas/value.yaml",
+        "name: put\ndescription: d\ninputSchema:\n  type: object\n  properties:\n    v: {type: [string, number]}\n",
+    )
+    (finding,) = toolgen.lint(project.root, providers=("gemini",), gemini="openapi")
+    assert finding.severity.value == "warning" and finding.rule == "gemini-type"
+    assert finding.message == "[gemini] export rewrites this: type ['string', 'number'] sent as anyOf"
+    assert (finding.line, finding.col) == (6, 9)
+    assert "nullable" not in finding.message
+
+
+def test_what_export_cannot_rewrite_is_an_error_saying_what_it_sends_instead(project: Project) -> None:
+    project.write(
+        "schemas/tree.yaml",
+        """\
+        name: tree
+        description: A recursive tree.
+        inputSchema:
+          type: object
+          properties:
+            root: {$ref: "#/$defs/Node"}
+          $defs:
+            Node: {type: object, properties: {children: {type: array, items: {$ref: "#/$defs/Node"}}}}
+        """,
+    )
+    result = project.cli("lint", "--provider", "gemini", "--gemini-schema", "openapi")
+    assert result.returncode == 1
+    (line,) = result.stdout.splitlines()
+    assert (
+        " error gemini-ref [gemini] `parameters` cannot express this (recursive $ref '#/$defs/Node' cannot be inlined); export sends the tool as parametersJsonSchema"
+        in line
+    )
+    exported = project.cli("export", "--format", "gemini", "--gemini-schema", "openapi")
+    assert "tree: sent as parametersJsonSchema" in exported.stderr
 
 
 def test_overlong_description_for_openai(project: Project) -> None:

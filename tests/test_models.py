@@ -145,8 +145,8 @@ def test_one_error_per_problem_with_pointer_through_the_role_union(
         sdk.validate_message(bad)
     problems = {p.pointer: p.message for p in caught.value.problems}
     assert set(problems) == {"/content", "/tool_calls/0/function/arguments"}
-    assert problems["/tool_calls/0/function/arguments"] == "is required but missing"
-    assert "none of the allowed forms" in problems["/content"]
+    assert problems["/tool_calls/0/function/arguments"] == "expected a value (it is required), got nothing"
+    assert problems["/content"] == "expected a string or an array, got 5"
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_messages([{"role": "user", "content": "hi"}, {"role": "robot", "content": "x"}])
     assert [p.pointer for p in caught.value.problems] == ["/1/role"]
@@ -338,7 +338,10 @@ def test_optional_fields_refuse_null_unless_the_schema_allows_it(
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("n", {"plain": None, "nested": {"deep": None}})
     assert [p.pointer for p in caught.value.problems] == ["/nested/deep", "/plain"]
-    assert all("should not be null" in p.message for p in caught.value.problems)
+    assert all(
+        p.message == "expected a value other than null (leave the field out instead), got null"
+        for p in caught.value.problems
+    )
     assert "x-toolgen-not-null" not in json.dumps(sdk.TOOLS["n"].args_model.model_json_schema())
     # canonical messages come from provider payloads, which write absent fields as null
     assert sdk.validate_message({"role": "assistant", "content": None, "tool_calls": None}).tool_calls is None
@@ -413,7 +416,7 @@ def test_union_fields_hold_the_member_models_themselves() -> None:
         with pytest.raises(sdk.ToolgenValidationError) as caught:
             sdk.validate_message({"role": "user", "content": [{"type": "text"}]})
         assert [(p.pointer, p.message) for p in caught.value.problems] == [
-            ("/content/0/text", "is required but missing")
+            ("/content/0/text", "expected a value (it is required), got nothing")
         ]
     finally:
         sys.path.remove(str(REPO_ROOT / "generated"))
@@ -535,7 +538,7 @@ def test_union_aliases_carry_no_field_only_arguments_and_tags_read_as_json(
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("pick", {"z": {"a|b": None}})
     assert [(p.pointer, p.message) for p in caught.value.problems] == [
-        ("/z/a|b", "must be one of 'one', 'two' (got null)")
+        ("/z/a|b", "expected one of 'one', 'two', got null")
     ]
 
 
@@ -598,8 +601,8 @@ def test_properties_a_false_schema_refuses_are_reported_where_they_are(
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("strict", {"a": 1, "old": 2, "extra": 3, "x-ok": "y"})
     assert [(p.pointer, p.message) for p in caught.value.problems] == [
-        ("/extra", "is not allowed here"),
-        ("/old", "is not allowed here"),
+        ("/extra", "expected no value here (not an allowed field), got 3"),
+        ("/old", "expected no value here (not an allowed field), got 2"),
     ]
 
 
@@ -634,7 +637,7 @@ def test_false_keeps_the_json_schema_sentences_that_name_the_key() -> None:
     assert problems({"propertyNames": False}, {"a": 1}) == [("", "False schema does not allow 'a'")]
     [(pointer, message)] = problems({"unevaluatedProperties": False}, {"z": 1})
     assert pointer == "" and "'z' was unexpected" in message
-    assert problems({"items": False}, [1]) == [("/0", "is not allowed here")]
+    assert problems({"items": False}, [1]) == [("/0", "expected no value here, got 1")]
 
 
 def test_a_field_with_a_default_is_typed_without_none_unless_its_schema_allows_null(
@@ -697,7 +700,7 @@ def test_a_field_with_a_default_is_typed_without_none_unless_its_schema_allows_n
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("d", nulls)
     assert sorted(p.pointer for p in caught.value.problems) == sorted(f"/{key}" for key in nulls)
-    assert all("(got null)" in p.message for p in caught.value.problems)
+    assert all(p.message.endswith(", got null") for p in caught.value.problems)
     # The canonical tool definition's flags have defaults too.
     definition = sdk.validate_tool_definition({"name": "t", "inputSchema": {}})
     assert definition.return_direct is False and definition.requires_approval is False
@@ -742,7 +745,10 @@ def test_null_is_refused_where_a_reference_an_enum_or_every_branch_refuses_it(
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("n", dict.fromkeys(refused))
     assert sorted(p.pointer for p in caught.value.problems) == sorted(f"/{key}" for key in refused)
-    assert all("should not be null" in p.message for p in caught.value.problems)
+    assert all(
+        p.message == "expected a value other than null (leave the field out instead), got null"
+        for p in caught.value.problems
+    )
     allowed = sdk.validate_tool_arguments("n", dict.fromkeys(("maybe_box", "either_or_null", "anything")))
     assert (allowed.maybe_box, allowed.either_or_null, allowed.anything) == (None, None, None)
     assert sdk.validate_tool_arguments("n", {"color": "red", "box": {"side": 1}}).color == "red"

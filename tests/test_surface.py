@@ -13,6 +13,7 @@ import pytest
 import toolgen
 import toolgen.api
 import toolgen.errors
+import toolgen.payload_api
 from toolgen import ExitCode
 
 from conftest import REPO_ROOT
@@ -40,8 +41,9 @@ HEAVY = ("jinja2", "datamodel_code_generator", "jsonschema", "toolgen.api")
 def _verbs() -> dict[str, object]:
     return {
         name: value
-        for name, value in vars(toolgen.api).items()
-        if inspect.isfunction(value) and value.__module__ == "toolgen.api" and not name.startswith("_")
+        for module in (toolgen.api, toolgen.payload_api)
+        for name, value in vars(module).items()
+        if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
     }
 
 

@@ -16,6 +16,10 @@ def test_every_built_definition_is_linted_and_export_rewrites_keep_their_promise
         assert verdict.problems == (), (verdict, defs[verdict.key])
         # A definition the provider takes as written also passes after export (export never makes things worse).
         assert all(verdict.after_export[t] for t in TARGETS if not verdict.written[t])
+        # Lint and export agree: lint calls an error exactly what export cannot make fit.
+        assert verdict.refused is not None
+        for target, refused in verdict.refused.items():
+            assert verdict.after_export[target] == (not refused), (target, verdict, defs[verdict.key])
     # Export's rewrites fix most schemas strict mode and Gemini's subset reject as written (names it cannot fix).
     unfixable = {"name-pattern", "description-length"}
     for target in ("openai (strict)", "gemini (parameters subset)"):

@@ -36,9 +36,9 @@ def test_jsonl_findings_have_exact_lines_pointers_and_exit_1(project: Project) -
     result = project.cli("validate", "logs/chat.jsonl", "--as", "message")
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
-        "logs/chat.jsonl:4:145: error arguments-invalid arguments of 'get_current_weather' at /location: should be a valid string (got 5)",
-        "logs/chat.jsonl:5:1: error payload-invalid /tool_call_id: is required but missing",
-        "logs/chat.jsonl:6:10: error payload-invalid /role: must be one of 'system', 'user', 'assistant', 'tool' (got \"wizard\")",
+        "logs/chat.jsonl:4:145: error arguments-invalid arguments of 'get_current_weather' at /location: expected a string, got 5",
+        "logs/chat.jsonl:5:1: error payload-invalid /tool_call_id: expected a value (it is required), got nothing",
+        "logs/chat.jsonl:6:10: error payload-invalid /role: expected one of 'system', 'user', 'assistant', 'tool', got \"wizard\"",
         "logs/chat.jsonl:7:92: error unknown-tool there is no tool named 'nope' (the tools: get_current_weather)",
     ]
     assert "7 record(s), 4 invalid, 0 unreadable" in result.stderr
@@ -50,7 +50,7 @@ def test_jsonl_findings_have_exact_lines_pointers_and_exit_1(project: Project) -
         (7, "/tool_calls/0/function/name"),
     ]
     github = project.cli("validate", "logs/chat.jsonl", "--as", "message", "--format", "github").stdout
-    assert "::error file=logs/chat.jsonl,line=6,col=10,title=payload-invalid::/role: must be one of" in github
+    assert "::error file=logs/chat.jsonl,line=6,col=10,title=payload-invalid::/role: expected one of" in github
 
 
 def test_a_record_that_is_not_json_is_exit_3_and_the_rest_is_still_checked(project: Project) -> None:
@@ -59,7 +59,7 @@ def test_a_record_that_is_not_json_is_exit_3_and_the_rest_is_still_checked(proje
     assert result.returncode == 3
     assert result.stdout.splitlines() == [
         "logs/bad.jsonl:1:31: error json-invalid not valid JSON: Expecting ',' delimiter",
-        "logs/bad.jsonl:2:10: error payload-invalid /role: must be one of 'system', 'user', 'assistant', 'tool' (got \"wizard\")",
+        "logs/bad.jsonl:2:10: error payload-invalid /role: expected one of 'system', 'user', 'assistant', 'tool', got \"wizard\"",
     ]
     missing = project.cli("validate", "logs/none.jsonl", "--as", "message")
     assert missing.returncode == 3 and "file-unreadable cannot read: No such file or directory" in missing.stdout
@@ -87,11 +87,11 @@ def test_a_json_document_is_one_record_placed_by_line_and_column(project: Projec
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert (
-        'payloads/conversation.json:11:15: error payload-invalid /1/tool_calls/0/id: String should have at least 1 character (got "")'
+        'payloads/conversation.json:11:15: error payload-invalid /1/tool_calls/0/id: expected a string of at least 1 character, got ""'
         in lines
     )
     assert (
-        "payloads/conversation.json:15:24: error arguments-invalid arguments of 'get_current_weather' at /location: is required but missing"
+        "payloads/conversation.json:15:24: error arguments-invalid arguments of 'get_current_weather' at /location: expected a value (it is required), got nothing"
         in lines
     )
     assert "1 record(s), 1 invalid" in result.stderr
@@ -119,7 +119,7 @@ def test_valid_payloads_exit_0_and_tool_calls_alone_are_checked(project: Project
     result = project.cli("validate", "calls.jsonl", "--as", "tool-call")
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "calls.jsonl:2:91: error arguments-invalid arguments of 'get_current_weather' at /location: is required but missing"
+        "calls.jsonl:2:91: error arguments-invalid arguments of 'get_current_weather' at /location: expected a value (it is required), got nothing"
     ]
     project.write("ok.jsonl", "\n".join(RECORDS[:2]) + "\n")
     assert project.cli("validate", "ok.jsonl", "--as", "message").returncode == 0
@@ -167,9 +167,9 @@ def test_provider_bodies_are_decoded_then_checked(project: Project) -> None:
     result = project.cli("validate", "wire.jsonl", "--as", "openai-chat.request")
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "wire.jsonl:1:1: error arguments-invalid canonical /1/tool_calls/0/function/arguments: arguments of 'get_current_weather' at /location: should be a valid string (got 5)",
+        "wire.jsonl:1:1: error arguments-invalid canonical /1/tool_calls/0/function/arguments: arguments of 'get_current_weather' at /location: expected a string, got 5",
         "wire.jsonl:1:1: error pairing-invalid canonical /1/tool_calls/0: tool call 'c1' has no tool message answering it",
-        "wire.jsonl:2:14: error wire-invalid not a valid openai-chat request: /messages: expected `messages`, an array of message objects",
+        "wire.jsonl:2:14: error wire-invalid not a valid openai-chat request: /messages: expected `messages`, an array of message objects, got 3",
     ]
     project.write("error.json", json.dumps(error))
     assert project.cli("validate", "error.json", "--as", "openai-chat.response").returncode == 0

@@ -13,7 +13,7 @@ from typing import Any
 from toolgen.api import _definition
 from toolgen.config import load_config
 from toolgen.errors import InvalidInputError
-from toolgen.lint import _strict_findings, lint
+from toolgen.lint import canonical_provider, fit_findings, lint
 from toolgen.lower import lower
 from toolgen.runtime.schema.fit import GEMINI_KEYWORDS, Unfit, gemini_schema, strict_schema
 from toolgen.runtime.wires.export import export_tools
@@ -37,23 +37,33 @@ _NAME_ONLY = {"anthropic": "anthropic", "bedrock": "bedrock", "mistral": "mistra
 
 @dataclass(frozen=True)
 class Verdict:
-    """For one definition that builds: per target, the rules it breaks as written and whether export makes it fit."""
+    """For one definition that builds: per target, the rules it breaks as written (lint's errors, and the warnings
+    for what export rewrites), the rules lint calls errors (what export cannot fix), and whether export makes it fit.
+    """
 
     key: int
     written: dict[str, tuple[str, ...]]
     after_export: dict[str, bool]
     problems: tuple[str, ...] = ()
+    refused: dict[str, tuple[str, ...]] | None = None
 
 
-def _rules(findings: Sequence[Any], provider: str) -> tuple[str, ...]:
-    # Duplicate names depend on which tools are offered together, not on the definition itself.
+def _tagged(message: str, provider: str) -> bool:
+    """Whether a finding's `[a, b, ...]` tag names the provider: providers sharing a rule share one finding."""
+    tag = message[1 : message.find("]")] if message.startswith("[") else ""
+    return canonical_provider(provider) in tag.split(", ")
+
+
+def _rules(findings: Sequence[Any], provider: str, *, errors_only: bool = False) -> tuple[str, ...]:
+    # Duplicate names depend on which tools are offered together, not on the definition itself; a warning with a
+    # provider's tag is a rewrite export makes because the provider refuses the schema as written.
     return tuple(
         sorted(
             {
                 f.rule
                 for f in findings
-                if f.severity.value == "error"
-                and f"[{provider}]" in f.message
+                if (f.severity.value == "error" or not errors_only)
+                and _tagged(f.message, provider)
                 and f.rule != "name-duplicate-normalized"
             }
         )
@@ -104,21 +114,25 @@ def _fits(rewrite: Any, schema: Any, invariants: Any, problems: list[str]) -> bo
 
 def _verdicts(root: Path) -> dict[int, Verdict]:
     lowered = lower(load_config(root))
-    findings = lint(lowered.sources, gemini_subset=True)
+    definitions = [_definition(tool) for tool in lowered.project.tools]
+    sources = [(raw, definition) for (raw, _), definition in zip(lowered.sources, definitions, strict=True)]
+    findings = lint(sources, gemini_subset=True)
     by_tool: dict[int, list[Any]] = {}
     for finding in findings:
         index = _tool_index(finding.pointer)
         if index is not None:
             by_tool.setdefault(index, []).append(finding)
     verdicts: dict[int, Verdict] = {}
-    for (raw, schema), tool in zip(lowered.sources, lowered.project.tools, strict=True):
+    for (raw, definition), tool in zip(sources, lowered.project.tools, strict=True):
         index = _tool_index("/".join(("", *raw.pointer)))
         assert index is not None
         mine = by_tool.get(index, [])
         names = tuple(r for r in _rules(mine, "openai") if not r.startswith("openai-strict"))
         gemini_names = tuple(r for r in _rules(mine, "gemini") if r == "name-pattern")
         parameters = export_tools([_definition(tool)], "openai").tools[0]["function"]["parameters"]
-        strict_written = tuple(sorted({f.rule for f in _strict_findings(raw, schema)}))
+        strict_found = list(fit_findings(raw, definition, "strict", "openai-chat"))
+        strict_written = tuple(sorted({f.rule for f in strict_found}))
+        strict_refused = tuple(sorted({f.rule for f in strict_found if f.severity.value == "error"}))
         written = {
             "openai": names,
             "openai (strict)": tuple(sorted({*names, *strict_written})),
@@ -131,7 +145,11 @@ def _verdicts(root: Path) -> dict[int, Verdict]:
         after["openai (strict)"] = not names and _fits(strict_schema, parameters, _strict_problems, problems)
         fits_gemini = _fits(gemini_schema, parameters, _gemini_problems, problems)
         after["gemini (parameters subset)"] = not gemini_names and fits_gemini
-        verdicts[index] = Verdict(index, written, after, tuple(problems))
+        refused = {
+            "openai (strict)": tuple(sorted({*names, *strict_refused})),
+            "gemini (parameters subset)": _rules(mine, "gemini", errors_only=True),
+        }
+        verdicts[index] = Verdict(index, written, after, tuple(problems), refused)
     return verdicts
 
 

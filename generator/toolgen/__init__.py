@@ -1,7 +1,8 @@
 """toolgen: a schema-first code generator for LLM tool calling; its library verbs, what they return and raise.
 
-Every verb of `toolgen.api` is here, with keyword-only options: `toolgen.build(root, force=True)`,
-`toolgen.validate(paths, kind="message", root=root)`, `toolgen.breaking(against, root=root)`. A name is imported
+Every verb of `toolgen.api` and `toolgen.payload_api` is here, with keyword-only options:
+`toolgen.build(root, force=True)`, `toolgen.validate(paths, kind="message", root=root)`,
+`toolgen.breaking(against, root=root)`. A name is imported
 with its module when first read, so `import toolgen` (and `toolgen --help`) loads neither the pipeline nor
 jinja2, jsonschema or datamodel-code-generator.
 """
@@ -21,10 +22,6 @@ if TYPE_CHECKING:
         breaking_snapshot,
         build,
         check,
-        conformance,
-        convert,
-        decode,
-        encode,
         export,
         init_project,
         lint,
@@ -47,6 +44,7 @@ if TYPE_CHECKING:
         ToolgenError,
         UnsafeOutputError,
     )
+    from toolgen.payload_api import conformance, convert, decode, encode
     from toolgen.payloads import ConformanceRow
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
@@ -63,10 +61,6 @@ _HOMES = MappingProxyType(
                 "breaking_snapshot",
                 "build",
                 "check",
-                "conformance",
-                "convert",
-                "decode",
-                "encode",
                 "export",
                 "init_project",
                 "lint",
@@ -75,6 +69,7 @@ _HOMES = MappingProxyType(
             ),
             "toolgen.api",
         ),
+        **dict.fromkeys(("conformance", "convert", "decode", "encode"), "toolgen.payload_api"),
         **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
         "InitResult": "toolgen.scaffold",
         "CheckResult": "toolgen.drift",

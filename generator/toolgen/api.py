@@ -1,11 +1,10 @@
-"""Library entry points, one per CLI verb (build, check, init, lint, export, validate, breaking, decode, encode,
-convert, conformance): they return results and raise ToolgenError; they never print or exit."""
+"""Library entry points, one per project verb (build, check, init, lint, export, validate, breaking): they return
+results and raise ToolgenError; they never print or exit. The payload verbs are in payload_api."""
 
 from __future__ import annotations
 
 import glob
 import json
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +37,6 @@ from toolgen.manifest import (
 
 if TYPE_CHECKING:
     from toolgen.ir import Tool
-    from toolgen.payloads import ConformanceRow, Payload, PayloadError
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
     from toolgen.tool_snapshots import ToolSnapshot
@@ -51,6 +49,10 @@ class BuildResult:
     files: tuple[str, ...]
     written: bool
     warnings: tuple[Diagnostic, ...]
+    changed: tuple[str, ...] = ()
+    """The files whose bytes this build changed or created; `files` minus these were already as generated."""
+    deleted: tuple[str, ...] = ()
+    """Files of the old manifest this build removed."""
 
 
 def _config(root: str | Path, config_path: str | Path | None) -> Config:
@@ -241,9 +243,10 @@ def _build(
             beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
         )
     progress("checking and writing")
-    commit_build(config, files, manifest, old_package, plan)
+    written = commit_build(config, files, manifest, old_package, plan)
     _remember_build(config, config_text, inputs, manifest, warnings)
-    return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), True, warnings)
+    names = tuple(sorted([*files, MANIFEST_NAME]))
+    return BuildResult(config.package_dir, names, True, warnings, written.changed, written.deleted)
 
 
 def check(
@@ -338,7 +341,8 @@ def lint(
     lowered = lower(config, check_shapes=not checked)
     chosen = providers or config.lint_providers or PROVIDERS
     subset = (gemini or config.gemini_schema) == "openapi"
-    return tuple(lint_rules(lowered.sources, chosen, gemini_subset=subset))
+    sources = [(raw, _definition(tool)) for (raw, _), tool in zip(lowered.sources, lowered.project.tools, strict=True)]
+    return tuple(lint_rules(sources, chosen, gemini_subset=subset, strict=config.export_strict))
 
 
 def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".") -> list[Source]:
@@ -489,77 +493,3 @@ def _git_tree(config: Config, against: str, scratch: Path) -> Path:
         else:  # Python before 3.10.12 / 3.11.4: the tree comes from the user's own repository
             tar.extractall(scratch / "tree")
     return scratch / "tree" / prefix
-
-
-def _payload(path: str | Path, kind: str | None) -> tuple[Payload, str]:
-    """A recorded payload file (`-` for stdin) and how findings name it."""
-    from toolgen.payloads import PayloadError, read_payload
-
-    stdin = str(path) == "-"
-    display = "<stdin>" if stdin else display_path(Path.cwd(), Path(path))
-    try:
-        raw = sys.stdin.buffer.read() if stdin else Path(path).read_bytes()
-    except OSError as error:
-        message = f"cannot read: {error.strerror}"
-        raise InvalidInputError([Diagnostic(display, 1, 1, Severity.ERROR, "payload-unreadable", message)]) from None
-    try:
-        return read_payload(raw, "" if stdin else Path(path).suffix, kind), display
-    except PayloadError as error:
-        raise _invalid_payload(display, error) from None
-
-
-def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:
-    diagnostic = Diagnostic(
-        display, error.line, error.col, Severity.ERROR, "payload-invalid", str(error), error.pointer
-    )
-    return InvalidInputError([diagnostic])
-
-
-def decode(path: str | Path, *, wire: str | None = None, kind: str | None = None) -> dict[str, Any]:
-    """A recorded request, response or stream file as canonical JSON (see payloads.py); wire and kind detected."""
-    from toolgen.payloads import PayloadError, decode_payload
-
-    payload, display = _payload(path, kind)
-    try:
-        return decode_payload(payload, wire)
-    except PayloadError as error:
-        raise _invalid_payload(display, error) from None
-
-
-def encode(path: str | Path, *, wire: str) -> Any:
-    """Canonical JSON (decode's output, or a list of messages) as a `wire` body."""
-    from toolgen.payloads import PayloadError
-    from toolgen.payloads import encode as encode_canonical
-
-    payload, display = _payload(path, "request")
-    try:
-        return encode_canonical(payload.data, wire)
-    except PayloadError as error:
-        raise _invalid_payload(display, error) from None
-
-
-def convert(path: str | Path, *, to_wire: str, from_wire: str | None = None, kind: str | None = None) -> Any:
-    """A recorded payload in another wire format; a stream becomes that wire's whole response."""
-    from toolgen.payloads import PayloadError
-    from toolgen.payloads import convert as convert_payload
-
-    payload, display = _payload(path, kind)
-    try:
-        return convert_payload(payload, to_wire, from_wire)
-    except PayloadError as error:
-        raise _invalid_payload(display, error) from None
-
-
-def conformance(folders: Iterable[str | Path]) -> list[ConformanceRow]:
-    """Every payload file under the folders decoded and round-tripped, one row each, in path order."""
-    from toolgen.payloads import check_file, payload_files
-
-    rows: list[ConformanceRow] = []
-    for folder in folders:
-        base = Path(folder)
-        if not base.is_dir():
-            raise InvalidInputError(
-                [Diagnostic(str(folder), 1, 1, Severity.ERROR, "payload-unreadable", "not a folder")]
-            )
-        rows.extend(check_file(path, display_path(Path.cwd(), path)) for path in payload_files(base))
-    return rows

@@ -17,6 +17,7 @@ from toolgen.manifest import MANIFEST_NAME
 from toolgen.sdk_check import check_staged_package
 from toolgen.write import (
     CommitPending,
+    Written,
     leftovers,
     recover,
     refuse_foreign,
@@ -124,7 +125,7 @@ def recover_package(config: Config, package_dir: Path) -> None:
 
 def commit_build(
     config: Config, files: Mapping[str, str], manifest: str, old_package: Path | None, beside: BesidePlan
-) -> None:
+) -> Written:
     """Check the staged package, write it (and the files `beside` it) all or nothing, then remove the old
     package `package:` moved away from."""
     refuse_foreign(config, files, old_package)
@@ -133,7 +134,7 @@ def commit_build(
         check_staged_package(folder, config.package, lambda tool: _tool_place(config, tool))
 
     package_dir = config.package_dir
-    write_package(
+    written = write_package(
         package_dir,
         files,
         MANIFEST_NAME,
@@ -148,6 +149,7 @@ def commit_build(
         remove_old_beside(old_package, beside, config.output_dir)
         # after the new package is in place: a kill leaves one package at least
         remove_package(old_package, work_dir(config, old_package))
+    return written
 
 
 def _tool_place(config: Config, tool: str) -> tuple[str, int, int]:

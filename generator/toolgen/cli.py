@@ -13,6 +13,7 @@ import click
 # The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help, and each
 # command loads only its own stages.
 import toolgen
+from toolgen.cli_options import Progress, build_summary, common_options, fail_on_option, failed
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
 from toolgen.kinds import KINDS, PAYLOAD_KINDS, WIRE_KINDS
@@ -51,44 +52,6 @@ def _stream_diagnostics(diagnostics: Iterable[Diagnostic], output_format: str) -
     for index, diagnostic in enumerate(diagnostics):
         click.echo(("," if index else "") + "\n  " + json.dumps(diagnostic.to_json()), nl=False)
     click.echo("\n]")
-
-
-def _project_options(function: F) -> F:
-    function = _location_options(function)
-    function = click.option(
-        "--format",
-        "output_format",
-        type=click.Choice(["text", "json", "github"]),
-        default="text",
-        show_default=True,
-        help="How findings are printed.",
-    )(function)
-    return function
-
-
-def _location_options(function: F) -> F:
-    function = click.option(
-        "--config",
-        "config_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Path of toolgen.yaml (default: PROJECT/toolgen.yaml).",
-    )(function)
-    function = click.option(
-        "-C",
-        "--project",
-        "project",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=Path("."),
-        show_default=True,
-        help="Project root.",
-    )(function)
-    return function
-
-
-def _progress(stage: str) -> None:
-    """Stage names on a terminal only, overwritten in place, so logs and pipes stay clean."""
-    if sys.stderr.isatty():
-        click.echo(f"\r\033[2Ktoolgen: {stage}...", err=True, nl=False)
 
 
 def _end_progress() -> None:
@@ -138,7 +101,7 @@ def main() -> None:
 
 
 @main.command()
-@click.option("-C", "--project", "project", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
+@common_options(config=False, output_format=False, project_help="Project root to create.")
 @click.option("--package", default="toolgen_sdk", show_default=True, help="Import name of the generated package.")
 def init(project: Path, package: str) -> None:
     """Create toolgen.yaml and schemas/ with an example tool."""
@@ -158,22 +121,22 @@ def init(project: Path, package: str) -> None:
 
 
 @main.command()
-@_project_options
+@common_options(quiet=True)
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
-def build(project: Path, config_path: Path | None, output_format: str, force: bool) -> None:
+def build(project: Path, config_path: Path | None, output_format: str, quiet: bool, force: bool) -> None:
     """Generate the SDK from the schemas (atomically: all files or none)."""
 
     def action() -> ExitCode:
-        result = toolgen.build(project, config_path=config_path, force=force, progress=_progress)
-        _end_progress()
+        progress = Progress(quiet=quiet)
+        result = toolgen.build(project, config_path=config_path, force=force, progress=progress)
+        progress.end()
         _print_diagnostics(result.warnings, output_format)
         where = (
             result.package_dir.relative_to(project.resolve())
             if result.package_dir.is_relative_to(project.resolve())
             else result.package_dir
         )
-        state = "wrote" if result.written else "up to date:"
-        click.echo(f"toolgen: {state} {where}/ ({len(result.files)} files)", err=True)
+        click.echo(f"toolgen: {build_summary(result, f'{where}/')}", err=True)
         return ExitCode.OK
 
     _run(action, output_format)
@@ -190,7 +153,8 @@ def _gemini_schema_option(function: Callable[..., None]) -> Callable[..., None]:
 
 
 @main.command("lint")
-@_project_options
+@common_options()
+@fail_on_option
 @_gemini_schema_option
 @click.option(
     "--provider",
@@ -203,23 +167,24 @@ def lint_command(
     project: Path,
     config_path: Path | None,
     output_format: str,
+    fail_on: str,
     providers: tuple[str, ...],
     gemini_schema: GeminiSchema | None,
 ) -> None:
-    """Check the tool definitions against each provider's limits; exit 1 on findings."""
+    """Check the tool definitions against each provider's limits; exit 1 on errors (--fail-on warning: on any)."""
 
     def action() -> ExitCode:
         findings = toolgen.lint(project, config_path=config_path, providers=providers or None, gemini=gemini_schema)
         _print_diagnostics(findings, output_format)
         errors = sum(1 for f in findings if f.severity.value == "error")
         click.echo(f"toolgen: {len(findings)} finding(s), {errors} error(s)", err=True)
-        return ExitCode.FINDINGS if findings else ExitCode.OK
+        return ExitCode.FINDINGS if failed(findings, fail_on) else ExitCode.OK
 
     _run(action, output_format)
 
 
 @main.command("export")
-@_location_options
+@common_options(output_format=None)
 @click.option("--format", "provider", type=click.Choice([*NAMES, MCP]), required=True, help="Provider request format.")
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
@@ -259,22 +224,24 @@ def export_command(
 
 
 @main.command()
-@_project_options
+@common_options(quiet=True)
+@fail_on_option
 @click.option(
     "--full",
     is_flag=True,
     help="Render and compare even when the manifest says every input, the config, toolgen and each file match.",
 )
-def check(project: Path, config_path: Path | None, output_format: str, full: bool) -> None:
-    """Exit 1 with a diff when the generated SDK differs from what the schemas produce.
+def check(project: Path, config_path: Path | None, output_format: str, quiet: bool, fail_on: str, full: bool) -> None:
+    """Exit 1 with a diff when the generated SDK differs from what the schemas produce (or on warnings, if asked).
 
     When the manifest's hashes of the inputs, the config, toolgen and every generated file all match, the answer
     comes without rendering; any difference, or --full, renders everything in memory and compares.
     """
 
     def action() -> ExitCode:
-        result = toolgen.check(project, config_path=config_path, full=full, progress=_progress)
-        _end_progress()
+        progress = Progress(quiet=quiet)
+        result = toolgen.check(project, config_path=config_path, full=full, progress=progress)
+        progress.end()
         if output_format != "json":
             _print_diagnostics(result.warnings, output_format)
         if result.ok:
@@ -285,6 +252,9 @@ def check(project: Path, config_path: Path | None, output_format: str, full: boo
                     )
                 )
             click.echo("toolgen: generated code is up to date", err=True)
+            if failed(result.warnings, fail_on):
+                click.echo(f"toolgen: {_counted(result.warnings)}, and --fail-on warning", err=True)
+                return ExitCode.FINDINGS
             return ExitCode.OK
         if output_format == "json":
             findings = [d.to_json() for d in result.warnings]
@@ -320,7 +290,7 @@ def _dask_address(context: click.Context, parameter: click.Parameter, value: str
 
 
 @main.command()
-@_project_options
+@common_options(quiet=True)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option(
     "--as",
@@ -349,6 +319,7 @@ def validate(
     project: Path,
     config_path: Path | None,
     output_format: str,
+    quiet: bool,
     paths: tuple[str, ...],
     kind: str,
     workers: int | None,
@@ -375,9 +346,10 @@ def validate(
             report: Summary | None = Summary()
         else:
             report = None
+        progress = Progress(quiet=quiet)
 
         def advance(records: int) -> None:
-            _progress(f"validated {tally.records:,} records")
+            progress.count(f"validated {tally.records:,} records")
 
         if dask_address is not None:
             from toolgen.validate_dask import validate_on_dask
@@ -402,10 +374,9 @@ def validate(
         else:
             for _ in findings:
                 pass  # counted into the report
-            _end_progress()
             as_json = report.to_json(kind, tally) if output_format == "json" else None
             click.echo(json.dumps(as_json, indent=2) if as_json is not None else report.table(kind, tally))
-        _end_progress()
+        progress.end()
         click.echo(
             f"toolgen: {tally.records:,} record(s), {tally.invalid:,} invalid, {tally.unreadable:,} unreadable",
             err=True,
@@ -423,7 +394,7 @@ def validate(
 
 
 @main.command("breaking")
-@_project_options
+@common_options()
 @click.option(
     "--against",
     metavar="REF",
@@ -487,70 +458,90 @@ _OUTPUT = click.option(
 )
 
 
+# The payload verbs read no toolgen.yaml; -C is the root their findings' paths are shown relative to.
+_PAYLOAD_OPTIONS = common_options(
+    config=False, project_help="Project root: files in findings are named relative to it."
+)
+
+
 @main.command()
 @_PAYLOAD
+@_PAYLOAD_OPTIONS
 @click.option("--wire", type=_WIRE_CHOICE, help="The wire format (default: detected from the content).")
 @click.option("--kind", type=click.Choice(PAYLOAD_KINDS), help="request, response or stream (default: detected).")
 @_OUTPUT
-def decode(file: Path, wire: str | None, kind: str | None, output: Path | None) -> None:
+def decode(
+    file: Path, project: Path, output_format: str, wire: str | None, kind: str | None, output: Path | None
+) -> None:
     """Print a recorded request, response or stream (`-` for stdin) as canonical JSON."""
 
     def action() -> ExitCode:
-        decoded = toolgen.decode(file, wire=wire, kind=kind)
+        decoded = toolgen.decode(file, wire=wire, kind=kind, root=project)
         _write_json(decoded, output)
         click.echo(f"toolgen: {decoded['wire']} {decoded['kind']}", err=True)
         return ExitCode.OK
 
-    _run(action)
+    _run(action, output_format)
 
 
 @main.command()
 @_PAYLOAD
+@_PAYLOAD_OPTIONS
 @click.option("--wire", type=_WIRE_CHOICE, required=True, help="The wire format to write.")
 @_OUTPUT
-def encode(file: Path, wire: str, output: Path | None) -> None:
+def encode(file: Path, project: Path, output_format: str, wire: str, output: Path | None) -> None:
     """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body."""
 
     def action() -> ExitCode:
-        _write_json(toolgen.encode(file, wire=wire), output)
+        _write_json(toolgen.encode(file, wire=wire, root=project), output)
         return ExitCode.OK
 
-    _run(action)
+    _run(action, output_format)
 
 
 @main.command()
 @_PAYLOAD
+@_PAYLOAD_OPTIONS
 @click.option("--to", "to_wire", type=_WIRE_CHOICE, required=True, help="The wire format to write.")
 @click.option("--from", "from_wire", type=_WIRE_CHOICE, help="The file's wire format (default: detected).")
 @click.option("--kind", type=click.Choice(PAYLOAD_KINDS), help="request, response or stream (default: detected).")
 @_OUTPUT
-def convert(file: Path, to_wire: str, from_wire: str | None, kind: str | None, output: Path | None) -> None:
+def convert(
+    file: Path,
+    project: Path,
+    output_format: str,
+    to_wire: str,
+    from_wire: str | None,
+    kind: str | None,
+    output: Path | None,
+) -> None:
     """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response)."""
 
     def action() -> ExitCode:
-        _write_json(toolgen.convert(file, to_wire=to_wire, from_wire=from_wire, kind=kind), output)
+        converted = toolgen.convert(file, to_wire=to_wire, from_wire=from_wire, kind=kind, root=project)
+        _write_json(converted, output)
         return ExitCode.OK
 
-    _run(action)
+    _run(action, output_format)
 
 
 @main.command()
 @click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="A table, or one JSON object per file.",
-)
-def conformance(folders: tuple[Path, ...], output_format: str) -> None:
-    """Decode every recorded payload under FOLDERS and check its round trip; exit 1 when any file fails."""
+@_PAYLOAD_OPTIONS
+def conformance(folders: tuple[Path, ...], project: Path, output_format: str) -> None:
+    """Decode every recorded payload under FOLDERS and check its round trip; exit 1 when any file fails.
+
+    Text is a table of every file; json one object per file; github an annotation per failed file.
+    """
 
     def action() -> ExitCode:
-        rows = toolgen.conformance(folders)
+        rows = toolgen.conformance(folders, root=project)
         if output_format == "json":
             click.echo(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
+        elif output_format == "github":
+            for row in rows:
+                if not row.ok:
+                    click.echo(f"::error file={row.file},title=conformance::{row.wire} {row.kind}: {row.detail}")
         else:
             click.echo("| format | kind | file | result | tool calls | detail |")
             click.echo("| --- | --- | --- | --- | --- | --- |")
@@ -558,8 +549,8 @@ def conformance(folders: tuple[Path, ...], output_format: str) -> None:
                 result = "ok" if row.ok else click.style("FAIL", fg="red", bold=True)
                 names = ", ".join(row.calls) or "-"
                 click.echo(f"| {row.wire} | {row.kind} | {row.file} | {result} | {names} | {row.detail} |")
-        failed = sum(not row.ok for row in rows)
-        click.echo(f"toolgen: {len(rows)} payload(s), {failed} failed", err=True)
-        return ExitCode.FINDINGS if failed or not rows else ExitCode.OK
+        failed_rows = sum(not row.ok for row in rows)
+        click.echo(f"toolgen: {len(rows)} payload(s), {failed_rows} failed", err=True)
+        return ExitCode.FINDINGS if failed_rows or not rows else ExitCode.OK
 
-    _run(action)
+    _run(action, output_format)

@@ -23,7 +23,23 @@ from toolgen.positions import Pointer
 Field = tuple[str, Any, Pointer]
 
 _SCHEMA_KEYS = frozenset(
-    {"properties", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "items", "additionalProperties"}
+    {"type", "properties", "required", "$ref", "$defs", "anyOf", "oneOf", "allOf", "enum", "const", "items"}
+    | {"additionalProperties", "$schema", "not"}
+)
+# The fields of one parameter's spec and the kinds of value each holds there. A spec is told from a schema by
+# these kinds, not by key names: a parameter may well be called `type`, `items` or `required`, but its spec is a
+# mapping, while a schema's `type` is a name, its `required` a list.
+_SPEC_FIELDS: Mapping[str, tuple[type, ...]] = MappingProxyType(
+    {
+        "type": (str, list),
+        "description": (str,),
+        "desc": (str,),
+        "required": (bool,),
+        "optional": (bool,),
+        "enum": (list,),
+        "items": (dict, str),
+        "format": (str,),
+    }
 )
 _SPEC_KEYS: Mapping[str, str] = MappingProxyType(
     {
@@ -43,30 +59,27 @@ def empty_object_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
-def is_schema(value: Any) -> bool:
-    """A JSON Schema object, as opposed to a map or list of parameter specs."""
-    if isinstance(value, bool):
-        return True
+def is_parameter_spec(value: Any) -> bool:
+    """One parameter's spec: a type name or a description, and every spec field it has of its kind."""
     if not isinstance(value, dict):
         return False
-    if not value:
-        return True
-    # A parameter map may have parameters named `type` or `properties`; their values give it away.
-    if "type" in value:
-        return isinstance(value["type"], (str, list))
-    if "properties" in value:
-        properties = value["properties"]
-        return isinstance(properties, dict) and all(isinstance(v, (dict, bool)) for v in properties.values())
-    return bool(_SCHEMA_KEYS & value.keys())
+    named = isinstance(value.get("type"), (str, list)) or isinstance(value.get("description", value.get("desc")), str)
+    return named and all(isinstance(value[key], kinds) for key, kinds in _SPEC_FIELDS.items() if key in value)
 
 
 def is_parameter_map(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and bool(value)
-        and not is_schema(value)
-        and all(isinstance(v, dict) for v in value.values())
-    )
+    """`{name: spec, ...}`: every value a parameter's spec, whatever the names (`items`, `type`, `properties`)."""
+    return isinstance(value, dict) and bool(value) and all(is_parameter_spec(spec) for spec in value.values())
+
+
+def is_schema(value: Any) -> bool:
+    """A JSON Schema object, as opposed to a map or list of parameter specs (an empty map is neither: no arguments).
+
+    Keywords only say it is a schema once the shape has said it is not a parameter map.
+    """
+    if isinstance(value, bool):
+        return True
+    return isinstance(value, dict) and bool(_SCHEMA_KEYS & value.keys()) and not is_parameter_map(value)
 
 
 def is_parameter_list(value: Any) -> bool:
@@ -117,12 +130,16 @@ def from_list(specs: list[dict[str, Any]], default_required: bool | None = None)
 
 
 def _as_schema(value: Any, required: Any = None) -> tuple[Any, str] | None:
-    if is_schema(value):
-        return value, "a JSON Schema"
+    """The shape decides, never a key name: a map of specs, a list of named specs, or else a schema."""
+    if value in ({}, []):
+        # Dialects that list parameters by name list none: no arguments, not the schema `{}` that takes anything.
+        return empty_object_schema(), "no parameters listed: a tool without arguments"
     if is_parameter_map(value):
         return from_map(value, required), "a parameter map"
     if is_parameter_list(value):
         return from_list(value), "a parameter list"
+    if is_schema(value):
+        return value, "a JSON Schema"
     return None
 
 
@@ -145,8 +162,10 @@ def read_dialect(obj: dict[str, Any], pointer: Pointer) -> tuple[list[Field], st
             return None
         merged = from_list(needed, True)
         merged["properties"].update(from_list(optional, False)["properties"])
-        fields.append(("inputSchema", merged, (*pointer, "required_parameters")))
-        notes.append("required_parameters/optional_parameters lists as the input schema")
+        where = (*pointer, "required_parameters" if "required_parameters" in obj else "optional_parameters")
+        fields.append(("inputSchema", merged, where))
+        listed = "lists as the input schema" if needed or optional else "lists empty: a tool without arguments"
+        notes.append(f"required_parameters/optional_parameters {listed}")
     else:
         for key in _INPUT_KEYS:
             if key in obj:

@@ -7,11 +7,11 @@ place in the source file. Sources for each limit:
   (`^[a-zA-Z0-9_-]{1,64}$`), Bedrock (ToolSpecification name `[a-zA-Z0-9_-]+`, 1-64), Mistral and Ollama
   (OpenAI-compatible), Gemini (FunctionDeclaration name: letters, digits, underscores, colons, dots and
   dashes, at most 64), MCP (1-128 characters of letters, digits, `_`, `-`, `.`);
-- OpenAI strict mode (Structured Outputs, supported schemas): every object sets `additionalProperties:
-  false`, every property is required, and allOf, not, if/then/else, dependentRequired and
-  dependentSchemas are not supported;
-- Gemini's `FunctionDeclaration.parameters` Schema, "a select subset of an OpenAPI 3.0 schema object": one
-  type name, string enums, anyOf but no oneOf/allOf, no $ref/$defs (see runtime/_schema_fit.py for the list);
+- OpenAI strict mode (Structured Outputs, supported schemas) and Gemini's `FunctionDeclaration.parameters`
+  Schema ("a select subset of an OpenAPI 3.0 schema object"): the rules are runtime/schema/fit.py's, the
+  rewrites export makes. What export rewrites by itself is a warning saying what it will do; what it cannot
+  rewrite (allOf or not in strict mode, a recursive $ref in Gemini's subset) is an error, since export then sends
+  the tool with strict: false or as parametersJsonSchema;
 - description length: OpenAI refuses a function description over 1024 characters (error code
   `string_above_max_length` on `tools[N].function.description`).
 """
@@ -26,8 +26,7 @@ from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.positions import Pointer
-from toolgen.runtime import GEMINI_KEYWORDS, MCP, STRICT_UNSUPPORTED, LintRules, canonical_name, target_names, wire
-from toolgen.schemawalk import walk
+from toolgen.runtime import MCP, FitTarget, LintRules, Unfit, canonical_name, fit_input_schema, target_names, wire
 from toolgen.shapes import RawTool
 
 # Every provider `toolgen lint` knows: the wires of the runtime's table (aliases accepted) and MCP.
@@ -49,10 +48,6 @@ def _function_pattern() -> str:
 def canonical_provider(provider: str) -> str:
     """`openai` -> `openai-chat`: the table's own name for a provider; ValueError for an unknown one."""
     return MCP if provider == MCP else canonical_name(provider)
-
-
-# Keywords that only annotate; Gemini's subset has no field for them, and leaving them out changes nothing.
-_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "$anchor", "deprecated", "readOnly", "writeOnly"})
 
 
 @dataclass(frozen=True)
@@ -77,6 +72,7 @@ RULES: Mapping[str, Rule] = MappingProxyType(
                 Severity.WARNING,
                 "a tool without a description gives the model nothing to choose by",
             ),
+            # Schema-subset rules: a warning where export rewrites the schema, an error where it cannot.
             Rule(
                 "openai-strict-additional-properties",
                 Severity.ERROR,
@@ -88,18 +84,25 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             Rule("gemini-ref", Severity.ERROR, "Gemini's parameters subset has no $ref or $defs; refs must be inlined"),
             Rule("gemini-type", Severity.ERROR, "Gemini's parameters subset takes one type name and string enums only"),
             Rule("gemini-composition", Severity.ERROR, "Gemini's parameters subset has anyOf, but no oneOf or allOf"),
-            Rule("gemini-keyword", Severity.ERROR, "Gemini's parameters subset has no such keyword"),
+            Rule("gemini-keyword", Severity.WARNING, "Gemini's parameters subset has no such keyword"),
         )
     }
 )
 
 
 def _finding(
-    raw: RawTool, pointer: Pointer, rule: str, provider: str, message: str, *, at_key: bool = False
+    raw: RawTool,
+    pointer: Pointer,
+    rule: str,
+    provider: str,
+    message: str,
+    *,
+    at_key: bool = False,
+    severity: Severity | None = None,
 ) -> Diagnostic:
     """A finding at the value `pointer` names, or at its key (a property's or keyword's name) when asked."""
     place = raw.document.key_diagnostic if at_key else raw.document.diagnostic
-    return place(pointer, rule, f"[{provider}] {message}", RULES[rule].severity)
+    return place(pointer, rule, f"[{provider}] {message}", severity or RULES[rule].severity)
 
 
 def _name_findings(raw: RawTool, rules: LintRules, providers: str) -> Iterator[Diagnostic]:
@@ -109,72 +112,37 @@ def _name_findings(raw: RawTool, rules: LintRules, providers: str) -> Iterator[D
         yield _finding(raw, raw.where("name"), "name-pattern", providers, message)
 
 
-def _strict_findings(raw: RawTool, schema: Any, providers: str = "openai-chat") -> Iterator[Diagnostic]:
+def _tokens(pointer: str) -> Pointer:
+    return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:])
+
+
+# What export does when a subset cannot express a tool, said in the error.
+_FALLBACK: Mapping[str, str] = MappingProxyType(
+    {
+        "strict": "strict mode cannot express this ({reason}); export sends the tool with strict: false",
+        "gemini": "`parameters` cannot express this ({reason}); export sends the tool as parametersJsonSchema",
+    }
+)
+
+
+def fit_findings(raw: RawTool, definition: Mapping[str, Any], target: FitTarget, tag: str) -> Iterator[Diagnostic]:
+    """What export does to fit the tool into `target`'s subset: each rewrite a warning, a refusal an error.
+
+    The rewrites are export's own (`fit_input_schema`), so lint and export cannot disagree on what is fixed. They
+    are placed at the subschema in the file; a place that only exists once refs are bundled falls back to the
+    nearest place that is written.
+    """
     base = raw.where("inputSchema")
-    for sub, pointer in walk(schema):
-        if not isinstance(sub, dict):
-            continue
-        where = (*base, *pointer)
-        for keyword in STRICT_UNSUPPORTED:
-            if keyword in sub:
-                yield _finding(
-                    raw,
-                    (*where, keyword),
-                    "openai-strict-keyword",
-                    providers,
-                    f"{keyword!r} is not supported in strict mode",
-                    at_key=True,
-                )
-        properties = sub.get("properties")
-        if sub.get("type") == "object" or isinstance(properties, dict):
-            if sub.get("additionalProperties") is not False:
-                yield _finding(
-                    raw,
-                    where,
-                    "openai-strict-additional-properties",
-                    providers,
-                    "this object must set additionalProperties: false",
-                )
-            if isinstance(properties, dict):
-                listed = sub.get("required")
-                required: list[Any] = listed if isinstance(listed, list) else []
-                for key in properties:
-                    if key not in required:
-                        message = f"property {key!r} must be required (make it nullable to keep it optional)"
-                        pointer = (*where, "properties", key)
-                        yield _finding(raw, pointer, "openai-strict-required", providers, message, at_key=True)
-
-
-def _gemini_findings(raw: RawTool, schema: Any, providers: str) -> Iterator[Diagnostic]:
-    base = raw.where("inputSchema")
-    for sub, pointer in walk(schema):
-        if not isinstance(sub, dict):
-            continue
-        where = (*base, *pointer)
-        for keyword, value in sub.items():
-            rule, message = _gemini_problem(keyword, value)
-            if rule:
-                yield _finding(raw, (*where, keyword), rule, providers, message, at_key=True)
-
-
-def _gemini_problem(keyword: str, value: Any) -> tuple[str, str]:
-    """The rule a keyword breaks in Gemini's `parameters` subset and why, or ("", "") when it fits."""
-    if keyword in ("$ref", "$defs", "definitions"):
-        return (
-            "gemini-ref",
-            f"{keyword!r} is not supported by `parameters`; inline it (export --gemini-schema openapi does)",
-        )
-    if keyword in ("oneOf", "allOf"):
-        return "gemini-composition", f"{keyword!r} is not supported by `parameters`; only anyOf is"
-    if keyword == "type" and not isinstance(value, str):
-        return "gemini-type", "`parameters` takes one type name; use nullable: true for a null alternative"
-    if keyword == "const":
-        return "gemini-type", "'const' is not supported by `parameters`; a one-value string enum is"
-    if keyword == "enum" and not all(isinstance(item, str) for item in value or ()):
-        return "gemini-type", "`parameters` enums hold strings only"
-    if keyword not in GEMINI_KEYWORDS and keyword not in _ANNOTATIONS and keyword not in ("enum", "type"):
-        return "gemini-keyword", f"{keyword!r} is not in Gemini's `parameters` schema subset"
-    return "", ""
+    try:
+        _, rewrites = fit_input_schema(definition, target)
+    except Unfit as unfit:
+        message = _FALLBACK[target].format(reason=unfit.reason)
+        yield _finding(raw, (*base, *_tokens(unfit.pointer)), unfit.rule, tag, message, at_key=True)
+        return
+    for rewrite in rewrites:
+        message = f"export rewrites this: {rewrite.text}"
+        where = (*base, *_tokens(rewrite.pointer), *((rewrite.keyword,) if rewrite.keyword else ()))
+        yield _finding(raw, where, rewrite.rule, tag, message, at_key=bool(rewrite.keyword), severity=Severity.WARNING)
 
 
 def _description_findings(raw: RawTool, limit: int, providers: str) -> Iterator[Diagnostic]:
@@ -199,24 +167,30 @@ def _grouped(chosen: Iterable[str], key: Callable[[LintRules], Any]) -> dict[Any
 
 
 def lint(
-    sources: Iterable[tuple[RawTool, Any]], providers: Iterable[str] = PROVIDERS, *, gemini_subset: bool = False
+    sources: Iterable[tuple[RawTool, Mapping[str, Any]]],
+    providers: Iterable[str] = PROVIDERS,
+    *,
+    gemini_subset: bool = False,
+    strict: bool = False,
 ) -> list[Diagnostic]:
     """Every finding for every tool under each provider's rules, sorted by place.
 
-    Providers are named as the table of wires names them (aliases accepted) or `mcp`. Gemini's schema-subset
-    rules apply with `gemini_subset`: only the `parameters` field has that subset, while
-    `parametersJsonSchema` (export's default) takes JSON Schema as written.
+    Each source is a tool as written and its canonical definition, as export takes it. Providers are named as
+    the table of wires names them (aliases accepted) or `mcp`. Strict-mode rules apply to tools declaring
+    `strict: true`, or all with `strict` (export.strict). Gemini's schema-subset rules apply with
+    `gemini_subset`: only the `parameters` field has that subset, while `parametersJsonSchema` (export's
+    default) takes JSON Schema as written.
     """
     chosen = sorted({canonical_provider(p) for p in providers})
     names = _grouped(chosen, lambda rules: (rules.name_pattern, rules.name_wanted))
-    strict = _grouped(chosen, lambda rules: rules.strict_mode)
+    strict_tags = _grouped(chosen, lambda rules: rules.strict_mode)
     limits = _grouped(chosen, lambda rules: rules.description_limit)
     subset = _grouped(chosen, lambda rules: rules.gemini_subset) if gemini_subset else {}
     # Names that differ only in what a function-name rule would replace collide for those providers.
     normalizing = ", ".join(p for p in chosen if provider_rules(p).name_pattern == _function_pattern())
     findings: list[Diagnostic] = []
     seen: dict[str, RawTool] = {}
-    for raw, schema in sources:
+    for raw, definition in sources:
         if not raw.value("description"):
             findings.append(
                 raw.document.diagnostic(
@@ -227,11 +201,11 @@ def lint(
             findings.extend(_name_findings(raw, LintRules(pattern, wanted), tag))
         for limit, tag in limits.items():
             findings.extend(_description_findings(raw, limit, tag))
-        if raw.value("strict") is True:
-            for tag in strict.values():
-                findings.extend(_strict_findings(raw, schema, tag))
+        if strict or definition.get("strict") is True:
+            for tag in strict_tags.values():
+                findings.extend(fit_findings(raw, definition, "strict", tag))
         for tag in subset.values():
-            findings.extend(_gemini_findings(raw, schema, tag))
+            findings.extend(fit_findings(raw, definition, "gemini", tag))
         key = _normalized(str(raw.value("name")))
         other = seen.get(key)
         if other is not None and other.value("name") != raw.value("name") and normalizing:

@@ -154,7 +154,7 @@ def _tool_diagnostics(session: _Session, raw: shapes.RawTool) -> list[Diagnostic
         return problems
     for path, message in _meta().tool_shape_errors(raw.as_dict()):
         pointer = (*raw.where(path[0]), *path[1:]) if path else raw.pointer
-        problems.append(document.diagnostic(pointer, "tool-shape", message))
+        problems.append(document.diagnostic(pointer, "tool-shape", f"{pointer_text(pointer) or '/'}: {message}"))
     return problems
 
 

@@ -12,8 +12,9 @@ from jsonschema.exceptions import ValidationError
 
 from toolgen.diagnostics import Diagnostic
 from toolgen.load import Document
-from toolgen.positions import Pointer
+from toolgen.positions import Pointer, pointer_text
 from toolgen.resources import schemas_dir
+from toolgen.runtime import schema_error_sentences
 
 _MAX_MESSAGE = 240
 
@@ -40,18 +41,14 @@ def _short(text: str) -> str:
     return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
 
 
-def _located(document: Document, prefix: Pointer, error: ValidationError, rule: str) -> Diagnostic:
+def _located(document: Document, prefix: Pointer, error: ValidationError, rule: str) -> Iterator[Diagnostic]:
+    """jsonschema's error in the runtime's one sentence shape, `/pointer: expected ..., got ...`; a missing or an
+    unexpected property at its own key."""
     pointer: Pointer = (*prefix, *(str(part) for part in error.absolute_path))
-    if (
-        error.validator == "additionalProperties"
-        and isinstance(error.instance, dict)
-        and isinstance(error.schema, dict)
-    ):
-        declared = set(error.schema.get("properties", {}))
-        extra = sorted(key for key in error.instance if key not in declared)
-        if extra:
-            return document.key_diagnostic((*pointer, extra[0]), rule, _short(error.message))
-    return document.diagnostic(pointer, rule, _short(error.message))
+    for below, sentence in schema_error_sentences(error):
+        at = (*pointer, *(str(part) for part in below))
+        place = document.key_diagnostic if below else document.diagnostic
+        yield place(at, rule, _short(f"{pointer_text(at) or '/'}: {sentence}"))
 
 
 def check_against_meta_schema(
@@ -60,7 +57,7 @@ def check_against_meta_schema(
     """Shape errors in `data` (default: the whole document) against meta/<name>.schema.yaml."""
     instance = document.data if data is None else data
     for error in sorted(_meta_validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
-        yield _located(document, prefix, error, "shape")
+        yield from _located(document, prefix, error, "shape")
 
 
 _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/"
@@ -118,7 +115,8 @@ def _meta_schema_validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Va
 def tool_shape_errors(tool: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], str]]:
     """(path inside the tool, message) for each way `tool` breaks the canonical ToolDefinition schema."""
     for error in _meta_validator("tool").iter_errors(tool):
-        yield tuple(str(p) for p in error.absolute_path), _short(error.message)
+        for below, sentence in schema_error_sentences(error):
+            yield tuple(str(p) for p in (*error.absolute_path, *below)), _short(sentence)
 
 
 def check_json_schema(document: Document, schema: Any, prefix: Pointer) -> Iterator[Diagnostic]:
@@ -129,4 +127,4 @@ def check_json_schema(document: Document, schema: Any, prefix: Pointer) -> Itera
         yield document.diagnostic(prefix, "schema-invalid", "a JSON Schema must be an object or a boolean")
         return
     for error in _meta_schema_validator(schema).iter_errors(schema):
-        yield _located(document, prefix, error, "schema-invalid")
+        yield from _located(document, prefix, error, "schema-invalid")

@@ -190,7 +190,8 @@ def _classify(document: Document, obj: Any, pointer: Pointer, read_dialects: boo
         if read is not None:
             fields, note = read
             used = {where[len(pointer)] for _, _, where in fields if len(where) > len(pointer)}
-            ignored = sorted(set(obj) - used - {"required"})
+            # `required` and the ToolBench pair are read with the parameters they go with.
+            ignored = sorted(set(obj) - used - {"required", "required_parameters", "optional_parameters"})
             note += f"; ignored keys: {', '.join(ignored)}" if ignored else ""
             return RawTool(document, pointer, "dialect", tuple(fields), note)
         return document.diagnostic(

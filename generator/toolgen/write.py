@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 from toolgen.config import USER_DIR, Config, display_path
@@ -278,6 +279,21 @@ def remove_package(package_dir: Path, work_dir: Path) -> None:
         work_dir.rmdir()
 
 
+class Written(NamedTuple):
+    """What a write changed: files whose bytes differ (new ones included), files left as they were, deletions."""
+
+    changed: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    deleted: tuple[str, ...]
+
+
+def _differs(path: Path, text: str) -> bool:
+    try:
+        return path.read_bytes() != text.encode("utf-8")
+    except OSError:
+        return True
+
+
 def write_package(
     package_dir: Path,
     files: Mapping[str, str],
@@ -288,7 +304,7 @@ def write_package(
     verify: Callable[[Path], None] | None = None,
     beside: Mapping[str, str] | None = None,
     beside_delete: Sequence[str] = (),
-) -> None:
+) -> Written:
     """Write `files` and then the manifest into `package_dir`: all of them or, if anything fails before the
     commit point, none. Files the old manifest lists and `files` lacks are deleted; `zone` is never touched.
     `beside` (written) and `beside_delete` (deleted) are files of the output folder, next to the package, in
@@ -300,6 +316,8 @@ def write_package(
     directory is overwritten or deleted.
     """
     beside = beside or {}
+    every = {**files, manifest_name: manifest}
+    changed = tuple(name for name in sorted(every) if _differs(package_dir / name, every[name]))
     recover(package_dir, work_dir)
     stale = sorted(
         name
@@ -340,6 +358,7 @@ def write_package(
         raise
     except OSError as error:
         raise CommitPending(error) from error
+    return Written(changed, tuple(name for name in sorted(every) if name not in changed), tuple(stale))
 
 
 def _apply(commit: Path, package_dir: Path) -> None:

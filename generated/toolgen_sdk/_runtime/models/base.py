@@ -82,7 +82,9 @@ class NullRefusingModel(SchemaModel):
             field = cls.model_fields.get(name)
             key = field.alias if field is not None and field.alias else name
             if key in cls.toolgen_not_null:
-                raise ValueError("should not be null; leave the field out instead")
+                raise ValueError(
+                    "a value other than null (leave the field out instead)"
+                )
         return value
 
 

@@ -1,15 +1,24 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Validation problems: pydantic's errors folded into one sentence per place, each with its JSON pointer."""
+"""Validation problems: pydantic's errors folded into one sentence per place, each with its JSON pointer.
+
+The sentences are sentences.py's, the shape jsonschema's errors and toolgen's own checks are said in too.
+"""
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pydantic
+
+from ..schema.sentences import (
+    either,
+    expected,
+    pydantic_expected,
+    pydantic_sentence,
+    shown,
+)
 
 
 @dataclass(frozen=True)
@@ -83,59 +92,6 @@ def _camel_key(part: str, current: Mapping[str, Any]) -> str | None:
     return camel if camel in current else None
 
 
-def _sentence(error: Mapping[str, Any]) -> str:
-    reason = _reason(error)
-    if error["type"] in ("missing", "extra_forbidden"):
-        return reason
-    return f"{reason} (got {_shown(error.get('input'))})"
-
-
-def _reason(error: Mapping[str, Any]) -> str:
-    """What is wrong, without the value that was given."""
-    kind = error["type"]
-    if kind == "missing":
-        return "is required but missing"
-    if kind == "extra_forbidden":
-        return "is not an allowed field"
-    message = bounded_sentence(str(error["msg"]), 500)
-    if message.startswith("Input should be "):
-        return "should be " + message[len("Input should be ") :]
-    if message.startswith("Value error, "):
-        return message[len("Value error, ") :]
-    return message
-
-
-# One encoder for every error sentence: json.dumps with options builds a new encoder on each call.
-_SHOW = json.JSONEncoder(ensure_ascii=False, default=repr)
-
-
-def _shown(value: Any) -> str:
-    """The value as the sentence quotes it: JSON, cut at 60 characters, never encoded past that."""
-    kind = type(value)
-    if kind is int:
-        # Python's int() text conversion is bounded; the sentence needs only the digits' count.
-        if abs(value) < 10**50:
-            return repr(value)
-        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
-    if kind is float and math.isfinite(value):
-        return repr(value)
-    if value is None or kind is bool:
-        return "null" if value is None else "true" if value else "false"
-    pieces: list[str] = []
-    length = 0
-    try:
-        for piece in _SHOW.iterencode(value):
-            pieces.append(piece)
-            length += len(piece)
-            if length > 60:
-                break
-    except (ValueError, RecursionError):
-        pieces.append("...")
-        length = 61
-    text = "".join(pieces)
-    return text if length <= 60 else text[:57] + "..."
-
-
 def bounded_sentence(text: str, limit: int = 300) -> str:
     """A sentence from a validator that may quote a whole value (jsonschema's do), cut to `limit`."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -165,11 +121,11 @@ def problems_from(
             key, tag = _tag_key(
                 str(item.get("ctx", {}).get("discriminator", "")), data, path
             )
-            expected = item.get("ctx", {}).get("expected_tags")
+            tags = item.get("ctx", {}).get("expected_tags")
             if kind == "union_tag_invalid":
-                text = f"must be one of {expected} (got {_shown(tag)})"
+                text = f"expected one of {tags}, got {shown(tag)}"
             else:
-                text = "is required to tell which kind of object this is"
+                text = "expected a value (it tells which kind of object this is), got nothing"
             found.append(
                 ([*path, key], [], {"type": "custom", "msg": text, "sentence": text})
             )
@@ -235,14 +191,11 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
             continue
         deepest = max(len(path) for path, _, _ in members)
         if deepest == len(prefix):
-            reasons = sorted({_reason(item) for _, _, item in members})
+            # Every branch failed at this very value: one sentence naming each form it could have had.
+            wanted = sorted({pydantic_expected(item) for _, _, item in members})
             pointer = "".join("/" + escape_pointer_part(p) for p in prefix)
-            problems.append(
-                ValidationProblem(
-                    pointer,
-                    "matches none of the allowed forms: " + "; or ".join(reasons),
-                )
-            )
+            value = members[0][2].get("input")
+            problems.append(ValidationProblem(pointer, expected(either(wanted), value)))
             continue
         chosen = next(
             branches[level][1] for path, branches, _ in members if len(path) == deepest
@@ -254,7 +207,7 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
 
 
 def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
-    sentence = str(item["sentence"]) if "sentence" in item else _sentence(item)
+    sentence = str(item["sentence"]) if "sentence" in item else pydantic_sentence(item)
     return ValidationProblem(_json_pointer(path), sentence)
 
 

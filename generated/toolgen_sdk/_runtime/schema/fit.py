@@ -1,8 +1,10 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """Schema rewrites a provider needs before it accepts a tool: OpenAI strict mode and Gemini's OpenAPI subset.
 
-Each rewrite returns the new schema and one sentence per change, or raises Unfit naming the place that cannot
-be expressed. The inputs are never modified.
+Each rewrite returns the new schema and one Rewrite record per rewrite (where, the lint rule it answers, what was done),
+or raises Unfit naming the place that cannot be expressed and its rule. Export prints the changes as notes and
+`toolgen lint` reports them as warnings, so the two never disagree on what a rewrite fixes. The inputs are never
+modified.
 
 Sources: OpenAI Structured Outputs, "Supported schemas" (every object `additionalProperties: false`, every
 property listed in `required`, optional fields as a union with null; `allOf`, `not`, `if`/`then`/`else`,
@@ -16,7 +18,7 @@ min/maxProperties, min/maxLength, pattern, example, anyOf, propertyOrdering, def
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 STRICT_UNSUPPORTED = (
     "allOf",
@@ -61,12 +63,27 @@ _ANNOTATIONS = frozenset(
 
 
 class Unfit(ValueError):
-    """The schema uses something the provider's format cannot express; `pointer` says where."""
+    """The schema uses something the provider's format cannot express; `pointer` says where, `rule` which lint
+    rule it breaks."""
 
-    def __init__(self, pointer: str, reason: str) -> None:
+    def __init__(self, pointer: str, reason: str, rule: str = "") -> None:
         super().__init__(f"{pointer or '/'}: {reason}")
         self.pointer = pointer
         self.reason = reason
+        self.rule = rule
+
+
+class Rewrite(NamedTuple):
+    """One rewrite: the JSON pointer of the subschema, the lint rule it answers, what was done, and the keyword
+    it is about when there is one."""
+
+    pointer: str
+    rule: str
+    text: str
+    keyword: str = ""
+
+    def note(self, tool: str) -> str:
+        return f"{tool}: {self.pointer or '/'}: {self.text}"
 
 
 def _escape(token: str) -> str:
@@ -127,93 +144,117 @@ def _nullable(schema: Any) -> Any:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+_STRICT_KEYWORD = "openai-strict-keyword"
+_STRICT_OPEN = "openai-strict-additional-properties"
+
+
 def strict_schema(
     schema: Mapping[str, Any], tool: str = ""
 ) -> tuple[dict[str, Any], list[str]]:
     """`schema` rewritten for OpenAI strict mode, with what changed; raises Unfit where strict mode cannot follow."""
-    notes: list[str] = []
-    result = _strict(schema, "", notes, tool)
-    return result, notes
+    result, changes = strict_rewrites(schema)
+    return result, [change.note(tool) for change in changes]
 
 
-def _strict(node: Any, pointer: str, notes: list[str], tool: str) -> Any:
+def strict_rewrites(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[Rewrite]]:
+    """`schema` rewritten for OpenAI strict mode and each rewrite; raises Unfit where strict mode cannot follow."""
+    changes: list[Rewrite] = []
+    return _strict(schema, "", changes), changes
+
+
+def _strict(node: Any, pointer: str, notes: list[Rewrite]) -> Any:
     if not isinstance(node, Mapping):
         raise Unfit(
-            pointer, "a schema of true/false cannot be expressed in strict mode"
+            pointer,
+            "a schema of true/false cannot be expressed in strict mode",
+            _STRICT_KEYWORD,
         )
     for keyword in STRICT_UNSUPPORTED:
         if keyword in node:
             raise Unfit(
-                f"{pointer}/{keyword}", f"strict mode does not support {keyword!r}"
+                f"{pointer}/{keyword}",
+                f"strict mode does not support {keyword!r}",
+                _STRICT_KEYWORD,
             )
     result = dict(node)
     if "oneOf" in result:
-        notes.append(
-            f"{tool}: {pointer or '/'}: oneOf sent as anyOf (strict mode supports only anyOf)"
-        )
+        text = "oneOf sent as anyOf (strict mode supports only anyOf)"
+        notes.append(Rewrite(pointer, _STRICT_KEYWORD, text, "oneOf"))
         result["anyOf"] = result.pop("oneOf")
     for key in ("anyOf", "prefixItems"):
         if isinstance(result.get(key), list):
             result[key] = [
-                _strict(sub, f"{pointer}/{key}/{i}", notes, tool)
+                _strict(sub, f"{pointer}/{key}/{i}", notes)
                 for i, sub in enumerate(result[key])
             ]
     for key in ("$defs", "definitions"):
         if isinstance(result.get(key), Mapping):
             result[key] = {
-                name: _strict(sub, f"{pointer}/{key}/{_escape(name)}", notes, tool)
+                name: _strict(sub, f"{pointer}/{key}/{_escape(name)}", notes)
                 for name, sub in result[key].items()
             }
     if isinstance(result.get("items"), Mapping):
-        result["items"] = _strict(result["items"], f"{pointer}/items", notes, tool)
+        result["items"] = _strict(result["items"], f"{pointer}/items", notes)
     if _is_object(result):
-        _strict_object(result, pointer, notes, tool)
+        _strict_object(result, pointer, notes)
     return result
 
 
-def _strict_object(
-    result: dict[str, Any], pointer: str, notes: list[str], tool: str
-) -> None:
+def _strict_object(result: dict[str, Any], pointer: str, notes: list[Rewrite]) -> None:
     if "additionalProperties" in result and result["additionalProperties"] is not False:
         raise Unfit(
             pointer,
             "a free-form object (additionalProperties other than false) cannot be strict",
+            _STRICT_OPEN,
         )
     if "additionalProperties" not in result:
         if pointer and "properties" not in result:
             # An object with no properties listed is a free-form map: closing it would leave the model no way
             # to send what the tool accepts.
             raise Unfit(
-                pointer, "a free-form object (no properties listed) cannot be strict"
+                pointer,
+                "a free-form object (no properties listed) cannot be strict",
+                _STRICT_OPEN,
             )
-        notes.append(f"{tool}: {pointer or '/'}: additionalProperties: false added")
+        notes.append(
+            Rewrite(pointer, _STRICT_OPEN, "additionalProperties: false added")
+        )
         result["additionalProperties"] = False
     properties = result.get("properties") or {}
     required = [key for key in result.get("required") or () if key in properties]
     optional = [key for key in properties if key not in required]
     rewritten = {
-        key: _strict(sub, f"{pointer}/properties/{_escape(key)}", notes, tool)
+        key: _strict(sub, f"{pointer}/properties/{_escape(key)}", notes)
         for key, sub in properties.items()
     }
     for key in optional:
         rewritten[key] = _nullable(rewritten[key])
     if optional:
         listed = ", ".join(optional)
-        notes.append(
-            f"{tool}: {pointer or '/'}: optional {listed} made required and nullable (null means absent)"
-        )
+        text = f"optional {listed} made required and nullable (null means absent)"
+        notes.append(Rewrite(pointer, "openai-strict-required", text))
     result["properties"] = rewritten
     result["required"] = list(properties)
+
+
+_GEMINI_REF = "gemini-ref"
+_GEMINI_TYPE = "gemini-type"
+_GEMINI_COMPOSITION = "gemini-composition"
 
 
 def gemini_schema(
     schema: Mapping[str, Any], tool: str = ""
 ) -> tuple[dict[str, Any], list[str]]:
     """`schema` rewritten into Gemini's OpenAPI `parameters` subset, with what changed; raises Unfit on recursion."""
-    notes: list[str] = []
+    result, changes = gemini_rewrites(schema)
+    return result, [change.note(tool) for change in changes]
+
+
+def gemini_rewrites(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[Rewrite]]:
+    """`schema` rewritten into Gemini's `parameters` subset and each rewrite; raises Unfit where it cannot be."""
+    changes: list[Rewrite] = []
     defs = {**(schema.get("definitions") or {}), **(schema.get("$defs") or {})}
-    result = _gemini(schema, "", notes, tool, defs, ())
-    return result, notes
+    return _gemini(schema, "", changes, defs, ()), changes
 
 
 def _resolve(ref: Any, pointer: str, defs: Mapping[str, Any]) -> tuple[str, Any]:
@@ -223,74 +264,67 @@ def _resolve(ref: Any, pointer: str, defs: Mapping[str, Any]) -> tuple[str, Any]
             if ref.startswith(prefix) and name in defs:
                 return name, defs[name]
     raise Unfit(
-        f"{pointer}/$ref", f"$ref {ref!r} does not point into this schema's $defs"
+        f"{pointer}/$ref",
+        f"$ref {ref!r} does not point into this schema's $defs",
+        _GEMINI_REF,
     )
 
 
 def _gemini(
     node: Any,
     pointer: str,
-    notes: list[str],
-    tool: str,
+    notes: list[Rewrite],
     defs: Mapping[str, Any],
     seen: tuple[str, ...],
 ) -> dict[str, Any]:
-    where = pointer or "/"
     if not isinstance(node, Mapping):
         if node is True:
             return {}
-        raise Unfit(pointer, "a schema of false cannot be expressed in Gemini's subset")
+        reason = "a schema of false cannot be expressed in Gemini's subset"
+        raise Unfit(pointer, reason, _GEMINI_TYPE)
     if "$ref" in node:
         name, target = _resolve(node["$ref"], pointer, defs)
         if name in seen:
-            raise Unfit(
-                f"{pointer}/$ref", f"recursive $ref {node['$ref']!r} cannot be inlined"
-            )
-        notes.append(f"{tool}: {where}: $ref {node['$ref']} inlined")
+            reason = f"recursive $ref {node['$ref']!r} cannot be inlined"
+            raise Unfit(f"{pointer}/$ref", reason, _GEMINI_REF)
+        text = f"$ref {node['$ref']} inlined"
+        notes.append(Rewrite(pointer, _GEMINI_REF, text, "$ref"))
         siblings = {k: v for k, v in node.items() if k != "$ref"}
         merged = {**target, **siblings} if isinstance(target, Mapping) else target
-        return _gemini(merged, pointer, notes, tool, defs, (*seen, name))
+        return _gemini(merged, pointer, notes, defs, (*seen, name))
     result: dict[str, Any] = {}
     dropped: list[str] = []
     for key, value in node.items():
         if key in ("$defs", "definitions"):
             continue  # inlined where used
         if key == "allOf" and isinstance(value, list) and len(value) == 1:
-            result.update(
-                _gemini(value[0], f"{pointer}/allOf/0", notes, tool, defs, seen)
-            )
-            notes.append(f"{tool}: {where}: single-entry allOf merged into its parent")
+            result.update(_gemini(value[0], f"{pointer}/allOf/0", notes, defs, seen))
+            text = "single-entry allOf merged into its parent"
+            notes.append(Rewrite(pointer, _GEMINI_COMPOSITION, text, "allOf"))
         elif key == "allOf":
             raise Unfit(
                 f"{pointer}/allOf",
                 "allOf with several schemas cannot be expressed in Gemini's subset",
+                _GEMINI_COMPOSITION,
             )
         elif key in ("anyOf", "oneOf") and isinstance(value, list):
             if key == "oneOf":
-                notes.append(
-                    f"{tool}: {where}: oneOf sent as anyOf (Gemini's subset has only anyOf)"
-                )
+                text = "oneOf sent as anyOf (Gemini's subset has only anyOf)"
+                notes.append(Rewrite(pointer, _GEMINI_COMPOSITION, text, "oneOf"))
             branches = [
-                _gemini(sub, f"{pointer}/{key}/{i}", notes, tool, defs, seen)
+                _gemini(sub, f"{pointer}/{key}/{i}", notes, defs, seen)
                 for i, sub in enumerate(value)
             ]
             result["anyOf"] = [*result.get("anyOf", []), *branches]
         elif key == "properties" and isinstance(value, Mapping):
             result["properties"] = {
                 name: _gemini(
-                    sub,
-                    f"{pointer}/properties/{_escape(name)}",
-                    notes,
-                    tool,
-                    defs,
-                    seen,
+                    sub, f"{pointer}/properties/{_escape(name)}", notes, defs, seen
                 )
                 for name, sub in value.items()
             }
         elif key == "items" and isinstance(value, Mapping):
-            result["items"] = _gemini(
-                value, f"{pointer}/items", notes, tool, defs, seen
-            )
+            result["items"] = _gemini(value, f"{pointer}/items", notes, defs, seen)
         elif key in GEMINI_KEYWORDS and key not in (
             "type",
             "enum",
@@ -301,21 +335,16 @@ def _gemini(
             result[key] = value
         elif key not in ("type", "enum", "const"):
             dropped.append(key)
-    _gemini_type(node, result, where, notes, tool)
+    _gemini_type(node, result, pointer, notes)
     dropped = [key for key in dropped if key not in _ANNOTATIONS]
     if dropped:
-        notes.append(
-            f"{tool}: {where}: dropped {', '.join(dropped)} (not in Gemini's subset; checked on dispatch)"
-        )
+        text = f"dropped {', '.join(dropped)} (not in Gemini's subset; checked on dispatch)"
+        notes.append(Rewrite(pointer, "gemini-keyword", text, dropped[0]))
     return result
 
 
 def _gemini_type(
-    node: Mapping[str, Any],
-    result: dict[str, Any],
-    where: str,
-    notes: list[str],
-    tool: str,
+    node: Mapping[str, Any], result: dict[str, Any], pointer: str, notes: list[Rewrite]
 ) -> None:
     """`type` as one upper-case name plus `nullable`; enum and const as string enums where Gemini allows them."""
     kind = node.get("type")
@@ -330,7 +359,8 @@ def _gemini_type(
         kinds.remove("null")
         result["nullable"] = True
         if isinstance(kind, list):
-            notes.append(f"{tool}: {where}: type {kind} sent as nullable")
+            text = f"type {kind} sent as nullable"
+            notes.append(Rewrite(pointer, _GEMINI_TYPE, text, "type"))
     if len(kinds) == 1 and kinds[0] in GEMINI_TYPES:
         result["type"] = kinds[0].upper()
     elif len(kinds) > 1:
@@ -338,18 +368,20 @@ def _gemini_type(
             *result.get("anyOf", []),
             *({"type": k.upper()} for k in kinds if k in GEMINI_TYPES),
         ]
-        notes.append(f"{tool}: {where}: type {kind} sent as anyOf")
+        text = f"type {kind} sent as anyOf"
+        notes.append(Rewrite(pointer, _GEMINI_TYPE, text, "type"))
     values = [node["const"]] if "const" in node else node.get("enum")
     if isinstance(values, list):
         if all(isinstance(v, str) for v in values):
             result["enum"] = list(values)
             result.setdefault("type", "STRING")
             if "const" in node:
-                notes.append(f"{tool}: {where}: const sent as a one-value enum")
+                text = "const sent as a one-value enum"
+                notes.append(Rewrite(pointer, _GEMINI_TYPE, text, "const"))
         else:
-            notes.append(
-                f"{tool}: {where}: non-string enum/const dropped (Gemini enums are strings; checked on dispatch)"
-            )
+            text = "non-string enum/const dropped (Gemini enums are strings; checked on dispatch)"
+            keyword = "const" if "const" in node else "enum"
+            notes.append(Rewrite(pointer, _GEMINI_TYPE, text, keyword))
 
 
 def drop_strict_nulls(data: Any, schema: Any, root: Any = None) -> Any:

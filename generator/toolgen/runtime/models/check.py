@@ -9,6 +9,7 @@ from typing import Any
 import pydantic
 
 from ..schema.keywords import map_subschemas
+from ..schema.sentences import schema_error_sentences
 from .jsontext import parse_json
 from .problems import (
     ToolgenValidationError,
@@ -117,45 +118,21 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
         if isinstance(validator.schema, dict)
         else None
     )
-    problems = [
-        ValidationProblem(_pointer(error.absolute_path), _schema_sentence(error))
-        for error in errors
+    # One problem per place and sentence: `required` reports each missing name once, whichever error saw it.
+    found: dict[tuple[str, str], ValidationProblem] = {}
+    for found_error in errors:
+        for below, sentence in schema_error_sentences(found_error, originals):
+            pointer = _pointer((*found_error.absolute_path, *below))
+            found.setdefault((pointer, sentence), ValidationProblem(pointer, sentence))
+    # jsonschema's own sentences quote the whole value; a huge one must not become a huge message.
+    return [
+        ValidationProblem(p.pointer, bounded_sentence(p.message))
+        for p in found.values()
     ]
-    if originals:
-        problems = [
-            ValidationProblem(p.pointer, _with_originals(p.message, originals))
-            for p in problems
-        ]
-    # jsonschema's sentences quote the whole value; a huge one must not become a huge message.
-    return [ValidationProblem(p.pointer, bounded_sentence(p.message)) for p in problems]
-
-
-def _with_originals(message: str, originals: Mapping[str, str]) -> str:
-    """`message` quoting each translated pattern as it was written (`\\p{Letter}`, not its ranges)."""
-    for python, ecma in originals.items():
-        message = message.replace(repr(python), repr(ecma))
-    return message
 
 
 def _pointer(path: Iterable[Any]) -> str:
     return "".join("/" + escape_pointer_part(part) for part in path)
-
-
-def _schema_sentence(error: Any) -> str:
-    keyword = error.validator
-    if keyword == "oneOf" and not error.context:
-        return "matches more than one of the allowed shapes (oneOf wants exactly one)"
-    if keyword in ("oneOf", "anyOf"):
-        return "matches none of the allowed shapes"
-    if keyword == "not":
-        return (
-            "is not allowed here"
-            if error.validator_value == {}
-            else "matches a shape that is not allowed here"
-        )
-    if keyword == "uniqueItems":
-        return "has items that are not unique"
-    return str(error.message)
 
 
 def check(

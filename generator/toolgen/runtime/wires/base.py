@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NoReturn
 
+from ..schema.sentences import expected as sentence
+
 FINISH_REASONS = ("stop", "tool_calls", "length", "content_filter", "error")
 
 
@@ -103,26 +105,29 @@ def stable_call_id(scope: str, index: int, name: str, arguments: str) -> str:
 _ABSENT: Any = object()
 
 
-def fail(pointer: str, expected: str) -> NoReturn:
-    """Reject malformed input: a JSON pointer to the bad value and what was expected there."""
-    raise ValueError(f"{pointer or '/'}: expected {expected}")
+def fail(pointer: str, expected: str, got: Any = _ABSENT) -> NoReturn:
+    """Reject malformed input: a JSON pointer to the bad value, what was expected there and, when known, what
+    was there instead (the sentence shape of every validation problem)."""
+    if got is _ABSENT:
+        raise ValueError(f"{pointer or '/'}: expected {expected}")
+    raise ValueError(f"{pointer or '/'}: {sentence(expected, got)}")
 
 
 def as_dict(value: Any, pointer: str, expected: str = "an object") -> dict[str, Any]:
     if not isinstance(value, dict):
-        fail(pointer, expected)
+        fail(pointer, expected, value)
     return value
 
 
 def as_list(value: Any, pointer: str, expected: str = "an array") -> list[Any]:
     if not isinstance(value, list):
-        fail(pointer, expected)
+        fail(pointer, expected, value)
     return value
 
 
 def as_str(value: Any, pointer: str, expected: str = "a string") -> str:
     if not isinstance(value, str):
-        fail(pointer, expected)
+        fail(pointer, expected, value)
     return value
 
 

@@ -10,13 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .table import MCP, target_names, wire
+
+if TYPE_CHECKING:
+    from ..schema.fit import Rewrite
 
 # Every name `export_tools` takes: the wires of the table (and their aliases) and MCP.
 FORMATS = target_names()
 GeminiSchema = Literal["json", "openapi"]
+# The schema subsets export rewrites input schemas into: OpenAI strict mode, Gemini's `parameters`.
+FitTarget = Literal["strict", "gemini"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,21 @@ def _object_schema(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
     return dict(schema)
 
 
+def fit_input_schema(
+    tool: Mapping[str, Any], target: FitTarget
+) -> tuple[dict[str, Any], list[Rewrite]]:
+    """The tool's input schema as export sends it in OpenAI strict mode or Gemini's `parameters`, and each rewrite.
+
+    Raises Unfit where that subset cannot express the schema: export then sends the tool with strict: false, or
+    as parametersJsonSchema. `toolgen lint` reports these same rewrites (warnings) and refusals (errors).
+    """
+    # Imported here: only strict mode and Gemini's subset need the rewrites, and the SDK's import time counts.
+    from ..schema.fit import gemini_rewrites, strict_rewrites
+
+    schema = _object_schema(tool, [])
+    return (strict_rewrites if target == "strict" else gemini_rewrites)(schema)
+
+
 def _named(tool: Mapping[str, Any]) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": tool["name"]}
     if tool.get("description"):
@@ -71,17 +91,16 @@ def _openai_parameters(
     schema = _object_schema(tool, notes)
     if not (force_strict or tool.get("strict") is True):
         return schema, False
-    # Imported here: only strict mode and Gemini's subset need the rewrites, and the SDK's import time counts.
-    from ..schema.fit import Unfit, strict_schema
+    from ..schema.fit import Unfit
 
     try:
-        rewritten, changes = strict_schema(schema, str(tool["name"]))
+        rewritten, changes = fit_input_schema(tool, "strict")
     except Unfit as unfit:
         notes.append(
             f"{tool['name']}: sent with strict: false; strict mode cannot express {unfit}"
         )
         return schema, False
-    notes.extend(changes)
+    notes.extend(change.note(str(tool["name"])) for change in changes)
     return rewritten, True
 
 
@@ -153,16 +172,16 @@ def _gemini_declaration(
     declaration = _named(tool)
     schema = _object_schema(tool, notes)
     if schema_field == "openapi":
-        from ..schema.fit import Unfit, gemini_schema
+        from ..schema.fit import Unfit
 
         try:
-            parameters, changes = gemini_schema(schema, str(tool["name"]))
+            parameters, changes = fit_input_schema(tool, "gemini")
         except Unfit as unfit:
             notes.append(
                 f"{tool['name']}: sent as parametersJsonSchema; Gemini's OpenAPI subset cannot express {unfit}"
             )
         else:
-            notes.extend(changes)
+            notes.extend(change.note(str(tool["name"])) for change in changes)
             # "For function with no parameters, this can be left unset"; an OBJECT without properties is refused.
             if parameters.get("properties"):
                 declaration["parameters"] = parameters

@@ -1,0 +1,91 @@
+"""The payload verbs of the library (decode, encode, convert, conformance): recorded provider bodies, no project."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from toolgen.config import display_path
+from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.errors import InvalidInputError
+from toolgen.payloads import (
+    ConformanceRow,
+    Payload,
+    PayloadError,
+    check_file,
+    decode_payload,
+    payload_files,
+    read_payload,
+)
+from toolgen.payloads import convert as convert_payload
+from toolgen.payloads import encode as encode_canonical
+
+__all__ = ["conformance", "convert", "decode", "encode"]
+
+
+def _payload(path: str | Path, kind: str | None, root: str | Path) -> tuple[Payload, str]:
+    """A recorded payload file (`-` for stdin) and how findings name it: relative to `root`."""
+    stdin = str(path) == "-"
+    display = "<stdin>" if stdin else display_path(Path(root), Path(path))
+    try:
+        raw = sys.stdin.buffer.read() if stdin else Path(path).read_bytes()
+    except OSError as error:
+        message = f"cannot read: {error.strerror}"
+        raise InvalidInputError([Diagnostic(display, 1, 1, Severity.ERROR, "payload-unreadable", message)]) from None
+    try:
+        return read_payload(raw, "" if stdin else Path(path).suffix, kind), display
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:
+    diagnostic = Diagnostic(
+        display, error.line, error.col, Severity.ERROR, "payload-invalid", str(error), error.pointer
+    )
+    return InvalidInputError([diagnostic])
+
+
+def decode(
+    path: str | Path, *, wire: str | None = None, kind: str | None = None, root: str | Path = "."
+) -> dict[str, Any]:
+    """A recorded request, response or stream file as canonical JSON (see payloads.py); wire and kind detected."""
+    payload, display = _payload(path, kind, root)
+    try:
+        return decode_payload(payload, wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def encode(path: str | Path, *, wire: str, root: str | Path = ".") -> Any:
+    """Canonical JSON (decode's output, or a list of messages) as a `wire` body."""
+    payload, display = _payload(path, "request", root)
+    try:
+        return encode_canonical(payload.data, wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def convert(
+    path: str | Path, *, to_wire: str, from_wire: str | None = None, kind: str | None = None, root: str | Path = "."
+) -> Any:
+    """A recorded payload in another wire format; a stream becomes that wire's whole response."""
+    payload, display = _payload(path, kind, root)
+    try:
+        return convert_payload(payload, to_wire, from_wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def conformance(folders: Iterable[str | Path], *, root: str | Path = ".") -> list[ConformanceRow]:
+    """Every payload file under the folders decoded and round-tripped, one row each, in path order."""
+    rows: list[ConformanceRow] = []
+    for folder in folders:
+        base = Path(folder)
+        if not base.is_dir():
+            raise InvalidInputError(
+                [Diagnostic(str(folder), 1, 1, Severity.ERROR, "payload-unreadable", "not a folder")]
+            )
+        rows.extend(check_file(path, display_path(Path(root), path)) for path in payload_files(base))
+    return rows
