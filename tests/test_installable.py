@@ -212,7 +212,8 @@ def test_a_kill_at_any_write_step_leaves_package_and_pyproject_old_or_new(
 
     def commit(package_dir: Path, files: dict[str, str], beside: dict[str, str]) -> None:
         manifest = render_manifest(files, {}, beside=beside)
-        write.write_package(package_dir, files, MANIFEST_NAME, manifest, (), beside)
+        work = package_dir.parent.parent / "work"  # outside the output folder, as a build's is
+        write.write_package(package_dir, files, MANIFEST_NAME, manifest, (), work, None, beside)
 
     def state(package_dir: Path) -> tuple[dict[str, str], str]:
         files = {p.name: p.read_text(encoding="utf-8") for p in package_dir.iterdir() if p.name != MANIFEST_NAME}
@@ -234,7 +235,7 @@ def test_a_kill_at_any_write_step_leaves_package_and_pyproject_old_or_new(
         with pytest.raises(Killed):
             commit(package_dir, new_files, new_beside)
         monkeypatch.undo()
-        write.recover(package_dir)
+        write.recover(package_dir, package_dir.parent.parent / "work")
         assert state(package_dir) in ((old_files, "# old\n"), (new_files, "# new\n")), step
 
 

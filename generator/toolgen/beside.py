@@ -16,10 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgen.config import Config, display_path
+from toolgen.config import INSTALLABLE, PYPROJECT, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.manifest import read_manifest, text_digest
-from toolgen.targets.installable import INSTALLABLE, PYPROJECT
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 CONFIG_NAME = "toolgen.yaml"
 USER_DIR = "ext"  # inside the package: the user's own modules, which build never writes or deletes
+# `package_layout: installable` also writes this file in the output folder, beside the package.
+INSTALLABLE = "installable"
+PYPROJECT = "pyproject.toml"
 CACHE_DIR = ".toolgen-cache"  # in the project: toolgen's own scratch space (the build cache, its lock)
 _PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

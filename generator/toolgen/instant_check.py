@@ -21,7 +21,7 @@ from typing import Any
 from toolgen.beside import on_disk as beside_on_disk
 from toolgen.beside import recorded_beside
 from toolgen.building import work_dir
-from toolgen.config import CACHE_DIR, Config, display_path, load_config, own_files
+from toolgen.config import CACHE_DIR, INSTALLABLE, PYPROJECT, Config, display_path, load_config, own_files
 from toolgen.diagnostics import Diagnostic
 from toolgen.drift import CheckResult, on_disk
 from toolgen.errors import ToolgenError
@@ -36,7 +36,6 @@ from toolgen.manifest import (
     running_makers,
     source_digest,
 )
-from toolgen.targets.installable import INSTALLABLE, PYPROJECT
 from toolgen.write import leftovers
 
 # A warning that depends on folders, not on the files the manifest hashes (input-unmatched: whether a

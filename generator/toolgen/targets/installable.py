@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 
-from toolgen.config import Config
+from toolgen.config import INSTALLABLE, PYPROJECT, Config
 from toolgen.ir import Project
 from toolgen.manifest import MANIFEST_NAME
 
-PYPROJECT = "pyproject.toml"
-INSTALLABLE = "installable"
 # The ranges the generated code is written and tested against (toolgen's own requirements of them).
 PYDANTIC = "pydantic>=2.11,<3"
 JSONSCHEMA = "jsonschema>=4.21"
