@@ -115,7 +115,7 @@ def test_sigkill_at_50_random_moments_leaves_the_old_or_the_new_package(tmp_path
     rendered: dict[int, Path] = {}
     for version in (1, 2):
         (root / "schemas" / "tools.json").write_text(json.dumps(_tools(version)), encoding="utf-8")
-        files, _, _ = toolgen.api._render_all(config)
+        files, _, _, _ = toolgen.api._render_all(config)
         rendered[version] = tmp_path / f"rendered-{version}.json"
         rendered[version].write_text(json.dumps(files), encoding="utf-8")
 

@@ -62,7 +62,15 @@ def test_the_job_as_written_passes_on_a_fresh_project(tmp_path: Path) -> None:
     # toolgen's dependencies are taken from this environment (a .pth file) instead of downloaded again; toolgen
     # itself is built from the clone and installed into the venv, which comes first on its path.
     purelib = Path(sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)}))
-    (purelib / "toolgen_test_parent.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    # Everything but toolgen itself: where this environment has toolgen installed (not editable), pip would
+    # find it there and install nothing.
+    borrowed = tmp_path / "borrowed"
+    borrowed.mkdir()
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not entry.name.lower().startswith(("toolgen", "__editable__")):
+            (borrowed / entry.name).symlink_to(entry)
+    (borrowed / "bin").symlink_to(sysconfig.get_paths()["scripts"])  # where ruff's wrapper looks for its binary
+    (purelib / "toolgen_test_parent.pth").write_text(f"{borrowed}\n", encoding="utf-8")
     env = {
         **os.environ,
         "PATH": os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")]),
