@@ -39,6 +39,7 @@ WRITER = """\
 import json, sys, time
 from pathlib import Path
 import toolgen.write as write
+from toolgen.beside import plan_beside
 from toolgen.building import build_lock, commit_build, environment_errors, recover_package
 from toolgen.config import load_config
 from toolgen.manifest import MANIFEST_NAME
@@ -49,7 +50,7 @@ config = load_config(root)
 manifest = rendered.pop(MANIFEST_NAME)
 with environment_errors(root), build_lock(root):
     recover_package(config, config.package_dir)
-    commit_build(config, rendered, manifest, None)
+    commit_build(config, rendered, manifest, None, plan_beside(config, {}))
 print(time.monotonic(), "done", flush=True)
 """
 
