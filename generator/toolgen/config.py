@@ -14,8 +14,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
 from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.digests import text_digest
 from toolgen.errors import ConfigNotFoundError, InvalidInputError
-from toolgen.manifest import text_digest
 from toolgen.runtime import WIRES, canonical_name
 
 if TYPE_CHECKING:

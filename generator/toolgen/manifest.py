@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.digests import digest as digest
+from toolgen.digests import text_digest as text_digest  # re-exported: the manifest is where callers look
 from toolgen.versions import installed_versions
 
 if TYPE_CHECKING:
@@ -30,15 +32,6 @@ SHAPING = ("jinja2", "jsonschema", "jsonschema-specifications", "pyyaml", "refer
 MAKER_KEYS = ("shaping", "source", "versions")
 # Files of toolgen's installation that are not its source.
 _NOT_SOURCE = frozenset({"__pycache__"})
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def text_digest(text: str) -> str:
-    """Hash of text with line endings normalized, so a CRLF checkout hashes like an LF one."""
-    return digest(text.replace("\r\n", "\n").encode())
 
 
 def _source_files(root: Path, skip: frozenset[Path]) -> Iterable[tuple[str, Path]]:
