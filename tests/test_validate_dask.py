@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,6 +140,37 @@ def test_a_worker_killed_mid_run_loses_and_repeats_no_finding(client_project: tu
     client.wait_for_workers(2, timeout=60)
     after = client.run(os.getpid)
     assert before[busy[0]] not in after.values()  # the worker really died, and its nanny started another
+
+
+def test_a_worker_killed_holding_finished_blocks_repeats_them(client_project: tuple[Client, Project]) -> None:
+    """A finished block not yet taken is lost with its worker: it is computed again, and the run waits for it on
+    its own client even when another client is the process's default (this test's)."""
+    client, project = client_project
+    project.write("logs/held.jsonl", planted(6000))
+    local, local_tally = local_run(project, ["logs/held.jsonl"])
+    before = client.run(os.getpid)
+    tally = Tally()
+    findings = validate_on_dask(
+        [str(project.root / "logs/held.jsonl")], kind="messages", address=client.scheduler.address, root=project.root, tally=tally,
+        block_bytes=100_000,
+    )  # fmt: skip
+    remote = [next(findings)]  # paused here, the run takes no result: finished blocks stay on their workers
+    holder = None
+    for _ in range(600):
+        held = {
+            address: keys
+            for address, keys in client.has_what().items()
+            if any("toolgen-validate" in str(k) for k in keys)
+        }
+        if held:
+            holder = next(iter(held))
+            break
+        time.sleep(0.05)
+    assert holder is not None, "no worker held a finished block"
+    os.kill(before[holder], signal.SIGKILL)
+    remote.extend(findings)
+    assert remote == local and tally == local_tally
+    client.wait_for_workers(2, timeout=60)
 
 
 def test_fsspec_urls_file_and_memory(client_project: tuple[Client, Project]) -> None:

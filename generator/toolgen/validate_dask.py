@@ -319,11 +319,13 @@ def _findings(
 ) -> Iterator[Diagnostic]:
     from distributed import as_completed
 
+    sequence: dict[Any, int] = {}  # future -> its place in file order
     try:
         window = WINDOW_PER_THREAD * session.threads()
         work = _blocks(targets, block_bytes, storage, session.worker)
-        done = as_completed()  # type: ignore[no-untyped-call]
-        sequence: dict[Any, int] = {}  # future -> its place in file order
+        # The session's own loop: by default as_completed waits on the process's first client, and a future that
+        # is lost and recomputed then wakes two loops at once.
+        done = as_completed(loop=session.client.loop)  # type: ignore[no-untyped-call]
         ready: dict[int, tuple[int, str, BlockResult]] = {}  # the reorder buffer: results waiting for earlier ones
         places: dict[int, tuple[int, str]] = {}
         submitted = emitted = 0
@@ -372,6 +374,10 @@ def _findings(
             ready[place] = (index, display, _result(future, display))
             future.release()
     finally:
+        if sequence:
+            # Blocks still queued would otherwise start on a worker after the plugin they need is gone.
+            with contextlib.suppress(Exception):
+                session.client.cancel(list(sequence))
         session.close()
 
 
