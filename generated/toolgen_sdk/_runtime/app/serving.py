@@ -128,7 +128,9 @@ def serve_main(
     except ModuleNotFoundError as error:
         if error.name != "uvicorn":
             raise
-        sys.stderr.write("serve needs uvicorn: pip install 'toolgen[serve]'\n")
+        sys.stderr.write(
+            "serve needs uvicorn, the `serve` extra: pip install uvicorn\n"
+        )
         return 4
     try:
         runs = DurableRuns(

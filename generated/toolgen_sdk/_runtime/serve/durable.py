@@ -47,7 +47,7 @@ def _dbos() -> Any:
         if error.name != "dbos":
             raise
         raise DurableRunsError(
-            "durable runs need DBOS: pip install 'toolgen[serve]' (or 'dbos')"
+            "durable runs need DBOS, the `durable` extra: pip install dbos"
         ) from None
     return dbos
 

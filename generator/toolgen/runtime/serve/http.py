@@ -56,7 +56,7 @@ def service_app(runs: DurableRuns) -> Any:
         if error.name != "starlette":
             raise
         raise DurableRunsError(
-            "the HTTP service needs Starlette: pip install 'toolgen[serve]'"
+            "the HTTP service needs Starlette, the `serve` extra: pip install starlette"
         ) from None
     store = runs.store
 
