@@ -26,6 +26,13 @@ pytest.importorskip("starlette", reason="the serve extra (starlette) is not inst
 pytest.importorskip("uvicorn", reason="the serve extra (uvicorn) is not installed")
 
 
+def required(kind: str, reason: str) -> None:
+    """Skip for want of a Debian package, except where TOOLGEN_REQUIRE_<KIND> says it must be there (CI)."""
+    if os.environ.get(f"TOOLGEN_REQUIRE_{kind.upper()}"):
+        pytest.fail(f"{reason}, and TOOLGEN_REQUIRE_{kind.upper()} is set", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
