@@ -72,6 +72,11 @@ def test_a_run_awaiting_approval_survives_sigkill_and_finishes_when_approved_aft
         assert kinds["run_started"] == kinds["run_finished"] == kinds["approval_requested"] == 1
         assert kinds["approval_decided"] == kinds["tool_call_started"] == kinds["tool_call_finished"] == 1
         assert kinds["model_call_started"] == 2
+        # The call is on the stream as the model announces it, before it asks for approval.
+        order = [kind for _, kind, _ in events]
+        assert 0 < order.index("tool_call_delta") < order.index("approval_requested")
+        announced = next(data for _, kind, data in events if kind == "tool_call_delta")
+        assert (announced["id"], announced["name"]) == (pending["id"], "run_command")
         # A reconnecting reader gets what came after the last id it saw, nothing twice.
         assert server.events(run_id, ids[-4]) == events[-3:]
     finally:

@@ -23,7 +23,14 @@ from ..loop.options import RunOptions
 from ..loop.policies import Approval
 from ..loop.state import BatchCall, RunState
 from ..models.base import ToolSpec
-from ..streams.events import MessageEnd, ReasoningDelta, StreamError, TextDelta
+from ..streams.events import (
+    MessageEnd,
+    ReasoningDelta,
+    StreamError,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallStart,
+)
 from ..tools.registry import Registry, ToolContext, ToolError, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
 from .store import RunStore, StoredEvent
@@ -173,6 +180,7 @@ class DurableRuns:
         self.store.drop_events_after(run_id, base_seq)
         deltas: list[tuple[str, dict[str, Any]]] = []
         unsent: list[StoredEvent] = []
+        calls: dict[int, tuple[str | None, str | None]] = {}
         sent_at = time.monotonic()
 
         def send() -> None:
@@ -201,6 +209,12 @@ class DurableRuns:
                             else "reasoning_delta"
                         )
                         note(kind, {"text": event.text})
+                    elif isinstance(event, ToolCallStart):
+                        calls[event.index] = (event.id, event.name)
+                        note("tool_call_delta", _fragment(event.index, calls, ""))
+                    elif isinstance(event, ToolCallDelta):
+                        fragment = _fragment(event.index, calls, event.arguments)
+                        note("tool_call_delta", fragment)
                     elif isinstance(event, StreamError):
                         fields = {
                             "message": event.message,
@@ -248,6 +262,13 @@ class DurableRuns:
             "seconds": seconds,
             "result": result,
         }
+
+
+def _fragment(
+    index: int, calls: Mapping[int, tuple[str | None, str | None]], arguments: str
+) -> dict[str, Any]:
+    call_id, name = calls.get(index, (None, None))
+    return {"index": index, "id": call_id, "name": name, "arguments": arguments}
 
 
 def _answer_data(answer: Response | ProviderError | None) -> dict[str, Any] | None:

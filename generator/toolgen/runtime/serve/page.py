@@ -168,6 +168,11 @@ const handlers = {
     }
     current.bubble.textContent += data.text;
   },
+  tool_call_delta(data) {
+    const node = card(data.id || ('announced-' + data.index), data.name || 'tool');
+    if (!node.dataset.status) setStatus(node, 'announced');
+    node.querySelector('.arguments').textContent += data.arguments;
+  },
   approval_requested(data) {
     const node = card(data.id, data.name);
     node.querySelector('.arguments').textContent = pretty(data.arguments);
