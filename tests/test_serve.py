@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
-from serve_helpers import LIST_FILES, Server, awaiting, over, serving
+from serve_helpers import GENERATED, LIST_FILES, Server, awaiting, over, serving
 
 # Bound by --tools: the weather tool records each start and end of its handler in a file, and blocks (until
 # the server is killed) on the call for the place named in block.txt.
@@ -165,3 +168,24 @@ def test_a_denied_call_is_answered_with_the_reason_and_the_run_finishes(tmp_path
         assert "not today" in str(tool["content"]) and tool["is_error"] is True
         # The default database is a SQLite file under the state folder of the directory served from.
         assert (tmp_path / ".toolgen-state" / "toolgen_sdk" / "runs.sqlite").is_file()
+
+
+def test_serve_without_its_extra_says_which_package_is_missing_and_exits_4(tmp_path: Path) -> None:
+    probe = (
+        "import sys; sys.modules['starlette'] = None\n"
+        "from toolgen_sdk._runtime import main\n"
+        "from toolgen_sdk.tools import Tools\n"
+        "raise SystemExit(main(['serve', '--port', '1'], Tools, prog='sdk'))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(GENERATED)}
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 4, result.stderr
+    assert "starlette is not installed" in result.stderr and "`serve` extra" in result.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "toolgen_sdk", "serve", "--database", "mysql://x"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "--database must be a sqlite:/// or postgresql:// URL" in bad.stderr

@@ -22,6 +22,7 @@ from .prompted import PromptedModel
 
 # In the folder the service starts in: the project's state, beside its sources and out of the package.
 STATE_DIR = ".toolgen-state"
+SERVE_EXTRA = ("dbos", "starlette", "uvicorn")
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
@@ -109,6 +110,18 @@ def _registry(
     return registry
 
 
+def _missing_extra() -> str | None:
+    """The first package of the `serve` extra that cannot be imported, if any."""
+    for module in SERVE_EXTRA:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name != module:
+                raise
+            return module
+    return None
+
+
 def serve_main(
     argv: Sequence[str], make_registry: Callable[[], Registry], *, prog: str
 ) -> int:
@@ -123,15 +136,15 @@ def serve_main(
     if not database.startswith(("sqlite:", "postgresql:", "postgres:")):
         parser.error("--database must be a sqlite:/// or postgresql:// URL")
     registry = _registry(options, parser, make_registry, state)
-    try:
-        import uvicorn
-    except ModuleNotFoundError as error:
-        if error.name != "uvicorn":
-            raise
+    missing = _missing_extra()
+    if missing is not None:
         sys.stderr.write(
-            "serve needs uvicorn, the `serve` extra: pip install uvicorn\n"
+            f"serve: {missing} is not installed; the service needs the `serve` extra: "
+            "pip install dbos starlette uvicorn\n"
         )
         return 4
+    import uvicorn
+
     try:
         runs = DurableRuns(
             registry,
