@@ -4,7 +4,8 @@
 Sub-packages by layer, each importing only those below it: schema (JSON Schema helpers), wires (canonical
 requests and responses, one codec per wire, the table of wires), models (pydantic bases, validation and its
 errors), streams (framing, stream states, the aggregator), tools (the registry), clients (model clients),
-loop (the agent loop and its events), app (the package's command line) and demo (the offline example).
+loop (the agent loop and its events), serve (durable runs on DBOS over HTTP, and their page), app (the
+package's command line) and demo (the offline example).
 A name is imported with its module when first read, so importing the package costs nothing by itself.
 """
 
@@ -77,6 +78,8 @@ if TYPE_CHECKING:
         map_subschemas,
     )
     from .schema.sentences import schema_error_sentences
+    from .serve.durable import DurableRuns, DurableRunsError
+    from .serve.http import service_app
     from .streams.aggregator import (
         Aggregator,
         aaggregate,
@@ -254,6 +257,9 @@ _HOMES = MappingProxyType(
         "run_events": ".loop.sync_driver",
         "arun": ".loop.async_driver",
         "arun_events": ".loop.async_driver",
+        "DurableRuns": ".serve.durable",
+        "DurableRunsError": ".serve.durable",
+        "service_app": ".serve.http",
         "schema_error_sentences": ".schema.sentences",
         "SCHEMA_LISTS": ".schema.keywords",
         "SCHEMA_MAPS": ".schema.keywords",
@@ -301,6 +307,8 @@ __all__ = [
     "CancelToken",
     "CanonicalModel",
     "Codec",
+    "DurableRuns",
+    "DurableRunsError",
     "Event",
     "Export",
     "Finish",
@@ -396,6 +404,7 @@ __all__ = [
     "schema_error_sentences",
     "schema_problems",
     "schema_validator",
+    "service_app",
     "sse_comment",
     "sse_encode",
     "sse_lines",

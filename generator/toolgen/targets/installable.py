@@ -12,6 +12,8 @@ from toolgen.manifest import MANIFEST_NAME
 PYDANTIC = "pydantic>=2.11,<3"
 JSONSCHEMA = "jsonschema>=4.21"
 HTTPX = "httpx>=0.27"
+DBOS = "dbos>=2.0"
+SERVE = [DBOS, "starlette>=0.40", "uvicorn>=0.30"]
 
 
 def _toml_list(items: list[str]) -> str:
@@ -34,6 +36,8 @@ def render_pyproject(config: Config, project: Project) -> str:
     checked = any(tool.check_input or tool.check_output for tool in project.tools)
     dependencies = [PYDANTIC, *([JSONSCHEMA] if checked else [])]
     extras = {"http": [HTTPX]}  # HTTPModel, the live model client
+    extras["durable"] = [DBOS]  # durable runs (DBOS workflows), without the HTTP service
+    extras["serve"] = SERVE  # `python -m <package> serve`: durable runs over HTTP
     if not checked:
         extras["jsonschema"] = [JSONSCHEMA]  # tools.add() and remove(): tools defined at run time
     lines = [

@@ -10,6 +10,8 @@ One merged stream per run, every event carrying the conversation id and a sequen
   "arguments"}
 - `tool_call_started` {"id", "name", "arguments"}; `tool_call_finished` {"id", "name", "status", "error_kind",
   "duration_ms", "content"} (status: ok | error | denied | skipped)
+- `tool_call_delta` {"index", "id", "name", "arguments"}: a call as the model announces it, its arguments a
+  fragment at a time (durable runs, whose model calls stream to the service's page, send these)
 - `final_message` {"message", "stop_reason"}
 - `error` {"message", "type", "code", "status", "fatal"}
 """
@@ -33,6 +35,7 @@ EventType = Literal[
     "approval_decided",
     "tool_call_started",
     "tool_call_finished",
+    "tool_call_delta",
     "final_message",
     "error",
     "run_finished",
@@ -47,6 +50,7 @@ EVENT_TYPES: tuple[EventType, ...] = (
     "approval_decided",
     "tool_call_started",
     "tool_call_finished",
+    "tool_call_delta",
     "final_message",
     "error",
     "run_finished",

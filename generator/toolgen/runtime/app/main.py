@@ -182,8 +182,14 @@ def main(
     argv: Sequence[str] | None, make_registry: Callable[[], Registry], *, prog: str
 ) -> int:
     """`python -m <package> "prompt" [options]`: 0 when the run finished, 1 when it stopped otherwise."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["serve"]:
+        # Imported here: only the service needs its module (and the `serve` extra behind it).
+        from .serving import serve_main
+
+        return serve_main(arguments[1:], make_registry, prog=prog)
     parser = _parser(prog)
-    options = parser.parse_args(argv)
+    options = parser.parse_args(arguments)
     registry = _registry(options, parser, make_registry)
     out, err = sys.stdout, sys.stderr
     with tempfile.TemporaryDirectory(prefix="toolgen-workspace-") as scratch:
