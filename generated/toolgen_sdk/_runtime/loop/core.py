@@ -12,13 +12,17 @@ from typing import Any
 import pydantic
 
 from ..models.base import ToolSpec
-from ..observe.telemetry import NO_TELEMETRY, NoTelemetry, open_telemetry
+from ..observe.telemetry import NO_IDS, NO_TELEMETRY, NoTelemetry, open_telemetry
 from ..tools.registry import Registry
 from ..wires.base import ProviderError, Response
 from .events import EventType, RunEvent
 from .options import RunOptions
 from .policies import Hooks
 from .results import CallReport, RunMetrics, RunResult, StopReason
+
+# A run makes an event for every delta of a stream; filling the instance's __dict__ in one call gives the same
+# frozen RunEvent as RunEvent(...) does, which sets each of its seven fields through object.__setattr__.
+_new_event = object.__new__
 
 
 @dataclass
@@ -89,23 +93,39 @@ class RunCore:
     # -- events --
 
     def emit(self, kind: EventType, /, **data: Any) -> None:
-        self.emit_in(self._chat, kind, data)
+        """Queue an event of the run, or of the model call in flight when there is one."""
+        # Written out rather than calling emit_in: this runs for every text delta.
+        self._seq += 1
+        telemetry = self.telemetry
+        ids = telemetry.ids(self._chat) if telemetry.enabled else NO_IDS
+        event = _new_event(RunEvent)
+        vars(event).update(
+            type=kind,
+            conversation_id=self.conversation_id,
+            seq=self._seq,
+            data=data,
+            time=time.time(),
+            trace_id=ids[0],
+            span_id=ids[1],
+        )
+        self.out.append(event)
 
     def emit_in(self, span: Any, kind: EventType, data: dict[str, Any]) -> None:
         """An event of `span`'s (a model or tool call's; None: the run's), carrying its trace and span ids."""
         self._seq += 1
-        trace_id, span_id = self.telemetry.ids(span)
-        self.out.append(
-            RunEvent(
-                kind,
-                self.conversation_id,
-                self._seq,
-                data,
-                time.time(),
-                trace_id,
-                span_id,
-            )
+        telemetry = self.telemetry
+        ids = telemetry.ids(span) if telemetry.enabled else NO_IDS
+        event = _new_event(RunEvent)
+        vars(event).update(
+            type=kind,
+            conversation_id=self.conversation_id,
+            seq=self._seq,
+            data=data,
+            time=time.time(),
+            trace_id=ids[0],
+            span_id=ids[1],
         )
+        self.out.append(event)
 
     def drain(self) -> list[RunEvent]:
         out, self.out = self.out, []

@@ -15,7 +15,12 @@ from typing import Any, TypedDict
 
 from .events import RunEvent
 from .policies import Approver, Budget, CancelToken, Hooks
-from .recovery import StreamRetry, TokenEstimate, estimate_tokens
+from .recovery import (
+    DEFAULT_STREAM_RETRY,
+    StreamRetry,
+    TokenEstimate,
+    estimate_tokens,
+)
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,7 @@ class RunOptions:
     cancel: CancelToken | None = None
     settings: Mapping[str, Any] | None = None
     values: Mapping[str, Any] | None = None
-    stream_retry: StreamRetry | None = StreamRetry()
+    stream_retry: StreamRetry | None = DEFAULT_STREAM_RETRY
     token_estimate: TokenEstimate | None = estimate_tokens
     agent_name: str | None = None
     tracer_provider: Any = None

@@ -66,7 +66,8 @@ class StreamRetry:
         return kind is not None and kind in self.errors and attempt < self.attempts
 
 
-NO_RETRY = StreamRetry(attempts=1)
+# A run's default: one more attempt after a stream that broke off.
+DEFAULT_STREAM_RETRY = StreamRetry()
 
 
 def failure_kind(response: Response | ProviderError | None) -> str | None:

@@ -258,6 +258,9 @@ class RunState(ModelStep):
         if self.result is not None:
             return self.result
         stop = self.stop or "error"
+        self._close_announced(
+            stop
+        )  # calls a stream announced before a cancel: they will not run
         if self._chat is not None:
             # A model call left in flight (a cancel mid-stream): its span ends with the run.
             seconds = time.perf_counter() - self._chat_started

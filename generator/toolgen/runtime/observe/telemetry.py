@@ -16,6 +16,7 @@ provider has been set, a run gets NO_TELEMETRY, whose methods do nothing: tracin
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -427,7 +428,9 @@ def open_telemetry(
 ) -> NoTelemetry:
     """The telemetry of one run: the given providers, else the global ones; NO_TELEMETRY when there is none."""
     try:
-        from opentelemetry import metrics, trace
+        # By name, as clients/http.py imports httpx: the package imports and type-checks without it installed.
+        trace = importlib.import_module("opentelemetry.trace")
+        metrics = importlib.import_module("opentelemetry.metrics")
     except ImportError:
         return NO_TELEMETRY
     tracer_provider = tracer_provider or trace.get_tracer_provider()
