@@ -4,8 +4,9 @@
 Sub-packages by layer, each importing only those below it: schema (JSON Schema helpers), wires (canonical
 requests and responses, one codec per wire, the table of wires), models (pydantic bases, validation and its
 errors), streams (framing, stream states, the aggregator), tools (the registry), clients (model clients),
-loop (the agent loop and its events), serve (durable runs on DBOS over HTTP, and their page), app (the
-package's command line) and demo (the offline example).
+observe (OpenTelemetry spans and metrics, a no-op without it), loop (the agent loop and its events), serve
+(durable runs on DBOS over HTTP, and their page), app (the package's command line) and demo (the offline
+example).
 A name is imported with its module when first read, so importing the package costs nothing by itself.
 """
 
@@ -41,6 +42,12 @@ if TYPE_CHECKING:
         CancelToken,
         Hooks,
         keep_last_turns,
+    )
+    from .loop.recovery import (
+        StreamRetry,
+        estimate_tokens,
+        is_context_overflow,
+        token_counter,
     )
     from .loop.results import CallReport, RunMetrics, RunResult, StopReason, ToolStats
     from .loop.sync_driver import run, run_events
@@ -247,6 +254,10 @@ _HOMES = MappingProxyType(
         "CancelToken": ".loop.policies",
         "Hooks": ".loop.policies",
         "keep_last_turns": ".loop.policies",
+        "StreamRetry": ".loop.recovery",
+        "estimate_tokens": ".loop.recovery",
+        "is_context_overflow": ".loop.recovery",
+        "token_counter": ".loop.recovery",
         "CallReport": ".loop.results",
         "RunMetrics": ".loop.results",
         "RunResult": ".loop.results",
@@ -345,6 +356,7 @@ __all__ = [
     "SigV4",
     "StopReason",
     "StreamError",
+    "StreamRetry",
     "TextDelta",
     "ToolCallDelta",
     "ToolCallEnd",
@@ -382,6 +394,7 @@ __all__ = [
     "encode_error",
     "encode_request",
     "encode_response",
+    "estimate_tokens",
     "example_value",
     "export_tools",
     "fit_input_schema",
@@ -389,6 +402,7 @@ __all__ = [
     "gemini_schema",
     "google_token",
     "has_property_escapes",
+    "is_context_overflow",
     "keep_last_turns",
     "load_bound_tools",
     "main",
@@ -412,6 +426,7 @@ __all__ = [
     "strict_rewrites",
     "strict_schema",
     "target_names",
+    "token_counter",
     "tool_call",
     "unsupported",
     "wire",

@@ -14,6 +14,7 @@ JSONSCHEMA = "jsonschema>=4.21"
 HTTPX = "httpx>=0.27"
 DBOS = "dbos>=2.0"
 SERVE = [DBOS, "starlette>=0.40", "uvicorn>=0.30"]
+OTEL = "opentelemetry-api>=1.27"
 
 
 def _toml_list(items: list[str]) -> str:
@@ -35,7 +36,8 @@ def render_pyproject(config: Config, project: Project) -> str:
     package = project.package
     checked = any(tool.check_input or tool.check_output for tool in project.tools)
     dependencies = [PYDANTIC, *([JSONSCHEMA] if checked else [])]
-    extras = {"http": [HTTPX]}  # HTTPModel, the live model client
+    # HTTPModel, the live model client; OpenTelemetry spans and metrics of runs.
+    extras = {"http": [HTTPX], "otel": [OTEL]}
     extras["durable"] = [DBOS]  # durable runs (DBOS workflows), without the HTTP service
     extras["serve"] = SERVE  # `python -m <package> serve`: durable runs over HTTP
     if not checked:

@@ -209,6 +209,8 @@ def main(
                 max_steps=options.max_steps,
                 approve=_approver(options.yes, err),
                 on_event=_Printer(options, out),
+                # `python -m <package>`: the run's invoke_agent span is named after the package.
+                agent_name=prog.rsplit(" ", 1)[-1],
             )
         finally:
             if isinstance(model, HTTPModel):
