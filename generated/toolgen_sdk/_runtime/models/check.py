@@ -16,7 +16,6 @@ from .problems import (
     ValidationProblem,
     bounded_sentence,
     escape_pointer_part,
-    problems_from,
 )
 
 
@@ -161,11 +160,7 @@ def check(
         return validator.validate_python(value, strict=True)
     except pydantic.ValidationError as error:
         items = error.errors(include_url=False)
-        if any(
-            e["type"] in ("int_type", "literal_error")
-            and _integral_float(e.get("input"))
-            for e in items
-        ):
+        if _has_integral_float(items):
             # JSON Schema counts 1.0 as an integer (models often write 5.0), equal to 1 in an enum too;
             # strict pydantic does not.
             try:
@@ -174,12 +169,22 @@ def check(
                 )
             except pydantic.ValidationError:
                 pass  # the problems of the value as given are the ones to report
-        raise ToolgenValidationError(problems_from(error, value, items)) from None
+        raise ToolgenValidationError.folding(error, value, items) from None
     except (TypeError, ArithmeticError) as error:
         # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
         raise ToolgenValidationError(
             [ValidationProblem("", f"could not be checked: {error}")]
         ) from None
+
+
+def _has_integral_float(items: list[Any]) -> bool:
+    for item in items:
+        if item["type"] in _INTEGER_ERRORS and _integral_float(item.get("input")):
+            return True
+    return False
+
+
+_INTEGER_ERRORS = frozenset({"int_type", "literal_error"})
 
 
 def _integral_float(value: Any) -> bool:
