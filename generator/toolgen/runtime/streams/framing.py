@@ -71,43 +71,101 @@ class SSEDecoder:
     event whose blank line never came is still delivered.
     """
 
-    __slots__ = ("_data", "_event", "_pending", "_skip_lf", "_started", "idle")
+    __slots__ = (
+        "_data",
+        "_event",
+        "_names",
+        "_pending",
+        "_skip_lf",
+        "_started",
+        "event",
+        "idle",
+    )
 
     def __init__(self) -> None:
         # Nothing buffered: no partial line, no event half read. Kept up to date by feed().
         self.idle = True
+        # The event name of the payload simple() returned last (None: the event had no `event:` line).
+        self.event: str | None = None
         self._pending: list[bytes] = []
         self._skip_lf = False
         self._started = False
         self._event: str | None = None
         self._data: list[bytes] = []
+        # Event names as read, decoded once: a stream repeats a handful of them thousands of times.
+        self._names: dict[bytes, str] = {}
 
     def simple(self, chunk: bytes) -> bytes | None:
-        """The payload when a chunk is exactly one `data: ...` line and its blank line (the usual network read).
+        """The payload when a chunk is exactly one event: an optional `event: name` line, one `data: ...` line and
+        the blank line, all ended by LF or all by CRLF (the usual network read). Its name is then in `event`.
 
         None otherwise, and then nothing was consumed: feed the chunk. This skips building frames on the hot path.
         """
-        if (
-            self.idle
-            and chunk.startswith(b"data: ")
-            and chunk.endswith(b"\n\n")
-            and chunk.find(b"\n", 6) == len(chunk) - 2
-            and chunk.find(b"\r", 6) < 0
-        ):
+        if not self.idle:
+            return None
+        # Counting line ends (in C) proves there is no other line: one pass each, no search from every line.
+        if chunk.startswith(b"data: "):
+            if chunk.endswith(b"\n\n"):
+                if chunk.count(b"\n") != 2 or b"\r" in chunk:
+                    return None
+                data = chunk[6:-2]
+            elif (
+                chunk.endswith(b"\r\n\r\n")
+                and chunk.count(b"\n") == 2
+                and chunk.count(b"\r") == 2
+            ):
+                data = chunk[6:-4]
+            else:
+                return None
             self._started = True
-            return chunk[6:-2]
-        return None
+            self.event = None
+            return data
+        if not chunk.startswith(b"event: "):
+            return None
+        if chunk.endswith(b"\n\n"):
+            if chunk.count(b"\n") != 3 or b"\r" in chunk:
+                return None
+            line_end = chunk.find(b"\n", 7)
+            start, cut = line_end + 1, 2
+        elif (
+            chunk.endswith(b"\r\n\r\n")
+            and chunk.count(b"\n") == 3
+            and chunk.count(b"\r") == 3
+        ):
+            line_end = chunk.find(b"\r\n", 7)
+            start, cut = line_end + 2, 4
+        else:
+            return None
+        if not chunk.startswith(b"data: ", start) or start + 6 > len(chunk) - cut:
+            return None
+        self._started = True
+        self.event = self._name(chunk[7:line_end])
+        return chunk[start + 6 : -cut]
+
+    def _name(self, raw: bytes) -> str:
+        name = self._names.get(raw)
+        if name is None:
+            name = raw.decode("utf-8", "replace")
+            if (
+                len(self._names) < 64
+            ):  # a stream of ever new names must not grow the table
+                self._names[raw] = name
+        return name
 
     def feed(self, chunk: bytes) -> list[Frame]:
         data = self.simple(chunk)
         if data is not None:
-            return [_tuple_new(Frame, (None, data, "event"))]
-        if (
-            self._started
-            and not (self._skip_lf or self._data or self._event is not None)
-            and chunk.find(b"\r") < 0
+            return [_tuple_new(Frame, (self.event, data, "event"))]
+        if self._started and not (
+            self._skip_lf or self._data or self._event is not None
         ):
-            return self._feed_lf(chunk)
+            if chunk.find(b"\r") < 0:
+                return self._feed_lf(chunk)
+            if chunk[-1:] != b"\r" and chunk.count(b"\r") == chunk.count(
+                b"\n"
+            ) == chunk.count(b"\r\n"):
+                # CRLF throughout (Gemini's): the same lines with LF ends.
+                return self._feed_lf(chunk.replace(b"\r\n", b"\n"))
         if self._skip_lf:
             # The previous chunk ended in CR; an LF right after it belongs to the same line end.
             self._skip_lf = False
@@ -151,9 +209,22 @@ class SSEDecoder:
             pending.append(rest)
         out: list[Frame] = []
         for block in blocks:
-            if block.startswith(b"data: ") and block.find(b"\n") < 0:
-                out.append(_tuple_new(Frame, (None, block[6:], "event")))
-                continue
+            if block.startswith(b"data: "):
+                if block.find(b"\n") < 0:
+                    out.append(_tuple_new(Frame, (None, block[6:], "event")))
+                    continue
+            elif block.startswith(b"event: "):
+                line_end = block.find(b"\n")
+                if (
+                    line_end > 0
+                    and block.startswith(b"data: ", line_end + 1)
+                    and block.find(b"\n", line_end + 1) < 0
+                ):
+                    name = self._name(block[7:line_end])
+                    out.append(
+                        _tuple_new(Frame, (name, block[line_end + 7 :], "event"))
+                    )
+                    continue
             for line in block.split(b"\n"):
                 self._line(line, out)
             self._dispatch(out)
