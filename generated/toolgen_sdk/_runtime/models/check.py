@@ -145,16 +145,15 @@ def check(
     Raises ToolgenValidationError. With `json_text`, a str or bytes is JSON text to parse first (as tool
     arguments arrive from a model); without it, a str is the value itself (a tool that returns a string).
     """
+    # A dict (most data) is asked about first: every check on this path costs a share of a small message.
     value = (
-        parsed_json(data)
-        if json_text and isinstance(data, (str, bytes, bytearray))
-        else data
+        data
+        if type(data) is dict or not json_text or not isinstance(data, _JSON_TEXT)
+        else parsed_json(data)
     )
     # The core validator directly: model_validate's own checks cost as much as validating a small message.
     validator = (
-        model.validator
-        if isinstance(model, pydantic.TypeAdapter)
-        else model.__pydantic_validator__
+        model.__pydantic_validator__ if isinstance(model, type) else model.validator
     )
     try:
         return validator.validate_python(value, strict=True)
@@ -185,6 +184,7 @@ def _has_integral_float(items: list[Any]) -> bool:
 
 
 _INTEGER_ERRORS = frozenset({"int_type", "literal_error"})
+_JSON_TEXT = (str, bytes, bytearray)
 
 
 def _integral_float(value: Any) -> bool:
