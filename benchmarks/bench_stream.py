@@ -39,28 +39,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from stream_shapes import SHAPES, Shape  # noqa: E402
+from stream_shapes import SHAPES, WORDS, Shape, arguments_of, pieces  # noqa: E402
 
 from toolgen.runtime import MessageEnd, Response, ToolCallDelta, stream_events  # noqa: E402
-
-WORDS = [
-    "the",
-    "quick",
-    "brown",
-    "fox",
-    "jumps",
-    "over",
-    "a",
-    "lazy",
-    "dog",
-    "while",
-    "seven",
-    "wizards",
-    "quietly",
-    "hex",
-    "jolly",
-    "kings",
-]
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None, n: int = 0) -> dict[str, Any]:
@@ -79,11 +60,7 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, n: int = 0) -> dict
 
 def _arguments(call: int, fragments: int) -> list[str]:
     """A JSON object written in `fragments` pieces of a few characters each, like model tokens."""
-    words = [WORDS[(call * 7 + i) % len(WORDS)] for i in range(fragments)]
-    text = json.dumps({"query": " ".join(words[: fragments // 2]), "notes": words[fragments // 2 :], "call": call})
-    size = max(1, len(text) // fragments)
-    pieces = [text[i : i + size] for i in range(0, len(text), size)]
-    return pieces
+    return pieces(json.dumps(arguments_of(call, fragments)), fragments)
 
 
 def synthetic_stream(calls: int = 8, fragments: int = 180, text_chunks: int = 40) -> list[bytes]:
