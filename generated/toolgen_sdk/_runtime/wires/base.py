@@ -155,9 +155,11 @@ def args_object(arguments: str, pointer: str) -> dict[str, Any]:
 
 def export_checked(tools: list[dict[str, Any]], provider: str) -> list[Any]:
     """`export_tools(...).tools`, with a schema export cannot read reported as malformed input."""
-    from .export import export_tools
+    from .export import ToolSet, export_tools
 
     try:
+        if isinstance(tools, ToolSet):
+            return tools.exported(provider)
         return export_tools(tools, provider).tools
     except (TypeError, AttributeError, KeyError) as exc:
         raise ValueError(

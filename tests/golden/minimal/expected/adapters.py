@@ -31,6 +31,7 @@ from minimal_sdk._runtime import (
     ToolCallEnd,
     ToolCallStart,
     ToolgenValidationError,
+    ToolSet,
     Usage,
     ValidationProblem,
     aaggregate,
@@ -67,6 +68,7 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallEnd",
     "ToolCallStart",
+    "ToolSet",
     "Usage",
     "aaggregate",
     "aggregate",
@@ -83,6 +85,8 @@ __all__ = [
 
 # The wire formats this package carries (`wires:` in toolgen.yaml).
 WIRES: tuple[str, ...] = ("openai-chat",)
+# This package's tools, exported once per wire: every request that sends them reuses that export.
+_PACKAGE_TOOLS = ToolSet(spec.definition() for spec in TOOLS.values())
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,8 @@ def encode_request(
     **settings: Any,
 ) -> dict[str, Any]:
     """A request body for `wire`: the messages (models or dicts), every tool of this package unless `tools` says
-    otherwise (canonical definitions), and settings such as max_tokens or temperature.
+    otherwise (canonical definitions; a `ToolSet` of them is exported once per wire, not on every call), and
+    settings such as max_tokens or temperature.
 
     Raises ToolgenValidationError when a message is malformed, a tool result answers no call, or (unless
     `allow_pending`) a call has no result yet.
@@ -153,8 +158,10 @@ def encode_request(
             [ValidationProblem(p.pointer, p.message) for p in problems]
         )
     definitions = (
-        [spec.definition() for spec in TOOLS.values()]
+        _PACKAGE_TOOLS
         if tools is None
+        else tools
+        if isinstance(tools, ToolSet)
         else [dict(t) for t in tools]
     )
     extras = {"settings": dict(settings)} if settings else {}
