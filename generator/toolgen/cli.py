@@ -328,8 +328,10 @@ def validate(
 ) -> None:
     """Check payload files (JSON, JSON Lines, `-` for stdin) with the generated SDK; exit 1 on invalid records.
 
-    Every tool call's arguments are checked against its tool's input schema too. Exit 3 when a file cannot be
-    read or a record is not JSON.
+    Every tool call's arguments are checked against its tool's input schema too; `--as messages` also pairs
+    every tool result with a call and every call with a result. As <wire>.response, a recorded stream (.sse,
+    .ndjson, .eventstream, a .jsonl of stream chunks, Gemini's JSON array) is one record: the message it
+    aggregates to. Exit 3 when a file cannot be read or a record is not JSON.
     """
     if dask_address is not None and workers is not None:
         raise click.UsageError("--workers is for local runs; with --dask the cluster's workers do the work")

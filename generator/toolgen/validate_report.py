@@ -6,6 +6,7 @@ large JSON Lines file is cut into blocks checked on every core, a bounded number
 
 from __future__ import annotations
 
+import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -25,9 +26,11 @@ from toolgen.validate import (
     check_record,
     load_sdk,
     records,
+    stream_findings,
 )
 from toolgen.validate import _blocks as line_blocks
 from toolgen.validate_blocks import BlockResult, Collector, check_lines
+from toolgen.validate_streams import stream_framing
 from toolgen.validate_summary import Summary
 
 
@@ -85,7 +88,10 @@ def _findings(
             collector.start_file()
             try:
                 lines = source.path is not None and source.path.suffix.lower() != ".json"
-                if lines and workers > 1 and source.size() > PARALLEL_THRESHOLD:
+                framing = stream_framing(kind, source.path)
+                if framing is not None:
+                    results: Iterator[BlockResult] = iter([_stream(sdk, kind, source, framing)])
+                elif lines and workers > 1 and source.size() > PARALLEL_THRESHOLD:
                     pool = pool or ProcessPoolExecutor(workers)
                     results = _parallel(pool, workers, _Job(output_dir, package, kind, source.display, b""), source)
                 else:
@@ -100,6 +106,16 @@ def _findings(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> BlockResult:
+    """A recorded stream: one record, its calls those of the message it aggregated to."""
+    problems, result = stream_findings(sdk, kind, source, framing)
+    summary = Summary()
+    message = getattr(result, "message", None)
+    if message is not None:
+        summary.add_record(sdk, "message", json.dumps(message), problems)
+    return BlockResult(0, 1, (tuple(problems),) if problems else (), summary)
 
 
 def _serial(sdk: ModuleType, kind: str, source: Source) -> Iterator[BlockResult]:

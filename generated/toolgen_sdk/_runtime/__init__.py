@@ -82,6 +82,7 @@ if TYPE_CHECKING:
         aaggregate,
         aggregate,
         astream_events,
+        detect_wire,
         stream_events,
     )
     from .streams.events import (
@@ -214,6 +215,7 @@ _HOMES = MappingProxyType(
         "aaggregate": ".streams.aggregator",
         "aggregate": ".streams.aggregator",
         "astream_events": ".streams.aggregator",
+        "detect_wire": ".streams.aggregator",
         "stream_events": ".streams.aggregator",
         "Auth": ".clients.auth",
         "BearerToken": ".clients.auth",
@@ -370,6 +372,7 @@ __all__ = [
     "convert",
     "decode",
     "detect",
+    "detect_wire",
     "drop_strict_nulls",
     "encode_error",
     "encode_request",
