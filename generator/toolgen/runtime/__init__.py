@@ -128,6 +128,7 @@ if TYPE_CHECKING:
         export_tools,
         fit_input_schema,
     )
+    from .wires.losses import Encoded, convert_request_noted, encode_request_noted
     from .wires.pairing import Problem, check_pairing
     from .wires.table import (
         MCP,
@@ -174,6 +175,9 @@ _HOMES = MappingProxyType(
         "canonical_definition": ".wires.export",
         "export_tools": ".wires.export",
         "fit_input_schema": ".wires.export",
+        "Encoded": ".wires.losses",
+        "convert_request_noted": ".wires.losses",
+        "encode_request_noted": ".wires.losses",
         "FINISH_REASONS": ".wires.base",
         "ProviderError": ".wires.base",
         "Request": ".wires.base",
@@ -303,6 +307,7 @@ __all__ = [
     "CancelToken",
     "CanonicalModel",
     "Codec",
+    "Encoded",
     "Event",
     "Export",
     "Finish",
@@ -370,12 +375,14 @@ __all__ = [
     "check_pairing",
     "codec",
     "convert",
+    "convert_request_noted",
     "decode",
     "detect",
     "detect_wire",
     "drop_strict_nulls",
     "encode_error",
     "encode_request",
+    "encode_request_noted",
     "encode_response",
     "example_value",
     "export_tools",
