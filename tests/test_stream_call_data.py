@@ -168,3 +168,16 @@ def test_indexed_reasoning_details_are_merged_by_index() -> None:
         {"type": "reasoning.encrypted", "data": "opaque", "index": 1},
     ]
     assert next_request_message(response)["reasoning_details"] == whole_entries
+
+
+def test_streamed_audio_output_is_joined_into_one_audio_object() -> None:
+    stream = sse(
+        [
+            chunk({"role": "assistant", "audio": {"id": "audio_1", "transcript": "Hel"}}),
+            chunk({"audio": {"transcript": "lo", "data": "UklG"}}),
+            chunk({"audio": {"data": "RgAA", "expires_at": 1733003600}}),
+            chunk({}, "stop"),
+        ]
+    )
+    fields = aggregate([stream]).message["extras"]["openai-chat"]["fields"]
+    assert fields["audio"] == {"id": "audio_1", "transcript": "Hello", "data": "UklGRgAA", "expires_at": 1733003600}

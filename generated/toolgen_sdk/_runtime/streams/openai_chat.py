@@ -36,6 +36,7 @@ _CALL_KEYS = frozenset({"index", "id", "function"})
 _FUNCTION_KEYS = frozenset({"name", "arguments"})
 # Text of an indexed reasoning entry that arrives in pieces; its other keys arrive whole.
 _PIECEWISE_KEYS = frozenset({"text", "summary"})
+_AUDIO_PIECES = frozenset({"data", "transcript"})
 
 
 class _Choice:
@@ -233,6 +234,9 @@ class OpenAIChatState(WireState):
                 self._function_call(choice, value)
             elif key == "reasoning_details" and isinstance(value, list):
                 _merge_indexed(choice.extra.setdefault(key, []), value)
+            elif key == "audio" and isinstance(value, dict):
+                # Audio output streams its data and transcript in pieces, its id and expiry whole.
+                _merge_entry(choice.extra.setdefault(key, {}), value, _AUDIO_PIECES)
             elif key not in _CHUNK_ONLY_KEYS:
                 choice.extra[key] = value
 
@@ -490,16 +494,19 @@ def _merge_indexed(entries: list[Any], deltas: list[Any]) -> None:
         if same is None:
             entries.append(dict(delta) if isinstance(delta, dict) else delta)
             continue
-        for key, value in delta.items():
-            have = same.get(key)
-            if (
-                key in _PIECEWISE_KEYS
-                and isinstance(have, str)
-                and isinstance(value, str)
-            ):
-                same[key] = have + value
-            elif key not in same or not _empty(value):
-                same[key] = value
+        _merge_entry(same, delta, _PIECEWISE_KEYS)
+
+
+def _merge_entry(
+    same: dict[str, Any], delta: dict[str, Any], pieces: frozenset[str]
+) -> None:
+    """One delta into the entry it continues: `pieces` keys joined, the others as their latest non-empty value."""
+    for key, value in delta.items():
+        have = same.get(key)
+        if key in pieces and isinstance(have, str) and isinstance(value, str):
+            same[key] = have + value
+        elif key not in same or not _empty(value):
+            same[key] = value
 
 
 def _add_part(parts: list[list[Any]], kind: str, text: str) -> None:
