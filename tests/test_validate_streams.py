@@ -135,3 +135,12 @@ def test_messages_pair_every_result_with_a_call_and_every_call_with_a_result(pro
     text = project.cli("validate", "logs/talk.jsonl", "--as", "messages").stdout
     assert "tool call 'c1' has no tool message answering it" in text
     assert "2 invalid" in project.cli("validate", "logs/talk.jsonl", "--as", "messages").stderr
+
+
+def test_a_folder_of_recordings_includes_its_streams_for_a_provider_response(project: Project) -> None:
+    project.write("recordings/a.sse", weather_stream(['{"location": "Oslo"}']))
+    project.write("recordings/b.json", '{"role": "user", "content": "hi"}')
+    as_wire = project.cli("validate", "recordings", "--as", "openai-chat.response", "--format", "json")
+    assert "2 record(s)" in as_wire.stderr
+    as_message = project.cli("validate", "recordings", "--as", "message")
+    assert as_message.returncode == 0 and "1 record(s), 0 invalid" in as_message.stderr

@@ -66,7 +66,7 @@ def validate_with_summary(
     if kind not in KINDS and kind not in WIRE_KINDS:
         raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
     config = load_config(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
-    sources = payload_sources(paths, root=config.root)
+    sources = payload_sources(paths, root=config.root, kind=kind)
     sdk = load_sdk(config.output_dir, config.package)
     summary.expect(sdk.TOOLS)
     collector = Collector(tally if tally is not None else Tally(), summary, progress)
