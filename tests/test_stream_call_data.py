@@ -181,3 +181,38 @@ def test_streamed_audio_output_is_joined_into_one_audio_object() -> None:
     )
     fields = aggregate([stream]).message["extras"]["openai-chat"]["fields"]
     assert fields["audio"] == {"id": "audio_1", "transcript": "Hello", "data": "UklGRgAA", "expires_at": 1733003600}
+
+
+def test_a_cohere_calls_own_data_survives_the_stream_and_the_next_request() -> None:
+    lines = [
+        {"id": "m1", "type": "message-start", "delta": {"message": {"role": "assistant"}}},
+        {
+            "type": "tool-call-start",
+            "index": 0,
+            "delta": {
+                "message": {
+                    "tool_calls": {
+                        "id": "get_weather_1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": ""},
+                        "vendor_trace": {"span": "abc"},
+                    }
+                }
+            },
+        },
+        {
+            "type": "tool-call-delta",
+            "index": 0,
+            "delta": {"message": {"tool_calls": {"function": {"arguments": "{}"}}}},
+        },
+        {"type": "tool-call-end", "index": 0},
+        {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL"}},
+    ]
+    response = aggregate(["\n".join(json.dumps(line) for line in lines).encode()], "cohere")
+    conversation = [
+        {"role": "user", "content": "weather?"},
+        response.message,
+        {"role": "tool", "tool_call_id": "get_weather_1", "content": "sunny"},
+    ]
+    sent = encode_request(Request(conversation, model="command-r"), "cohere")["messages"][1]
+    assert sent["tool_calls"][0]["vendor_trace"] == {"span": "abc"}
