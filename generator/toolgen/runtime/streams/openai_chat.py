@@ -31,6 +31,8 @@ _REASONING_KEYS = ("reasoning_content", "reasoning")
 # Delta keys that only describe the chunk, not the message.
 _CHUNK_ONLY_KEYS = frozenset({"channel", "index", "obfuscation"})
 _HEAD_SKIP = frozenset({"choices", "usage", "obfuscation", "object"})
+# The head values every real chunk carries, which a preamble chunk leaves empty.
+_HEAD_KEYS = ("id", "model", "created")
 # Call entry keys the state reads itself; every other key is per-call data the body keeps.
 _CALL_KEYS = frozenset({"index", "id", "function"})
 _FUNCTION_KEYS = frozenset({"name", "arguments"})
@@ -94,6 +96,7 @@ class OpenAIChatState(WireState):
     def __init__(self, wire: str | None = None) -> None:
         super().__init__(wire)
         self.head: dict[str, Any] = {}
+        self.head_open = True
         self.choices: dict[int, _Choice] = {}
         # The choice whose deltas become events (the first one seen), set with the first choice.
         self.primary: _Choice | None = None
@@ -165,7 +168,8 @@ class OpenAIChatState(WireState):
         if choices is None and (event == "error" or data.get("error") is not None):
             self._error(data)
             return
-        self._head(data)
+        if self.head_open:
+            self._head(data)
         if not self.started and (choices or data.get("id") or data.get("usage")):
             self.begin(self.head.get("id"), self.head.get("model"))
         if choices:
@@ -183,6 +187,8 @@ class OpenAIChatState(WireState):
                 key not in head or (_empty(head[key]) and not _empty(value))
             ):
                 head[key] = value
+        # Once a chunk has given the id, model and created time, later chunks only repeat the head.
+        self.head_open = any(_empty(head.get(key)) for key in _HEAD_KEYS)
 
     def _choice(self, data: dict[str, Any]) -> None:
         index = data.get("index") or 0
