@@ -144,3 +144,14 @@ def test_a_folder_of_recordings_includes_its_streams_for_a_provider_response(pro
     assert "2 record(s)" in as_wire.stderr
     as_message = project.cli("validate", "recordings", "--as", "message")
     assert as_message.returncode == 0 and "1 record(s), 0 invalid" in as_message.stderr
+
+
+def test_an_ndjson_log_of_whole_ollama_responses_stays_one_record_a_line(project: Project) -> None:
+    done = {"model": "llama3", "message": {"role": "assistant", "content": "hi"}, "done": True, "done_reason": "stop"}
+    project.write("logs/ollama.ndjson", f"{json.dumps(done)}\n{json.dumps(done)}\n")
+    whole = project.cli("validate", "logs/ollama.ndjson", "--as", "ollama.response")
+    assert whole.returncode == 0 and "2 record(s), 0 invalid" in whole.stderr
+    chunks = [{"model": "llama3", "message": {"role": "assistant", "content": "h"}, "done": False}, done]
+    project.write("logs/stream.ndjson", "".join(f"{json.dumps(chunk)}\n" for chunk in chunks))
+    stream = project.cli("validate", "logs/stream.ndjson", "--as", "ollama.response")
+    assert stream.returncode == 0 and "1 record(s), 0 invalid" in stream.stderr

@@ -330,7 +330,7 @@ def validate(
 
     Every tool call's arguments are checked against its tool's input schema too; `--as messages` also pairs
     every tool result with a call and every call with a result. As <wire>.response, a recorded stream (.sse,
-    .ndjson, .eventstream, a .jsonl of stream chunks, Gemini's JSON array) is one record: the message it
+    .eventstream, a .jsonl or .ndjson of stream chunks, Gemini's JSON array) is one record: the message it
     aggregates to. Exit 3 when a file cannot be read or a record is not JSON.
     """
     if dask_address is not None and workers is not None:

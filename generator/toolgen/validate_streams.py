@@ -1,8 +1,8 @@
 """Recorded streams in `toolgen validate`: one stream file is one record, its aggregated message checked like a body.
 
-A file given as `<wire>.response` is a recorded stream when its framing says so (`.sse`, `.ndjson`,
-`.eventstream`, Gemini's `alt=json` array in a `.json` file), or, for a `.jsonl` file, when its first line is a
-stream chunk rather than a finished response (a log of whole responses has a finish on every line; a stream's
+A file given as `<wire>.response` is a recorded stream when its framing says so (`.sse`,
+`.eventstream`, Gemini's `alt=json` array in a `.json` file), or, for a `.jsonl` or `.ndjson` file, when its
+first line is a stream chunk rather than a finished response (a log of whole responses has a finish on every line; a stream's
 first chunk has none yet). The stream is aggregated, faults of the stream itself (a cut call, a payload that
 does not parse) are findings, and the final message is checked with the SDK as a whole response is.
 
@@ -20,8 +20,8 @@ from typing import Any
 
 from toolgen.runtime import MessageEnd, ProviderError, Response, StreamError, decode, detect_wire, stream_events
 
-# Framing by extension; `.jsonl` is sniffed (see stream_framing), `.json` only when it holds an array.
-_FRAMED = {".sse": "sse", ".ndjson": "jsonl", ".eventstream": "eventstream"}
+# Framing by extension; JSON Lines files are sniffed (see stream_framing), `.json` only when it holds an array.
+_FRAMED = {".sse": "sse", ".eventstream": "eventstream"}
 # How far into a `.jsonl` file the first record is looked for.
 _FIRST_LINE_LIMIT = 1 << 20
 
@@ -40,7 +40,7 @@ def stream_framing(kind: str, path: Path | None) -> str | None:
     try:
         if suffix == ".json":
             return _array_framing(path)
-        if suffix == ".jsonl":
+        if suffix in (".jsonl", ".ndjson"):
             return _lines_framing(kind.rsplit(".", 1)[0], path)
     except (_NotAStream, OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None  # the record reader reports what is wrong with the file
