@@ -469,20 +469,22 @@ def _findings(
             pool.shutdown(cancel_futures=True)
 
 
-def stream_findings(sdk: ModuleType, kind: str, source: Source, framing: str) -> tuple[list[Diagnostic], Any]:
+def stream_findings(
+    sdk: ModuleType, kind: str, display: str, data: bytes, framing: str
+) -> tuple[list[Diagnostic], Any]:
     """The findings of a recorded stream file, one record (see validate_streams), and what it aggregated to."""
-    assert source.path is not None
     wire = kind.rsplit(".", 1)[0]
 
     def problems(decoded: Any) -> list[tuple[str, str, str]]:
         return decoded_problems(sdk, decoded, "response")
 
-    found, result = stream_problems(wire, source.path, framing, problems)
-    return _placed(Record(source.display, 1, ""), found), result
+    found, result = stream_problems(wire, data, framing, problems)
+    return _placed(Record(display, 1, ""), found), result
 
 
 def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
-    found, _ = stream_findings(sdk, kind, source, framing)
+    assert source.path is not None
+    found, _ = stream_findings(sdk, kind, source.display, source.path.read_bytes(), framing)
     yield 1, [found] if found else []
 
 

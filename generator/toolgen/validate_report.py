@@ -6,7 +6,6 @@ large JSON Lines file is cut into blocks checked on every core, a bounded number
 
 from __future__ import annotations
 
-import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -26,10 +25,9 @@ from toolgen.validate import (
     check_record,
     load_sdk,
     records,
-    stream_findings,
 )
 from toolgen.validate import _blocks as line_blocks
-from toolgen.validate_blocks import BlockResult, Collector, check_lines
+from toolgen.validate_blocks import BlockResult, Collector, check_lines, check_stream
 from toolgen.validate_streams import stream_framing
 from toolgen.validate_summary import Summary
 
@@ -110,12 +108,8 @@ def _findings(
 
 def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> BlockResult:
     """A recorded stream: one record, its calls those of the message it aggregated to."""
-    problems, result = stream_findings(sdk, kind, source, framing)
-    summary = Summary()
-    message = getattr(result, "message", None)
-    if message is not None:
-        summary.add_record(sdk, "message", json.dumps(message), problems)
-    return BlockResult(0, 1, (tuple(problems),) if problems else (), summary)
+    assert source.path is not None
+    return check_stream(sdk, kind, source.display, source.path.read_bytes(), framing, True)
 
 
 def _serial(sdk: ModuleType, kind: str, source: Source) -> Iterator[BlockResult]:

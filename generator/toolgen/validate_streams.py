@@ -83,13 +83,13 @@ DecodedProblems = Callable[[Any], list[tuple[str, str, str]]]
 
 
 def stream_problems(
-    wire: str, path: Path, framing: str, decoded_problems: DecodedProblems
+    wire: str, data: bytes, framing: str, decoded_problems: DecodedProblems
 ) -> tuple[list[tuple[str, str, str]], Any]:
     """Every problem of one recorded stream (its own faults, then its final message's, at canonical places), and
     what it aggregated to (a Response or ProviderError)."""
     found: list[tuple[str, str, str]] = []
     result: Any = None
-    for event in stream_events(path.read_bytes(), wire, framing=framing):
+    for event in stream_events(data, wire, framing=framing):
         if isinstance(event, StreamError) and not event.provider:
             found.append(("", "stream-invalid", f"not a valid {wire} stream: {event.message}"))
         elif isinstance(event, MessageEnd):
