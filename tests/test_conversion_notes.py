@@ -189,6 +189,10 @@ DROPPED = {
         "logprobs", "parallel_tool_calls", "user", "response_format", "/messages/1/content/1/detail",
         "/messages/1/name", "/tools/0/description", "/tools/0/strict",
     },
+    "google-interactions": {
+        "logprobs", "parallel_tool_calls", "user", "response_format", "/messages/1/content/1/detail",
+        "/messages/1/name", "/tools/0/description", "/tools/0/strict",
+    },
     "openai-responses": {"logprobs", "stop", "seed", "/messages/1/name", "/tools/0/description"},
     "mistral": {"logprobs", "user", "/tools/0/description", "/tools/0/strict"},
     "cohere": {
@@ -225,6 +229,12 @@ def test_fields_with_an_equivalent_are_mapped_to_each_wires_own_field() -> None:
     assert responses["user"] == "user-42" and responses["parallel_tool_calls"] is False
     mistral = convert_request_noted(OPENAI_REQUEST, "mistral").body
     assert mistral["random_seed"] == 7 and mistral["response_format"] == OPENAI_REQUEST["response_format"]
+    interactions = convert_request_noted(OPENAI_REQUEST, "google-interactions").body
+    assert interactions["generation_config"]["seed"] == 7
+    assert (interactions["response_mime_type"], interactions["response_format"]) == (
+        "application/json",
+        {"type": "object"},
+    )
     ollama = convert_request_noted(OPENAI_REQUEST, "ollama").body
     assert ollama["format"] == {"type": "object"} and ollama["options"]["seed"] == 7
     bedrock = convert_request_noted({**OPENAI_REQUEST, "messages": OPENAI_REQUEST["messages"][2:]}, "bedrock-converse")

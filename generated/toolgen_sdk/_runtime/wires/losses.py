@@ -104,7 +104,8 @@ _SETTING_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType(
             {
                 *("generation_config.max_output_tokens", "generation_config.top_p"),
                 *("generation_config.temperature", "generation_config.stop_sequences"),
-                "generation_config.tool_choice",
+                *("generation_config.tool_choice", "generation_config.seed"),
+                *("response_format", "response_mime_type"),
             }
         ),
     }

@@ -3,7 +3,7 @@
 
 Canonical: `{"type": "json_schema", "schema": {...}, "name"?: str, "description"?: str, "strict"?: bool}`,
 `{"type": "json_object"}` (any JSON) or `{"type": "text"}`. A wire that keeps less of it (Anthropic and Bedrock
-take the schema, Gemini and Ollama the schema alone) reads back less, and the conversion notes say what was left
+take the schema, Gemini, Interactions and Ollama the schema alone) reads back less, and the conversion notes say what was left
 out; a wire with no JSON-object mode writes nothing for it.
 """
 
@@ -120,6 +120,25 @@ def to_gemini(fmt: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"responseMimeType": "application/json"}
     if fmt["type"] == "json_schema":
         out["responseJsonSchema"] = fmt["schema"]
+    return out
+
+
+def from_interactions(fields: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The Interactions API's top-level `response_mime_type` with `response_format` (a JSON schema)."""
+    if fields.get("response_mime_type") != "application/json":
+        return None
+    schema = fields.get("response_format")
+    return (
+        _schema_format(schema) if isinstance(schema, dict) else {"type": "json_object"}
+    )
+
+
+def to_interactions(fmt: Mapping[str, Any]) -> dict[str, Any]:
+    if fmt["type"] == "text":
+        return {"response_mime_type": "text/plain"}
+    out: dict[str, Any] = {"response_mime_type": "application/json"}
+    if fmt["type"] == "json_schema":
+        out["response_format"] = fmt["schema"]
     return out
 
 
