@@ -16,6 +16,7 @@ import pydantic
 
 from toolgen_sdk._runtime import (
     Aggregator,
+    Encoded,
     Event,
     Finish,
     MessageEnd,
@@ -45,6 +46,7 @@ from toolgen_sdk._runtime import (
     stream_events,
 )
 from toolgen_sdk._runtime import encode_request as _encode_request
+from toolgen_sdk._runtime import encode_request_noted as _encode_request_noted
 from toolgen_sdk.models import AssistantMessage, Message, Messages
 from toolgen_sdk.models import Finish as FinishModel
 from toolgen_sdk.models import Usage as UsageModel
@@ -53,6 +55,7 @@ from toolgen_sdk.tools import TOOLS
 __all__ = [
     "WIRES",
     "Aggregator",
+    "Encoded",
     "Event",
     "Finish",
     "MessageEnd",
@@ -78,6 +81,7 @@ __all__ = [
     "decode",
     "detect",
     "encode_request",
+    "encode_request_noted",
     "parse_request",
     "parse_response",
     "stream_events",
@@ -156,6 +160,34 @@ def encode_request(
     Raises ToolgenValidationError when a message is malformed, a tool result answers no call, or (unless
     `allow_pending`) a call has no result yet.
     """
+    return _encode_request(
+        _request(messages, tools, model, allow_pending, settings), wire
+    )
+
+
+def encode_request_noted(
+    messages: Sequence[Any],
+    wire: str,
+    *,
+    tools: Iterable[Mapping[str, Any]] | None = None,
+    model: str | None = None,
+    allow_pending: bool = False,
+    **settings: Any,
+) -> Encoded:
+    """`encode_request`, with one note per field or setting `wire` cannot carry (a `seed` Anthropic has no
+    place for, an image's `detail`), as `export_definitions` notes what it changed in the tools."""
+    return _encode_request_noted(
+        _request(messages, tools, model, allow_pending, settings), wire
+    )
+
+
+def _request(
+    messages: Sequence[Any],
+    tools: Iterable[Mapping[str, Any]] | None,
+    model: str | None,
+    allow_pending: bool,
+    settings: Mapping[str, Any],
+) -> Request:
     data = [
         m.model_dump(mode="json", by_alias=False, exclude_none=True)
         if isinstance(m, pydantic.BaseModel)
@@ -176,4 +208,4 @@ def encode_request(
         else [dict(t) for t in tools]
     )
     extras = {"settings": dict(settings)} if settings else {}
-    return _encode_request(Request(data, definitions, model, extras), wire)
+    return Request(data, definitions, model, extras)

@@ -328,8 +328,10 @@ def validate(
 ) -> None:
     """Check payload files (JSON, JSON Lines, `-` for stdin) with the generated SDK; exit 1 on invalid records.
 
-    Every tool call's arguments are checked against its tool's input schema too. Exit 3 when a file cannot be
-    read or a record is not JSON.
+    Every tool call's arguments are checked against its tool's input schema too; `--as messages` also pairs
+    every tool result with a call and every call with a result. As <wire>.response, a recorded stream (.sse,
+    .eventstream, a .jsonl or .ndjson of stream chunks, Gemini's JSON array) is one record: the message it
+    aggregates to. Exit 3 when a file cannot be read or a record is not JSON.
     """
     if dask_address is not None and workers is not None:
         raise click.UsageError("--workers is for local runs; with --dask the cluster's workers do the work")
@@ -456,6 +458,9 @@ _PAYLOAD = click.argument("file", type=click.Path(path_type=Path, allow_dash=Tru
 _OUTPUT = click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
 )
+_STRICT_LOSS = click.option(
+    "--strict", is_flag=True, help="Exit 1 when the target wire cannot carry a field of the request."
+)
 
 
 # The payload verbs read no toolgen.yaml; -C is the root their findings' paths are shown relative to.
@@ -489,12 +494,17 @@ def decode(
 @_PAYLOAD_OPTIONS
 @click.option("--wire", type=_WIRE_CHOICE, required=True, help="The wire format to write.")
 @_OUTPUT
-def encode(file: Path, project: Path, output_format: str, wire: str, output: Path | None) -> None:
-    """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body."""
+@_STRICT_LOSS
+def encode(file: Path, project: Path, output_format: str, wire: str, output: Path | None, strict: bool) -> None:
+    """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body.
+
+    Every field of a request the wire cannot carry is named on stderr; with --strict any such loss exits 1.
+    """
 
     def action() -> ExitCode:
-        _write_json(toolgen.encode(file, wire=wire, root=project), output)
-        return ExitCode.OK
+        encoded = toolgen.encode_noted(file, wire=wire, root=project)
+        _write_json(encoded.body, output)
+        return _loss_notes(encoded.notes, wire, strict)
 
     _run(action, output_format)
 
@@ -506,6 +516,7 @@ def encode(file: Path, project: Path, output_format: str, wire: str, output: Pat
 @click.option("--from", "from_wire", type=_WIRE_CHOICE, help="The file's wire format (default: detected).")
 @click.option("--kind", type=click.Choice(PAYLOAD_KINDS), help="request, response or stream (default: detected).")
 @_OUTPUT
+@_STRICT_LOSS
 def convert(
     file: Path,
     project: Path,
@@ -514,15 +525,28 @@ def convert(
     from_wire: str | None,
     kind: str | None,
     output: Path | None,
+    strict: bool,
 ) -> None:
-    """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response)."""
+    """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response).
+
+    Every field of a request the target cannot carry is named on stderr; with --strict any such loss exits 1.
+    """
 
     def action() -> ExitCode:
-        converted = toolgen.convert(file, to_wire=to_wire, from_wire=from_wire, kind=kind, root=project)
-        _write_json(converted, output)
-        return ExitCode.OK
+        converted = toolgen.convert_noted(file, to_wire=to_wire, from_wire=from_wire, kind=kind, root=project)
+        _write_json(converted.body, output)
+        return _loss_notes(converted.notes, to_wire, strict)
 
     _run(action, output_format)
+
+
+def _loss_notes(notes: tuple[str, ...], wire: str, strict: bool) -> ExitCode:
+    """Print what the target wire could not carry (stderr); with `strict`, any loss is a finding."""
+    for note in notes:
+        click.echo(f"toolgen: note: {note}", err=True)
+    if notes:
+        click.echo(f"toolgen: {len(notes)} field(s) not carried as they were to {wire}", err=True)
+    return ExitCode.FINDINGS if strict and notes else ExitCode.OK
 
 
 @main.command()

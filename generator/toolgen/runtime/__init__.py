@@ -92,6 +92,7 @@ if TYPE_CHECKING:
         aaggregate,
         aggregate,
         astream_events,
+        detect_wire,
         stream_events,
     )
     from .streams.events import (
@@ -138,6 +139,7 @@ if TYPE_CHECKING:
         export_tools,
         fit_input_schema,
     )
+    from .wires.losses import Encoded, convert_request_noted, encode_request_noted
     from .wires.pairing import Problem, check_pairing
     from .wires.table import (
         MCP,
@@ -185,6 +187,9 @@ _HOMES = MappingProxyType(
         "canonical_definition": ".wires.export",
         "export_tools": ".wires.export",
         "fit_input_schema": ".wires.export",
+        "Encoded": ".wires.losses",
+        "convert_request_noted": ".wires.losses",
+        "encode_request_noted": ".wires.losses",
         "FINISH_REASONS": ".wires.base",
         "ProviderError": ".wires.base",
         "Request": ".wires.base",
@@ -226,6 +231,7 @@ _HOMES = MappingProxyType(
         "aaggregate": ".streams.aggregator",
         "aggregate": ".streams.aggregator",
         "astream_events": ".streams.aggregator",
+        "detect_wire": ".streams.aggregator",
         "stream_events": ".streams.aggregator",
         "Auth": ".clients.auth",
         "BearerToken": ".clients.auth",
@@ -322,6 +328,7 @@ __all__ = [
     "Codec",
     "DurableRuns",
     "DurableRunsError",
+    "Encoded",
     "Event",
     "Export",
     "Finish",
@@ -391,11 +398,14 @@ __all__ = [
     "check_pairing",
     "codec",
     "convert",
+    "convert_request_noted",
     "decode",
     "detect",
+    "detect_wire",
     "drop_strict_nulls",
     "encode_error",
     "encode_request",
+    "encode_request_noted",
     "encode_response",
     "estimate_tokens",
     "example_value",
