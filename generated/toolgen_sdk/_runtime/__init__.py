@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     )
     from .models.check import check, schema_problems, schema_validator
     from .models.jsontext import MAX_JSON_DEPTH, JSONTextError, parse_json
+    from .models.lazy import DeferredModels, lazy_attributes
     from .models.problems import (
         ToolgenValidationError,
         ValidationProblem,
@@ -158,6 +159,8 @@ _HOMES = MappingProxyType(
         "JSONTextError": ".models.jsontext",
         "MAX_JSON_DEPTH": ".models.jsontext",
         "parse_json": ".models.jsontext",
+        "DeferredModels": ".models.lazy",
+        "lazy_attributes": ".models.lazy",
         "ToolsLoadError": ".tools.loading",
         "load_bound_tools": ".tools.loading",
         "Registry": ".tools.registry",
@@ -301,6 +304,7 @@ __all__ = [
     "CancelToken",
     "CanonicalModel",
     "Codec",
+    "DeferredModels",
     "Event",
     "Export",
     "Finish",
@@ -382,6 +386,7 @@ __all__ = [
     "google_token",
     "has_property_escapes",
     "keep_last_turns",
+    "lazy_attributes",
     "load_bound_tools",
     "main",
     "map_subschemas",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pydantic
 from pydantic.alias_generators import to_camel
@@ -13,6 +13,7 @@ from pydantic.alias_generators import to_camel
 from ..wires.export import canonical_definition
 from .check import check, parsed_json, schema_problems, schema_validator
 from .jsontext import parse_json
+from .lazy import DeferredModels
 from .problems import ToolgenValidationError, ValidationProblem
 
 
@@ -138,6 +139,35 @@ class ToolSpec:
     _schema_validators: dict[str, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
+
+    @classmethod
+    def deferred(cls, models: DeferredModels, **fields: Any) -> ToolSpec:
+        """A spec whose args_model and result_model are imported when first read, not when it is made.
+
+        A generated package's TOOLS holds such specs: importing it creates no model class, and a tool's
+        models cost their import only when that tool validates, dispatches or is asked for them.
+        """
+        spec = cls(args_model=pydantic.BaseModel, result_model=None, **fields)
+        # Taken out again, so that reading them reaches __getattr__, which loads them.
+        object.__delattr__(spec, "args_model")
+        object.__delattr__(spec, "result_model")
+        object.__setattr__(spec, "_deferred_models", models)
+        return spec
+
+    if (
+        not TYPE_CHECKING
+    ):  # hidden from type checkers, which would read any attribute as Any
+
+        def __getattr__(self, name: str) -> Any:
+            deferred = self.__dict__.get("_deferred_models")
+            if deferred is None or name not in ("args_model", "result_model"):
+                raise AttributeError(
+                    f"{type(self).__name__!r} object has no attribute {name!r}"
+                )
+            args, result = deferred.load()
+            object.__setattr__(self, "args_model", args)
+            object.__setattr__(self, "result_model", result)
+            return args if name == "args_model" else result
 
     def check_arguments(self, data: Any, *, json_text: bool = True) -> Any:
         """The arguments (JSON text or data) as the args model, or ToolgenValidationError listing every problem.

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claude_sdk._runtime import (
     FORMATS,
+    DeferredModels,
     Export,
     GeminiSchema,
     Registry,
@@ -18,10 +19,12 @@ from claude_sdk._runtime import (
     ToolSpec,
     export_tools,
 )
-from claude_sdk.models import (
-    SearchDocsArgs,
-    SearchDocsResult,
-)
+
+if TYPE_CHECKING:
+    from claude_sdk.models import (
+        SearchDocsArgs,
+        SearchDocsResult,
+    )
 
 __all__ = [
     "FORMATS",
@@ -37,12 +40,15 @@ __all__ = [
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
-        "search_docs": ToolSpec(
+        "search_docs": ToolSpec.deferred(
+            DeferredModels(
+                "claude_sdk.models",
+                "SearchDocsArgs",
+                "SearchDocsResult",
+            ),
             name="search_docs",
             title="Search the docs",
             description="Full-text search over the product documentation.",
-            args_model=SearchDocsArgs,
-            result_model=SearchDocsResult,
             input_schema={
                 "type": "object",
                 "properties": {

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from features_sdk._runtime import (
     FORMATS,
+    DeferredModels,
     Export,
     GeminiSchema,
     Registry,
@@ -18,13 +19,15 @@ from features_sdk._runtime import (
     ToolSpec,
     export_tools,
 )
-from features_sdk.models import (
-    BookTripArgs,
-    BookTripResult,
-    CancelTripArgs,
-    CancelTripResult,
-    PingArgs,
-)
+
+if TYPE_CHECKING:
+    from features_sdk.models import (
+        BookTripArgs,
+        BookTripResult,
+        CancelTripArgs,
+        CancelTripResult,
+        PingArgs,
+    )
 
 __all__ = [
     "FORMATS",
@@ -40,12 +43,15 @@ __all__ = [
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
-        "book_trip": ToolSpec(
+        "book_trip": ToolSpec.deferred(
+            DeferredModels(
+                "features_sdk.models",
+                "BookTripArgs",
+                "BookTripResult",
+            ),
             name="book_trip",
             title="Book a trip",
             description="Books a trip. Quotes \" and backslashes \\ and\nnewlines stay text, never code: os.system('x').",
-            args_model=BookTripArgs,
-            result_model=BookTripResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -130,12 +136,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             annotations={},
             check_input=True,
         ),
-        "cancel_trip": ToolSpec(
+        "cancel_trip": ToolSpec.deferred(
+            DeferredModels(
+                "features_sdk.models",
+                "CancelTripArgs",
+                "CancelTripResult",
+            ),
             name="cancel_trip",
             title=None,
             description="Cancel a booking and tell the user directly.",
-            args_model=CancelTripArgs,
-            result_model=CancelTripResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -152,12 +161,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             meta={},
             annotations={},
         ),
-        "ping": ToolSpec(
+        "ping": ToolSpec.deferred(
+            DeferredModels(
+                "features_sdk.models",
+                "PingArgs",
+                None,
+            ),
             name="ping",
             title=None,
             description="No arguments at all.",
-            args_model=PingArgs,
-            result_model=None,
             input_schema={"type": "object", "properties": {}},
             output_schema=None,
             return_direct=False,

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minimal_sdk._runtime import (
     FORMATS,
+    DeferredModels,
     Export,
     GeminiSchema,
     Registry,
@@ -18,9 +19,11 @@ from minimal_sdk._runtime import (
     ToolSpec,
     export_tools,
 )
-from minimal_sdk.models import (
-    EchoArgs,
-)
+
+if TYPE_CHECKING:
+    from minimal_sdk.models import (
+        EchoArgs,
+    )
 
 __all__ = [
     "FORMATS",
@@ -36,12 +39,15 @@ __all__ = [
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
-        "echo": ToolSpec(
+        "echo": ToolSpec.deferred(
+            DeferredModels(
+                "minimal_sdk.models",
+                "EchoArgs",
+                None,
+            ),
             name="echo",
             title=None,
             description="Say the text back.",
-            args_model=EchoArgs,
-            result_model=None,
             input_schema={
                 "type": "object",
                 "properties": {"text": {"type": "string"}},
