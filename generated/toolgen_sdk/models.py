@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 from toolgen_sdk._runtime import (
     CanonicalModel,
+    DeferredRootModel,
     FunctionCallBase,
 )
 
@@ -319,7 +320,7 @@ Message: TypeAlias = Annotated[
 ]
 
 
-class Messages(RootModel[list[Message]]):
+class Messages(DeferredRootModel[list[Message]]):
     """
     A conversation, oldest message first.
     """

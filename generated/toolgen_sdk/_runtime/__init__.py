@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .loop.sync_driver import run, run_events
     from .models.base import (
         CanonicalModel,
+        DeferredRootModel,
         FunctionCallBase,
         NullRefusingModel,
         SchemaModel,
@@ -146,6 +147,7 @@ if TYPE_CHECKING:
 _HOMES = MappingProxyType(
     {
         "CanonicalModel": ".models.base",
+        "DeferredRootModel": ".models.base",
         "FunctionCallBase": ".models.base",
         "NullRefusingModel": ".models.base",
         "SchemaModel": ".models.base",
@@ -305,6 +307,7 @@ __all__ = [
     "CanonicalModel",
     "Codec",
     "DeferredModels",
+    "DeferredRootModel",
     "Event",
     "Export",
     "Finish",

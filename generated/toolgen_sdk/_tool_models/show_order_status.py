@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 from toolgen_sdk._runtime import (
+    DeferredRootModel,
     SchemaModel,
 )
 
@@ -19,6 +20,6 @@ class ShowOrderStatusArgs(SchemaModel):
     order_id: Annotated[str, Field(pattern="^[A-Z0-9-]{6,32}$")]
 
 
-class ShowOrderStatusResult(RootModel[str]):
+class ShowOrderStatusResult(DeferredRootModel[str]):
     model_config = ConfigDict(defer_build=True)
     root: Annotated[str, Field(title="ShowOrderStatusResult")]

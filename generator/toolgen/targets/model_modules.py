@@ -19,6 +19,8 @@ from toolgen.ir import Project
 from toolgen.names import NameRegistry, snake
 
 FOLDER = "_tool_models"
+ROOT_BASE = "RootModel"
+DEFERRED_ROOT_BASE = "DeferredRootModel"
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -83,6 +85,8 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
     for node in body[first:]:
         name = _defined_name(node)
         if name is not None:
+            if isinstance(node, ast.ClassDef):
+                _defer_root_base(node, lines)
             pieces[name] = [node]
             last = name
         elif _is_string(node):
@@ -106,6 +110,17 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
                     refers.add(sub.value)
         definitions.append(_Definition(name, text, frozenset((refers & names) - {name})))
     return preamble, definitions
+
+
+def _defer_root_base(node: ast.ClassDef, lines: list[str]) -> None:
+    """`RootModel[...]` as a base becomes the runtime's DeferredRootModel[...]: RootModel[...] is a class of its own,
+    made at import with RootModel's config, which would build its validator there and then."""
+    for base in node.bases:
+        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == ROOT_BASE:
+            row = base.value.lineno - 1
+            line = lines[row]
+            start = len(line.encode("utf-8")[: base.value.col_offset].decode("utf-8"))
+            lines[row] = line[:start] + DEFERRED_ROOT_BASE + line[start + len(ROOT_BASE) :]
 
 
 def _first_line(node: ast.stmt) -> int:
@@ -147,7 +162,8 @@ def split_models(source: str, project: Project, header: str) -> ModelModules:
         members.setdefault(module_of_set[tools], []).append(definition)
     package = project.package
     homes = {d.name: f"{package}.{FOLDER}.{module}" for module, found in members.items() for d in found}
-    imports = _without_future(preamble)
+    # The import sorting of the format stage merges this line with the runtime's others, or drops it unused.
+    imports = _without_future(preamble) + f"from {package}._runtime import {DEFERRED_ROOT_BASE}\n"
     files = {
         "models.py": _core_module(header, imports, [d for d in definitions if d.name in core], homes, package),
         f"{FOLDER}/__init__.py": f'{header}\n"""Each tool\'s models, imported through `{package}.models` when first used."""\n',

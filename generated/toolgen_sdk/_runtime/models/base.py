@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import pydantic
 from pydantic.alias_generators import to_camel
@@ -49,6 +49,19 @@ class SchemaModel(pydantic.BaseModel):
         # Python's re is closer to the ECMA-262 patterns schemas use (lookarounds) and has no size cap.
         regex_engine="python-re",
     )
+
+
+RootT = TypeVar("RootT")
+
+
+class DeferredRootModel(pydantic.RootModel[RootT], Generic[RootT]):
+    """RootModel, whose parametrized classes wait for first use too.
+
+    `RootModel[list[Message]]` is a class of its own, made where a model names it as its base, and made with
+    RootModel's config: without defer_build, it would build the whole validator of a conversation at import.
+    """
+
+    model_config = pydantic.ConfigDict(defer_build=True)
 
 
 _NOT_NULL_KEY = "x-toolgen-not-null"

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
-from claude_sdk._runtime import CanonicalModel, FunctionCallBase
+from claude_sdk._runtime import (
+    CanonicalModel,
+    DeferredRootModel,
+    FunctionCallBase,
+)
 
 
 class AssistantMessage(CanonicalModel):
@@ -316,7 +320,7 @@ Message: TypeAlias = Annotated[
 ]
 
 
-class Messages(RootModel[list[Message]]):
+class Messages(DeferredRootModel[list[Message]]):
     """
     A conversation, oldest message first.
     """

@@ -7,7 +7,9 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
-from claude_sdk._runtime import SchemaModel
+from claude_sdk._runtime import (
+    SchemaModel,
+)
 
 
 class SearchDocsArgs(SchemaModel):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 from features_sdk._runtime import (
+    DeferredRootModel,
     NullRefusingModel,
 )
 
@@ -20,6 +21,6 @@ class CancelTripArgs(NullRefusingModel):
     reason: Annotated[str | None, Field(max_length=200)] = None
 
 
-class CancelTripResult(RootModel[str]):
+class CancelTripResult(DeferredRootModel[str]):
     model_config = ConfigDict(defer_build=True)
     root: Annotated[str, Field(title="CancelTripResult")]

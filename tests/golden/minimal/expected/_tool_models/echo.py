@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from minimal_sdk._runtime import SchemaModel
+from minimal_sdk._runtime import (
+    SchemaModel,
+)
 
 
 class EchoArgs(SchemaModel):
