@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import pydantic
 from pydantic.alias_generators import to_camel
 
-from ..wires.export import canonical_definition
 from .check import check, parsed_json, schema_problems, schema_validator
 from .jsontext import parse_json
 from .lazy import DeferredModels
@@ -270,6 +269,9 @@ class ToolSpec:
 
     def definition(self) -> dict[str, Any]:
         """The tool in toolgen's canonical definition format (camelCase keys, absent values left out)."""
+        # Imported here: the wires' table loads with it, and validating needs none of it.
+        from ..wires.export import canonical_definition
+
         return canonical_definition(
             name=self.name,
             title=self.title,

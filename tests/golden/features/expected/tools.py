@@ -8,25 +8,30 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from features_sdk._runtime import (
-    FORMATS,
     DeferredModels,
-    Export,
-    GeminiSchema,
     Registry,
     ToolContext,
     ToolEntry,
     ToolOutcome,
     ToolSpec,
-    export_tools,
 )
 
 if TYPE_CHECKING:
+    from features_sdk._runtime import FORMATS, Export, GeminiSchema
     from features_sdk.models import (
         BookTripArgs,
         BookTripResult,
         CancelTripArgs,
         CancelTripResult,
         PingArgs,
+    )
+else:
+    from features_sdk._runtime import lazy_attributes
+
+    # The wires' table (and the export code with it) is imported when first read: validating needs none of it.
+    __getattr__, __dir__ = lazy_attributes(
+        __name__,
+        {"FORMATS": "features_sdk._runtime", "Export": "features_sdk._runtime"},
     )
 
 __all__ = [
@@ -191,6 +196,8 @@ def export_definitions(
     `strict` rewrites every tool for OpenAI strict mode (tools declaring `strict: true` always are);
     `gemini="openapi"` sends Gemini's OpenAPI `parameters` subset instead of `parametersJsonSchema`.
     """
+    from features_sdk._runtime import export_tools
+
     definitions = (spec.definition() for spec in TOOLS.values())
     return export_tools(definitions, provider, strict=strict, gemini=gemini)
 

@@ -8,21 +8,25 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from minimal_sdk._runtime import (
-    FORMATS,
     DeferredModels,
-    Export,
-    GeminiSchema,
     Registry,
     ToolContext,
     ToolEntry,
     ToolOutcome,
     ToolSpec,
-    export_tools,
 )
 
 if TYPE_CHECKING:
+    from minimal_sdk._runtime import FORMATS, Export, GeminiSchema
     from minimal_sdk.models import (
         EchoArgs,
+    )
+else:
+    from minimal_sdk._runtime import lazy_attributes
+
+    # The wires' table (and the export code with it) is imported when first read: validating needs none of it.
+    __getattr__, __dir__ = lazy_attributes(
+        __name__, {"FORMATS": "minimal_sdk._runtime", "Export": "minimal_sdk._runtime"}
     )
 
 __all__ = [
@@ -73,6 +77,8 @@ def export_definitions(
     `strict` rewrites every tool for OpenAI strict mode (tools declaring `strict: true` always are);
     `gemini="openapi"` sends Gemini's OpenAPI `parameters` subset instead of `parametersJsonSchema`.
     """
+    from minimal_sdk._runtime import export_tools
+
     definitions = (spec.definition() for spec in TOOLS.values())
     return export_tools(definitions, provider, strict=strict, gemini=gemini)
 
