@@ -355,11 +355,13 @@ def test_shared_definitions_become_one_model(fresh: Path) -> None:
 def test_every_model_builds_on_first_use_and_none_at_import(package_dir: Path) -> None:
     # Validators are built on first use (defer_build) so that importing the package stays fast; every forward
     # reference must still resolve then.
+    # Every name models.py serves, each tool's (imported from its module on first use) included.
     probe = (
         "import importlib, pydantic\n"
         f"models = importlib.import_module('{package_dir.name}.models')\n"
-        "found = [v for k, v in vars(models).items() if isinstance(v, type) and issubclass(v, pydantic.BaseModel)"
-        " and v.__module__ == models.__name__ and '[' not in k]\n"
+        "named = {k: getattr(models, k) for k in models.__all__}\n"
+        "found = [v for k, v in named.items() if isinstance(v, type) and issubclass(v, pydantic.BaseModel)"
+        " and v.__module__.startswith(models.__package__ + '.') and '[' not in k]\n"
         "assert found and not any(v.__pydantic_complete__ for v in found), [v for v in found if v.__pydantic_complete__]\n"
         "for v in found: v.model_json_schema()\n"
         "print(sorted(v.__name__ for v in found if not v.__pydantic_complete__))\n"
