@@ -157,8 +157,8 @@ def split_models(source: str, project: Project, header: str) -> ModelModules:
             continue
         tools = frozenset(owners[definition.name])
         if tools not in module_of_set:
-            (only,) = tools if len(tools) == 1 else (None,)
-            module_of_set[tools] = module_of_tools[only] if only is not None else registry.claim("shared")
+            alone = len(tools) == 1
+            module_of_set[tools] = module_of_tools[next(iter(tools))] if alone else registry.claim("shared")
         members.setdefault(module_of_set[tools], []).append(definition)
     package = project.package
     homes = {d.name: f"{package}.{FOLDER}.{module}" for module, found in members.items() for d in found}
