@@ -166,9 +166,8 @@ class ToolSpec:
         object.__setattr__(spec, "_deferred_models", models)
         return spec
 
-    if (
-        not TYPE_CHECKING
-    ):  # hidden from type checkers, which would read any attribute as Any
+    # Hidden from type checkers, which would read any attribute of a spec as Any.
+    if not TYPE_CHECKING:
 
         def __getattr__(self, name: str) -> Any:
             deferred = self.__dict__.get("_deferred_models")
