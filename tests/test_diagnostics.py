@@ -192,7 +192,10 @@ def test_recursive_schema_builds(project: Project) -> None:
     result = project.cli("build")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
-    models = (project.package_dir / "models.py").read_text(encoding="utf-8")
+    models = "\n".join(
+        path.read_text(encoding="utf-8")
+        for path in [project.package_dir / "models.py", *(project.package_dir / "_tool_models").glob("*.py")]
+    )
     assert "class Node(" in models
     assert "children: list[Node] | None" in models
 
@@ -513,7 +516,7 @@ def test_a_default_that_does_not_fit_its_schema_is_reported_and_left_out_of_the_
     result = project.cli("build")
     assert result.returncode == 0, result.stderr
     assert "schemas/d.yaml:3:73: warning default-invalid default 10 does not fit its own schema" in result.stdout
-    assert "a: str | None = None" in (project.package_dir / "models.py").read_text()
+    assert "a: str | None = None" in (project.package_dir / "_tool_models" / "d.py").read_text()
 
 
 def test_build_refuses_to_replace_a_directory_it_did_not_write(project: Project) -> None:

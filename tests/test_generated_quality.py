@@ -185,6 +185,18 @@ def _isort_key(name: str) -> tuple[int, list[int | str]]:
     return group, [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
+def _assigned(statements: list[ast.stmt]) -> set[str]:
+    """Names the statements assign, tuple targets (`__getattr__, __dir__ = ...`) included."""
+    return {
+        sub.id
+        for node in statements
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        for sub in ast.walk(target)
+        if isinstance(sub, ast.Name)
+    }
+
+
 def _bound_names(module: ast.Module) -> set[str]:
     names: set[str] = set()
     for node in module.body:
@@ -196,10 +208,12 @@ def _bound_names(module: ast.Module) -> set[str]:
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
-        elif isinstance(node, ast.If) and "__getattr__" in names | {
-            n.name for n in module.body if isinstance(n, ast.FunctionDef)
-        }:
-            # A lazy surface: names imported for type checkers, served at run time by __getattr__.
+        elif isinstance(node, ast.If) and (
+            "__getattr__" in names | {n.name for n in module.body if isinstance(n, ast.FunctionDef)}
+            or "__getattr__" in _assigned(node.orelse)
+        ):
+            # A lazy surface: names imported for type checkers, served at run time by __getattr__ (defined in
+            # the module, or made by the runtime's lazy_attributes in the branch type checkers do not see).
             names.update(
                 alias.asname or alias.name for n in node.body if isinstance(n, ast.ImportFrom) for alias in n.names
             )
@@ -226,7 +240,12 @@ def test_dunder_all_is_sorted_unique_and_bound(package_dir: Path) -> None:
         assert items == sorted(items, key=_isort_key), f"{name}: __all__ is not sorted"
         assert len(items) == len(set(items)), f"{name}: __all__ repeats a name"
         assert set(items) <= _bound_names(modules[name]), f"{name}: __all__ names something the module lacks"
-    models = {node.name for node in modules["models.py"].body if isinstance(node, ast.ClassDef)}
+    models = {
+        node.name
+        for module in _model_modules(modules).values()
+        for node in module.body
+        if isinstance(node, ast.ClassDef)
+    }
     tool_models = _tool_models(modules["tools.py"])
     assert {m for pair in tool_models.values() for m in pair if m} <= set(exported["__init__.py"]) & models
     ruff = _run(_ruff("--select", "RUF022", "--", "."), package_dir)
@@ -281,17 +300,25 @@ def test_imports_only_pydantic_and_the_standard_library(package_dir: Path) -> No
 
 
 def _tool_models(tools_module: ast.Module) -> dict[str, tuple[str, str | None]]:
-    """Tool name -> (args model, result model), read from the ToolSpec(...) calls in tools.py."""
+    """Tool name -> (args model, result model), read from the ToolSpec.deferred(DeferredModels(...)) calls."""
     found: dict[str, tuple[str, str | None]] = {}
     for node in ast.walk(tools_module):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ToolSpec":
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "deferred":
+            (models,) = node.args
+            assert isinstance(models, ast.Call), ast.unparse(node)
             keywords = {k.arg: k.value for k in node.keywords}
-            name, args, result = keywords["name"], keywords["args_model"], keywords["result_model"]
+            name = keywords["name"]
+            module, args, result = (ast.literal_eval(a) for a in models.args)
             assert isinstance(name, ast.Constant) and isinstance(name.value, str)
-            assert isinstance(args, ast.Name), ast.unparse(args)
-            assert isinstance(result, ast.Name) or (isinstance(result, ast.Constant) and result.value is None)
-            found[name.value] = (args.id, result.id if isinstance(result, ast.Name) else None)
+            assert module.endswith(".models") and isinstance(args, str), ast.unparse(models)
+            assert isinstance(result, str) or result is None
+            found[name.value] = (args, result)
     return found
+
+
+def _model_modules(modules: dict[str, ast.Module]) -> dict[str, ast.Module]:
+    """models.py and the modules of each tool's models, which it imports on first use."""
+    return {name: module for name, module in modules.items() if name == "models.py" or name.startswith("_tool_models/")}
 
 
 def test_one_model_per_tool_arguments_and_result(package_dir: Path) -> None:
@@ -300,9 +327,11 @@ def test_one_model_per_tool_arguments_and_result(package_dir: Path) -> None:
     if package_dir != COMMITTED:
         assert sorted(tools) == sorted(FRESH_TOOLS)
     assert tools, "tools.py registers no tool"
-    classes = [node for node in modules["models.py"].body if isinstance(node, ast.ClassDef)]
+    classes = [
+        node for module in _model_modules(modules).values() for node in module.body if isinstance(node, ast.ClassDef)
+    ]
     names = [c.name for c in classes]
-    assert len(names) == len(set(names)), "models.py defines a class twice"
+    assert len(names) == len(set(names)), "the model modules define a class twice"
     args = [a for a, _ in tools.values()]
     results = [r for _, r in tools.values() if r]
     assert len(args) == len(set(args)), "two tools share an arguments model"
@@ -319,7 +348,8 @@ def test_one_model_per_tool_arguments_and_result(package_dir: Path) -> None:
 
 
 def test_shared_definitions_become_one_model(fresh: Path) -> None:
-    source = (fresh / "models.py").read_text(encoding="utf-8")
+    modules = [fresh / "models.py", *sorted((fresh / "_tool_models").glob("*.py"))]
+    source = "\n".join(path.read_text(encoding="utf-8") for path in modules)
     classes = re.findall(r"^class (\w+)\(", source, flags=re.MULTILINE)
     assert [c for c in classes if "Address" in c] == ["Address"]
     assert [c for c in classes if "LineItem" in c] == ["LineItem"]
@@ -330,11 +360,13 @@ def test_shared_definitions_become_one_model(fresh: Path) -> None:
 def test_every_model_builds_on_first_use_and_none_at_import(package_dir: Path) -> None:
     # Validators are built on first use (defer_build) so that importing the package stays fast; every forward
     # reference must still resolve then.
+    # Every name models.py serves, each tool's (imported from its module on first use) included.
     probe = (
         "import importlib, pydantic\n"
         f"models = importlib.import_module('{package_dir.name}.models')\n"
-        "found = [v for k, v in vars(models).items() if isinstance(v, type) and issubclass(v, pydantic.BaseModel)"
-        " and v.__module__ == models.__name__ and '[' not in k]\n"
+        "named = {k: getattr(models, k) for k in models.__all__}\n"
+        "found = [v for k, v in named.items() if isinstance(v, type) and issubclass(v, pydantic.BaseModel)"
+        " and v.__module__.startswith(models.__package__ + '.') and '[' not in k]\n"
         "assert found and not any(v.__pydantic_complete__ for v in found), [v for v in found if v.__pydantic_complete__]\n"
         "for v in found: v.model_json_schema()\n"
         "print(sorted(v.__name__ for v in found if not v.__pydantic_complete__))\n"

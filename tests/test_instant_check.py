@@ -18,8 +18,9 @@ import pytest
 import toolgen
 from toolgen.drift import CheckResult
 from toolgen.errors import InvalidInputError
-from toolgen.instant_check import instant_check, recorded_project
+from toolgen.instant_check import instant_check
 from toolgen.manifest import MANIFEST_NAME, SHAPING
+from toolgen.recorded import recorded_project
 
 from conftest import WEATHER, Project
 

@@ -19,6 +19,12 @@ import toolgen
 from conftest import REPO_ROOT, WEATHER, Project
 
 
+def models_source(package_dir: Path) -> str:
+    """models.py and the modules of each tool's models after it, as one text: every model the package defines."""
+    modules = [package_dir / "models.py", *sorted((package_dir / "_tool_models").glob("*.py"))]
+    return "\n".join(path.read_text(encoding="utf-8") for path in modules)
+
+
 @pytest.fixture
 def load_package() -> Iterator[Callable[[Project], ModuleType]]:
     added: list[str] = []
@@ -528,7 +534,7 @@ def test_union_aliases_carry_no_field_only_arguments_and_tags_read_as_json(
         """,
     )
     toolgen.build(project.root)
-    source = (project.root / "generated" / "models_t_union_extras" / "models.py").read_text()
+    source = models_source(project.root / "generated" / "models_t_union_extras")
     alias = source[source.index("Zed: TypeAlias") :].split("\n\n")[0]
     assert "validate_default" not in alias and "deprecated" not in alias and 'discriminator="a_b"' in alias
     sdk = load_package(project)
@@ -669,7 +675,7 @@ def test_a_field_with_a_default_is_typed_without_none_unless_its_schema_allows_n
         """,
     )
     toolgen.build(project.root)
-    source = (project.package_dir / "models.py").read_text()
+    source = models_source(project.package_dir)
     for line in (
         'unit: Literal["celsius", "fahrenheit"] = "celsius"',
         'color: Color = "green"',
@@ -736,7 +742,7 @@ def test_null_is_refused_where_a_reference_an_enum_or_every_branch_refuses_it(
         """,
     )
     toolgen.build(project.root)
-    source = (project.package_dir / "models.py").read_text()
+    source = models_source(project.package_dir)
     # `nullable` is OpenAPI's: JSON Schema reads it as nothing, and so do the models.
     assert "\n    legacy: str | None = None\n" in source
     sdk = load_package(project)
@@ -783,7 +789,7 @@ def test_named_enums_are_literal_aliases_and_a_tool_result_stays_a_model(
         """,
     )
     toolgen.build(project.root)
-    source = (project.package_dir / "models.py").read_text()
+    source = models_source(project.package_dir)
     tree = ast.parse(source)
     aliases = {
         node.target.id: (ast.unparse(node.value), tree.body[index + 1])
@@ -795,7 +801,8 @@ def test_named_enums_are_literal_aliases_and_a_tool_result_stays_a_model(
     docstring = aliases["Color"][1]
     assert isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
     assert docstring.value.value == nasty
-    assert "class Colors(RootModel[list[Color]])" in source and "class PaintResult(RootModel[Color])" in source
+    assert "class Colors(DeferredRootModel[list[Color]])" in source
+    assert "class PaintResult(DeferredRootModel[Color])" in source
     assert "    level: Level = 2\n" in source
     sdk = load_package(project)
     models = importlib.import_module("models_t_enum_alias.models")

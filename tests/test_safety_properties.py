@@ -113,10 +113,10 @@ def _build(project: Project, tools: list[dict[str, Any]]) -> dict[str, ast.Modul
     result = toolgen.build(project.root, force=True)
     assert result.written
     trees = {}
-    for path in sorted(project.package_dir.glob("*.py")):
+    for path in sorted([*project.package_dir.glob("*.py"), *project.package_dir.glob("_tool_models/*.py")]):
         source = path.read_text(encoding="utf-8")
         compile(source, str(path), "exec", dont_inherit=True)
-        trees[path.name] = ast.parse(source, filename=str(path))
+        trees[path.relative_to(project.package_dir).as_posix()] = ast.parse(source, filename=str(path))
     assert {"__init__.py", "models.py", "tools.py", "validators.py"} <= trees.keys()
     return trees
 
@@ -138,6 +138,12 @@ def _assert_no_code_from_schema(trees: dict[str, ast.Module], package: str) -> N
                 assert called not in DANGEROUS_CALLS, f"{name}: call to {ast.unparse(func)}"
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 assert node.id != "os", f"{name}: `os` used at line {node.lineno}"
+
+
+def _models(trees: dict[str, ast.Module]) -> ast.Module:
+    """models.py and each tool's model module (imported on first use) as one module: every model of the package."""
+    modules = [tree for name, tree in trees.items() if name == "models.py" or name.startswith("_tool_models/")]
+    return ast.Module(body=[node for tree in modules for node in tree.body], type_ignores=[])
 
 
 def _assert_unique_definitions(models: ast.Module) -> None:
@@ -202,7 +208,7 @@ def test_adversarial_names_become_identifiers_and_keys_survive(
     project = _new_project(make_project)
     trees = _build(project, [tool for tool, _ in tools])
     _assert_no_code_from_schema(trees, project.package)
-    _assert_unique_definitions(trees["models.py"])
+    _assert_unique_definitions(_models(trees))
     with _imported(project) as sdk:
         assert set(sdk.TOOLS) == {tool["name"] for tool, _ in tools}
         assert len({spec.args_model for spec in sdk.TOOLS.values()}) == len(tools)
@@ -291,7 +297,7 @@ class _Skeleton(ast.NodeTransformer):
 def _skeletons(trees: dict[str, ast.Module], package: str) -> dict[str, str]:
     outline = [
         f"{node.name}: {' '.join(ast.unparse(s.target) for s in node.body if isinstance(s, ast.AnnAssign))}"
-        for node in trees["models.py"].body
+        for node in _models(trees).body
         if isinstance(node, ast.ClassDef)
     ]
     dumps = {name: ast.dump(_Skeleton(package).visit(tree)) for name, tree in trees.items()}
@@ -434,7 +440,7 @@ def test_compatibility_characters_in_property_names(
         "required": properties,
     }
     trees = _build(project, [{"name": "t", "inputSchema": schema}])
-    _assert_unique_definitions(trees["models.py"])
+    _assert_unique_definitions(_models(trees))
     with _imported(project) as sdk:
         model = sdk.TOOLS["t"].args_model
         assert set(model.model_json_schema()["properties"]) == set(properties)

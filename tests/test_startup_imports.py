@@ -18,6 +18,11 @@ from conftest import REPO_ROOT
 
 RENDERER = frozenset({"jinja2", "datamodel_code_generator", "ruff", "toolgen.render", "toolgen.targets"})
 FRONT_END = frozenset({"jsonschema", "toolgen.lower", "toolgen.meta"})
+# What `check` and `build` need to compare and write: the verbs that only read a project do without it.
+CHECKING = frozenset({"toolgen.drift", "toolgen.instant_check", "toolgen.write", "difflib", "subprocess"})
+# The meta-schema checks (and the registry of published meta-schemas): a project the manifest records as
+# built, unchanged since, needs neither.
+META_SCHEMAS = frozenset({"jsonschema", "referencing", "jsonschema_specifications", "toolgen.meta"})
 DECODE_BODY = (
     REPO_ROOT / "tests" / "fixtures" / "payloads" / "openai-chat" / "request" / "multimodal-developer-refusal.json"
 )
@@ -52,8 +57,8 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
     [
         pytest.param(("--help",), RENDERER | FRONT_END | {"yaml", "toolgen.api"}, id="help"),
         pytest.param(("decode", str(DECODE_BODY)), RENDERER | FRONT_END | {"yaml"}, id="decode"),
-        pytest.param(("lint",), RENDERER, id="lint"),
-        pytest.param(("export", "--format", "openai"), RENDERER, id="export"),
+        pytest.param(("lint",), RENDERER | CHECKING | META_SCHEMAS, id="lint"),
+        pytest.param(("export", "--format", "openai"), RENDERER | CHECKING | META_SCHEMAS, id="export"),
         pytest.param(("check",), RENDERER | FRONT_END, id="check-up-to-date"),
     ],
 )
@@ -68,6 +73,9 @@ def test_validating_a_record_needs_no_renderer_and_no_json_schema(built_root: Pa
     loaded = _imported(built_root, "validate", "--as", "message", str(record))
     assert "sdk" in loaded, "the record is checked with the project's generated package"
     assert sorted(loaded & (RENDERER | FRONT_END)) == [], "a message the models check alone needs no jsonschema"
+    assert sorted(loaded & CHECKING) == [], "validating compares and writes nothing"
+    # The wires' table comes with export and the adapters; a message of the canonical model needs neither.
+    assert not any(name.startswith("sdk._runtime.wires") for name in loaded), sorted(loaded)
 
 
 def test_a_check_that_renders_loads_the_renderer(built_root: Path) -> None:

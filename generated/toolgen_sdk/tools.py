@@ -5,31 +5,38 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolgen_sdk._runtime import (
-    FORMATS,
-    Export,
-    GeminiSchema,
+    DeferredModels,
     Registry,
     ToolContext,
     ToolEntry,
     ToolOutcome,
     ToolSpec,
-    export_tools,
 )
-from toolgen_sdk.models import (
-    GetCurrentWeatherArgs,
-    GetCurrentWeatherResult,
-    RunCommandArgs,
-    RunCommandResult,
-    ShowOrderStatusArgs,
-    ShowOrderStatusResult,
-    TodoReadArgs,
-    TodoReadResult,
-    TodoWriteArgs,
-    TodoWriteResult,
-)
+
+if TYPE_CHECKING:
+    from toolgen_sdk._runtime import FORMATS, Export, GeminiSchema
+    from toolgen_sdk.models import (
+        GetCurrentWeatherArgs,
+        GetCurrentWeatherResult,
+        RunCommandArgs,
+        RunCommandResult,
+        ShowOrderStatusArgs,
+        ShowOrderStatusResult,
+        TodoReadArgs,
+        TodoReadResult,
+        TodoWriteArgs,
+        TodoWriteResult,
+    )
+else:
+    from toolgen_sdk._runtime import lazy_attributes
+
+    # The wires' table (and the export code with it) is imported when first read: validating needs none of it.
+    __getattr__, __dir__ = lazy_attributes(
+        __name__, {"FORMATS": "toolgen_sdk._runtime", "Export": "toolgen_sdk._runtime"}
+    )
 
 __all__ = [
     "FORMATS",
@@ -45,12 +52,15 @@ __all__ = [
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
-        "get_current_weather": ToolSpec(
+        "get_current_weather": ToolSpec.deferred(
+            DeferredModels(
+                "toolgen_sdk.models",
+                "GetCurrentWeatherArgs",
+                "GetCurrentWeatherResult",
+            ),
             name="get_current_weather",
             title="Current weather",
             description="Get the current weather in a given location.",
-            args_model=GetCurrentWeatherArgs,
-            result_model=GetCurrentWeatherResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -87,12 +97,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             meta={},
             annotations={},
         ),
-        "run_command": ToolSpec(
+        "run_command": ToolSpec.deferred(
+            DeferredModels(
+                "toolgen_sdk.models",
+                "RunCommandArgs",
+                "RunCommandResult",
+            ),
             name="run_command",
             title="Run a command",
             description="Run one allowlisted program with arguments inside the workspace directory and return its exit code and output. No shell is involved: pipes, redirects and globbing are not available.",
-            args_model=RunCommandArgs,
-            result_model=RunCommandResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -145,12 +158,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             meta={"sandbox": {"output_cap_bytes": 65536}},
             annotations={},
         ),
-        "show_order_status": ToolSpec(
+        "show_order_status": ToolSpec.deferred(
+            DeferredModels(
+                "toolgen_sdk.models",
+                "ShowOrderStatusArgs",
+                "ShowOrderStatusResult",
+            ),
             name="show_order_status",
             title="Show order status",
             description="Look up an order and show its status to the user directly.",
-            args_model=ShowOrderStatusArgs,
-            result_model=ShowOrderStatusResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -167,12 +183,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             meta={},
             annotations={},
         ),
-        "todo_read": ToolSpec(
+        "todo_read": ToolSpec.deferred(
+            DeferredModels(
+                "toolgen_sdk.models",
+                "TodoReadArgs",
+                "TodoReadResult",
+            ),
             name="todo_read",
             title="Read the to-do list",
             description="Return this conversation's to-do list.",
-            args_model=TodoReadArgs,
-            result_model=TodoReadResult,
             input_schema={
                 "type": "object",
                 "properties": {},
@@ -211,12 +230,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             meta={"scope": "conversation"},
             annotations={},
         ),
-        "todo_write": ToolSpec(
+        "todo_write": ToolSpec.deferred(
+            DeferredModels(
+                "toolgen_sdk.models",
+                "TodoWriteArgs",
+                "TodoWriteResult",
+            ),
             name="todo_write",
             title="Write the to-do list",
             description="Replace this conversation's to-do list with the given items.",
-            args_model=TodoWriteArgs,
-            result_model=TodoWriteResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -268,6 +290,8 @@ def export_definitions(
     `strict` rewrites every tool for OpenAI strict mode (tools declaring `strict: true` always are);
     `gemini="openapi"` sends Gemini's OpenAPI `parameters` subset instead of `parametersJsonSchema`.
     """
+    from toolgen_sdk._runtime import export_tools
+
     definitions = (spec.definition() for spec in TOOLS.values())
     return export_tools(definitions, provider, strict=strict, gemini=gemini)
 

@@ -21,9 +21,7 @@ from toolgen.config import (
     load_config,
 )
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.drift import CheckResult, compare, on_disk
 from toolgen.errors import ForeignFilesError, InvalidInputError, ToolgenError
-from toolgen.instant_check import instant_check, recorded_config, recorded_project
 from toolgen.kinds import KINDS, WIRE_KINDS
 from toolgen.manifest import (
     MANIFEST_NAME,
@@ -34,8 +32,10 @@ from toolgen.manifest import (
     render_manifest,
     text_digest,
 )
+from toolgen.recorded import recorded_config, recorded_project
 
 if TYPE_CHECKING:
+    from toolgen.drift import CheckResult
     from toolgen.ir import Tool
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
@@ -120,6 +120,8 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     }
     if not matched <= recorded.keys():
         return False
+    from toolgen.drift import on_disk
+
     found = on_disk(config.package_dir, config.user_zone)
     if set(found) != {*manifest.get("files", {}), MANIFEST_NAME}:
         return False
@@ -219,6 +221,7 @@ def _build(
     from toolgen.beside import on_disk as beside_on_disk
     from toolgen.building import commit_build
     from toolgen.building import recover_package as recover
+    from toolgen.drift import on_disk
 
     recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
     old_package = _old_package(config)
@@ -258,6 +261,9 @@ def check(
     shape its output and every generated file are what it records (instant_check.py). Otherwise, or with
     `full`, everything is rendered in memory and compared with the files on disk (drift.compare).
     """
+    from toolgen.drift import compare
+    from toolgen.instant_check import instant_check
+
     if not full:
         answer = instant_check(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
         if answer is not None:

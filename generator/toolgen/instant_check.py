@@ -13,63 +13,28 @@ as written; `check --full` finds the manifest differs) and libraries other than 
 
 from __future__ import annotations
 
-import glob
 import json
 from pathlib import Path
-from typing import Any
 
 from toolgen.beside import on_disk as beside_on_disk
 from toolgen.beside import recorded_beside
 from toolgen.building import work_dir
-from toolgen.config import CACHE_DIR, INSTALLABLE, PYPROJECT, Config, display_path, load_config, own_files
+from toolgen.config import CACHE_DIR, INSTALLABLE, PYPROJECT, Config, display_path
 from toolgen.diagnostics import Diagnostic
 from toolgen.drift import CheckResult, on_disk
-from toolgen.errors import ToolgenError
 from toolgen.manifest import (
-    MANIFEST_FORMAT,
     MANIFEST_NAME,
     config_record,
-    input_digest,
-    read_manifest,
     recorded_makers,
     render_manifest,
     running_makers,
-    source_digest,
 )
+from toolgen.recorded import recorded_config, recorded_inputs
 from toolgen.write import leftovers
 
 # A warning that depends on folders, not on the files the manifest hashes (input-unmatched: whether a
 # pattern's folder exists), may come and go without any recorded hash changing: such a build is rendered.
 _UNRECORDED = frozenset({"input-unmatched"})
-
-
-def recorded_config(root: Path, config_path: Path | None) -> tuple[Config, dict[str, Any]] | None:
-    """The config, read without its shape check, and its package's manifest, when that manifest records this
-    config as it is now (text and resolved settings) and was made by this very toolgen (its source hash).
-
-    The shape check against the meta-schema (and loading jsonschema for it) can be left out then: the same text
-    passed it at build time, under the same toolgen.
-    """
-    try:
-        config = load_config(root, config_path, check_shape=False)
-    except (ToolgenError, AttributeError, TypeError, ValueError):
-        # Unchecked, a malformed config can fail in any of these ways; the checked load reports it properly.
-        return None
-    manifest = read_manifest(config.package_dir)
-    if manifest is None or manifest.get("format") != MANIFEST_FORMAT:
-        return None
-    if manifest.get("config") != config_record(config) or manifest.get("source") != source_digest():
-        return None
-    return config, manifest
-
-
-def recorded_project(root: Path, config_path: Path | None) -> Config | None:
-    """The config, read without its shape check, when its package's manifest records it and every input as they
-    are now, under this toolgen: the meta-schema checks the build ran on them would find nothing again."""
-    found = recorded_config(root, config_path)
-    if found is None or _recorded_inputs(found[0], found[1].get("inputs")) is None:
-        return None
-    return found[0]
 
 
 def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
@@ -81,7 +46,7 @@ def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
     makers = running_makers()
     if recorded_makers(manifest) != makers:
         return None
-    inputs = _recorded_inputs(config, manifest.get("inputs"))
+    inputs = recorded_inputs(config, manifest.get("inputs"))
     warnings = _recorded_warnings(manifest.get("warnings"))
     if inputs is None or warnings is None or _moved_since_last_build(config):
         return None
@@ -98,24 +63,6 @@ def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
     if actual.get(MANIFEST_NAME) != expected:
         return None
     return CheckResult(config.package_dir, (), "", warnings)
-
-
-def _recorded_inputs(config: Config, recorded: object) -> dict[str, str] | None:
-    """The manifest's inputs when each still has its recorded digest and the globs match no other file."""
-    if not isinstance(recorded, dict) or not all(isinstance(v, str) for v in recorded.values()):
-        return None
-    if any(input_digest(config.root, str(name)) != hashed for name, hashed in recorded.items()):
-        return None
-    own: set[Path] | None = None  # the package's own files, which no input is: listed only when needed
-    for pattern in config.inputs:
-        for match in glob.glob(str(config.root / pattern), recursive=True):
-            path = Path(match).resolve()
-            if display_path(config.root, path) in recorded or not path.is_file():
-                continue
-            own = own_files(config) if own is None else own
-            if path not in own:
-                return None  # a new file the build would read
-    return {str(name): hashed for name, hashed in recorded.items()}
 
 
 def _recorded_warnings(recorded: object) -> tuple[Diagnostic, ...] | None:

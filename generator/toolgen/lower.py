@@ -303,7 +303,7 @@ def lower(config: Config, *, check_shapes: bool = True) -> Lowered:
 
     `check_shapes=False` leaves out the checks against the meta-schemas (each tool's shape, each schema against
     its draft), which report only errors: for inputs a build has checked, unchanged since under the same toolgen
-    (instant_check.recorded_project).
+    (recorded.recorded_project).
     """
     session = _Session(config, check_shapes=check_shapes)
     names = NameRegistry(RESERVED_NAMES)

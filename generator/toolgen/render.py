@@ -8,6 +8,7 @@ from toolgen.config import Config
 from toolgen.errors import ToolgenError
 from toolgen.format import format_python
 from toolgen.ir import Project
+from toolgen.targets.model_modules import split_models
 from toolgen.targets.models import render_models
 from toolgen.targets.package import render_package
 
@@ -27,8 +28,10 @@ def header_line(config: Config) -> str:
 def render(project: Project, config: Config) -> dict[str, str]:
     """File name (relative to the package directory) -> formatted text."""
     header = header_line(config)
-    planned: dict[str, str] = {"models.py": render_models(project, header)}
-    for name, text in render_package(project, header, wires=config.wires, demo=config.demo).items():
+    models = split_models(render_models(project, header), project, header)
+    planned: dict[str, str] = dict(models.files)
+    package = render_package(project, header, wires=config.wires, demo=config.demo, deferred=frozenset(models.homes))
+    for name, text in package.items():
         if name in planned:
             raise ToolgenError(f"two targets write {name}")
         planned[name] = text

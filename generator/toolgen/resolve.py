@@ -8,22 +8,23 @@ published JSON Schema meta-schema is left as written (every JSON Schema validato
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import urllib.parse
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
-from referencing import Registry
+from typing import TYPE_CHECKING, Any
 
 from toolgen.diagnostics import Diagnostic
 from toolgen.load import Document, LoadError
 from toolgen.names import NameRegistry, pascal
 from toolgen.positions import Pointer
 from toolgen.schemawalk import children, map_children
+
+if TYPE_CHECKING:
+    from referencing import Registry
 
 # Keywords dropped from bundled schemas: their job is done once refs point into the shared $defs.
 _DROPPED = frozenset({"$defs", "definitions", "$schema", "$id", "$comment", "$anchor", "$dynamicAnchor"})
@@ -32,8 +33,6 @@ Key = tuple[str, Pointer]
 Prepare = Callable[[Document, Pointer, Any], Any]
 # Where a `$ref` leads: a schema to bundle, or the absolute URI of a meta-schema the bundle leaves as written.
 Target = tuple["Resource", Pointer, Any]
-# Every published JSON Schema meta-schema and vocabulary, as jsonschema ships them.
-META_SCHEMAS: Registry[Any] = REGISTRY
 # The base URI of a schema checked on its own: never fetched, only a root for its relative references.
 _SELF = "urn:toolgen:self:"
 
@@ -157,7 +156,7 @@ class Bundler:
         if file_part and not base_uri.startswith("urn:toolgen:"):
             # Under an `$id`, a relative reference names a URI, not a file next to this one.
             file_part, _, fragment = urllib.parse.urljoin(base_uri, ref).partition("#")
-        if _remote(file_part) and self._vendored(file_part) is None and file_part in META_SCHEMAS:
+        if _remote(file_part) and self._vendored(file_part) is None and file_part in meta_schemas():
             return self._meta_schema_reference(resource, at, ref, file_part, fragment)
         document = self._document(resource, at, ref, file_part)
         if document is None:
@@ -166,7 +165,7 @@ class Bundler:
 
     def _meta_schema_reference(self, resource: Resource, at: Pointer, ref: str, uri: str, fragment: str) -> str | None:
         """A `$ref` into a meta-schema, kept as an absolute URI: bundling the meta-schema would only give Any."""
-        index = _document_index(META_SCHEMAS.contents(uri), uri)
+        index = _document_index(meta_schemas().contents(uri), uri)
         if _place(index, uri, urllib.parse.unquote(fragment)) is None:
             message = f"$ref {ref!r}: nothing at #{fragment} in the meta-schema {uri}"
             self.diagnostics.append(resource.document.diagnostic(at, "ref-unresolved", message))
@@ -254,7 +253,7 @@ class Bundler:
                 return self._load(*vendored).data
             except LoadError:
                 return None  # reported where a `$ref` reaches it during bundling
-        return META_SCHEMAS.contents(uri) if uri in META_SCHEMAS else None
+        return meta_schemas().contents(uri) if _remote(uri) and uri in meta_schemas() else None
 
     def _vendored(self, uri: str) -> tuple[Path, str] | None:
         """The local copy of a remote document, by the longest configured prefix (`remotes` in toolgen.yaml)."""
@@ -313,6 +312,19 @@ class Bundler:
                 return " -> ".join(f"{d}#{'/'.join(('',) + p) if p else ''}" for d, p in [*seen, key])
             seen.append(key)
         return None
+
+
+@functools.cache
+def meta_schemas() -> Registry[Any]:
+    """Every published JSON Schema meta-schema and vocabulary, as jsonschema ships them.
+
+    Imported when a `$ref` first leaves for a remote URI: the registry's packages take about as long to import
+    as pydantic, and most projects never refer to a meta-schema.
+    """
+    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+
+    registry: Registry[Any] = REGISTRY
+    return registry
 
 
 def _resource_uri(resource: Resource) -> str:

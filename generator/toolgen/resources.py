@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 
 def _resource_dir(name: str) -> Path:
-    packaged = Path(str(resources.files("toolgen"))) / name
+    # The package's own folder, as importlib.resources.files("toolgen") gives it for an installed wheel; without
+    # importing importlib.resources (and tempfile), which the verbs that hash toolgen's source would pay for.
+    packaged = Path(__file__).resolve().parent / name
     if packaged.is_dir():
         return packaged
     # An editable install runs from generator/toolgen; the directories sit at the repository top.

@@ -16,7 +16,6 @@ Anything else is reported with the construct that made it unrecognizable.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -83,6 +82,9 @@ def misspelled_key(key: str) -> str | None:
     same = [known for known in _KNOWN_KEYS if _folded(known) == _folded(key)]
     if same:
         return same[0]
+    # Imported here: only an unknown key needs it, and every lint and export reads the shapes.
+    import difflib
+
     # A key that holds a known key whole (`api_description`, `responses`, `path_parameters`) is another
     # dialect's word, not a typo: only a misspelling (`paramters`, `descrption`) is.
     close = [

@@ -83,11 +83,16 @@ def load_sdk(output_dir: Path, package: str) -> ModuleType:
         for name in ("decode", "check_pairing", "ProviderError"):
             getattr(runtime, name)
         models = importlib.import_module(f"{package}.models")
-        for value in vars(models).values():
+        # Every name, and every tool's models, imported now: on first use, they would be looked up by name.
+        for spec in importlib.import_module(f"{package}.tools").TOOLS.values():
+            _ = spec.args_model
+        for name in getattr(module, "__all__", ()):
+            getattr(module, name)
+        for value in [getattr(models, name) for name in getattr(models, "__all__", list(vars(models)))]:
             if (
                 isinstance(value, type)
                 and issubclass(value, pydantic.BaseModel)
-                and value.__module__ == models.__name__
+                and value.__module__.startswith(f"{package}.")
             ):
                 value.model_rebuild(force=True)
         validators = importlib.import_module(f"{package}.validators")

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from .loop.sync_driver import run, run_events
     from .models.base import (
         CanonicalModel,
+        DeferredRootModel,
         FunctionCallBase,
         NullRefusingModel,
         SchemaModel,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     )
     from .models.check import check, schema_problems, schema_validator
     from .models.jsontext import MAX_JSON_DEPTH, JSONTextError, parse_json
+    from .models.lazy import DeferredModels, lazy_attributes
     from .models.problems import (
         ToolgenValidationError,
         ValidationProblem,
@@ -158,6 +160,7 @@ if TYPE_CHECKING:
 _HOMES = MappingProxyType(
     {
         "CanonicalModel": ".models.base",
+        "DeferredRootModel": ".models.base",
         "FunctionCallBase": ".models.base",
         "NullRefusingModel": ".models.base",
         "SchemaModel": ".models.base",
@@ -171,6 +174,8 @@ _HOMES = MappingProxyType(
         "JSONTextError": ".models.jsontext",
         "MAX_JSON_DEPTH": ".models.jsontext",
         "parse_json": ".models.jsontext",
+        "DeferredModels": ".models.lazy",
+        "lazy_attributes": ".models.lazy",
         "ToolsLoadError": ".tools.loading",
         "load_bound_tools": ".tools.loading",
         "Registry": ".tools.registry",
@@ -326,6 +331,8 @@ __all__ = [
     "CancelToken",
     "CanonicalModel",
     "Codec",
+    "DeferredModels",
+    "DeferredRootModel",
     "DurableRuns",
     "DurableRunsError",
     "Encoded",
@@ -417,6 +424,7 @@ __all__ = [
     "has_property_escapes",
     "is_context_overflow",
     "keep_last_turns",
+    "lazy_attributes",
     "load_bound_tools",
     "main",
     "map_subschemas",

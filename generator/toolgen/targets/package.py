@@ -79,8 +79,14 @@ def _adapter(union: str) -> str:
 
 
 def render_package(
-    project: Project, header: str, *, wires: tuple[str, ...] = WIRES, demo: bool = False
+    project: Project,
+    header: str,
+    *,
+    wires: tuple[str, ...] = WIRES,
+    demo: bool = False,
+    deferred: frozenset[str] = frozenset(),
 ) -> dict[str, str]:
+    """The package's files but the models; `deferred` names the models that `models` imports on first use."""
     environment = _environment()
     validators = _validators(project)
     tool_models = sorted(
@@ -105,7 +111,8 @@ def render_package(
         ),
         "__init__.py": environment.get_template("__init__.py.jinja").render(
             **common,
-            model_imports=public_models,
+            model_imports=[name for name in public_models if name not in deferred],
+            deferred_models=[name for name in public_models if name in deferred],
             validator_imports=validator_names,
             exports=sorted(
                 [

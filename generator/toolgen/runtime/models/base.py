@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import pydantic
 from pydantic.alias_generators import to_camel
 
-from ..wires.export import canonical_definition
 from .check import check, parsed_json, schema_problems, schema_validator
 from .jsontext import parse_json
+from .lazy import DeferredModels
 from .problems import ToolgenValidationError, ValidationProblem
 
 
@@ -48,6 +48,19 @@ class SchemaModel(pydantic.BaseModel):
         # Python's re is closer to the ECMA-262 patterns schemas use (lookarounds) and has no size cap.
         regex_engine="python-re",
     )
+
+
+RootT = TypeVar("RootT")
+
+
+class DeferredRootModel(pydantic.RootModel[RootT], Generic[RootT]):
+    """RootModel, whose parametrized classes wait for first use too.
+
+    `RootModel[list[Message]]` is a class of its own, made where a model names it as its base, and made with
+    RootModel's config: without defer_build, it would build the whole validator of a conversation at import.
+    """
+
+    model_config = pydantic.ConfigDict(defer_build=True)
 
 
 _NOT_NULL_KEY = "x-toolgen-not-null"
@@ -139,6 +152,34 @@ class ToolSpec:
         default_factory=dict, repr=False, compare=False
     )
 
+    @classmethod
+    def deferred(cls, models: DeferredModels, **fields: Any) -> ToolSpec:
+        """A spec whose args_model and result_model are imported when first read, not when it is made.
+
+        A generated package's TOOLS holds such specs: importing it creates no model class, and a tool's
+        models cost their import only when that tool validates, dispatches or is asked for them.
+        """
+        spec = cls(args_model=pydantic.BaseModel, result_model=None, **fields)
+        # Taken out again, so that reading them reaches __getattr__, which loads them.
+        object.__delattr__(spec, "args_model")
+        object.__delattr__(spec, "result_model")
+        object.__setattr__(spec, "_deferred_models", models)
+        return spec
+
+    # Hidden from type checkers, which would read any attribute of a spec as Any.
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            deferred = self.__dict__.get("_deferred_models")
+            if deferred is None or name not in ("args_model", "result_model"):
+                raise AttributeError(
+                    f"{type(self).__name__!r} object has no attribute {name!r}"
+                )
+            args, result = deferred.load()
+            object.__setattr__(self, "args_model", args)
+            object.__setattr__(self, "result_model", result)
+            return args if name == "args_model" else result
+
     def check_arguments(self, data: Any, *, json_text: bool = True) -> Any:
         """The arguments (JSON text or data) as the args model, or ToolgenValidationError listing every problem.
 
@@ -227,6 +268,9 @@ class ToolSpec:
 
     def definition(self) -> dict[str, Any]:
         """The tool in toolgen's canonical definition format (camelCase keys, absent values left out)."""
+        # Imported here: the wires' table loads with it, and validating needs none of it.
+        from ..wires.export import canonical_definition
+
         return canonical_definition(
             name=self.name,
             title=self.title,

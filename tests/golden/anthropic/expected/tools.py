@@ -5,23 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claude_sdk._runtime import (
-    FORMATS,
-    Export,
-    GeminiSchema,
+    DeferredModels,
     Registry,
     ToolContext,
     ToolEntry,
     ToolOutcome,
     ToolSpec,
-    export_tools,
 )
-from claude_sdk.models import (
-    SearchDocsArgs,
-    SearchDocsResult,
-)
+
+if TYPE_CHECKING:
+    from claude_sdk._runtime import FORMATS, Export, GeminiSchema
+    from claude_sdk.models import (
+        SearchDocsArgs,
+        SearchDocsResult,
+    )
+else:
+    from claude_sdk._runtime import lazy_attributes
+
+    # The wires' table (and the export code with it) is imported when first read: validating needs none of it.
+    __getattr__, __dir__ = lazy_attributes(
+        __name__, {"FORMATS": "claude_sdk._runtime", "Export": "claude_sdk._runtime"}
+    )
 
 __all__ = [
     "FORMATS",
@@ -37,12 +44,15 @@ __all__ = [
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
-        "search_docs": ToolSpec(
+        "search_docs": ToolSpec.deferred(
+            DeferredModels(
+                "claude_sdk.models",
+                "SearchDocsArgs",
+                "SearchDocsResult",
+            ),
             name="search_docs",
             title="Search the docs",
             description="Full-text search over the product documentation.",
-            args_model=SearchDocsArgs,
-            result_model=SearchDocsResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -93,6 +103,8 @@ def export_definitions(
     `strict` rewrites every tool for OpenAI strict mode (tools declaring `strict: true` always are);
     `gemini="openapi"` sends Gemini's OpenAPI `parameters` subset instead of `parametersJsonSchema`.
     """
+    from claude_sdk._runtime import export_tools
+
     definitions = (spec.definition() for spec in TOOLS.values())
     return export_tools(definitions, provider, strict=strict, gemini=gemini)
 

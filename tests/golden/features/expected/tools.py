@@ -5,26 +5,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from features_sdk._runtime import (
-    FORMATS,
-    Export,
-    GeminiSchema,
+    DeferredModels,
     Registry,
     ToolContext,
     ToolEntry,
     ToolOutcome,
     ToolSpec,
-    export_tools,
 )
-from features_sdk.models import (
-    BookTripArgs,
-    BookTripResult,
-    CancelTripArgs,
-    CancelTripResult,
-    PingArgs,
-)
+
+if TYPE_CHECKING:
+    from features_sdk._runtime import FORMATS, Export, GeminiSchema
+    from features_sdk.models import (
+        BookTripArgs,
+        BookTripResult,
+        CancelTripArgs,
+        CancelTripResult,
+        PingArgs,
+    )
+else:
+    from features_sdk._runtime import lazy_attributes
+
+    # The wires' table (and the export code with it) is imported when first read: validating needs none of it.
+    __getattr__, __dir__ = lazy_attributes(
+        __name__,
+        {"FORMATS": "features_sdk._runtime", "Export": "features_sdk._runtime"},
+    )
 
 __all__ = [
     "FORMATS",
@@ -40,12 +48,15 @@ __all__ = [
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
-        "book_trip": ToolSpec(
+        "book_trip": ToolSpec.deferred(
+            DeferredModels(
+                "features_sdk.models",
+                "BookTripArgs",
+                "BookTripResult",
+            ),
             name="book_trip",
             title="Book a trip",
             description="Books a trip. Quotes \" and backslashes \\ and\nnewlines stay text, never code: os.system('x').",
-            args_model=BookTripArgs,
-            result_model=BookTripResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -130,12 +141,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             annotations={},
             check_input=True,
         ),
-        "cancel_trip": ToolSpec(
+        "cancel_trip": ToolSpec.deferred(
+            DeferredModels(
+                "features_sdk.models",
+                "CancelTripArgs",
+                "CancelTripResult",
+            ),
             name="cancel_trip",
             title=None,
             description="Cancel a booking and tell the user directly.",
-            args_model=CancelTripArgs,
-            result_model=CancelTripResult,
             input_schema={
                 "type": "object",
                 "properties": {
@@ -152,12 +166,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             meta={},
             annotations={},
         ),
-        "ping": ToolSpec(
+        "ping": ToolSpec.deferred(
+            DeferredModels(
+                "features_sdk.models",
+                "PingArgs",
+                None,
+            ),
             name="ping",
             title=None,
             description="No arguments at all.",
-            args_model=PingArgs,
-            result_model=None,
             input_schema={"type": "object", "properties": {}},
             output_schema=None,
             return_direct=False,
@@ -179,6 +196,8 @@ def export_definitions(
     `strict` rewrites every tool for OpenAI strict mode (tools declaring `strict: true` always are);
     `gemini="openapi"` sends Gemini's OpenAPI `parameters` subset instead of `parametersJsonSchema`.
     """
+    from features_sdk._runtime import export_tools
+
     definitions = (spec.definition() for spec in TOOLS.values())
     return export_tools(definitions, provider, strict=strict, gemini=gemini)
 

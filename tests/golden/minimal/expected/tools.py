@@ -5,22 +5,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minimal_sdk._runtime import (
-    FORMATS,
-    Export,
-    GeminiSchema,
+    DeferredModels,
     Registry,
     ToolContext,
     ToolEntry,
     ToolOutcome,
     ToolSpec,
-    export_tools,
 )
-from minimal_sdk.models import (
-    EchoArgs,
-)
+
+if TYPE_CHECKING:
+    from minimal_sdk._runtime import FORMATS, Export, GeminiSchema
+    from minimal_sdk.models import (
+        EchoArgs,
+    )
+else:
+    from minimal_sdk._runtime import lazy_attributes
+
+    # The wires' table (and the export code with it) is imported when first read: validating needs none of it.
+    __getattr__, __dir__ = lazy_attributes(
+        __name__, {"FORMATS": "minimal_sdk._runtime", "Export": "minimal_sdk._runtime"}
+    )
 
 __all__ = [
     "FORMATS",
@@ -36,12 +43,15 @@ __all__ = [
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
-        "echo": ToolSpec(
+        "echo": ToolSpec.deferred(
+            DeferredModels(
+                "minimal_sdk.models",
+                "EchoArgs",
+                None,
+            ),
             name="echo",
             title=None,
             description="Say the text back.",
-            args_model=EchoArgs,
-            result_model=None,
             input_schema={
                 "type": "object",
                 "properties": {"text": {"type": "string"}},
@@ -67,6 +77,8 @@ def export_definitions(
     `strict` rewrites every tool for OpenAI strict mode (tools declaring `strict: true` always are);
     `gemini="openapi"` sends Gemini's OpenAPI `parameters` subset instead of `parametersJsonSchema`.
     """
+    from minimal_sdk._runtime import export_tools
+
     definitions = (spec.definition() for spec in TOOLS.values())
     return export_tools(definitions, provider, strict=strict, gemini=gemini)
 

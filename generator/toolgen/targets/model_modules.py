@@ -1,0 +1,237 @@
+"""Model modules target: the models module split so that each tool's models are imported when first used.
+
+The canonical models, and whatever they or no tool refer to, stay in `models.py`. Every other definition goes
+to the module of the tools that reach it: one module per tool under `_tool_models/`, and one per set of tools
+that share definitions. A definition reached by the tools S refers only to definitions reached by at least S,
+so a module imports only `models.py` and modules of larger sets: never a cycle. `models.py` serves every
+moved name through a lazy `__getattr__` (and imports them all for type checkers), so `from <pkg>.models
+import X` keeps working, and importing the package creates no tool's model class.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from toolgen.ir import Project
+from toolgen.names import NameRegistry, snake
+
+FOLDER = "_tool_models"
+ROOT_BASE = "RootModel"
+DEFERRED_ROOT_BASE = "DeferredRootModel"
+_FUTURE = "from __future__ import annotations\n"
+
+
+@dataclass(frozen=True)
+class ModelModules:
+    """The split: file name (relative to the package) -> text, and each moved name -> its module's name."""
+
+    files: Mapping[str, str]
+    homes: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class _Definition:
+    name: str
+    text: str
+    refers_to: frozenset[str]
+
+
+def _lines(source: str) -> list[str]:
+    """Lines as Python's tokenizer counts them (\\n, \\r\\n and \\r only), so AST line numbers index them."""
+    return io.StringIO(source, newline="").readlines()
+
+
+def _defined_name(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    return None
+
+
+def _rebuilt_name(node: ast.stmt) -> str | None:
+    """`X` of a top-level `X.model_rebuild()`, which belongs with X."""
+    if (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and isinstance(node.value.func.value, ast.Name)
+    ):
+        return node.value.func.value.id
+    return None
+
+
+def _is_string(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _parse(source: str) -> tuple[str, list[_Definition]]:
+    """The module's preamble (comments and imports) and its definitions in order, each with its text.
+
+    A string after a definition (an alias's docstring) goes with it, and so does `X.model_rebuild()` with X.
+    """
+    tree = ast.parse(source)
+    lines = _lines(source)
+    body = tree.body
+    first = next((i for i, node in enumerate(body) if _defined_name(node) is not None), len(body))
+    preamble = "".join(lines[: body[first].lineno - 1 if first < len(body) else len(lines)])
+    pieces: dict[str, list[ast.stmt]] = {}
+    last = ""
+    for node in body[first:]:
+        name = _defined_name(node)
+        if name is not None:
+            if isinstance(node, ast.ClassDef):
+                _defer_root_base(node, lines)
+            pieces[name] = [node]
+            last = name
+        elif _is_string(node):
+            pieces[last].append(node)
+        elif _rebuilt_name(node) in pieces:
+            pieces[str(_rebuilt_name(node))].append(node)
+        else:
+            raise AssertionError(f"models line {node.lineno}: a statement the models module does not hold")
+    names = frozenset(pieces)
+    definitions = []
+    for name, nodes in pieces.items():
+        text = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in nodes)
+        refers: set[str] = set()
+        for node in nodes:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name):
+                    refers.add(sub.id)
+                # A forward reference written as a string counts too; a description equal to a name only
+                # puts two definitions in one module.
+                elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    refers.add(sub.value)
+        definitions.append(_Definition(name, text, frozenset((refers & names) - {name})))
+    return preamble, definitions
+
+
+def _defer_root_base(node: ast.ClassDef, lines: list[str]) -> None:
+    """`RootModel[...]` as a base becomes the runtime's DeferredRootModel[...]: RootModel[...] is a class of its own,
+    made at import with RootModel's config, which would build its validator there and then."""
+    for base in node.bases:
+        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == ROOT_BASE:
+            row = base.value.lineno - 1
+            line = lines[row]
+            start = len(line.encode("utf-8")[: base.value.col_offset].decode("utf-8"))
+            lines[row] = line[:start] + DEFERRED_ROOT_BASE + line[start + len(ROOT_BASE) :]
+
+
+def _first_line(node: ast.stmt) -> int:
+    return node.lineno - 1 - (len(node.decorator_list) if isinstance(node, ast.ClassDef) else 0)
+
+
+def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[str]:
+    reached: set[str] = set()
+    frontier = [r for r in roots if r in edges]
+    while frontier:
+        name = frontier.pop()
+        if name not in reached:
+            reached.add(name)
+            frontier.extend(edges[name] - reached)
+    return reached
+
+
+def split_models(source: str, project: Project, header: str) -> ModelModules:
+    """`models.py` as render_models made it, split into the eager core and one lazy module per tool set."""
+    preamble, definitions = _parse(source)
+    edges = {d.name: d.refers_to for d in definitions}
+    owners: dict[str, set[str]] = {}
+    for tool in project.tools:
+        for name in _closure([tool.args_model, *([tool.result_model] if tool.result_model else [])], edges):
+            owners.setdefault(name, set()).add(tool.name)
+    # Eager: the canonical models, definitions no tool reaches, and everything those refer to.
+    core = _closure([d.name for d in definitions if d.name in project.canonical_models or d.name not in owners], edges)
+    registry = NameRegistry(frozenset({"__init__"}))
+    module_of_tools = {tool.name: registry.claim(snake(tool.name, fallback="tool")) for tool in project.tools}
+    module_of_set: dict[frozenset[str], str] = {}
+    members: dict[str, list[_Definition]] = {}
+    for definition in definitions:
+        if definition.name in core:
+            continue
+        tools = frozenset(owners[definition.name])
+        if tools not in module_of_set:
+            alone = len(tools) == 1
+            module_of_set[tools] = module_of_tools[next(iter(tools))] if alone else registry.claim("shared")
+        members.setdefault(module_of_set[tools], []).append(definition)
+    package = project.package
+    homes = {d.name: f"{package}.{FOLDER}.{module}" for module, found in members.items() for d in found}
+    # The import sorting of the format stage merges this line with the runtime's others, or drops it unused.
+    imports = _without_future(preamble) + f"from {package}._runtime import {DEFERRED_ROOT_BASE}\n"
+    files = {
+        "models.py": _core_module(header, imports, [d for d in definitions if d.name in core], homes, package),
+        f"{FOLDER}/__init__.py": f'{header}\n"""Each tool\'s models, imported through `{package}.models` when first used."""\n',
+    }
+    tools_of = {module: tools for tools, module in module_of_set.items()}
+    for module, found in sorted(members.items()):
+        files[f"{FOLDER}/{module}.py"] = _tool_module(header, imports, found, homes, package, tools_of[module])
+    return ModelModules(files, homes)
+
+
+def _without_future(preamble: str) -> str:
+    """The preamble's import lines, without the header comment and the __future__ import each module adds itself."""
+    kept = [line for line in _lines(preamble) if not line.startswith("#")]
+    return "".join(kept).replace(_FUTURE, "", 1).strip("\n") + "\n"
+
+
+def _tool_module(
+    header: str, imports: str, found: list[_Definition], homes: Mapping[str, str], package: str, tools: frozenset[str]
+) -> str:
+    own = {d.name for d in found}
+    needed = sorted({name for d in found for name in d.refers_to} - own)
+    eager = [name for name in needed if name not in homes]
+    by_home: dict[str, list[str]] = {}
+    for name in needed:
+        if name in homes:
+            by_home.setdefault(homes[name], []).append(name)
+    named = sorted(tools)
+    more = f" and {len(named) - 3} more" if len(named) > 3 else ""
+    whose = f"the tool {named[0]!r}" if len(named) == 1 else f"the tools {', '.join(map(repr, named[:3]))}{more}"
+    # repr() escapes whatever a tool's name holds; the docstring is a literal of its own kind, so no quote ends it.
+    doc = repr(f"Models of {whose}, imported through the package's models module when first used.")
+    lines = [header, doc, "", _FUTURE, imports]
+    if eager:
+        lines.append(f"from {package}.models import {', '.join(eager)}\n")
+    lines.extend(f"from {home} import {', '.join(names)}\n" for home, names in sorted(by_home.items()))
+    lines.extend(f"\n{d.text}" for d in found)
+    return "\n".join(lines)
+
+
+def _core_module(header: str, imports: str, found: list[_Definition], homes: Mapping[str, str], package: str) -> str:
+    by_home: dict[str, list[str]] = {}
+    for name, home in sorted(homes.items()):
+        by_home.setdefault(home, []).append(name)
+    exported = sorted({d.name for d in found} | set(homes))
+    parts = [
+        header,
+        '"""Every model of this package; each tool\'s own models are imported from their module on first use."""',
+        "",
+        _FUTURE,
+        "from typing import TYPE_CHECKING\n" if homes else "",
+        imports,
+        *(f"\n{d.text}" for d in found),
+    ]
+    if homes:
+        typed = "".join(f"    from {home} import {', '.join(names)}\n" for home, names in sorted(by_home.items()))
+        table = "".join(f"            {name!r}: {home!r},\n" for name, home in sorted(homes.items()))
+        parts.append(
+            "\nif TYPE_CHECKING:\n"
+            f"{typed}"
+            "else:\n"
+            f"    from {package}._runtime import lazy_attributes\n\n"
+            "    # Hidden from type checkers, which see the imports above: they would read any name as Any.\n"
+            "    __getattr__, __dir__ = lazy_attributes(\n"
+            "        __name__,\n"
+            "        {\n"
+            f"{table}"
+            "        },\n"
+            "    )\n"
+        )
+    parts.append("\n__all__ = [\n" + "".join(f"    {name!r},\n" for name in exported) + "]\n")
+    return "\n".join(parts)
