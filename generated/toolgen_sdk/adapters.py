@@ -8,6 +8,7 @@ request body, so a malformed message or an unanswered tool call fails here, not 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -100,8 +101,12 @@ WIRES: tuple[str, ...] = (
     "openai-chat-camel",
     "openai-responses",
 )
-# This package's tools, exported once per wire: every request that sends them reuses that export.
-_PACKAGE_TOOLS = ToolSet(spec.definition() for spec in TOOLS.values())
+
+
+@functools.cache
+def _package_tools() -> ToolSet:
+    """This package's tools, exported once per wire: every request that sends them shares that export."""
+    return ToolSet(spec.definition() for spec in TOOLS.values())
 
 
 @dataclass(frozen=True)
@@ -201,7 +206,7 @@ def _request(
             [ValidationProblem(p.pointer, p.message) for p in problems]
         )
     definitions = (
-        _PACKAGE_TOOLS
+        _package_tools().share()
         if tools is None
         else tools
         if isinstance(tools, ToolSet)

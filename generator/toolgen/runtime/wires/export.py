@@ -288,6 +288,14 @@ class ToolSet(list[dict[str, Any]]):
         # provider -> (the definitions exported, by identity; the export)
         self._exports: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
 
+    def share(self) -> ToolSet:
+        """A new set of the same definitions that shares this one's exports: a request may add to or drop from
+        its own list without changing the set it came from."""
+        copy = ToolSet()
+        copy.extend(self)
+        copy._exports = self._exports
+        return copy
+
     def exported(self, provider: str) -> list[Any]:
         """`export_tools(self, provider).tools`, built once while the set stays the same."""
         cached = self._exports.get(provider)

@@ -8,6 +8,7 @@ request body, so a malformed message or an unanswered tool call fails here, not 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -89,8 +90,12 @@ __all__ = [
 
 # The wire formats this package carries (`wires:` in toolgen.yaml).
 WIRES: tuple[str, ...] = ("anthropic",)
-# This package's tools, exported once per wire: every request that sends them reuses that export.
-_PACKAGE_TOOLS = ToolSet(spec.definition() for spec in TOOLS.values())
+
+
+@functools.cache
+def _package_tools() -> ToolSet:
+    """This package's tools, exported once per wire: every request that sends them shares that export."""
+    return ToolSet(spec.definition() for spec in TOOLS.values())
 
 
 @dataclass(frozen=True)
@@ -190,7 +195,7 @@ def _request(
             [ValidationProblem(p.pointer, p.message) for p in problems]
         )
     definitions = (
-        _PACKAGE_TOOLS
+        _package_tools().share()
         if tools is None
         else tools
         if isinstance(tools, ToolSet)
