@@ -83,9 +83,6 @@ class RunState:
         self.result: RunResult | None = None
         self._seq = 0
         self._last_input: int | None = None
-        self._definitions = [
-            registry.entry(name).spec.definition() for name in registry
-        ]
 
     # -- events --
 
@@ -124,7 +121,8 @@ class RunState:
         settings = dict(self.options.settings or {})
         return Request(
             list(self.messages),
-            list(self._definitions),
+            # Read each model call: tools added or removed mid-run are offered from the next call on.
+            self.registry.definitions(),
             None,
             {"settings": settings} if settings else {},
         )

@@ -212,9 +212,13 @@ def _mcp(
     if tool.get("annotations"):
         entry["annotations"] = dict(tool["annotations"])
     meta = dict(tool.get("meta") or {})
-    # MCP has no field for returnDirect, so it travels in _meta like any other tool metadata.
+    # MCP has no field for toolgen's policies, so they travel in _meta like any other tool metadata.
     if tool.get("returnDirect"):
         meta["returnDirect"] = True
+    if tool.get("requiresApproval"):
+        meta["requiresApproval"] = True
+    if tool.get("timeout") is not None:
+        meta["timeout"] = tool["timeout"]
     if meta:
         entry["_meta"] = meta
     return entry
