@@ -12,6 +12,7 @@ from toolgen.manifest import MANIFEST_NAME
 PYDANTIC = "pydantic>=2.11,<3"
 JSONSCHEMA = "jsonschema>=4.21"
 HTTPX = "httpx>=0.27"
+MCP = "mcp>=2.3,<3"
 
 
 def _toml_list(items: list[str]) -> str:
@@ -33,7 +34,8 @@ def render_pyproject(config: Config, project: Project) -> str:
     package = project.package
     checked = any(tool.check_input or tool.check_output for tool in project.tools)
     dependencies = [PYDANTIC, *([JSONSCHEMA] if checked else [])]
-    extras = {"http": [HTTPX]}  # HTTPModel, the live model client
+    # HTTPModel, the live model client; `python -m <package> mcp`, serve_mcp and mcp_tools.
+    extras = {"http": [HTTPX], "mcp": [MCP]}
     if not checked:
         extras["jsonschema"] = [JSONSCHEMA]  # tools.add() and remove(): tools defined at run time
     lines = [

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tools.guards import ToolFailure
 from ..tools.registry import Registry, ToolContext
 from .convert import MCPToolsError, definitions_from_mcp
 from .sdk import mcp_module, mcp_types
 from .server import approval_tool
+
+if (
+    TYPE_CHECKING
+):  # only type checkers read it: typing.Self is 3.11+, the runtime runs on 3.10
+    from typing import Self
 
 # Answers a server's elicitation that is not toolgen's approval question: (message, requested schema) to the
 # content to send back, or None to decline.
@@ -82,12 +87,17 @@ class MCPConnection:
         )
         self._portal_cm = anyio.start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
-        self._client_cm = self._portal.wrap_async_context_manager(client)
+        self._client_cm: Any = None
         try:
-            self._client = self._client_cm.__enter__()
+            entering = self._portal.wrap_async_context_manager(client)
+            self._client = entering.__enter__()
+            self._client_cm = entering
             self.definitions = self.refresh()
         except BaseException as error:
-            self._portal_cm.__exit__(None, None, None)
+            if self._client_cm is not None:
+                self.close()  # the client's context first: the portal waits for the task holding it
+            else:
+                self._portal_cm.__exit__(None, None, None)
             if isinstance(error, MCPToolsError):
                 raise MCPToolsError(f"{self.label}: {error}") from None
             if isinstance(error, (MCPConnectionError, KeyboardInterrupt)):
@@ -138,6 +148,10 @@ class MCPConnection:
         except ToolFailure:
             raise
         except Exception as error:  # noqa: BLE001 - a dead server or a broken answer is the model's to hear
+            if self._vanished(name):
+                raise ToolFailure(
+                    f"the MCP server {self.label} no longer has a tool named {name!r}"
+                ) from None
             raise ToolFailure(
                 f"the MCP server {self.label} did not answer the call: {_failure(error)}"
             ) from None
@@ -147,6 +161,13 @@ class MCPConnection:
         if result.structured_content is not None:
             return result.structured_content
         return text
+
+    def _vanished(self, name: str) -> bool:
+        """Whether a failed call was to a tool the server no longer lists (False when it cannot be asked)."""
+        try:
+            return name not in {d["name"] for d in self.refresh()}
+        except Exception:  # noqa: BLE001 - a server that cannot list either has failed in another way
+            return False
 
     async def _call(self, name: str, arguments: Any, timeout: float) -> Any:
         anyio = mcp_module("anyio")
@@ -209,7 +230,7 @@ class MCPConnection:
         finally:
             self._portal_cm.__exit__(None, None, None)
 
-    def __enter__(self) -> MCPConnection:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
