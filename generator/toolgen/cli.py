@@ -223,6 +223,58 @@ def export_command(
     _run(action)
 
 
+@main.command("import", context_settings={"ignore_unknown_options": True})
+@common_options(config=False, output_format=False, project_help="Project root: the output folder is relative to it.")
+@click.argument("source")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.option(
+    "--from", "source_format", type=click.Choice(["openai", "anthropic", "gemini", "mcp"]), help="SOURCE's format."
+)
+@click.option("--url", help="With `mcp`: the server's streamable HTTP URL instead of a command.")
+@click.option(
+    "-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas/tools"), show_default=True
+)
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True)
+@click.option("--force", is_flag=True, help="Replace schema files that exist already.")
+def import_command(
+    project: Path,
+    source: str,
+    command: tuple[str, ...],
+    source_format: str | None,
+    url: str | None,
+    output: Path,
+    timeout: float,
+    force: bool,
+) -> None:
+    """Write tools as schema files: from an MCP server (`mcp -- COMMAND...` or `mcp --url URL`), or from
+    an exported or recorded tools list (`FILE --from openai|anthropic|gemini|mcp`)."""
+    from toolgen import importing
+
+    if source_format is None and source != "mcp":
+        raise click.UsageError("name the file's format with --from, or import from a server with `mcp`")
+    if source_format is None and bool(command) == bool(url):
+        raise click.UsageError("give the server's command after `--`, or its --url, one of the two")
+    if source_format is not None and (command or url):
+        raise click.UsageError("a file is read by itself: no command and no --url with --from")
+
+    def action() -> ExitCode:
+        if source_format is None:
+            target: str | list[str] = url if url else list(command)
+            definitions = importing.definitions_from_server(target, timeout=timeout)
+            label = url or " ".join(command)
+        else:
+            path = project / source
+            definitions = importing.definitions_from_file(path, source_format, display=source)
+            label = source
+        written = importing.write_schemas(definitions, project / output, label, force=force)
+        for path in written.files:
+            click.echo(path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path))
+        click.echo(f"toolgen: imported {len(written.tools)} tools from {label}", err=True)
+        return ExitCode.OK
+
+    _run(action)
+
+
 @main.command()
 @common_options(quiet=True)
 @fail_on_option

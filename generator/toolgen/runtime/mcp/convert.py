@@ -19,7 +19,13 @@ POLICY_KEYS = ("returnDirect", "requiresApproval", "timeout")
 
 
 class MCPToolsError(ValueError):
-    """A tools list from an MCP server that toolgen cannot use; the message names the tool and the field."""
+    """A tools list from an MCP server that toolgen cannot use; the message names the tool and the field.
+
+    `pointer` is where in the list: the tool's index, then the field's keys."""
+
+    def __init__(self, message: str, pointer: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.pointer = pointer
 
 
 def _where(index: int, tool: Any) -> str:
@@ -32,7 +38,8 @@ def _object_or_none(value: Any, where: str, field: str) -> dict[str, Any] | None
         return None
     if not isinstance(value, Mapping):
         raise MCPToolsError(
-            f"{where}: {field} must be a JSON object, not {type(value).__name__}"
+            f"{where}: {field} must be a JSON object, not {type(value).__name__}",
+            (field,),
         )
     return dict(value)
 
@@ -45,7 +52,8 @@ def _policies(meta: Mapping[str, Any], where: str) -> dict[str, Any]:
             continue
         if not isinstance(value, bool):
             raise MCPToolsError(
-                f"{where}: _meta.{key} must be true or false, not {value!r}"
+                f"{where}: _meta.{key} must be true or false, not {value!r}",
+                ("_meta", key),
             )
         if value:
             found[key] = True
@@ -58,7 +66,8 @@ def _policies(meta: Mapping[str, Any], where: str) -> dict[str, Any]:
             or timeout <= 0
         ):
             raise MCPToolsError(
-                f"{where}: _meta.timeout must be a positive number of seconds, not {timeout!r}"
+                f"{where}: _meta.timeout must be a positive number of seconds, not {timeout!r}",
+                ("_meta", "timeout"),
             )
         found["timeout"] = timeout
     return found
@@ -70,6 +79,13 @@ def definition_from_mcp(tool: Any, index: int = 0) -> dict[str, Any]:
     Raises MCPToolsError for an entry toolgen cannot call: no name, or an input schema that is not an
     object schema (MCP requires `type: object`; providers take nothing else).
     """
+    try:
+        return _definition(tool, index)
+    except MCPToolsError as error:
+        raise MCPToolsError(str(error), (index, *error.pointer)) from None
+
+
+def _definition(tool: Any, index: int) -> dict[str, Any]:
     if not isinstance(tool, Mapping):
         raise MCPToolsError(
             f"tools[{index}]: a tool must be a JSON object, not {type(tool).__name__}"
@@ -77,18 +93,19 @@ def definition_from_mcp(tool: Any, index: int = 0) -> dict[str, Any]:
     where = _where(index, tool)
     name = tool.get("name")
     if not isinstance(name, str) or not name:
-        raise MCPToolsError(f"{where}: name must be a non-empty string")
+        raise MCPToolsError(f"{where}: name must be a non-empty string", ("name",))
     schema = tool.get("inputSchema")
     if not isinstance(schema, Mapping) or schema.get("type") != "object":
         shown = (
             schema.get("type") if isinstance(schema, Mapping) else type(schema).__name__
         )
         raise MCPToolsError(
-            f"{where}: inputSchema must be an object schema (type: object), not {shown!r}"
+            f"{where}: inputSchema must be an object schema (type: object), not {shown!r}",
+            ("inputSchema",),
         )
     for field in ("title", "description"):
         if tool.get(field) is not None and not isinstance(tool.get(field), str):
-            raise MCPToolsError(f"{where}: {field} must be a string")
+            raise MCPToolsError(f"{where}: {field} must be a string", (field,))
     meta = _object_or_none(tool.get("_meta"), where, "_meta") or {}
     policies = _policies(meta, where)
     return canonical_definition(
@@ -118,7 +135,7 @@ def definitions_from_mcp(tools: Any) -> list[dict[str, Any]]:
     for i, definition in enumerate(definitions):
         if definition["name"] in seen:
             raise MCPToolsError(
-                f"tools[{i}]: a second tool named {definition['name']!r}"
+                f"tools[{i}]: a second tool named {definition['name']!r}", (i, "name")
             )
         seen.add(definition["name"])
     return definitions
