@@ -34,12 +34,13 @@ TOOLS = {
     "fail": {"name": "fail", "inputSchema": {"type": "object"}},
     "die": {"name": "die", "inputSchema": {"type": "object"}},
     "retire": {"name": "retire", "description": "Remove `add` from this server.", "inputSchema": {"type": "object"}},
+    "slow": {"name": "slow", "inputSchema": {"type": "object"}, "_meta": {"timeout": 1}},
 }
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 if MODE == "not-object":
     TOOLS["text_only"] = {"name": "text_only", "inputSchema": {"type": "string"}}
 if MODE == "bad-meta":
-    TOOLS["slow"] = {"name": "slow", "inputSchema": {"type": "object"}, "_meta": {"timeout": "soon"}}
+    TOOLS["late"] = {"name": "late", "inputSchema": {"type": "object"}, "_meta": {"timeout": "soon"}}
 
 
 async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -61,6 +62,8 @@ async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         return types.CallToolResult(content=[types.TextContent(type="text", text="the disk is full")], is_error=True)
     if name == "die":
         os._exit(3)
+    if name == "slow":
+        await anyio.sleep(30)
     TOOLS.pop("add", None)
     return types.CallToolResult(content=[types.TextContent(type="text", text="add is gone")])
 

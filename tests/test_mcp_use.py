@@ -21,7 +21,7 @@ from toolgen.runtime import (
 )
 
 from conftest import Project, run_sdk
-from mcp_helpers import DEADLINE, GENERATED, SERVE, child_env
+from mcp_helpers import DEADLINE, GENERATED, SERVE, child_env, http_server
 
 SCRIPT = str(Path(__file__).with_name("mcp_server_script.py"))
 
@@ -29,7 +29,7 @@ SCRIPT = str(Path(__file__).with_name("mcp_server_script.py"))
 def test_a_servers_tools_are_run_time_tools_with_their_schema_and_meta() -> None:
     tools = Registry({})
     with mcp_tools(tools, [sys.executable, SCRIPT], timeout=DEADLINE) as server:
-        assert list(tools) == ["add", "die", "fail", "retire", "shout"]
+        assert list(tools) == ["add", "die", "fail", "retire", "shout", "slow"]
         add = tools.entry("add").spec
         assert (add.title, add.description, add.annotations) == ("Add two numbers", "a + b", {"readOnlyHint": True})
         shout = tools.entry("shout").spec
@@ -44,14 +44,13 @@ def test_a_servers_tools_are_run_time_tools_with_their_schema_and_meta() -> None
         assert failed.content == "Error: the disk is full"
         # Run-time tools are offered like built ones, in every provider format.
         names = [entry["function"]["name"] for entry in tools.tool_definitions("openai")]
-        assert names == ["add", "die", "fail", "retire", "shout"]
-        assert [entry["name"] for entry in tools.tool_definitions("mcp")][-1] == "shout"
-        assert tools.tool_definitions("mcp")[-1]["_meta"] == {"owner": "tests", "returnDirect": True, "timeout": 5}
+        assert names == ["add", "die", "fail", "retire", "shout", "slow"]
+        assert tools.tool_definitions("mcp")[-2]["_meta"] == {"owner": "tests", "returnDirect": True, "timeout": 5}
         # A tool that vanished from the server since it was listed: the server's refusal, in words.
         assert tools.dispatch(tool_call("retire", {}, id="c4")).content == "add is gone"
         vanished = tools.dispatch(tool_call("add", {"a": 1, "b": 1}, id="c5"))
         assert vanished.content == f"Error: the MCP server {server.label} no longer has a tool named 'add'"
-        assert [d["name"] for d in server.refresh()] == ["shout", "fail", "die", "retire"]
+        assert [d["name"] for d in server.refresh()] == ["shout", "fail", "die", "retire", "slow"]
 
 
 def test_return_direct_from_meta_ends_the_run_without_a_second_model_call() -> None:
@@ -60,6 +59,25 @@ def test_return_direct_from_meta_ends_the_run_without_a_second_model_call() -> N
     with mcp_tools(tools, [sys.executable, SCRIPT], timeout=DEADLINE):
         result = run([{"role": "user", "content": "shout it"}], model, tools)
     assert (result.stop_reason, result.text, len(model.requests)) == ("return_direct", "IT WORKS", 1)
+
+
+def test_the_timeout_from_meta_is_applied_to_the_remote_call() -> None:
+    tools = Registry({})
+    model = ScriptedModel([assistant_turn(None, tool_call("slow", {})), assistant_turn("gave up")])
+    with mcp_tools(tools, [sys.executable, SCRIPT], timeout=DEADLINE):
+        result = run([{"role": "user", "content": "go"}], model, tools)
+    (report,) = result.calls
+    assert report.status == "error"
+    assert model.requests[1].messages[-1]["content"] == "Error: the tool did not finish within 1 seconds"
+
+
+def test_the_sdk_client_over_streamable_http() -> None:
+    tools = Registry({})
+    model = ScriptedModel([assistant_turn(None, tool_call("show_order_status", {"order_id": "AB-12345"}))])
+    with http_server(SERVE, GENERATED, child_env()) as url, mcp_tools(tools, url, timeout=DEADLINE):
+        assert "get_current_weather" in tools
+        result = run([{"role": "user", "content": "Where is AB-12345?"}], model, tools)
+    assert (result.stop_reason, result.text) == ("return_direct", "Order AB-12345: shipped, arriving in 2 days.")
 
 
 def test_a_server_that_dies_mid_call_is_a_tool_error_not_a_hang() -> None:
@@ -76,7 +94,7 @@ def test_a_server_that_dies_mid_call_is_a_tool_error_not_a_hang() -> None:
 def test_a_tools_list_toolgen_cannot_use_is_refused_by_name() -> None:
     with pytest.raises(MCPToolsError) as raised:
         mcp_tools(Registry({}), [sys.executable, SCRIPT, "bad-meta"], timeout=DEADLINE)
-    assert "tools[5] ('slow'): _meta.timeout must be a positive number of seconds, not 'soon'" in str(raised.value)
+    assert "tools[6] ('late'): _meta.timeout must be a positive number of seconds, not 'soon'" in str(raised.value)
 
 
 def test_a_schema_that_is_not_an_object_fails_the_connection_with_the_servers_words() -> None:
