@@ -26,7 +26,7 @@ FIELDS = (
     "timeout",
     "strict",
 )
-# What a tool loses in each format (README, "Importing"); everything else must come back as it was.
+# What a tool loses in each format (README, "MCP both ways"); everything else must come back as it was.
 NOT_CARRIED = {
     "mcp": {"strict"},
     "openai": {"title", "output_schema", "meta", "annotations", "return_direct", "requires_approval", "timeout"},
