@@ -132,10 +132,12 @@ def test_malformed_tools_lists_name_the_tool_and_field(tools: Any, said: str) ->
 
 
 def test_a_command_that_is_not_an_mcp_server_is_a_connection_error() -> None:
-    with pytest.raises(MCPConnectionError, match="could not connect to the MCP server"):
+    with pytest.raises(MCPConnectionError, match="could not connect to the MCP server .*: MCPError: Connection closed"):
         mcp_tools(Registry({}), [sys.executable, "-c", "print('hello')"], timeout=10)
-    with pytest.raises(MCPConnectionError, match="could not connect"):
+    with pytest.raises(MCPConnectionError, match="/no/such/program: FileNotFoundError: "):
         mcp_tools(Registry({}), ["/no/such/program"], timeout=10)
+    with pytest.raises(MCPConnectionError, match="http://127.0.0.1:9/mcp: ConnectError: "):
+        mcp_tools(Registry({}), "http://127.0.0.1:9/mcp", timeout=10)
     with pytest.raises(MCPConnectionError, match="cannot be empty"):
         mcp_tools(Registry({}), [], timeout=10)
 

@@ -34,7 +34,17 @@ class MCPConnectionError(RuntimeError):
     """The MCP server could not be started, reached, or understood; the message says which and why."""
 
 
+def _leaf(error: BaseException) -> BaseException:
+    """The first error inside exception groups (anyio's task groups wrap what went wrong in them)."""
+    inner = getattr(error, "exceptions", None)
+    while isinstance(inner, tuple) and inner and isinstance(inner[0], BaseException):
+        error = inner[0]
+        inner = getattr(error, "exceptions", None)
+    return error
+
+
 def _failure(error: BaseException) -> str:
+    error = _leaf(error)
     text = str(error) or type(error).__name__
     return text if isinstance(error, ToolFailure) else f"{type(error).__name__}: {text}"
 
@@ -99,7 +109,7 @@ class MCPConnection:
             else:
                 self._portal_cm.__exit__(None, None, None)
             if isinstance(error, MCPToolsError):
-                raise MCPToolsError(f"{self.label}: {error}") from None
+                raise MCPToolsError(f"{self.label}: {error}", error.pointer) from None
             if isinstance(error, (MCPConnectionError, KeyboardInterrupt)):
                 raise
             raise MCPConnectionError(
