@@ -28,7 +28,7 @@ FIELDS = (
 )
 # What a tool loses in each format (README, "MCP both ways"); everything else must come back as it was.
 NOT_CARRIED = {
-    "mcp": {"strict"},
+    "mcp": set(),
     "openai": {"title", "output_schema", "meta", "annotations", "return_direct", "requires_approval", "timeout"},
     "anthropic": {
         "title",
@@ -70,12 +70,8 @@ def toolgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def expected(original: dict[str, dict[str, Any]], lost: set[str], source: str) -> dict[str, dict[str, Any]]:
-    want = {name: {f: (UNSET[f] if f in lost else v) for f, v in spec.items()} for name, spec in original.items()}
-    if source == "mcp":
-        # MCP output schemas describe objects: a string result's schema cannot travel.
-        want["show_order_status"]["output_schema"] = None
-    return want
+def expected(original: dict[str, dict[str, Any]], lost: set[str]) -> dict[str, dict[str, Any]]:
+    return {name: {f: (UNSET[f] if f in lost else v) for f, v in spec.items()} for name, spec in original.items()}
 
 
 @pytest.mark.parametrize("source", sorted(NOT_CARRIED))
@@ -91,7 +87,7 @@ def test_export_import_build_gives_back_the_tools(
     assert imported.stdout.split() == [*(f"schemas/tools/{name}.yaml" for name in original), *shares]
     built = fresh.cli("build")
     assert built.returncode == 0, built.stderr
-    assert tools_of(fresh.root, "imported") == expected(original, NOT_CARRIED[source], source)
+    assert tools_of(fresh.root, "imported") == expected(original, NOT_CARRIED[source])
 
 
 def test_import_from_a_live_server_then_build(make_project: Any, original: dict[str, dict[str, Any]]) -> None:
@@ -104,7 +100,7 @@ def test_import_from_a_live_server_then_build(make_project: Any, original: dict[
     assert result.returncode == 0, result.stderr
     assert "imported 5 tools from" in result.stderr
     assert fresh.cli("build").returncode == 0
-    assert tools_of(fresh.root, "imported") == expected(original, NOT_CARRIED["mcp"], "mcp")
+    assert tools_of(fresh.root, "imported") == expected(original, NOT_CARRIED["mcp"])
     # Importing the same again changes nothing; a file edited since is kept unless --force.
     again = toolgen(
         "import", "-C", str(fresh.root), "mcp", "--", sys.executable, "-m", "toolgen_sdk", "mcp", cwd=GENERATED

@@ -61,7 +61,8 @@ async def _list_and_call(server: Any, mode: str = "auto") -> dict[str, Any]:
 def _check_served(seen: dict[str, Any]) -> None:
     tools = seen["tools"]
     assert sorted(tools) == TOOL_NAMES
-    assert tools["show_order_status"].meta == {"returnDirect": True}
+    # returnDirect, and the string result's schema, which MCP's outputSchema (objects only) cannot hold.
+    assert tools["show_order_status"].meta == {"outputSchema": {"type": "string"}, "returnDirect": True}
     assert tools["run_command"].meta == {
         "sandbox": {"output_cap_bytes": 65536},
         "requiresApproval": True,
@@ -69,7 +70,6 @@ def _check_served(seen: dict[str, Any]) -> None:
     }
     assert tools["get_current_weather"].title == "Current weather"
     assert tools["get_current_weather"].output_schema["type"] == "object"
-    # A string result has no MCP output schema: the export leaves it out.
     assert tools["show_order_status"].output_schema is None
     weather = seen["weather"]
     assert not weather.is_error

@@ -238,3 +238,21 @@ def test_approval_travels_both_ways_between_toolgen_packages() -> None:
     (report,) = result.calls
     assert report.status == "ok"
     assert '"stdout": "notes.txt\\n"' in model.requests[1].messages[-1]["content"]
+
+
+def test_tools_a_server_lists_as_unavailable_are_added_only_when_named(tmp_path: Path) -> None:
+    (tmp_path / "myapp.py").write_text(
+        "from toolgen_sdk.tools import Tools\n"
+        "tools = Tools()\n"
+        "tools.todo_read.handler(lambda args, ctx: {'todos': []})\n",
+        encoding="utf-8",
+    )
+    server = [*SERVE, "--tools", "myapp:tools"]
+    env = child_env(tmp_path, GENERATED)
+    tools = Registry({})
+    with mcp_tools(tools, server, cwd=str(GENERATED), env=env, timeout=DEADLINE) as connection:
+        assert list(tools) == ["todo_read"]
+        assert tools.dispatch(tool_call("todo_read", {}, id="c")).result == {"todos": []}
+        connection.add_to(tools, names=["todo_write"])
+        refused = tools.dispatch(tool_call("todo_write", {"todos": []}, id="d"))
+        assert refused.content == "Error: the tool 'todo_write' is not available right now"

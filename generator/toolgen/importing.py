@@ -3,8 +3,9 @@
 Each tool becomes `<output>/<name>.yaml` holding a `tools:` list of one, so a team can go schema-first from a
 server or a request it already has. What each format carries (the rest cannot come back; README, "Importing"):
 
-    mcp        name, title, description, inputSchema, object outputSchema, annotations, _meta (meta, and
-               toolgen's returnDirect, requiresApproval, timeout); not strict, nor a non-object outputSchema
+    mcp        everything: name, title, description, inputSchema, outputSchema, annotations, and in _meta
+               the meta, toolgen's returnDirect, requiresApproval, timeout, strict, and an outputSchema that
+               is not an object (MCP's own field describes objects only)
     openai     name, description, parameters, strict (Chat Completions and Responses shapes)
     anthropic  name, description, input_schema
     gemini     name, description, parametersJsonSchema (or `parameters`), responseJsonSchema

@@ -193,9 +193,14 @@ class MCPConnection:
         names: Sequence[str] | None = None,
         prefix: str = "",
     ) -> list[str]:
-        """Add the server's tools (all, or `names`) to `registry` as run-time tools named `prefix + name`;
-        returns the names added. A name the registry already has is an error, not a silent replacement."""
-        chosen = [d for d in self.definitions if names is None or d["name"] in names]
+        """Add the server's tools (all it has handlers for, or `names`) to `registry` as run-time tools named
+        `prefix + name`; returns the names added. A name the registry already has is an error, not a silent
+        replacement."""
+        chosen = [
+            d
+            for d in self.definitions
+            if (d["name"] in names if names is not None else not d.get("unavailable"))
+        ]
         missing = sorted(set(names or ()) - {d["name"] for d in chosen})
         if missing:
             raise MCPToolsError(f"{self.label} has no tool named {', '.join(missing)}")
@@ -205,13 +210,15 @@ class MCPConnection:
         if taken:
             raise ValueError(f"the registry already has tools named {', '.join(taken)}")
         for definition in chosen:
+            output = definition.get("outputSchema")
             registry.add(
                 prefix + definition["name"],
                 definition["inputSchema"],
                 self._handler(definition["name"], definition.get("timeout")),
                 description=definition.get("description"),
-                output_schema=definition.get("outputSchema"),
+                output_schema=output if isinstance(output, Mapping) else None,
                 timeout=definition.get("timeout"),
+                strict=definition.get("strict"),
                 title=definition.get("title"),
                 return_direct=bool(definition.get("returnDirect")),
                 requires_approval=bool(definition.get("requiresApproval")),

@@ -14,8 +14,16 @@ from typing import Any
 
 from ..wires.export import canonical_definition
 
-# toolgen's policies as the MCP export writes them into a tool's `_meta`.
-POLICY_KEYS = ("returnDirect", "requiresApproval", "timeout")
+# What the MCP export (and serve_mcp) write into a tool's `_meta` besides its own meta: toolgen's policies,
+# `strict`, an output schema MCP's field cannot hold (not an object), and whether the tool has a handler.
+POLICY_KEYS = (
+    "returnDirect",
+    "requiresApproval",
+    "timeout",
+    "strict",
+    "outputSchema",
+    "unavailable",
+)
 
 
 class MCPToolsError(ValueError):
@@ -46,7 +54,7 @@ def _object_or_none(value: Any, where: str, field: str) -> dict[str, Any] | None
 
 def _policies(meta: Mapping[str, Any], where: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
-    for key in ("returnDirect", "requiresApproval"):
+    for key in ("returnDirect", "requiresApproval", "strict", "unavailable"):
         value = meta.get(key)
         if value is None:
             continue
@@ -55,8 +63,18 @@ def _policies(meta: Mapping[str, Any], where: str) -> dict[str, Any]:
                 f"{where}: _meta.{key} must be true or false, not {value!r}",
                 ("_meta", key),
             )
-        if value:
-            found[key] = True
+        if (
+            value or key == "strict"
+        ):  # strict: false says something; the others' false is their default
+            found[key] = value
+    output = meta.get("outputSchema")
+    if output is not None:
+        if not isinstance(output, (Mapping, bool)):
+            raise MCPToolsError(
+                f"{where}: _meta.outputSchema must be a JSON Schema, not {type(output).__name__}",
+                ("_meta", "outputSchema"),
+            )
+        found["outputSchema"] = dict(output) if isinstance(output, Mapping) else output
     timeout = meta.get("timeout")
     if timeout is not None:
         if (
@@ -108,17 +126,21 @@ def _definition(tool: Any, index: int) -> dict[str, Any]:
             raise MCPToolsError(f"{where}: {field} must be a string", (field,))
     meta = _object_or_none(tool.get("_meta"), where, "_meta") or {}
     policies = _policies(meta, where)
+    output = _object_or_none(tool.get("outputSchema"), where, "outputSchema")
     return canonical_definition(
         name=name,
         title=tool.get("title"),
         description=tool.get("description"),
         inputSchema=dict(schema),
-        outputSchema=_object_or_none(tool.get("outputSchema"), where, "outputSchema"),
+        outputSchema=output if output is not None else policies.get("outputSchema"),
         returnDirect=policies.get("returnDirect"),
         timeout=policies.get("timeout"),
         requiresApproval=policies.get("requiresApproval"),
+        strict=policies.get("strict"),
         meta={k: v for k, v in meta.items() if k not in POLICY_KEYS},
         annotations=_object_or_none(tool.get("annotations"), where, "annotations"),
+        # Not a tool definition's field: the server has no handler for it (serve_mcp's `_meta.unavailable`).
+        unavailable=policies.get("unavailable"),
     )
 
 
