@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,28 +94,29 @@ def _named(entry: dict[str, Any], pointer: tuple[str | int, ...]) -> dict[str, A
     return described
 
 
-def _from_openai(data: Any) -> list[dict[str, Any]]:
+def _tool_objects(data: Any) -> Iterator[tuple[dict[str, Any], tuple[str | int, ...]]]:
+    """Each tool entry of a list (or of a request's `tools`) as an object, with where it is."""
     entries, prefix = _entries(data, "tools")
-    tools = []
     for index, raw in enumerate(entries):
-        pointer = (*prefix, index)
-        entry = _object(raw, pointer, "a tool")
+        yield _object(raw, (*prefix, index), "a tool"), (*prefix, index)
+
+
+def _from_openai(data: Any) -> list[dict[str, Any]]:
+    tools = []
+    for entry, pointer in _tool_objects(data):
         if isinstance(entry.get("function"), Mapping):  # Chat Completions nests it; Responses does not
             entry, pointer = dict(entry["function"]), (*pointer, "function")
         tool = _named(entry, pointer)
         tool["inputSchema"] = _object(entry.get("parameters", {}), (*pointer, "parameters"), "parameters")
-        if isinstance(entry.get("strict"), bool) and entry["strict"]:
+        if entry.get("strict") is True:
             tool["strict"] = True
         tools.append(tool)
     return tools
 
 
 def _from_anthropic(data: Any) -> list[dict[str, Any]]:
-    entries, prefix = _entries(data, "tools")
     tools = []
-    for index, raw in enumerate(entries):
-        pointer = (*prefix, index)
-        entry = _object(raw, pointer, "a tool")
+    for entry, pointer in _tool_objects(data):
         tool = _named(entry, pointer)
         tool["inputSchema"] = _object(entry.get("input_schema"), (*pointer, "input_schema"), "input_schema")
         tools.append(tool)
@@ -123,17 +124,15 @@ def _from_anthropic(data: Any) -> list[dict[str, Any]]:
 
 
 def _from_gemini(data: Any) -> list[dict[str, Any]]:
-    entries, prefix = _entries(data, "tools")
     declared: list[tuple[tuple[str | int, ...], Any]] = []
-    for index, raw in enumerate(entries):
-        group = _object(raw, (*prefix, index), "a tool")
+    for group, at in _tool_objects(data):
         key = next((k for k in ("functionDeclarations", "function_declarations") if k in group), None)
         if key is None:  # a bare list of declarations
-            declared.append(((*prefix, index), group))
+            declared.append((at, group))
         elif isinstance(group[key], list):
-            declared.extend(((*prefix, index, key, j), d) for j, d in enumerate(group[key]))
+            declared.extend(((*at, key, j), d) for j, d in enumerate(group[key]))
         else:
-            raise ImportProblem(f"{key} must be a list", (*prefix, index, key))
+            raise ImportProblem(f"{key} must be a list", (*at, key))
     tools = []
     for pointer, raw in declared:
         entry = _object(raw, pointer, "a function declaration")
