@@ -30,7 +30,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Run the agent loop with this package's tools: offline with a scripted model by default, "
-        "or against a model endpoint with --base-url.",
+        "or against a model endpoint with --base-url. `mcp` instead of a prompt serves the tools over MCP "
+        "(see `mcp --help`).",
     )
     parser.add_argument("prompt", help="what to ask")
     parser.add_argument(

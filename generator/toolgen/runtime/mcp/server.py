@@ -2,8 +2,8 @@
 """serve_mcp: a registry's tools over MCP (stdio or streamable HTTP) with the official SDK's low-level server.
 
 `tools/list` is the MCP export (`toolgen export --format mcp`): title, annotations, object output schemas, and
-toolgen's policies (returnDirect, requiresApproval, timeout) under `_meta`; a tool without a handler is listed
-with `_meta.unavailable: true`. `tools/call` is the registry's dispatch (arguments checked against the typed
+under `_meta` toolgen's policies (returnDirect, requiresApproval, timeout), strict, and an output schema MCP's
+field cannot hold; a tool without a handler is listed with `_meta.unavailable: true`. `tools/call` is the registry's dispatch (arguments checked against the typed
 models, the tool's timeout applied): the result as text plus `structuredContent` where the tool has an object
 output schema, and every failure as `isError: true` with the sentence the model would read. A tool that
 requires approval asks the client through elicitation, and is refused where the client cannot be asked.
