@@ -237,14 +237,7 @@ def export_command(
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True)
 @click.option("--force", is_flag=True, help="Replace schema files that exist already.")
 def import_command(
-    project: Path,
-    source: str,
-    command: tuple[str, ...],
-    source_format: str | None,
-    url: str | None,
-    output: Path,
-    timeout: float,
-    force: bool,
+    project: Path, source: str, command: tuple[str, ...], source_format: str | None, url: str | None, **options: Any
 ) -> None:
     """Write tools as schema files: from an MCP server (`mcp -- COMMAND...` or `mcp --url URL`), or from
     an exported or recorded tools list (`FILE --from openai|anthropic|gemini|mcp`)."""
@@ -258,18 +251,11 @@ def import_command(
         raise click.UsageError("a file is read by itself: no command and no --url with --from")
 
     def action() -> ExitCode:
-        if source_format is None:
-            target: str | list[str] = url if url else list(command)
-            definitions = importing.definitions_from_server(target, timeout=timeout)
-            label = url or " ".join(command)
-        else:
-            path = project / source
-            definitions = importing.definitions_from_file(path, source_format, display=source)
-            label = source
-        written = importing.write_schemas(definitions, project / output, label, force=force)
+        target = source if source_format else (url or list(command))
+        written = importing.import_tools(project, target, source_format, **options)
         for path in written.files:
             click.echo(path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path))
-        click.echo(f"toolgen: imported {len(written.tools)} tools from {label}", err=True)
+        click.echo(f"toolgen: imported {len(written.tools)} tools from {written.source}", err=True)
         return ExitCode.OK
 
     _run(action)

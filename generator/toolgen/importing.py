@@ -67,6 +67,7 @@ class Imported:
 
     files: tuple[Path, ...]
     tools: tuple[str, ...]
+    source: str
 
 
 def _entries(data: Any, key: str) -> tuple[list[Any], tuple[str | int, ...]]:
@@ -311,4 +312,24 @@ def write_schemas(
             path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise EnvironmentProblem(f"cannot write the schemas into {output}: {error.strerror or error}") from None
-    return Imported(tuple(path for path, _ in planned), tuple(str(d["name"]) for d in definitions))
+    return Imported(tuple(path for path, _ in planned), tuple(str(d["name"]) for d in definitions), source)
+
+
+def import_tools(
+    project: Path,
+    source: str | Sequence[str],
+    source_format: str | None,
+    *,
+    output: Path = Path("schemas/tools"),
+    timeout: float = 60.0,
+    force: bool = False,
+) -> Imported:
+    """`toolgen import`: the tools of a file (`source_format` given; `source` relative to `project`) or of a
+    live MCP server (`source` a URL or a command), written as schema files into `project / output`."""
+    if source_format is None:
+        definitions = definitions_from_server(source, timeout=timeout)
+        label = source if isinstance(source, str) else " ".join(source)
+    else:
+        label = str(source)
+        definitions = definitions_from_file(project / label, source_format, display=label)
+    return write_schemas(definitions, project / output, label, force=force)
