@@ -17,6 +17,9 @@ Contenders, all in the same process and interleaved round by round (medians over
 - openai SDK: what `client.chat.completions.stream()` does per chunk: the SDK's SSEDecoder, `sse.json()`,
   `construct_type(ChatCompletionChunk)` and `ChatCompletionStreamState.handle_chunk`, then `get_final_completion()`;
 - LiteLLM (when installed): json.loads, a `ModelResponseStream` per chunk, then `stream_chunk_builder(chunks)`.
+
+Then every other wire the same way, each framed as its provider frames it (`stream_shapes.py`: `event:` lines,
+CRLF, AWS eventstream, NDJSON), against the floors over its own payloads; and the fixed cost of one short stream.
 """
 
 from __future__ import annotations
@@ -36,26 +39,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from toolgen.runtime import MessageEnd, Response, ToolCallDelta, stream_events  # noqa: E402
+from stream_shapes import SHAPES, WORDS, Shape, arguments_of, pieces  # noqa: E402
 
-WORDS = [
-    "the",
-    "quick",
-    "brown",
-    "fox",
-    "jumps",
-    "over",
-    "a",
-    "lazy",
-    "dog",
-    "while",
-    "seven",
-    "wizards",
-    "quietly",
-    "hex",
-    "jolly",
-    "kings",
-]
+from toolgen.runtime import MessageEnd, Response, ToolCallDelta, stream_events  # noqa: E402
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None, n: int = 0) -> dict[str, Any]:
@@ -74,11 +60,7 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, n: int = 0) -> dict
 
 def _arguments(call: int, fragments: int) -> list[str]:
     """A JSON object written in `fragments` pieces of a few characters each, like model tokens."""
-    words = [WORDS[(call * 7 + i) % len(WORDS)] for i in range(fragments)]
-    text = json.dumps({"query": " ".join(words[: fragments // 2]), "notes": words[fragments // 2 :], "call": call})
-    size = max(1, len(text) // fragments)
-    pieces = [text[i : i + size] for i in range(0, len(text), size)]
-    return pieces
+    return pieces(json.dumps(arguments_of(call, fragments)), fragments)
 
 
 def synthetic_stream(calls: int = 8, fragments: int = 180, text_chunks: int = 40) -> list[bytes]:
@@ -112,16 +94,20 @@ def data_of(chunks: list[bytes]) -> list[bytes]:
 # ---- contenders ----
 
 
-def floor_parser() -> tuple[str, Callable[[bytes], Any]]:
+def floor_parsers() -> dict[str, Callable[[bytes], Any]]:
+    """The JSON parsers a floor is measured with: orjson.loads when installed, and pydantic_core.from_json (what
+    toolgen's streams parse with)."""
+    from pydantic_core import from_json
+
+    parsers: dict[str, Callable[[bytes], Any]] = {}
     try:
-        import orjson  # type: ignore[import-not-found]
+        import orjson
 
-        loads: Callable[[bytes], Any] = orjson.loads
-        return "orjson.loads", loads
+        parsers["orjson.loads"] = orjson.loads
     except ImportError:
-        from pydantic_core import from_json
-
-        return "pydantic_core.from_json", from_json
+        print("orjson is not installed (`pip install orjson`): its floor is left out", file=sys.stderr)
+    parsers["pydantic_core.from_json"] = from_json
+    return parsers
 
 
 def run_floor(payloads: list[bytes], loads: Callable[[bytes], Any]) -> None:
@@ -232,9 +218,10 @@ def main() -> None:
     body = b"".join(chunks)
     # The same body as a fast server's stream reaches the client: several events per read, split anywhere.
     reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
-    floor_name, loads = floor_parser()
+    parsers = floor_parsers()
+    loads = next(iter(parsers.values()))
     contenders: dict[str, Callable[[], Any]] = {
-        f"floor ({floor_name})": lambda: run_floor(payloads, loads),
+        **{f"floor ({name})": partial(run_floor, payloads, parser) for name, parser in parsers.items()},
         "floor + one event object per chunk": lambda: run_floor_with_events(payloads, loads),
         "toolgen stream_events": lambda: run_toolgen(chunks),
         "toolgen, 4 KiB reads": lambda: run_toolgen(reads),
@@ -262,6 +249,63 @@ def main() -> None:
     print("\ntoolgen, one call in ever more fragments (best of rounds):\n\n| chunks | µs per chunk |\n|---:|---:|")
     for count, per_chunk in flatness(max(3, rounds // 3)):
         print(f"| {count} | {per_chunk:.2f} |")
+    print_wires(parsers, rounds)
+    print_fixed_cost(rounds)
+
+
+def print_wires(parsers: dict[str, Callable[[bytes], Any]], rounds: int) -> None:
+    """Every other wire with its own framing: the floors over its payloads, then toolgen over its reads."""
+    shapes = {name: build(8, 180, text) for name, (build, text) in SHAPES.items()}
+    contenders: dict[tuple[str, str], Callable[[], Any]] = {}
+    for name, shape in shapes.items():
+        check_wire(shape)
+        for parser_name, parser in parsers.items():
+            contenders[name, parser_name] = partial(run_floor, shape.payloads, parser)
+        contenders[name, "toolgen"] = partial(run_wire, shape)
+    times = measure({f"{a} / {b}": run for (a, b), run in contenders.items()}, rounds)
+    floors = " | ".join(f"x {parser_name}" for parser_name in parsers)
+    print(f"\nEvery wire with its real framing, medians of {rounds} interleaved rounds:\n")
+    print(f"| wire (framing) | events | toolgen ms | µs per event | {floors} |")
+    print("|---|---:|---:|---:|" + "---:|" * len(parsers))
+    for name, shape in shapes.items():
+        ours = statistics.median(times[f"{name} / toolgen"])
+        ratios = " | ".join(
+            f"{ours / statistics.median(times[f'{name} / {parser_name}']):.2f}" for parser_name in parsers
+        )
+        print(f"| {name} | {len(shape.reads)} | {ours * 1e3:.2f} | {ours / len(shape.reads) * 1e6:.2f} | {ratios} |")
+
+
+def run_wire(shape: Shape) -> Response:
+    result = None
+    for event in stream_events(shape.reads, shape.wire):
+        if isinstance(event, MessageEnd):
+            result = event.response
+    assert isinstance(result, Response)
+    return result
+
+
+def check_wire(shape: Shape) -> None:
+    """The stream must aggregate to its calls, complete, before it is timed."""
+    result = run_wire(shape)
+    calls = [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in result.message["tool_calls"]]
+    assert calls == shape.calls, f"{shape.wire} built different calls"
+    assert "stream" not in result.extras, f"{shape.wire}: {result.extras['stream']}"
+
+
+def print_fixed_cost(rounds: int) -> None:
+    """What one short stream costs whole: a text delta and a finish, framing sniffed, final message decoded."""
+    chunks = [
+        b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+        b'"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
+        b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+        b'"delta":{},"finish_reason":"stop"}]}\n\n',
+        b"data: [DONE]\n\n",
+    ]
+    number = 200
+    best = min(timed(lambda: [run_toolgen(chunks) for _ in range(number)]) for _ in range(max(3, rounds // 3)))
+    print(
+        f"\nFixed cost of a stream (two chunks and [DONE], OpenAI chat, best of rounds): {best / number * 1e6:.1f} µs"
+    )
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from typing import Any
 
 import pydantic
@@ -739,26 +738,6 @@ def test_canonical_conversations_survive_every_wire(wire: str, messages: list[di
     conversions = codec(wire)
     back = conversions.decode_request(conversions.encode_request(Request(messages, model="m")))
     assert comparable(back.messages) == comparable(messages)
-
-
-# ---- speed ----
-
-
-def test_canonical_to_anthropic_is_fast() -> None:
-    request = decode(PARALLEL, "openai-chat", "request")
-    assert isinstance(request, Request)
-    tools = [{**request.tools[0], "name": f"tool_{i}"} for i in range(5)]
-    request = Request(request.messages[:7], tools, "claude")
-    encode = _wire_anthropic.encode_request
-    encode(request)
-    rounds = 2000
-    started = time.perf_counter()
-    for _ in range(rounds):
-        encode(request)
-    each = (time.perf_counter() - started) / rounds
-    print(f"\ncanonical -> anthropic, 7 messages + 5 tools: {each * 1e6:.1f} us")
-    # About 15 us on the development machine; the bound only catches an accidental order-of-magnitude slowdown.
-    assert each < 300e-6
 
 
 def test_the_wire_modules_import_only_the_standard_library_and_each_other() -> None:

@@ -237,10 +237,15 @@ def test_dunder_all_is_sorted_unique_and_bound(package_dir: Path) -> None:
 # happens inside that method, so an application that never adds such a tool never needs the package.
 # Imported inside the function that needs it, only by tools whose models do not enforce every keyword.
 # referencing comes with jsonschema: the schema check builds its own registry, one that never fetches.
+# The `serve` extra (DBOS, which brings SQLAlchemy; Starlette; uvicorn) only where the service starts.
 OPTIONAL_IMPORTS = {
     ("_runtime/tools/registry.py", "jsonschema"),
     ("_runtime/models/check.py", "jsonschema"),
     ("_runtime/models/check.py", "referencing"),
+    ("_runtime/serve/store.py", "sqlalchemy"),
+    ("_runtime/serve/durable.py", "dbos"),
+    ("_runtime/serve/http.py", "starlette"),
+    ("_runtime/app/serving.py", "uvicorn"),
 }
 
 

@@ -66,9 +66,12 @@ def test_build_writes_the_projects_pyproject_and_check_compares_it(installable: 
         "requires-python": ">=3.10",
         "dependencies": [toolgens_pydantic()],
         "optional-dependencies": {
+            "durable": ["dbos>=2.0"],
             "http": ["httpx>=0.27"],
             "jsonschema": ["jsonschema>=4.21"],
             "mcp": ["mcp>=2.3,<3"],
+            "otel": ["opentelemetry-api>=1.27"],
+            "serve": ["dbos>=2.0", "starlette>=0.40", "uvicorn>=0.30"],
         },
     }
     assert data["tool"] == {
@@ -96,7 +99,13 @@ def test_a_tool_checked_with_jsonschema_makes_it_a_dependency(installable: Proje
     data = pyproject(installable)["project"]
     assert isinstance(data, dict)
     assert data["dependencies"] == [toolgens_pydantic(), "jsonschema>=4.21"]
-    assert data["optional-dependencies"] == {"http": ["httpx>=0.27"], "mcp": ["mcp>=2.3,<3"]}
+    assert data["optional-dependencies"] == {
+        "durable": ["dbos>=2.0"],
+        "http": ["httpx>=0.27"],
+        "mcp": ["mcp>=2.3,<3"],
+        "otel": ["opentelemetry-api>=1.27"],
+        "serve": ["dbos>=2.0", "starlette>=0.40", "uvicorn>=0.30"],
+    }
 
 
 def test_back_to_the_folder_layout_build_removes_its_pyproject_but_not_an_edited_one(installable: Project) -> None:

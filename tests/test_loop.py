@@ -613,13 +613,18 @@ def test_a_cut_tool_call_ends_the_run_with_an_error_and_no_handler_runs(
     else:
         body, wire = anthropic_call_without_its_block_stop(), "anthropic"
     ran: list[Any] = []
-    model = sdk.runtime.ReplayModel([body, "never asked for"], wire=wire)
+    model = sdk.runtime.ReplayModel([body, body, "never asked for"], wire=wire)
     result = drive(sdk, mode, USER, model, counting_weather_tools(sdk, ran), stream=streaming)
-    # Not even the call that did close runs: the answer it came in is broken, and the model is not asked again.
-    assert ran == [] and len(model.requests) == 1
+    # Not even the call that did close runs: the answer it came in is broken. It is asked for once more (the
+    # default StreamRetry), comes back cut again, and the run stops there.
+    assert ran == [] and len(model.requests) == 2 and result.metrics.model_retries == 1
     assert result.stop_reason == "error" and result.metrics.tool_calls == 0
     assert "cut" in str(result.error.message)
     assert no_unanswered_calls(sdk, result.messages)
+    assert all(not m.get("tool_calls") for m in result.messages)
+    once = sdk.runtime.ReplayModel([body, "never asked for"], wire=wire)
+    drive(sdk, mode, USER, once, counting_weather_tools(sdk, ran), stream=streaming, stream_retry=None)
+    assert ran == [] and len(once.requests) == 1
 
 
 def test_the_package_imports_without_httpx_and_says_what_the_http_client_needs(source_build: Path) -> None:

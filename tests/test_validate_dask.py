@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 import signal
@@ -293,3 +294,29 @@ def test_addresses() -> None:
 @pytest.fixture
 def client_project(cluster: Client, project: Project) -> tuple[Client, Project]:
     return cluster, project
+
+
+def test_recorded_streams_are_checked_whole_on_the_cluster_as_they_are_locally(
+    client_project: tuple[Client, Project],
+) -> None:
+    client, project = client_project
+    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
+    call = {"index": 0, "id": "c1", "type": "function", "function": {"name": "get_current_weather", "arguments": ""}}
+    deltas = [
+        {"role": "assistant", "tool_calls": [call]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": '{"location": 5}'}}]},
+    ]
+    chunks = [{**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
+    chunks.append({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    project.write("streams/bad.sse", "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n")
+    project.write("streams/bad.jsonl", "".join(f"{json.dumps(c)}\n" for c in chunks))
+    paths = [str(project.root / "streams")]
+    local_tally, remote_tally = Tally(), Tally()
+    local = list(toolgen.validate(paths, kind="openai-chat.response", root=project.root, tally=local_tally))
+    remote = list(
+        validate_on_dask(
+            paths, kind="openai-chat.response", address=client.scheduler.address, root=project.root, tally=remote_tally
+        )
+    )
+    assert remote == local and [d.rule for d in local] == ["arguments-invalid", "arguments-invalid"]
+    assert remote_tally == local_tally and (local_tally.records, local_tally.invalid) == (2, 2)

@@ -36,30 +36,37 @@ def test_the_table_and_the_json_count_calls_invalid_calls_by_rule_and_results_mi
     assert table.stdout.splitlines() == [
         "| tool | calls | invalid calls | invalid % | invalid calls by rule | results missing |",
         "| --- | ---: | ---: | ---: | --- | ---: |",
-        "| get_current_weather | 3 | 1 | 33.3% | arguments-invalid 1 | 1 |",
+        # The call with no result is invalid too: `--as messages` pairs every call with its result.
+        "| get_current_weather | 3 | 2 | 66.7% | arguments-invalid 1, pairing-invalid 1 | 1 |",
         "| nope (unknown) | 1 | 1 | 100.0% | unknown-tool 1 | 0 |",
         "",
         "| rule | findings |",
         "| --- | ---: |",
         "| arguments-invalid | 1 |",
         "| json-invalid | 1 |",
+        "| pairing-invalid | 1 |",
         "| unknown-tool | 1 |",
         "",
-        "5 record(s) as messages: 2 invalid, 1 unreadable",
+        "5 record(s) as messages: 3 invalid, 1 unreadable",
     ]
     report = json.loads(
         project.cli("validate", "--summary", "--format", "json", "logs/chat.jsonl", "--as", "messages").stdout
     )
-    assert report["records"] == 5 and report["invalid"] == 2 and report["unreadable"] == 1
+    assert report["records"] == 5 and report["invalid"] == 3 and report["unreadable"] == 1
     assert report["tools"][0] == {
         "tool": "get_current_weather",
         "known": True,
         "calls": 3,
-        "invalid_calls": 1,
-        "invalid_by_rule": {"arguments-invalid": 1},
+        "invalid_calls": 2,
+        "invalid_by_rule": {"arguments-invalid": 1, "pairing-invalid": 1},
         "results_missing": 1,
     }
-    assert report["findings_by_rule"] == {"arguments-invalid": 1, "json-invalid": 1, "unknown-tool": 1}
+    assert report["findings_by_rule"] == {
+        "arguments-invalid": 1,
+        "json-invalid": 1,
+        "pairing-invalid": 1,
+        "unknown-tool": 1,
+    }
     github = project.cli("validate", "--summary", "--format", "github", "logs/chat.jsonl", "--as", "messages")
     assert github.returncode == 2 and "--summary prints a table" in github.stderr
 

@@ -125,12 +125,14 @@ def test_a_package_carries_only_the_wires_it_asks_for(make_project: Callable[...
         "base.py",
         "codecs.py",
         "export.py",
+        "losses.py",
         "openai_chat.py",
         "openai_chat_dialects.py",
         "openai_chat_messages.py",
         "openai_chat_parts.py",
         "pairing.py",
         "sniff.py",
+        "structured.py",
         "table.py",
     ]
     assert not (runtime / "demo").exists() and not (everything.package_dir / "_runtime" / "demo").exists()

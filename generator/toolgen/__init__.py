@@ -44,8 +44,8 @@ if TYPE_CHECKING:
         ToolgenError,
         UnsafeOutputError,
     )
-    from toolgen.payload_api import conformance, convert, decode, encode
-    from toolgen.payloads import ConformanceRow
+    from toolgen.payload_api import conformance, convert, convert_noted, decode, encode, encode_noted
+    from toolgen.payloads import ConformanceRow, Converted
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
     from toolgen.validate import Source, Tally
@@ -69,7 +69,9 @@ _HOMES = MappingProxyType(
             ),
             "toolgen.api",
         ),
-        **dict.fromkeys(("conformance", "convert", "decode", "encode"), "toolgen.payload_api"),
+        **dict.fromkeys(
+            ("conformance", "convert", "convert_noted", "decode", "encode", "encode_noted"), "toolgen.payload_api"
+        ),
         **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
         "InitResult": "toolgen.scaffold",
         "CheckResult": "toolgen.drift",
@@ -91,6 +93,7 @@ _HOMES = MappingProxyType(
             "toolgen.errors",
         ),
         "ConformanceRow": "toolgen.payloads",
+        "Converted": "toolgen.payloads",
         **dict.fromkeys(("Export", "GeminiSchema"), "toolgen.runtime"),
         **dict.fromkeys(("Source", "Tally"), "toolgen.validate"),
     }
@@ -102,6 +105,7 @@ __all__ = [
     "CheckResult",
     "ConfigNotFoundError",
     "ConformanceRow",
+    "Converted",
     "Diagnostic",
     "EnvironmentProblem",
     "ExitCode",
@@ -126,8 +130,10 @@ __all__ = [
     "check",
     "conformance",
     "convert",
+    "convert_noted",
     "decode",
     "encode",
+    "encode_noted",
     "export",
     "init_project",
     "lint",

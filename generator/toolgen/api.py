@@ -345,10 +345,14 @@ def lint(
     return tuple(lint_rules(sources, chosen, gemini_subset=subset, strict=config.export_strict))
 
 
-def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".") -> list[Source]:
-    """Files to validate: `-` is stdin, a folder means every .json/.jsonl/.ndjson file under it (sorted)."""
+def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".", kind: str | None = None) -> list[Source]:
+    """Files to validate: `-` is stdin, a folder means every .json/.jsonl/.ndjson file under it (sorted), and its
+    recorded streams (.sse, .eventstream) too when `kind` is a provider response (`<wire>.response`)."""
     from toolgen.validate import Source
 
+    suffixes: tuple[str, ...] = (".json", ".jsonl", ".ndjson")
+    if kind is not None and kind.endswith(".response"):
+        suffixes = (*suffixes, ".sse", ".eventstream")
     root_path = Path(root).resolve()
     sources: list[Source] = []
     for given in paths:
@@ -357,12 +361,12 @@ def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".") -> l
             continue
         path = Path(given).resolve()
         found = (
-            sorted(p for p in path.rglob("*") if p.suffix.lower() in (".json", ".jsonl", ".ndjson") and p.is_file())
+            sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
             if path.is_dir()
             else [path]
         )
         if path.is_dir() and not found:
-            problem = "no .json, .jsonl or .ndjson file in this folder: nothing to validate"
+            problem = f"no {', '.join(suffixes[:-1])} or {suffixes[-1]} file in this folder: nothing to validate"
             shown = display_path(root_path, path)
             raise InvalidInputError([Diagnostic(shown, 1, 1, Severity.ERROR, "payload-unreadable", problem)])
         sources.extend(Source(p, display_path(root_path, p)) for p in found)
@@ -392,7 +396,7 @@ def validate(
     root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
     known = recorded_config(root_path, given)
     config = known[0] if known is not None else load_config(root_path, given)
-    sources = payload_sources(paths, root=config.root)
+    sources = payload_sources(paths, root=config.root, kind=kind)
     return validate_sources(
         sources, kind, config.output_dir, config.package, workers=workers, progress=progress, tally=tally
     )

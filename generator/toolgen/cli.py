@@ -13,6 +13,7 @@ import click
 # The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help, and each
 # command loads only its own stages.
 import toolgen
+from toolgen.cli_import import import_action, import_options
 from toolgen.cli_options import Progress, build_summary, common_options, fail_on_option, failed
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
@@ -224,41 +225,13 @@ def export_command(
 
 
 @main.command("import", context_settings={"ignore_unknown_options": True})
-@common_options(config=False, output_format=False, project_help="Project root: the output folder is relative to it.")
-@click.argument("source")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
-@click.option(
-    "--from", "source_format", type=click.Choice(["openai", "anthropic", "gemini", "mcp"]), help="SOURCE's format."
-)
-@click.option("--url", help="With `mcp`: the server's streamable HTTP URL instead of a command.")
-@click.option(
-    "-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas/tools"), show_default=True
-)
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True)
-@click.option("--force", is_flag=True, help="Replace schema files that exist already.")
+@import_options
 def import_command(
     project: Path, source: str, command: tuple[str, ...], source_format: str | None, url: str | None, **options: Any
 ) -> None:
     """Write tools as schema files: from an MCP server (`mcp -- COMMAND...` or `mcp --url URL`), or from
     an exported or recorded tools list (`FILE --from openai|anthropic|gemini|mcp`)."""
-    from toolgen import importing
-
-    if source_format is None and source != "mcp":
-        raise click.UsageError("name the file's format with --from, or import from a server with `mcp`")
-    if source_format is None and bool(command) == bool(url):
-        raise click.UsageError("give the server's command after `--`, or its --url, one of the two")
-    if source_format is not None and (command or url):
-        raise click.UsageError("a file is read by itself: no command and no --url with --from")
-
-    def action() -> ExitCode:
-        target = source if source_format else (url or list(command))
-        written = importing.import_tools(project, target, source_format, **options)
-        for path in written.files:
-            click.echo(path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path))
-        click.echo(f"toolgen: imported {len(written.tools)} tools from {written.source}", err=True)
-        return ExitCode.OK
-
-    _run(action)
+    _run(import_action(project, source, command, source_format, url, options))
 
 
 @main.command()
@@ -366,8 +339,10 @@ def validate(
 ) -> None:
     """Check payload files (JSON, JSON Lines, `-` for stdin) with the generated SDK; exit 1 on invalid records.
 
-    Every tool call's arguments are checked against its tool's input schema too. Exit 3 when a file cannot be
-    read or a record is not JSON.
+    Every tool call's arguments are checked against its tool's input schema too; `--as messages` also pairs
+    every tool result with a call and every call with a result. As <wire>.response, a recorded stream (.sse,
+    .eventstream, a .jsonl or .ndjson of stream chunks, Gemini's JSON array) is one record: the message it
+    aggregates to. Exit 3 when a file cannot be read or a record is not JSON.
     """
     if dask_address is not None and workers is not None:
         raise click.UsageError("--workers is for local runs; with --dask the cluster's workers do the work")
@@ -494,6 +469,9 @@ _PAYLOAD = click.argument("file", type=click.Path(path_type=Path, allow_dash=Tru
 _OUTPUT = click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
 )
+_STRICT_LOSS = click.option(
+    "--strict", is_flag=True, help="Exit 1 when the target wire cannot carry a field of the request."
+)
 
 
 # The payload verbs read no toolgen.yaml; -C is the root their findings' paths are shown relative to.
@@ -527,12 +505,17 @@ def decode(
 @_PAYLOAD_OPTIONS
 @click.option("--wire", type=_WIRE_CHOICE, required=True, help="The wire format to write.")
 @_OUTPUT
-def encode(file: Path, project: Path, output_format: str, wire: str, output: Path | None) -> None:
-    """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body."""
+@_STRICT_LOSS
+def encode(file: Path, project: Path, output_format: str, wire: str, output: Path | None, strict: bool) -> None:
+    """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body.
+
+    Every field of a request the wire cannot carry is named on stderr; with --strict any such loss exits 1.
+    """
 
     def action() -> ExitCode:
-        _write_json(toolgen.encode(file, wire=wire, root=project), output)
-        return ExitCode.OK
+        encoded = toolgen.encode_noted(file, wire=wire, root=project)
+        _write_json(encoded.body, output)
+        return _loss_notes(encoded.notes, wire, strict)
 
     _run(action, output_format)
 
@@ -544,6 +527,7 @@ def encode(file: Path, project: Path, output_format: str, wire: str, output: Pat
 @click.option("--from", "from_wire", type=_WIRE_CHOICE, help="The file's wire format (default: detected).")
 @click.option("--kind", type=click.Choice(PAYLOAD_KINDS), help="request, response or stream (default: detected).")
 @_OUTPUT
+@_STRICT_LOSS
 def convert(
     file: Path,
     project: Path,
@@ -552,15 +536,28 @@ def convert(
     from_wire: str | None,
     kind: str | None,
     output: Path | None,
+    strict: bool,
 ) -> None:
-    """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response)."""
+    """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response).
+
+    Every field of a request the target cannot carry is named on stderr; with --strict any such loss exits 1.
+    """
 
     def action() -> ExitCode:
-        converted = toolgen.convert(file, to_wire=to_wire, from_wire=from_wire, kind=kind, root=project)
-        _write_json(converted, output)
-        return ExitCode.OK
+        converted = toolgen.convert_noted(file, to_wire=to_wire, from_wire=from_wire, kind=kind, root=project)
+        _write_json(converted.body, output)
+        return _loss_notes(converted.notes, to_wire, strict)
 
     _run(action, output_format)
+
+
+def _loss_notes(notes: tuple[str, ...], wire: str, strict: bool) -> ExitCode:
+    """Print what the target wire could not carry (stderr); with `strict`, any loss is a finding."""
+    for note in notes:
+        click.echo(f"toolgen: note: {note}", err=True)
+    if notes:
+        click.echo(f"toolgen: {len(notes)} field(s) not carried as they were to {wire}", err=True)
+    return ExitCode.FINDINGS if strict and notes else ExitCode.OK
 
 
 @main.command()

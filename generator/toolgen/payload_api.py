@@ -12,6 +12,7 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import InvalidInputError
 from toolgen.payloads import (
     ConformanceRow,
+    Converted,
     Payload,
     PayloadError,
     check_file,
@@ -19,10 +20,10 @@ from toolgen.payloads import (
     payload_files,
     read_payload,
 )
-from toolgen.payloads import convert as convert_payload
-from toolgen.payloads import encode as encode_canonical
+from toolgen.payloads import convert_noted as convert_payload
+from toolgen.payloads import encode_noted as encode_canonical
 
-__all__ = ["conformance", "convert", "decode", "encode"]
+__all__ = ["conformance", "convert", "convert_noted", "decode", "encode", "encode_noted"]
 
 
 def _payload(path: str | Path, kind: str | None, root: str | Path) -> tuple[Payload, str]:
@@ -60,6 +61,11 @@ def decode(
 
 def encode(path: str | Path, *, wire: str, root: str | Path = ".") -> Any:
     """Canonical JSON (decode's output, or a list of messages) as a `wire` body."""
+    return encode_noted(path, wire=wire, root=root).body
+
+
+def encode_noted(path: str | Path, *, wire: str, root: str | Path = ".") -> Converted:
+    """`encode`, with a note for every field of a request `wire` cannot carry."""
     payload, display = _payload(path, "request", root)
     try:
         return encode_canonical(payload.data, wire)
@@ -71,6 +77,14 @@ def convert(
     path: str | Path, *, to_wire: str, from_wire: str | None = None, kind: str | None = None, root: str | Path = "."
 ) -> Any:
     """A recorded payload in another wire format; a stream becomes that wire's whole response."""
+    return convert_noted(path, to_wire=to_wire, from_wire=from_wire, kind=kind, root=root).body
+
+
+def convert_noted(
+    path: str | Path, *, to_wire: str, from_wire: str | None = None, kind: str | None = None, root: str | Path = "."
+) -> Converted:
+    """`convert`, with a note for every field of a request the target wire cannot carry (named, never dropped
+    silently)."""
     payload, display = _payload(path, kind, root)
     try:
         return convert_payload(payload, to_wire, from_wire)

@@ -289,23 +289,41 @@ def from_canonical(data: Any) -> Request | Response | ProviderError:
     raise PayloadError("expected an object with `request`, `response`, `error` or `messages`")
 
 
-def encode(data: Any, wire: str) -> Any:
-    """A wire body from canonical JSON: a request body, a response body, or an error body."""
+@dataclass(frozen=True)
+class Converted:
+    """A body in a wire's spelling, and one note per field of a request that wire could not carry."""
+
+    body: Any
+    notes: tuple[str, ...] = ()
+
+
+def encode_noted(data: Any, wire: str) -> Converted:
+    """A wire body from canonical JSON (a request, response or error body), with a request's loss notes."""
     result = from_canonical(data)
     try:
         if isinstance(result, Request):
-            return adapters.encode_request(result, wire)
+            encoded = adapters.encode_request_noted(result, wire)
+            return Converted(encoded.body, encoded.notes)
         if isinstance(result, Response):
-            return adapters.encode_response(result, wire)
-        return adapters.encode_error(result, wire)
+            return Converted(adapters.encode_response(result, wire))
+        return Converted(adapters.encode_error(result, wire))
     except ValueError as error:
         raise PayloadError(str(error), pointer_of(error)) from None
 
 
+def encode(data: Any, wire: str) -> Any:
+    """A wire body from canonical JSON: a request body, a response body, or an error body."""
+    return encode_noted(data, wire).body
+
+
+def convert_noted(payload: Payload, to_wire: str, from_wire: str | None = None) -> Converted:
+    """A payload in another wire format (a stream becomes that wire's whole response body), with its notes."""
+    return encode_noted(decode_payload(payload, from_wire), to_wire)
+
+
 def convert(payload: Payload, to_wire: str, from_wire: str | None = None) -> Any:
     """A payload in another wire format (a stream becomes that wire's whole response body)."""
-    decoded = decode_payload(payload, from_wire)
-    return encode(decoded, to_wire)
+    return convert_noted(payload, to_wire, from_wire).body
 
 
 @dataclass(frozen=True)

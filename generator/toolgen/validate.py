@@ -24,6 +24,7 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import SdkNotBuiltError
 from toolgen.kinds import KINDS
 from toolgen.runtime import MAX_JSON_DEPTH, JSONTextError, parse_json
+from toolgen.validate_streams import stream_framing, stream_problems
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -267,6 +268,31 @@ def _canonical_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str
     except sdk.ToolgenValidationError as error:
         found.extend((p.pointer, "payload-invalid", f"{p.pointer or '(root)'}: {p.message}") for p in error.problems)
     found.extend(_argument_problems(sdk, kind, data))
+    if kind == "messages" and not any(rule == "payload-invalid" for _, rule, _ in found):
+        found.extend(_pairing_problems(sdk, data))
+    return found
+
+
+_SNAKE_KEYS = (("toolCalls", "tool_calls"), ("toolCallId", "tool_call_id"))
+
+
+def _pairing_problems(sdk: ModuleType, messages: list[Any]) -> list[tuple[str, str, str]]:
+    """Tool results that answer no call, and calls no result answers, pointed at where the record spells them."""
+    plain = []
+    for message in messages:
+        renamed = dict(message)
+        for camel, snake in _SNAKE_KEYS:
+            if camel in renamed and snake not in renamed:
+                renamed[snake] = renamed.pop(camel)
+        plain.append(renamed)
+    found = []
+    for problem in sdk._runtime.check_pairing(plain):
+        pointer = problem.pointer
+        index, _, rest = pointer[1:].partition("/")
+        for camel, snake in _SNAKE_KEYS:
+            if rest.startswith(snake) and camel in messages[int(index)]:
+                pointer = f"/{index}/{camel}{rest[len(snake) :]}"
+        found.append((pointer, "pairing-invalid", f"{pointer}: {problem.message}"))
     return found
 
 
@@ -289,8 +315,15 @@ def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str
         from toolgen.payloads import pointer_of
 
         return [(pointer_of(error), "wire-invalid", f"not a valid {wire} {body_kind}: {error}")]
-    if isinstance(decoded, runtime.ProviderError):
-        return []  # a provider's error body is a valid recording of an error
+    return decoded_problems(sdk, decoded, body_kind)
+
+
+def decoded_problems(sdk: ModuleType, decoded: Any, body_kind: str) -> list[tuple[str, str, str]]:
+    """A decoded body's canonical messages checked (and a request's calls paired with their results)."""
+    if type(decoded).__name__ == "ProviderError":
+        # A provider's error body is a valid recording of an error. By name: modules a wire loads on first use
+        # may come from another package of the same name validated earlier in this process.
+        return []
     if body_kind == "response":
         messages, canonical = [decoded.message], "message"
     else:
@@ -301,11 +334,7 @@ def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str
             sdk, canonical, messages[0] if body_kind == "response" else messages
         )
     ]
-    if body_kind == "request":
-        found.extend(
-            ("", "pairing-invalid", f"canonical {p.pointer}: {p.message}") for p in runtime.check_pairing(messages)
-        )
-    return found
+    return found  # a request's messages are paired as `--as messages` pairs them
 
 
 @dataclass(frozen=True)
@@ -414,7 +443,10 @@ def _findings(
                     from concurrent.futures import ProcessPoolExecutor
 
                     pool = ProcessPoolExecutor(count)
-                if big and pool is not None:
+                framing = stream_framing(kind, source.path)
+                if framing is not None:
+                    results = _stream(sdk, kind, source, framing)
+                elif big and pool is not None:
                     results = _parallel(pool, count, _Job(output_dir, package, kind, source.display, 1, b""), source)
                 else:
                     results = _serial(sdk, kind, source)
@@ -435,6 +467,25 @@ def _findings(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def stream_findings(
+    sdk: ModuleType, kind: str, display: str, data: bytes, framing: str
+) -> tuple[list[Diagnostic], Any]:
+    """The findings of a recorded stream file, one record (see validate_streams), and what it aggregated to."""
+    wire = kind.rsplit(".", 1)[0]
+
+    def problems(decoded: Any) -> list[tuple[str, str, str]]:
+        return decoded_problems(sdk, decoded, "response")
+
+    found, result = stream_problems(wire, data, framing, problems)
+    return _placed(Record(display, 1, ""), found), result
+
+
+def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
+    assert source.path is not None
+    found, _ = stream_findings(sdk, kind, source.display, source.path.read_bytes(), framing)
+    yield 1, [found] if found else []
 
 
 def _serial(sdk: ModuleType, kind: str, source: Source) -> Iterator[tuple[int, list[list[Diagnostic]]]]:

@@ -8,12 +8,13 @@ first line, so the block can be checked without knowing how many lines came befo
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.validate import Record, Tally, check_record
+from toolgen.validate import Record, Tally, check_record, stream_findings
 from toolgen.validate_summary import Summary
 
 
@@ -63,6 +64,16 @@ def check_document(sdk: ModuleType, kind: str, display: str, data: bytes, summar
     summary = Summary() if summarize else None
     if summary is not None:
         summary.add_record(sdk, kind, text, problems)
+    return BlockResult(0, 1, (tuple(problems),) if problems else (), summary)
+
+
+def check_stream(sdk: ModuleType, kind: str, display: str, data: bytes, framing: str, summarize: bool) -> BlockResult:
+    """A recorded stream file: one record, its calls those of the message it aggregated to."""
+    problems, result = stream_findings(sdk, kind, display, data, framing)
+    summary = Summary() if summarize else None
+    message = getattr(result, "message", None)
+    if summary is not None and message is not None:
+        summary.add_record(sdk, "message", json.dumps(message), problems)
     return BlockResult(0, 1, (tuple(problems),) if problems else (), summary)
 
 

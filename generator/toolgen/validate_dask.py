@@ -32,6 +32,7 @@ from toolgen.errors import ExternalToolError, InvalidInputError
 from toolgen.kinds import KINDS, WIRE_KINDS
 from toolgen.validate import Tally, load_sdk
 from toolgen.validate_blocks import BlockResult, Collector
+from toolgen.validate_streams import stream_framing
 from toolgen.validate_summary import Summary
 
 # Bytes of a file one task checks: large enough that scheduling costs little next to the checking, small enough
@@ -78,6 +79,8 @@ class Target:
     document: bool = False
     client_only: bool = False
     error: str | None = None
+    # A recorded stream, read whole and aggregated (see validate_streams): its framing.
+    framing: str | None = None
 
 
 def _distributed() -> tuple[ModuleType, ModuleType]:
@@ -121,7 +124,7 @@ def validate_on_dask(
     sdk = load_sdk(config.output_dir, config.package)  # a missing or broken SDK is exit 3 before any cluster starts
     if summary is not None:
         summary.expect(sdk.TOOLS)
-    targets = plan_targets(paths, config.root, storage)
+    targets = plan_targets(paths, config.root, storage, kind)
     session = _Session.open(distributed, worker, where, config.package, package_files(config.package_dir))
     collector = Collector(tally if tally is not None else Tally(), summary, progress)
     findings = _findings(session, targets, kind, collector, summary is not None, block_bytes, storage)
@@ -138,8 +141,13 @@ def package_files(package_dir: Path) -> tuple[tuple[str, bytes], ...]:
     )
 
 
-def plan_targets(paths: Iterable[str | Path], root: Path, storage: dict[str, Any]) -> list[Target]:
-    """The files to check, in the order given: a folder means its payload files, sorted; a URL may hold a glob."""
+def plan_targets(
+    paths: Iterable[str | Path], root: Path, storage: dict[str, Any], kind: str | None = None
+) -> list[Target]:
+    """The files to check, in the order given: a folder means its payload files, sorted; a URL may hold a glob.
+
+    For a provider response, a local file that is a recorded stream is one target read whole; a URL is one when
+    its extension names a stream framing (`.sse`, `.eventstream`), since sniffing its first line would read it."""
     from toolgen.api import payload_sources
 
     targets: list[Target] = []
@@ -148,12 +156,25 @@ def plan_targets(paths: Iterable[str | Path], root: Path, storage: dict[str, Any
         if text == "-":
             raise ValueError("stdin cannot be sent to a cluster: give files, or validate stdin without --dask")
         if "://" in text:
-            targets.extend(_url_targets(text, storage))
+            targets.extend(_streams_by_name(_url_targets(text, storage), kind))
             continue
-        for source in payload_sources([given], root=root):
+        for source in payload_sources([given], root=root, kind=kind):
             assert source.path is not None
-            targets.append(_local_target(source.path, source.display))
+            target = _local_target(source.path, source.display)
+            framing = stream_framing(kind, source.path) if kind is not None else None
+            targets.append(dataclasses.replace(target, document=True, framing=framing) if framing else target)
     return targets
+
+
+def _streams_by_name(targets: list[Target], kind: str | None) -> list[Target]:
+    if kind is None or not kind.endswith(".response"):
+        return targets
+    framings = {".sse": "sse", ".eventstream": "eventstream"}
+    out = []
+    for target in targets:
+        framing = framings.get(Path(target.url.split("?", 1)[0]).suffix.lower())
+        out.append(dataclasses.replace(target, document=True, framing=framing) if framing else target)
+    return out
 
 
 def _local_target(path: Path, display: str) -> Target:
@@ -298,7 +319,7 @@ def _blocks(targets: list[Target], block_bytes: int, storage: dict[str, Any], wo
             continue
         spans = [(0, None)] if target.document else [(o, block_bytes) for o in range(0, target.size, block_bytes)]
         for offset, length in spans:
-            block = worker.Block(target.url, target.display, offset, length, target.document)
+            block = worker.Block(target.url, target.display, offset, length, target.document, framing=target.framing)
             if target.client_only:
                 try:
                     block = dataclasses.replace(block, data=worker.read_range(block, storage))

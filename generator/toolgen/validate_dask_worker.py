@@ -18,7 +18,7 @@ from distributed import WorkerPlugin, get_worker
 from fsspec.utils import read_block
 
 from toolgen.validate import load_sdk
-from toolgen.validate_blocks import BlockResult, check_document, check_lines
+from toolgen.validate_blocks import BlockResult, check_document, check_lines, check_stream
 
 
 def toolgen_version() -> str:
@@ -69,6 +69,8 @@ class Block:
     length: int | None
     document: bool
     data: bytes | None = None
+    # A recorded stream (read whole, as a document is): its framing.
+    framing: str | None = None
 
 
 def check_block(plugin: str, kind: str, block: Block, summarize: bool, storage: dict[str, Any]) -> BlockResult:
@@ -80,6 +82,8 @@ def check_block(plugin: str, kind: str, block: Block, summarize: bool, storage: 
         data = block.data if block.data is not None else read_range(block, storage)
     except OSError as error:
         return BlockResult(unreadable=error.strerror or str(error))
+    if block.framing is not None:
+        return check_stream(sdk, kind, block.display, data, block.framing, summarize)
     if block.document:
         return check_document(sdk, kind, block.display, data, summarize)
     return check_lines(sdk, kind, block.display, data, summarize)

@@ -27,7 +27,8 @@ from toolgen.validate import (
     records,
 )
 from toolgen.validate import _blocks as line_blocks
-from toolgen.validate_blocks import BlockResult, Collector, check_lines
+from toolgen.validate_blocks import BlockResult, Collector, check_lines, check_stream
+from toolgen.validate_streams import stream_framing
 from toolgen.validate_summary import Summary
 
 
@@ -63,7 +64,7 @@ def validate_with_summary(
     if kind not in KINDS and kind not in WIRE_KINDS:
         raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
     config = load_config(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
-    sources = payload_sources(paths, root=config.root)
+    sources = payload_sources(paths, root=config.root, kind=kind)
     sdk = load_sdk(config.output_dir, config.package)
     summary.expect(sdk.TOOLS)
     collector = Collector(tally if tally is not None else Tally(), summary, progress)
@@ -85,7 +86,10 @@ def _findings(
             collector.start_file()
             try:
                 lines = source.path is not None and source.path.suffix.lower() != ".json"
-                if lines and workers > 1 and source.size() > PARALLEL_THRESHOLD:
+                framing = stream_framing(kind, source.path)
+                if framing is not None:
+                    results: Iterator[BlockResult] = iter([_stream(sdk, kind, source, framing)])
+                elif lines and workers > 1 and source.size() > PARALLEL_THRESHOLD:
                     pool = pool or ProcessPoolExecutor(workers)
                     results = _parallel(pool, workers, _Job(output_dir, package, kind, source.display, b""), source)
                 else:
@@ -100,6 +104,12 @@ def _findings(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> BlockResult:
+    """A recorded stream: one record, its calls those of the message it aggregated to."""
+    assert source.path is not None
+    return check_stream(sdk, kind, source.display, source.path.read_bytes(), framing, True)
 
 
 def _serial(sdk: ModuleType, kind: str, source: Source) -> Iterator[BlockResult]:

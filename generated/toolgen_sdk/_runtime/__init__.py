@@ -4,8 +4,9 @@
 Sub-packages by layer, each importing only those below it: schema (JSON Schema helpers), wires (canonical
 requests and responses, one codec per wire, the table of wires), models (pydantic bases, validation and its
 errors), streams (framing, stream states, the aggregator), tools (the registry), clients (model clients),
-loop (the agent loop and its events), mcp (serving and using tools over MCP), app (the package's command
-line) and demo (the offline example).
+observe (OpenTelemetry spans and metrics, a no-op without it), loop (the agent loop and its events), serve
+(durable runs on DBOS over HTTP, and their page), mcp (serving and using tools over MCP), app (the package's
+command line) and demo (the offline example).
 A name is imported with its module when first read, so importing the package costs nothing by itself.
 """
 
@@ -41,6 +42,12 @@ if TYPE_CHECKING:
         CancelToken,
         Hooks,
         keep_last_turns,
+    )
+    from .loop.recovery import (
+        StreamRetry,
+        estimate_tokens,
+        is_context_overflow,
+        token_counter,
     )
     from .loop.results import CallReport, RunMetrics, RunResult, StopReason, ToolStats
     from .loop.sync_driver import run, run_events
@@ -81,11 +88,14 @@ if TYPE_CHECKING:
         map_subschemas,
     )
     from .schema.sentences import schema_error_sentences
+    from .serve.durable import DurableRuns, DurableRunsError
+    from .serve.http import service_app
     from .streams.aggregator import (
         Aggregator,
         aaggregate,
         aggregate,
         astream_events,
+        detect_wire,
         stream_events,
     )
     from .streams.events import (
@@ -128,10 +138,12 @@ if TYPE_CHECKING:
         Export,
         FitTarget,
         GeminiSchema,
+        ToolSet,
         canonical_definition,
         export_tools,
         fit_input_schema,
     )
+    from .wires.losses import Encoded, convert_request_noted, encode_request_noted
     from .wires.pairing import Problem, check_pairing
     from .wires.table import (
         MCP,
@@ -173,12 +185,16 @@ _HOMES = MappingProxyType(
         "ToolOutcome": ".tools.registry",
         "UnboundToolsError": ".tools.registry",
         "Export": ".wires.export",
+        "ToolSet": ".wires.export",
         "FORMATS": ".wires.export",
         "FitTarget": ".wires.export",
         "GeminiSchema": ".wires.export",
         "canonical_definition": ".wires.export",
         "export_tools": ".wires.export",
         "fit_input_schema": ".wires.export",
+        "Encoded": ".wires.losses",
+        "convert_request_noted": ".wires.losses",
+        "encode_request_noted": ".wires.losses",
         "FINISH_REASONS": ".wires.base",
         "ProviderError": ".wires.base",
         "Request": ".wires.base",
@@ -220,6 +236,7 @@ _HOMES = MappingProxyType(
         "aaggregate": ".streams.aggregator",
         "aggregate": ".streams.aggregator",
         "astream_events": ".streams.aggregator",
+        "detect_wire": ".streams.aggregator",
         "stream_events": ".streams.aggregator",
         "Auth": ".clients.auth",
         "BearerToken": ".clients.auth",
@@ -250,6 +267,10 @@ _HOMES = MappingProxyType(
         "CancelToken": ".loop.policies",
         "Hooks": ".loop.policies",
         "keep_last_turns": ".loop.policies",
+        "StreamRetry": ".loop.recovery",
+        "estimate_tokens": ".loop.recovery",
+        "is_context_overflow": ".loop.recovery",
+        "token_counter": ".loop.recovery",
         "CallReport": ".loop.results",
         "RunMetrics": ".loop.results",
         "RunResult": ".loop.results",
@@ -260,6 +281,9 @@ _HOMES = MappingProxyType(
         "run_events": ".loop.sync_driver",
         "arun": ".loop.async_driver",
         "arun_events": ".loop.async_driver",
+        "DurableRuns": ".serve.durable",
+        "DurableRunsError": ".serve.durable",
+        "service_app": ".serve.http",
         "schema_error_sentences": ".schema.sentences",
         "SCHEMA_LISTS": ".schema.keywords",
         "SCHEMA_MAPS": ".schema.keywords",
@@ -316,6 +340,9 @@ __all__ = [
     "CancelToken",
     "CanonicalModel",
     "Codec",
+    "DurableRuns",
+    "DurableRunsError",
+    "Encoded",
     "Event",
     "Export",
     "Finish",
@@ -355,6 +382,7 @@ __all__ = [
     "SigV4",
     "StopReason",
     "StreamError",
+    "StreamRetry",
     "TextDelta",
     "ToolCallDelta",
     "ToolCallEnd",
@@ -364,6 +392,7 @@ __all__ = [
     "ToolError",
     "ToolFailure",
     "ToolOutcome",
+    "ToolSet",
     "ToolSpec",
     "ToolStats",
     "ToolgenValidationError",
@@ -388,14 +417,18 @@ __all__ = [
     "codec",
     "connect_mcp",
     "convert",
+    "convert_request_noted",
     "decode",
     "definition_from_mcp",
     "definitions_from_mcp",
     "detect",
+    "detect_wire",
     "drop_strict_nulls",
     "encode_error",
     "encode_request",
+    "encode_request_noted",
     "encode_response",
+    "estimate_tokens",
     "example_value",
     "export_tools",
     "fit_input_schema",
@@ -403,6 +436,7 @@ __all__ = [
     "gemini_schema",
     "google_token",
     "has_property_escapes",
+    "is_context_overflow",
     "keep_last_turns",
     "load_bound_tools",
     "main",
@@ -421,6 +455,7 @@ __all__ = [
     "schema_problems",
     "schema_validator",
     "serve_mcp",
+    "service_app",
     "sse_comment",
     "sse_encode",
     "sse_lines",
@@ -428,6 +463,7 @@ __all__ = [
     "strict_rewrites",
     "strict_schema",
     "target_names",
+    "token_counter",
     "tool_call",
     "unsupported",
     "wire",

@@ -12,6 +12,9 @@ from toolgen.manifest import MANIFEST_NAME
 PYDANTIC = "pydantic>=2.11,<3"
 JSONSCHEMA = "jsonschema>=4.21"
 HTTPX = "httpx>=0.27"
+DBOS = "dbos>=2.0"
+SERVE = [DBOS, "starlette>=0.40", "uvicorn>=0.30"]
+OTEL = "opentelemetry-api>=1.27"
 MCP = "mcp>=2.3,<3"
 
 
@@ -34,8 +37,11 @@ def render_pyproject(config: Config, project: Project) -> str:
     package = project.package
     checked = any(tool.check_input or tool.check_output for tool in project.tools)
     dependencies = [PYDANTIC, *([JSONSCHEMA] if checked else [])]
-    # HTTPModel, the live model client; `python -m <package> mcp`, serve_mcp and mcp_tools.
-    extras = {"http": [HTTPX], "mcp": [MCP]}
+    # HTTPModel, the live model client; OpenTelemetry spans and metrics of runs.
+    extras = {"http": [HTTPX], "otel": [OTEL]}
+    extras["durable"] = [DBOS]  # durable runs (DBOS workflows), without the HTTP service
+    extras["serve"] = SERVE  # `python -m <package> serve`: durable runs over HTTP
+    extras["mcp"] = [MCP]  # `python -m <package> mcp`, serve_mcp and mcp_tools
     if not checked:
         extras["jsonschema"] = [JSONSCHEMA]  # tools.add() and remove(): tools defined at run time
     lines = [

@@ -28,6 +28,7 @@ _REGISTRY_MEMBERS = frozenset(
         "remove",
         "definitions",
         "tool_definitions",
+        "revision",
         "dispatch",
         "adispatch",
     }

@@ -166,15 +166,21 @@ def main(
 ) -> int:
     """`python -m <package> "prompt" [options]`: 0 when the run finished, 1 when it stopped otherwise.
 
-    `python -m <package> mcp [options]` serves the tools over MCP instead (`-- mcp` asks the prompt "mcp").
+    `python -m <package> mcp [options]` serves the tools over MCP instead, `serve` runs the HTTP service
+    (`-- mcp` asks the prompt "mcp").
     """
-    given = list(sys.argv[1:] if argv is None else argv)
-    if given[:1] == ["mcp"]:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["serve"]:
+        # Imported here: only the service needs its module (and the `serve` extra behind it).
+        from .serving import serve_main
+
+        return serve_main(arguments[1:], make_registry, prog=prog)
+    if arguments[:1] == ["mcp"]:
         from .serve_mcp import mcp_main
 
-        return mcp_main(given[1:], make_registry, prog=f"{prog} mcp")
+        return mcp_main(arguments[1:], make_registry, prog=f"{prog} mcp")
     parser = _parser(prog)
-    options = parser.parse_args(given)
+    options = parser.parse_args(arguments)
     registry = _registry(options, parser, make_registry)
     out, err = sys.stdout, sys.stderr
     with tempfile.TemporaryDirectory(prefix="toolgen-workspace-") as scratch:
@@ -194,6 +200,8 @@ def main(
                 max_steps=options.max_steps,
                 approve=_approver(options.yes, err),
                 on_event=_Printer(options, out),
+                # `python -m <package>`: the run's invoke_agent span is named after the package.
+                agent_name=prog.rsplit(" ", 1)[-1],
             )
         finally:
             if isinstance(model, HTTPModel):

@@ -9,9 +9,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..clients.base import ModelClientBase
 from ..clients.scripted import ScriptedModel, assistant_turn, tool_call
 from ..schema.examples import example_value
-from ..wires.base import Request, parts_of
+from ..wires.base import Request, Response, parts_of
 
 _PLACE = re.compile(
     r"\b(?:in|for|at)\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:(?:,\s*|\s+and\s+)[A-Z][\w.'-]*)*)"
@@ -203,6 +204,25 @@ def _report(request: Request) -> str:
 def prompted_model() -> ScriptedModel:
     """The offline model: calls the tools the prompt asks about, then reports what they returned."""
     return ScriptedModel([_plan, _report])
+
+
+def _turn(request: Request) -> ScriptedModel:
+    # What the conversation asks for next, not how many calls came before: a run resumed by another process
+    # (a durable run after a restart) gets the answer it would have got in one go.
+    last = request.messages[-1].get("role") if request.messages else None
+    turn = _report if last == "tool" else _plan
+    # Turns before this one stand in for the model's earlier answers, so call ids stay unique in the run.
+    earlier = sum(1 for m in request.messages if m.get("role") == "assistant")
+    model = ScriptedModel([turn] * (earlier + 1))
+    model.requests.extend([request] * earlier)
+    return model
+
+
+class PromptedModel(ModelClientBase):
+    """The offline model of prompted_model(), answering each request from the conversation alone."""
+
+    def complete(self, request: Request) -> Response:
+        return _turn(request).complete(request)
 
 
 # ---- the command line ----

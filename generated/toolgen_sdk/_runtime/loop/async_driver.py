@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..clients.base import ModelClient
+from ..observe.telemetry import NoTelemetry
 from ..tools.registry import Registry, ToolContext, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
 from .events import RunEvent
@@ -64,9 +65,11 @@ async def _acall_model(
     run.response = None
     try:
         if not run.options.stream:
-            response = await _until_cancelled(
-                model.acomplete(request), run.options.cancel
-            )
+            # The task that makes the call copies the context: the client's own spans nest under the chat span.
+            with run.telemetry.active(run.chat_span):
+                response = await _until_cancelled(
+                    model.acomplete(request), run.options.cancel
+                )
             if response is _CANCELLED:
                 run.end("cancelled")
                 return
@@ -100,10 +103,15 @@ async def _adecide(
 
 
 async def _atimed(
-    registry: Registry, entry: BatchCall, context: ToolContext
+    registry: Registry,
+    entry: BatchCall,
+    context: ToolContext,
+    telemetry: NoTelemetry,
 ) -> tuple[BatchCall, ToolOutcome, float]:
     started = time.perf_counter()
-    outcome = await registry.adispatch(entry.call, context)
+    # Each call is a task with its own copy of the context, so the spans of parallel calls never mix.
+    with telemetry.active(entry.span):
+        outcome = await registry.adispatch(entry.call, context)
     return entry, outcome, time.perf_counter() - started
 
 
@@ -129,7 +137,9 @@ async def _atool_batch(
     for out in run.drain():
         yield out
     tasks = [
-        asyncio.ensure_future(_atimed(run.registry, entry, run.context()))
+        asyncio.ensure_future(
+            _atimed(run.registry, entry, run.context(), run.telemetry)
+        )
         for entry in entries
     ]
     try:
@@ -148,23 +158,43 @@ async def _atool_batch(
         yield out
 
 
+async def _atrim(run: RunState, overflow: bool = False) -> bool:
+    """Let the budget hook shorten the conversation; whether it did."""
+    budget = run.options.budget
+    if budget is None:
+        return False
+    trimmed = await _maybe(budget(list(run.messages), run.budget_info(overflow)))
+    return run.use_messages(trimmed)
+
+
 async def _astep(model: ModelClient, run: RunState) -> AsyncIterator[RunEvent]:
-    options, hooks = run.options, run.hooks
-    if options.budget is not None:
-        run.use_messages(
-            await _maybe(options.budget(list(run.messages), run.budget_info()))
-        )
-    request = run.request()
-    if hooks.before_model is not None:
-        request = await _maybe(hooks.before_model(run.step + 1, request)) or request
-    started = run.model_started()
-    for out in run.drain():
-        yield out
-    async for out in _acall_model(model, request, run):
-        yield out
-    if run.stop is not None:
-        return
-    calls = run.model_finished(started)
+    hooks = run.hooks
+    await _atrim(run)
+    while True:
+        request = run.request()
+        if hooks.before_model is not None:
+            step = run.step + (run.retry is None)
+            request = await _maybe(hooks.before_model(step, request)) or request
+        started = run.model_started(request)
+        for out in run.drain():
+            yield out
+        async for out in _acall_model(model, request, run):
+            yield out
+        if run.stop is not None:
+            return
+        calls = run.model_finished(started)
+        if run.retry is None:
+            break
+        if run.retry == "overflow" and not await _atrim(run, overflow=True):
+            run.give_up()
+            for out in run.drain():
+                yield out
+            return
+        for out in run.drain():
+            yield out
+        retry = run.options.stream_retry
+        if retry is not None and retry.delay:
+            await asyncio.sleep(retry.delay)
     if (
         hooks.after_model is not None
         and isinstance(run.response, Response)
@@ -179,7 +209,7 @@ async def _astep(model: ModelClient, run: RunState) -> AsyncIterator[RunEvent]:
 
 
 async def _adrive(model: ModelClient, run: RunState) -> AsyncIterator[RunEvent]:
-    run.begin()
+    run.begin(model)
     for out in run.drain():
         yield out
     try:

@@ -1,17 +1,26 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """Run events: what an agent run reports as it goes, and their text/event-stream (SSE) encoding for a browser.
 
-One merged stream per run, every event carrying the conversation id and a sequence number:
+One merged stream per run, every event carrying the conversation id, a sequence number, the wall-clock time it
+happened (`time`, seconds since the epoch) and the OpenTelemetry trace and span ids it belongs to (hex; None when
+tracing is off), so that a browser view of the events and a trace of the run can be joined:
 
 - `run_started` {"messages"}; `run_finished` {"stop_reason", "steps", "metrics"}
-- `model_call_started` {"step"}; `model_call_finished` {"step", "duration_ms", "finish_reason", "usage"}
+- `model_call_started` {"step", "attempt"}; `model_call_finished` {"step", "attempt", "duration_ms",
+  "finish_reason", "usage"}
 - `text_delta` {"text"}; `reasoning_delta` {"text"}
 - `approval_requested` {"id", "name", "arguments"}; `approval_decided` {"id", "name", "decision", "reason",
   "arguments"}
-- `tool_call_started` {"id", "name", "arguments"}; `tool_call_finished` {"id", "name", "status", "error_kind",
-  "duration_ms", "content"} (status: ok | error | denied | skipped)
+- `tool_call_started` {"id", "name", "arguments", "index"}: in a streamed run as soon as the stream announces
+  the call (arguments None then, the id None on wires that give calls none), otherwise when the call is about
+  to run; `tool_call_delta` {"index", "id", "name", "arguments"}: a fragment of a streamed call's arguments as
+  the wire sent it (durable runs, which drive their own model steps, announce a call with a first delta of
+  arguments "" and send `tool_call_started` when the call runs); `tool_call_finished` {"id", "name", "status",
+  "error_kind", "duration_ms", "content"} (status: ok | error | denied | skipped; a call announced by a stream
+  that then broke off is skipped with error_kind cut)
 - `final_message` {"message", "stop_reason"}
-- `error` {"message", "type", "code", "status", "fatal"}
+- `error` {"message", "type", "code", "status", "fatal"}, and "retry" (the attempt about to be made) when the
+  failed model call is made again
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ EventType = Literal[
     "approval_requested",
     "approval_decided",
     "tool_call_started",
+    "tool_call_delta",
     "tool_call_finished",
     "final_message",
     "error",
@@ -46,6 +56,7 @@ EVENT_TYPES: tuple[EventType, ...] = (
     "approval_requested",
     "approval_decided",
     "tool_call_started",
+    "tool_call_delta",
     "tool_call_finished",
     "final_message",
     "error",
@@ -67,18 +78,24 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 @dataclass(frozen=True)
 class RunEvent:
-    """One thing that happened in a run; `data` is JSON-ready."""
+    """One thing that happened in a run; `data` is JSON-ready. `time` is wall-clock (time.time())."""
 
     type: EventType
     conversation_id: str
     seq: int
     data: Mapping[str, Any]
+    time: float | None = None
+    trace_id: str | None = None
+    span_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "type": self.type,
             "conversation_id": self.conversation_id,
             "seq": self.seq,
+            "time": self.time,
+            "trace_id": self.trace_id,
+            "span_id": self.span_id,
             "data": dict(self.data),
         }
 

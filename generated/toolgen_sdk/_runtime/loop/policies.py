@@ -67,11 +67,18 @@ Conversation = list[dict[str, Any]]
 
 @dataclass(frozen=True)
 class BudgetInfo:
-    """What a budget hook knows before a model call: the step about to run and the tokens used so far."""
+    """What a budget hook knows before a model call: the step about to run and the tokens used so far.
+
+    estimated_input_tokens: the run's token estimate of the conversation about to be sent (so that a budget can
+    act before the first call). overflow: the provider has just refused the conversation as longer than its
+    context window; the call is made once more with what the hook returns.
+    """
 
     step: int
     usage: Mapping[str, int]
     last_input_tokens: int | None
+    estimated_input_tokens: int | None = None
+    overflow: bool = False
 
 
 # Called before every model call with the conversation; returns the conversation to use from then on (trimmed or
@@ -83,15 +90,18 @@ Budget = Callable[
 
 def keep_last_turns(turns: int, *, above_input_tokens: int | None = None) -> Budget:
     """A budget hook keeping the system messages and the last `turns` user turns (a user message and what follows
-    it), once the previous call's input passed `above_input_tokens` (always, when None). A turn is never cut in
-    half, so every tool result keeps its call."""
+    it), once the previous call's input or the estimate of the next one passes `above_input_tokens` (always,
+    when None), and whenever the provider said the conversation is too long. A turn is never cut in half, so
+    every tool result keeps its call."""
 
     def trim(
         messages: list[dict[str, Any]], info: BudgetInfo
     ) -> list[dict[str, Any]] | None:
+        tokens = max(info.last_input_tokens or 0, info.estimated_input_tokens or 0)
         if (
-            above_input_tokens is not None
-            and (info.last_input_tokens or 0) <= above_input_tokens
+            not info.overflow
+            and above_input_tokens is not None
+            and tokens <= above_input_tokens
         ):
             return None
         starts = [

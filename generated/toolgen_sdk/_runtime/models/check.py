@@ -16,7 +16,6 @@ from .problems import (
     ValidationProblem,
     bounded_sentence,
     escape_pointer_part,
-    problems_from,
 )
 
 
@@ -146,26 +145,21 @@ def check(
     Raises ToolgenValidationError. With `json_text`, a str or bytes is JSON text to parse first (as tool
     arguments arrive from a model); without it, a str is the value itself (a tool that returns a string).
     """
+    # A dict (most data) is asked about first: every check on this path costs a share of a small message.
     value = (
-        parsed_json(data)
-        if json_text and isinstance(data, (str, bytes, bytearray))
-        else data
+        data
+        if type(data) is dict or not json_text or not isinstance(data, _JSON_TEXT)
+        else parsed_json(data)
     )
     # The core validator directly: model_validate's own checks cost as much as validating a small message.
     validator = (
-        model.validator
-        if isinstance(model, pydantic.TypeAdapter)
-        else model.__pydantic_validator__
+        model.__pydantic_validator__ if isinstance(model, type) else model.validator
     )
     try:
         return validator.validate_python(value, strict=True)
     except pydantic.ValidationError as error:
         items = error.errors(include_url=False)
-        if any(
-            e["type"] in ("int_type", "literal_error")
-            and _integral_float(e.get("input"))
-            for e in items
-        ):
+        if _has_integral_float(items):
             # JSON Schema counts 1.0 as an integer (models often write 5.0), equal to 1 in an enum too;
             # strict pydantic does not.
             try:
@@ -174,12 +168,23 @@ def check(
                 )
             except pydantic.ValidationError:
                 pass  # the problems of the value as given are the ones to report
-        raise ToolgenValidationError(problems_from(error, value, items)) from None
+        raise ToolgenValidationError.folding(error, value, items) from None
     except (TypeError, ArithmeticError) as error:
         # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
         raise ToolgenValidationError(
             [ValidationProblem("", f"could not be checked: {error}")]
         ) from None
+
+
+def _has_integral_float(items: list[Any]) -> bool:
+    for item in items:
+        if item["type"] in _INTEGER_ERRORS and _integral_float(item.get("input")):
+            return True
+    return False
+
+
+_INTEGER_ERRORS = frozenset({"int_type", "literal_error"})
+_JSON_TEXT = (str, bytes, bytearray)
 
 
 def _integral_float(value: Any) -> bool:

@@ -33,11 +33,52 @@ class ValidationProblem:
 
 
 class ToolgenValidationError(ValueError):
-    """Raised by every validator; `problems` lists each problem found, not only the first."""
+    """Raised by every validator; `problems` lists each problem found, not only the first.
+
+    A validator raises it with pydantic's errors still unfolded (`folding`): they become problems when
+    `problems` is first read, so a caller that only needs to know the data is invalid pays nothing for the
+    sentences. The data must not be changed before then: the pointers are read from it.
+    """
 
     def __init__(self, problems: Sequence[ValidationProblem]) -> None:
-        self.problems = tuple(problems)
-        super().__init__(self.problems)
+        self._problems: tuple[ValidationProblem, ...] | None = tuple(problems)
+        self._unfolded: _Unfolded | None = None
+        super().__init__()
+
+    @classmethod
+    def folding(
+        cls,
+        error: pydantic.ValidationError,
+        data: Any,
+        items: Sequence[Mapping[str, Any]] | None = None,
+    ) -> ToolgenValidationError:
+        """The error for pydantic's `error` on `data`, folded into problems when they are first read."""
+        made = cls.__new__(cls)
+        ValueError.__init__(made)
+        made._problems = None
+        made._unfolded = (error, data, items)
+        return made
+
+    @property
+    def problems(self) -> tuple[ValidationProblem, ...]:
+        if self._problems is None:
+            assert self._unfolded is not None
+            self._problems = tuple(problems_from(*self._unfolded))
+            self._unfolded = None
+        return self._problems
+
+    @property
+    def args(self) -> tuple[Any, ...]:  # type: ignore[override]
+        # What ValueError(problems) had: code that reads or pickles args sees the problems.
+        return (self.problems,)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.problems!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = {k: v for k, v in self.__dict__.items() if k != "_unfolded"}
+        state["_problems"] = self.problems
+        return (type(self), (self.problems,), state)
 
     def __str__(self) -> str:
         # Written when shown, not when raised: a validator that is caught and reported pays nothing for it.
@@ -46,9 +87,16 @@ class ToolgenValidationError(ValueError):
         return f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}"
 
 
+_Unfolded = tuple[pydantic.ValidationError, Any, "Sequence[Mapping[str, Any]] | None"]
+
+
 def escape_pointer_part(part: object) -> str:
     """One JSON pointer reference token (RFC 6901): `~` and `/` escaped."""
     return str(part).replace("~", "~0").replace("/", "~1")
+
+
+# Types JSON data holds that are never mappings: telling them apart by type() skips the slow ABC check.
+_NOT_MAPPINGS = frozenset({list, tuple, str, int, float, bool, type(None)})
 
 
 def _data_path(
@@ -58,26 +106,34 @@ def _data_path(
     path: list[str] = []
     branches: list[tuple[int, str]] = []
     current = data
-    last = len(loc) - 1
-    for index, part in enumerate(loc):
+    for part in loc:
         # type() first: dict and list are what JSON data holds, and the general checks cost more.
         kind_of = type(current)
-        if type(part) is str and (
-            kind_of is dict or (kind_of is not list and isinstance(current, Mapping))
+        if kind_of is list or kind_of is tuple:
+            if type(part) is int:
+                current = current[part] if 0 <= part < len(current) else None
+                path.append(str(part))
+                continue
+        elif type(part) is str and (
+            kind_of is dict
+            or (kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping))
         ):
-            key = part if part in current else _camel_key(part, current)
+            if part in current:
+                current = current[part]
+                path.append(part)
+                continue
+            key = _camel_key(part, current)
             if key is not None:
                 current = current[key]
                 path.append(key)
                 continue
-        elif type(part) is int and (kind_of is list or kind_of is tuple):
-            current = current[part] if 0 <= part < len(current) else None
-            path.append(str(part))
-            continue
-        if kind == "missing" and index == last:
-            path.append(str(part))
-        else:
-            branches.append((len(path), str(part)))
+        branches.append((len(path), str(part)))
+    if kind == "missing" and loc and branches and branches[-1][0] == len(path):
+        # The last part names the field that is not there: it belongs to the path, not to a branch.
+        last = branches[-1][1]
+        if last == str(loc[-1]):
+            branches.pop()
+            path.append(last)
     return path, branches
 
 
@@ -163,19 +219,69 @@ Found = tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]
 
 def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
     """Keep the errors of the union branch that got furthest into the data; report a total miss once."""
-    problems = _folded(list(found))
+    found = list(found)
+    if len(found) == 2:
+        pair = _fold_pair(found[0], found[1])
+        if pair is not None:
+            return [pair]
+    problems = _folded(found)
     if len(problems) == 1:
         return problems
     unique = {(p.pointer, p.message): p for p in problems}
     return sorted(unique.values(), key=lambda p: (p.pointer, p.message))
 
 
+def _fold_pair(first: Found, second: Found) -> ValidationProblem | None:
+    """What _folded makes of two errors from two branches of one union (the usual `str | list` miss), directly.
+
+    None when the two do not part at one union with the same path up to it: _folded decides those.
+    """
+    path, branches, item = first
+    other_path, other_branches, other_item = second
+    for level, mark in enumerate(branches):
+        if level >= len(other_branches):
+            return None
+        other = other_branches[level]
+        if mark == other:
+            continue
+        at = mark[0]
+        if other[0] != at or path[:at] != other_path[:at]:
+            return None
+        deepest = max(len(path), len(other_path))
+        if deepest == at:
+            # Both branches failed at this very value: one sentence naming each form it could have had.
+            wanted = sorted({pydantic_expected(item), pydantic_expected(other_item)})
+            return ValidationProblem(
+                _json_pointer(path[:at]), expected(either(wanted), item.get("input"))
+            )
+        chosen = first if len(path) == deepest else second
+        return _problem(chosen[0], chosen[2])
+    return None
+
+
 def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
     """Fold the union branches from the `level`-th one on (entries are shared, not copied, on the way down)."""
-    if len(found) == 1:
-        return [
-            _problem(found[0][0], found[0][2])
-        ]  # one error left: the branches it passed are the ones tried
+    while True:
+        if len(found) == 1:
+            # One error left: the branches it passed are the ones tried.
+            return [_problem(found[0][0], found[0][2])]
+        # Usually every error went through the same branch here (a discriminated union picks one): no grouping.
+        path, branches, _ = found[0]
+        if len(branches) <= level:
+            break
+        mark = branches[level]
+        prefix = path[: mark[0]]
+        for other_path, other_branches, _ in found:
+            if (
+                len(other_branches) <= level
+                or other_branches[level] != mark
+                or other_path[: mark[0]] != prefix
+            ):
+                break
+        else:
+            level += 1
+            continue
+        break
     problems: list[ValidationProblem] = []
     groups: dict[tuple[str, ...], list[Found]] = {}
     for entry in found:
@@ -184,18 +290,22 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
             groups.setdefault(tuple(path[: branches[level][0]]), []).append(entry)
         else:
             problems.append(_problem(path, item))
-    for prefix, members in groups.items():
-        if len({branches[level][1] for _, branches, _ in members}) == 1:
-            # One branch tried (a discriminated union, or one candidate left): its errors are the errors.
+    for prefix_key, members in groups.items():
+        labels = {branches[level][1] for _, branches, _ in members}
+        if len(labels) == 1:
+            # One branch tried (one candidate left): its errors are the errors.
             problems.extend(_folded(members, level + 1))
             continue
         deepest = max(len(path) for path, _, _ in members)
-        if deepest == len(prefix):
+        if deepest == len(prefix_key):
             # Every branch failed at this very value: one sentence naming each form it could have had.
             wanted = sorted({pydantic_expected(item) for _, _, item in members})
-            pointer = "".join("/" + escape_pointer_part(p) for p in prefix)
             value = members[0][2].get("input")
-            problems.append(ValidationProblem(pointer, expected(either(wanted), value)))
+            problems.append(
+                ValidationProblem(
+                    _json_pointer(list(prefix_key)), expected(either(wanted), value)
+                )
+            )
             continue
         chosen = next(
             branches[level][1] for path, branches, _ in members if len(path) == deepest

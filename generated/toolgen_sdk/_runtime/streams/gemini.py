@@ -33,6 +33,11 @@ _PATH_TOKEN = re.compile(
 )
 _VALUE_KEYS = ("stringValue", "numberValue", "boolValue", "nullValue")
 _CANDIDATE_SKIP = frozenset({"content"})
+_TEXT_PART_KEYS = frozenset({"text", "thought", "thoughtSignature"})
+# What json.dumps(text, ensure_ascii=False) escapes in a string; one encoder, since dumps with options makes one
+# per call.
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+_JSON = json.JSONEncoder(ensure_ascii=False)
 
 
 def parse_json_path(path: str) -> tuple[str | int, ...] | None:
@@ -71,6 +76,7 @@ class PartialArgs:
         "_counts",
         "_keys",
         "_kinds",
+        "_last_path",
         "_open",
         "_seen",
         "_string",
@@ -88,10 +94,17 @@ class PartialArgs:
         self._kinds: list[str] = []
         self._counts: list[int] = []
         self._seen: list[set[str]] = []
+        # The last jsonPath as sent and as parsed: a string streamed in many fragments repeats its path each time.
+        self._last_path: tuple[str, tuple[str | int, ...] | None] = ("", None)
 
     def apply(self, entry: dict[str, Any]) -> str:
         """Take one entry; returns the JSON text it adds (empty once the live text has stopped)."""
-        path = parse_json_path(str(entry.get("jsonPath") or ""))
+        raw = str(entry.get("jsonPath") or "")
+        if raw == self._last_path[0]:
+            path = self._last_path[1]
+        else:
+            path = parse_json_path(raw)
+            self._last_path = (raw, path)
         if not path:
             self.live = False
             return ""
@@ -147,7 +160,7 @@ class PartialArgs:
         if kind == "string":
             out.append('"' + _escape(value) + ("" if continues else '"'))
         else:
-            out.append(json.dumps(value, ensure_ascii=False))
+            out.append(_JSON.encode(value))
         return "".join(out)
 
     def _enter(self, path: tuple[str | int, ...], out: list[str]) -> bool:
@@ -189,9 +202,7 @@ class PartialArgs:
             if not isinstance(key, str) or key in self._seen[-1]:
                 return False
             self._seen[-1].add(key)
-            out.append(
-                ("," if count else "") + json.dumps(key, ensure_ascii=False) + ":"
-            )
+            out.append(("," if count else "") + _JSON.encode(key) + ":")
             self._counts[-1] = count + 1
             return True
         if not isinstance(key, int) or key < count:
@@ -215,7 +226,9 @@ def _entry_value(entry: dict[str, Any]) -> tuple[str, Any]:
 
 
 def _escape(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    if _NEEDS_ESCAPE.search(text) is None:
+        return text  # most fragments are plain words: nothing to escape
+    return _JSON.encode(text)[1:-1]
 
 
 def _assign(root: dict[str, Any], path: tuple[str | int, ...], value: Any) -> None:
@@ -328,6 +341,10 @@ class GeminiState(WireState):
     def _seen(self, part: dict[str, Any]) -> bool:
         """Whether the part carries a signature or call id of a part already taken (and if not, remember them)."""
         call = part.get("functionCall")
+        if "thoughtSignature" not in part and (
+            not isinstance(call, dict) or "id" not in call
+        ):
+            return False  # nothing marks it (most text parts): nothing to look up or remember
         marks = [
             mark
             for mark in (
@@ -363,7 +380,7 @@ class GeminiState(WireState):
             and last[1] is not None
             and bool(last[0].get("thought")) == thought
             and "thoughtSignature" not in last[0]
-            and set(part) <= {"text", "thought", "thoughtSignature"}
+            and part.keys() <= _TEXT_PART_KEYS
         ):
             last[1].append(text)
             if signature is not None:

@@ -7,6 +7,12 @@ whichever chunk carries it (its own `choices: []` chunk or the finish chunk).
 A call is closed by its choice's `finish_reason`, by a later call of the same choice beginning (calls stream one
 after the other), or by `[DONE]`; a call still open when the body ends is cut.
 
+Per-call data beside a call's fragments (Gemini's compatible endpoint sends `extra_content` with its thought
+signature) is merged into that call's entry, and indexed reasoning entries (OpenRouter's `reasoning_details`: text
+in some deltas, the signature in a later one) are merged by their `index`, so the body holds each whole entry as
+the provider's own clients send it back. The head (id, model, created, fingerprint) takes each value from the
+first chunk that carries one: Azure opens with a `prompt_filter_results` chunk whose id and model are empty.
+
 Repeats: OpenAI pads every chunk with a random `obfuscation` string, so a chunk whose `obfuscation` and whole
 payload equal an earlier chunk's is that chunk again; and a choice says nothing after its `finish_reason`, so a
 later delta for it is one replayed. Other compatibles put no per-chunk mark on their chunks (each repeats the
@@ -25,6 +31,14 @@ _REASONING_KEYS = ("reasoning_content", "reasoning")
 # Delta keys that only describe the chunk, not the message.
 _CHUNK_ONLY_KEYS = frozenset({"channel", "index", "obfuscation"})
 _HEAD_SKIP = frozenset({"choices", "usage", "obfuscation", "object"})
+# The head values every real chunk carries, which a preamble chunk leaves empty.
+_HEAD_KEYS = ("id", "model", "created")
+# Call entry keys the state reads itself; every other key is per-call data the body keeps.
+_CALL_KEYS = frozenset({"index", "id", "function"})
+_FUNCTION_KEYS = frozenset({"name", "arguments"})
+# Text of an indexed reasoning entry that arrives in pieces; its other keys arrive whole.
+_PIECEWISE_KEYS = frozenset({"text", "summary"})
+_AUDIO_PIECES = frozenset({"data", "transcript"})
 
 
 class _Choice:
@@ -82,6 +96,7 @@ class OpenAIChatState(WireState):
     def __init__(self, wire: str | None = None) -> None:
         super().__init__(wire)
         self.head: dict[str, Any] = {}
+        self.head_open = True
         self.choices: dict[int, _Choice] = {}
         # The choice whose deltas become events (the first one seen), set with the first choice.
         self.primary: _Choice | None = None
@@ -153,17 +168,27 @@ class OpenAIChatState(WireState):
         if choices is None and (event == "error" or data.get("error") is not None):
             self._error(data)
             return
-        if not self.started:
-            self.head = {
-                key: value for key, value in data.items() if key not in _HEAD_SKIP
-            }
-            self.begin(data.get("id"), data.get("model"))
+        if self.head_open:
+            self._head(data)
+        if not self.started and (choices or data.get("id") or data.get("usage")):
+            self.begin(self.head.get("id"), self.head.get("model"))
         if choices:
             for choice in choices:
                 self._choice(choice)
         usage = data.get("usage")
         if usage:
             self.usage = usage
+
+    def _head(self, data: dict[str, Any]) -> None:
+        """Head fields from the first chunk that gives each a value: a preamble's empty ones are placeholders."""
+        head = self.head
+        for key, value in data.items():
+            if key not in _HEAD_SKIP and (
+                key not in head or (_empty(head[key]) and not _empty(value))
+            ):
+                head[key] = value
+        # Once a chunk has given the id, model and created time, later chunks only repeat the head.
+        self.head_open = any(_empty(head.get(key)) for key in _HEAD_KEYS)
 
     def _choice(self, data: dict[str, Any]) -> None:
         index = data.get("index") or 0
@@ -213,6 +238,11 @@ class OpenAIChatState(WireState):
                 choice.refusal.append(value)
             elif key == "function_call":
                 self._function_call(choice, value)
+            elif key == "reasoning_details" and isinstance(value, list):
+                _merge_indexed(choice.extra.setdefault(key, []), value)
+            elif key == "audio" and isinstance(value, dict):
+                # Audio output streams its data and transcript in pieces, its id and expiry whole.
+                _merge_entry(choice.extra.setdefault(key, {}), value, _AUDIO_PIECES)
             elif key not in _CHUNK_ONLY_KEYS:
                 choice.extra[key] = value
 
@@ -268,8 +298,6 @@ class OpenAIChatState(WireState):
             if call is not None:
                 self._close(choice, call)
             call = self._new_call(choice, call_id, name)
-            if "type" in entry:
-                call.extra = {"type": entry["type"]}
             if slot is not None:
                 choice.slots[slot] = call
         elif call.closed:
@@ -279,6 +307,8 @@ class OpenAIChatState(WireState):
                 call.id = call_id
             if call.name is None and name is not None:
                 call.name = name
+        if len(entry) > 2 or len(function) > 1:
+            _keep_call_data(call, entry, function)
         choice.last = call
         fragment = function.get("arguments")
         if fragment:
@@ -412,10 +442,77 @@ class OpenAIChatState(WireState):
 
 def _call_body(call: Call) -> dict[str, Any]:
     body: dict[str, Any] = {"id": call.id or ""}
-    if call.extra:
-        body.update(call.extra)
-    body["function"] = {"name": call.name or "", "arguments": call.arguments}
+    extra = call.extra or {}
+    body.update((key, value) for key, value in extra.items() if key != "function")
+    body["function"] = {
+        "name": call.name or "",
+        "arguments": call.arguments,
+        **extra.get("function", {}),
+    }
     return body
+
+
+def _empty(value: Any) -> bool:
+    """A placeholder value: what a preamble chunk puts where it has nothing yet."""
+    if type(value) is int:
+        return value == 0
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _merge_value(target: dict[str, Any], key: str, value: Any) -> None:
+    """Later deltas fill in or replace a call's data; an empty repeat (Qwen's `id: ""`) changes nothing."""
+    have = target.get(key)
+    if isinstance(have, dict) and isinstance(value, dict):
+        merged = dict(have)
+        for inner, inner_value in value.items():
+            _merge_value(merged, inner, inner_value)
+        target[key] = merged
+    elif key not in target or not _empty(value):
+        target[key] = value
+
+
+def _keep_call_data(call: Call, entry: dict[str, Any], function: Any) -> None:
+    extra = call.extra if call.extra is not None else {}
+    for key, value in entry.items():
+        if key not in _CALL_KEYS:
+            _merge_value(extra, key, value)
+    if isinstance(function, dict):
+        for key, value in function.items():
+            if key not in _FUNCTION_KEYS:
+                _merge_value(extra.setdefault("function", {}), key, value)
+    call.extra = extra or None
+
+
+def _merge_indexed(entries: list[Any], deltas: list[Any]) -> None:
+    """Indexed entries merged by `index`: pieces of text joined, every other key as its latest non-empty value."""
+    for delta in deltas:
+        index = delta.get("index") if isinstance(delta, dict) else None
+        same = next(
+            (
+                entry
+                for entry in entries
+                if index is not None
+                and isinstance(entry, dict)
+                and entry.get("index") == index
+            ),
+            None,
+        )
+        if same is None:
+            entries.append(dict(delta) if isinstance(delta, dict) else delta)
+            continue
+        _merge_entry(same, delta, _PIECEWISE_KEYS)
+
+
+def _merge_entry(
+    same: dict[str, Any], delta: dict[str, Any], pieces: frozenset[str]
+) -> None:
+    """One delta into the entry it continues: `pieces` keys joined, the others as their latest non-empty value."""
+    for key, value in delta.items():
+        have = same.get(key)
+        if key in pieces and isinstance(have, str) and isinstance(value, str):
+            same[key] = have + value
+        elif key not in same or not _empty(value):
+            same[key] = value
 
 
 def _add_part(parts: list[list[Any]], kind: str, text: str) -> None:

@@ -190,6 +190,8 @@ class Registry:
             name: ToolEntry(spec) for name, spec in specs.items()
         }
         self.pool = HandlerPool(max_workers)
+        # Counts add() and remove(): the loop reads the tools again when it has moved.
+        self.revision = 0
         # The longest error text sent back to the model; problems past it are counted, not listed.
         self.max_error_chars = max_error_chars
 
@@ -279,10 +281,12 @@ class Registry:
         entry: ToolEntry[Any, Any] = ToolEntry(spec, validate)
         entry.handler(handler)
         self._entries[name] = entry
+        self.revision += 1
         return entry
 
     def remove(self, name: str) -> None:
         del self._entries[name]
+        self.revision += 1
 
     def definitions(self) -> list[dict[str, Any]]:
         """Every tool, built and added at run time, as canonical definitions in name order."""

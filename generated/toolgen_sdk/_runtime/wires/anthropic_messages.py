@@ -24,6 +24,7 @@ from .base import (
     split_marks,
     weave,
 )
+from .media import inline
 
 WIRE = "anthropic"
 
@@ -83,6 +84,7 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
         }
     if kind in ("image", "file"):
         block_type = "image" if kind == "image" else "document"
+        part = inline(part)
         if "data" in part:
             source = {
                 "type": "base64",

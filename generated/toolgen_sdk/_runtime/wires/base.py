@@ -17,8 +17,10 @@ stream give equal messages:
   that encoding back to that wire leaves it out again.
 - `Request.extras["settings"]` is a wire-neutral view of the generation settings a request body states:
   `max_tokens`, `temperature`, `top_p`, `stop` (a list), `tool_choice` (`"auto"`, `"none"`, `"required"` or
-  `{"name": ...}`) and `parallel_tool_calls`. Encoding to another wire writes them in that wire's spelling;
-  encoding to the same wire writes only the ones changed since decoding (its own fields are kept as they were).
+  `{"name": ...}`), `parallel_tool_calls`, `response_format` (see structured.py), `seed` and `user` (the
+  end-user id). Encoding to another wire writes them in that wire's spelling; encoding to the same wire
+  writes only the ones changed since decoding (its own fields are kept as they were). What a wire cannot
+  write is named by losses.py, never dropped silently.
 """
 
 from __future__ import annotations
@@ -155,9 +157,11 @@ def args_object(arguments: str, pointer: str) -> dict[str, Any]:
 
 def export_checked(tools: list[dict[str, Any]], provider: str) -> list[Any]:
     """`export_tools(...).tools`, with a schema export cannot read reported as malformed input."""
-    from .export import export_tools
+    from .export import ToolSet, export_tools
 
     try:
+        if isinstance(tools, ToolSet):
+            return tools.exported(provider)
         return export_tools(tools, provider).tools
     except (TypeError, AttributeError, KeyError) as exc:
         raise ValueError(

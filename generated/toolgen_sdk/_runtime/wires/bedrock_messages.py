@@ -27,6 +27,7 @@ from .base import (
     split_marks,
     weave,
 )
+from .media import inline
 
 WIRE = "bedrock-converse"
 _IMAGE_FORMATS = frozenset(("png", "jpeg", "gif", "webp"))
@@ -103,6 +104,7 @@ def _reasoning_part(reasoning: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
+    part = inline(part)
     kind = part.get("type")
     if kind == "text":
         return {"text": part["text"]}
@@ -122,6 +124,12 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
             "name": part.get("filename", "document"),
         }
         return {"document": {**document, "source": {"bytes": part["data"]}}}
+    if kind in ("image", "file") and "url" in part:
+        fail(
+            pointer,
+            f"an inline {kind}: Bedrock Converse takes its bytes, not a URL "
+            f"({part['url'][:80]}); fetch it and send its data",
+        )
     fail(
         pointer,
         "a text or reasoning part, an inline image, or an inline pdf/txt/md/html/csv document",

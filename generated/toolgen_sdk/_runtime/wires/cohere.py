@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from . import structured
 from .base import (
     _ABSENT,
     ProviderError,
@@ -342,6 +343,11 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
     choice = fields.get("tool_choice")
     if choice in ("REQUIRED", "NONE"):
         out["tool_choice"] = "required" if choice == "REQUIRED" else "none"
+    fmt = structured.from_cohere(fields.get("response_format"))
+    if fmt is not None:
+        out["response_format"] = fmt
+    if type(fields.get("seed")) is int:
+        out["seed"] = fields["seed"]
     return out
 
 
@@ -355,6 +361,10 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
             body[wire_key] = settings[key]
     if "stop" in settings:
         body["stop_sequences"] = settings["stop"]
+    if "response_format" in settings:
+        body["response_format"] = structured.to_cohere(settings["response_format"])
+    if "seed" in settings:
+        body["seed"] = settings["seed"]
     # Cohere's choice is REQUIRED or NONE; auto is its default, and it cannot name one tool.
     choice = settings.get("tool_choice")
     if choice in ("required", "none") or isinstance(choice, dict):

@@ -280,3 +280,31 @@ def export_tools(
     return Export(
         provider, [build(tool, notes, strict) for tool in tools], tuple(notes)
     )
+
+
+class ToolSet(list[dict[str, Any]]):
+    """Canonical tool definitions that keep their export per wire, made on first use.
+
+    Requests built from one set for one wire reuse its export instead of exporting every tool on every call
+    (`encode_request(..., tools=ToolSet(definitions))`). Adding, removing or replacing a definition makes the
+    exports anew; a definition changed in place is not noticed, and neither is a change to the exported entries
+    of a request body, which share their schemas with the set: change neither.
+    """
+
+    def __init__(self, tools: Iterable[Mapping[str, Any]] = ()) -> None:
+        super().__init__(dict(tool) for tool in tools)
+        # provider -> (the definitions exported, by identity; the export)
+        self._exports: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+
+    def exported(self, provider: str) -> list[Any]:
+        """`export_tools(self, provider).tools`, built once while the set stays the same."""
+        cached = self._exports.get(provider)
+        if cached is None or not _same_items(cached[0], self):
+            cached = (tuple(self), tuple(export_tools(self, provider).tools))
+            self._exports[provider] = cached
+        # A fresh list of fresh entries: a body's caller may add to either without touching the set.
+        return [dict(entry) for entry in cached[1]]
+
+
+def _same_items(kept: tuple[Any, ...], now: list[Any]) -> bool:
+    return len(kept) == len(now) and all(a is b for a, b in zip(kept, now, strict=True))

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from . import structured
 from .base import (
     ProviderError,
     Request,
@@ -132,6 +133,11 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
             out["tool_choice"] = {"any": "required", "validated": "auto"}.get(
                 choice, choice
             )
+        if type(config.get("seed")) is int:
+            out["seed"] = config["seed"]
+    fmt = structured.from_interactions(fields)
+    if fmt is not None:
+        out["response_format"] = fmt
     return out
 
 
@@ -153,8 +159,12 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         }
     elif choice is not None:
         config["tool_choice"] = "any" if choice == "required" else choice
+    if "seed" in settings:
+        config["seed"] = settings["seed"]
     if config:
         body["generation_config"] = config
+    if "response_format" in settings:
+        body.update(structured.to_interactions(settings["response_format"]))
 
 
 def _usage(raw: Any) -> dict[str, Any] | None:

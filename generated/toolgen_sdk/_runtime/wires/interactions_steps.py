@@ -28,6 +28,7 @@ from .base import (
     turns,
     weave,
 )
+from .media import inline
 
 WIRE = "google-interactions"
 _CONTENT_TYPES = frozenset(("text", "image", "audio", "document", "video"))
@@ -105,6 +106,7 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
         }
     if kind in ("image", "file"):
         block = {"type": "image" if kind == "image" else "document"}
+        part = inline(part)
         if "data" in part:
             block["data"] = part["data"]
         elif "url" in part:

@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from . import structured
 from .base import (
     ProviderError,
     Request,
@@ -127,6 +128,11 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
         out["tool_choice"] = {"name": choice["name"]}
     if isinstance(fields.get("parallel_tool_calls"), bool):
         out["parallel_tool_calls"] = fields["parallel_tool_calls"]
+    fmt = structured.from_responses(fields.get("text"))
+    if fmt is not None:
+        out["response_format"] = fmt
+    if isinstance(fields.get("user"), str):
+        out["user"] = fields["user"]
     return out
 
 
@@ -134,9 +140,13 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
     # The Responses API takes no stop sequences; a `stop` setting has nowhere to go.
     if "max_tokens" in settings:
         body["max_output_tokens"] = settings["max_tokens"]
-    for key in ("temperature", "top_p", "parallel_tool_calls"):
+    for key in ("temperature", "top_p", "parallel_tool_calls", "user"):
         if key in settings:
             body[key] = settings[key]
+    if "response_format" in settings:
+        text = dict(body.get("text") or {})
+        text["format"] = structured.to_responses(settings["response_format"])
+        body["text"] = text
     choice = settings.get("tool_choice")
     if isinstance(choice, dict):
         body["tool_choice"] = {"type": "function", "name": choice["name"]}

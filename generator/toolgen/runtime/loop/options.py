@@ -15,6 +15,12 @@ from typing import Any, TypedDict
 
 from .events import RunEvent
 from .policies import Approver, Budget, CancelToken, Hooks
+from .recovery import (
+    DEFAULT_STREAM_RETRY,
+    StreamRetry,
+    TokenEstimate,
+    estimate_tokens,
+)
 
 
 @dataclass(frozen=True)
@@ -28,7 +34,11 @@ class RunOptions:
     around every model and tool call. on_event: called with every event of the run, as it happens (awaited
     in arun() when async). cancel: checked between steps and stream events (and in arun() during a model
     call). settings: generation settings for every request (max_tokens, temperature, ...). values: handed
-    to every handler in ToolContext.values.
+    to every handler in ToolContext.values. stream_retry: which failed model calls are made again, and how
+    often (None: never). token_estimate: counts the tokens of a conversation for the budget hook's
+    BudgetInfo.estimated_input_tokens (default: about four characters a token). agent_name: names the run's
+    `invoke_agent` span. tracer_provider, meter_provider: where the run's OpenTelemetry spans and metrics go
+    (default: the global providers; nothing is recorded without opentelemetry-api or a configured SDK).
     """
 
     conversation_id: str | None = None
@@ -42,6 +52,11 @@ class RunOptions:
     cancel: CancelToken | None = None
     settings: Mapping[str, Any] | None = None
     values: Mapping[str, Any] | None = None
+    stream_retry: StreamRetry | None = DEFAULT_STREAM_RETRY
+    token_estimate: TokenEstimate | None = estimate_tokens
+    agent_name: str | None = None
+    tracer_provider: Any = None
+    meter_provider: Any = None
 
     def __post_init__(self) -> None:
         if self.max_steps < 1 or self.max_tool_calls < 0:
@@ -64,6 +79,11 @@ class RunSettings(TypedDict, total=False):
     cancel: CancelToken | None
     settings: Mapping[str, Any] | None
     values: Mapping[str, Any] | None
+    stream_retry: StreamRetry | None
+    token_estimate: TokenEstimate | None
+    agent_name: str | None
+    tracer_provider: Any
+    meter_provider: Any
 
 
 def run_options(options: RunOptions | None, settings: Mapping[str, Any]) -> RunOptions:

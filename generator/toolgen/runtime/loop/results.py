@@ -9,8 +9,16 @@ from typing import Any, Literal
 
 from ..wires.base import parts_of
 
+# length and content_filter: the model's answer was cut at the token limit or withheld by the provider's filter.
 StopReason = Literal[
-    "finished", "return_direct", "max_steps", "max_tool_calls", "cancelled", "error"
+    "finished",
+    "return_direct",
+    "max_steps",
+    "max_tool_calls",
+    "cancelled",
+    "length",
+    "content_filter",
+    "error",
 ]
 CallStatus = Literal["ok", "error", "denied", "skipped"]
 
@@ -77,6 +85,8 @@ class RunMetrics:
 
     model_calls: int = 0
     model_seconds: list[float] = field(default_factory=list)
+    # Model calls made again: a stream that broke off, a conversation trimmed after a context-length error.
+    model_retries: int = 0
     usage: dict[str, int] = field(default_factory=dict)
     tools: dict[str, ToolStats] = field(default_factory=dict)
 
@@ -108,6 +118,7 @@ class RunMetrics:
         return {
             "model_calls": self.model_calls,
             "model_seconds": [round(s, 6) for s in self.model_seconds],
+            "model_retries": self.model_retries,
             "tool_calls": self.tool_calls,
             "usage": dict(self.usage),
             "tools": {

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import inspect
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..clients.base import ModelClient
+from ..observe.telemetry import NoTelemetry
 from ..tools.registry import Registry, ToolContext, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
 from .events import RunEvent
@@ -34,7 +36,8 @@ def _call_model(
     run.response = None
     try:
         if not run.options.stream:
-            run.response = model.complete(request)
+            with run.telemetry.active(run.chat_span):
+                run.response = model.complete(request)
             run.whole_response(run.response)
             return
         events = model.stream(request)
@@ -71,10 +74,15 @@ def _decide(approve: Approver | None, request: ApprovalRequest) -> Approval | bo
 
 
 def _timed(
-    registry: Registry, entry: BatchCall, context: ToolContext
+    registry: Registry,
+    entry: BatchCall,
+    context: ToolContext,
+    telemetry: NoTelemetry,
 ) -> tuple[ToolOutcome, float]:
     started = time.perf_counter()
-    outcome = registry.dispatch(entry.call, context)
+    # Spans the handler makes nest under the call's, on whichever thread it runs.
+    with telemetry.active(entry.span):
+        outcome = registry.dispatch(entry.call, context)
     return outcome, time.perf_counter() - started
 
 
@@ -86,13 +94,20 @@ def _dispatch(
     if not entries:
         return
     if len(entries) == 1:
-        yield (entries[0], *_timed(run.registry, entries[0], context))
+        yield (entries[0], *_timed(run.registry, entries[0], context, run.telemetry))
         return
     with concurrent.futures.ThreadPoolExecutor(
         max_workers=min(len(entries), _MAX_WORKERS)
     ) as pool:
         futures = {
-            pool.submit(_timed, run.registry, entry, context): entry
+            pool.submit(
+                contextvars.copy_context().run,
+                _timed,
+                run.registry,
+                entry,
+                context,
+                run.telemetry,
+            ): entry
             for entry in entries
         }
         for future in concurrent.futures.as_completed(futures):
@@ -125,26 +140,42 @@ def _tool_batch(run: RunState, calls: list[dict[str, Any]]) -> Iterator[RunEvent
     yield from run.drain()
 
 
+def _trim(run: RunState, overflow: bool = False) -> bool:
+    """Let the budget hook shorten the conversation; whether it did."""
+    budget = run.options.budget
+    if budget is None:
+        return False
+    trimmed = budget(list(run.messages), run.budget_info(overflow))
+    return run.use_messages(_sync(trimmed, "the budget hook"))
+
+
 def _step(model: ModelClient, run: RunState) -> Iterator[RunEvent]:
-    options, hooks = run.options, run.hooks
-    if options.budget is not None:
-        run.use_messages(
-            _sync(
-                options.budget(list(run.messages), run.budget_info()), "the budget hook"
+    hooks = run.hooks
+    _trim(run)
+    while True:
+        request = run.request()
+        if hooks.before_model is not None:
+            step = run.step + (run.retry is None)
+            request = (
+                _sync(hooks.before_model(step, request), "the before_model hook")
+                or request
             )
-        )
-    request = run.request()
-    if hooks.before_model is not None:
-        request = (
-            _sync(hooks.before_model(run.step + 1, request), "the before_model hook")
-            or request
-        )
-    started = run.model_started()
-    yield from run.drain()
-    yield from _call_model(model, request, run)
-    if run.stop is not None:
-        return
-    calls = run.model_finished(started)
+        started = run.model_started(request)
+        yield from run.drain()
+        yield from _call_model(model, request, run)
+        if run.stop is not None:
+            return
+        calls = run.model_finished(started)
+        if run.retry is None:
+            break
+        if run.retry == "overflow" and not _trim(run, overflow=True):
+            run.give_up()
+            yield from run.drain()
+            return
+        yield from run.drain()
+        retry = run.options.stream_retry
+        if retry is not None and retry.delay:
+            time.sleep(retry.delay)
     if (
         hooks.after_model is not None
         and isinstance(run.response, Response)
@@ -157,7 +188,7 @@ def _step(model: ModelClient, run: RunState) -> Iterator[RunEvent]:
 
 
 def _drive(model: ModelClient, run: RunState) -> Iterator[RunEvent]:
-    run.begin()
+    run.begin(model)
     yield from run.drain()
     try:
         pending = run.pending_calls()

@@ -156,20 +156,21 @@ class Aggregator:
         """
         feed = self.feed
         parse = parse_json
-        state, simple = self._state, self._simple
+        state, simple, sse = self._state, self._simple, self._decoder
         try:
             for chunk in chunks:
                 if simple is not None and state is not None and type(chunk) is bytes:
                     data = simple(chunk)
                     if data is not None and data != b"[DONE]":
-                        # _deliver(state, None, data), inlined: this runs once per chunk of the usual stream.
+                        # _deliver(state, event, data), inlined: this runs once per chunk of the usual stream.
+                        event = sse.event  # type: ignore[attr-defined] # simple is set for an SSEDecoder only
                         try:
                             payload = parse(data)
                         except ValueError:
-                            _deliver(state, None, data)
+                            _deliver(state, event, data)
                         else:
                             try:
-                                state.feed(None, payload)
+                                state.feed(event, payload)
                             except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
                                 _unexpected(state, error, payload)
                         out = state.out
@@ -182,7 +183,7 @@ class Aggregator:
                         continue
                 events = feed(chunk)
                 # feed() may have named the wire or settled the framing; it also drained any early faults.
-                state, simple = self._state, self._simple
+                state, simple, sse = self._state, self._simple, self._decoder
                 if events:
                     yield from events
         except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError

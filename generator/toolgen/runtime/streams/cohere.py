@@ -125,6 +125,12 @@ class CohereState(WireState):
     def _call_start(self, index: int, entry: dict[str, Any]) -> None:
         function = entry.get("function") or {}
         call = self.slots[index] = self.open_call(entry.get("id"), function.get("name"))
+        # The call's own data beside its id and name goes into the body, as a whole response carries it.
+        extra = {key: value for key, value in entry.items() if key not in _CALL_KEYS}
+        inner = {k: v for k, v in function.items() if k not in ("name", "arguments")}
+        if inner:
+            extra["function"] = inner
+        call.extra = extra or None
         initial = function.get("arguments") or ""
         if initial:
             self.arguments(call, initial)
@@ -147,14 +153,7 @@ class CohereState(WireState):
             message["tool_plan"] = "".join(self.plan)
         calls = self.closed_calls()
         if calls:
-            message["tool_calls"] = [
-                {
-                    "id": call.id or "",
-                    "type": "function",
-                    "function": {"name": call.name or "", "arguments": call.arguments},
-                }
-                for call in calls
-            ]
+            message["tool_calls"] = [_call_body(call) for call in calls]
         if self.content:
             message["content"] = [
                 _part(self.content[index]) for index in sorted(self.content)
@@ -177,3 +176,18 @@ def _part(entry: list[Any]) -> dict[str, Any]:
     part, fragments = entry
     key = "thinking" if part.get("type") == "thinking" else "text"
     return {**part, key: "".join(fragments)}
+
+
+_CALL_KEYS = frozenset({"id", "function"})
+
+
+def _call_body(call: Call) -> dict[str, Any]:
+    extra = call.extra or {}
+    body: dict[str, Any] = {"id": call.id or "", "type": "function"}
+    body.update((key, value) for key, value in extra.items() if key != "function")
+    body["function"] = {
+        "name": call.name or "",
+        "arguments": call.arguments,
+        **extra.get("function", {}),
+    }
+    return body

@@ -10,58 +10,41 @@ multi-byte character.
 from __future__ import annotations
 
 import re
-import struct
-import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
-from types import MappingProxyType
-from typing import NamedTuple, Protocol
+
+from .eventstream import EventStreamDecoder
+from .frames import Decoder, Frame, FramingError, _tuple_new
+
+# The framing surface: the frames, their error and the decoder protocol (kept in .frames) come with it.
+__all__ = [
+    "FRAMINGS",
+    "AutoDecoder",
+    "Decoder",
+    "EventStreamDecoder",
+    "Frame",
+    "FramingError",
+    "JSONArrayDecoder",
+    "JSONLinesDecoder",
+    "SSEDecoder",
+    "aiter_eventstream",
+    "aiter_frames",
+    "aiter_json_array",
+    "aiter_json_lines",
+    "aiter_sse",
+    "iter_eventstream",
+    "iter_frames",
+    "iter_json_array",
+    "iter_json_lines",
+    "iter_sse",
+    "make_decoder",
+    "sniff_framing",
+]
 
 FRAMINGS = ("sse", "jsonl", "json-array", "eventstream")
 _BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"
-# AWS caps one eventstream message at 16 MiB plus its prelude; a bigger length is a corrupt frame.
-_MAX_EVENTSTREAM_MESSAGE = 16 * 1024 * 1024 + 1024
-_PRELUDE = struct.Struct(">III")
-_UINT32 = struct.Struct(">I")
-_UINT16 = struct.Struct(">H")
-# Bytes of each eventstream header value type that has a fixed size (types 0-5, 8, 9); 6 and 7 carry a length.
-_FIXED_HEADER_SIZES = MappingProxyType(
-    {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
-)
 _ARRAY_STRUCTURE = re.compile(rb'[{}\[\]"]')
 _STRING_SPECIAL = re.compile(rb'["\\]')
-
-
-class Frame(NamedTuple):
-    """One framed payload: the event name where the framing has one, the payload bytes, and the message kind.
-
-    kind is "event" for ordinary payloads; an eventstream `exception` or `error` message keeps its kind, and its
-    event is the `:exception-type` (or `:error-code`) header.
-    """
-
-    event: str | None
-    data: bytes
-    kind: str = "event"
-
-
-# Frame(...) runs a Python-level __new__; building the tuple directly is about twice as fast on the hot paths.
-_tuple_new = tuple.__new__
-
-
-class FramingError(ValueError):
-    """The bytes cannot be framed any further (a corrupt eventstream frame); `frames` were complete before it."""
-
-    def __init__(self, message: str, frames: list[Frame] | None = None) -> None:
-        super().__init__(message)
-        self.frames = frames if frames is not None else []
-
-
-class Decoder(Protocol):
-    """What every framing decoder offers."""
-
-    def feed(self, chunk: bytes) -> list[Frame]: ...
-
-    def close(self) -> list[Frame]: ...
 
 
 class SSEDecoder:
@@ -71,43 +54,101 @@ class SSEDecoder:
     event whose blank line never came is still delivered.
     """
 
-    __slots__ = ("_data", "_event", "_pending", "_skip_lf", "_started", "idle")
+    __slots__ = (
+        "_data",
+        "_event",
+        "_names",
+        "_pending",
+        "_skip_lf",
+        "_started",
+        "event",
+        "idle",
+    )
 
     def __init__(self) -> None:
         # Nothing buffered: no partial line, no event half read. Kept up to date by feed().
         self.idle = True
+        # The event name of the payload simple() returned last (None: the event had no `event:` line).
+        self.event: str | None = None
         self._pending: list[bytes] = []
         self._skip_lf = False
         self._started = False
         self._event: str | None = None
         self._data: list[bytes] = []
+        # Event names as read, decoded once: a stream repeats a handful of them thousands of times.
+        self._names: dict[bytes, str] = {}
 
     def simple(self, chunk: bytes) -> bytes | None:
-        """The payload when a chunk is exactly one `data: ...` line and its blank line (the usual network read).
+        """The payload when a chunk is exactly one event: an optional `event: name` line, one `data: ...` line and
+        the blank line, all ended by LF or all by CRLF (the usual network read). Its name is then in `event`.
 
         None otherwise, and then nothing was consumed: feed the chunk. This skips building frames on the hot path.
         """
-        if (
-            self.idle
-            and chunk.startswith(b"data: ")
-            and chunk.endswith(b"\n\n")
-            and chunk.find(b"\n", 6) == len(chunk) - 2
-            and chunk.find(b"\r", 6) < 0
-        ):
+        if not self.idle:
+            return None
+        # Counting line ends (in C) proves there is no other line: one pass each, no search from every line.
+        if chunk.startswith(b"data: "):
+            if chunk.endswith(b"\n\n"):
+                if chunk.count(b"\n") != 2 or b"\r" in chunk:
+                    return None
+                data = chunk[6:-2]
+            elif (
+                chunk.endswith(b"\r\n\r\n")
+                and chunk.count(b"\n") == 2
+                and chunk.count(b"\r") == 2
+            ):
+                data = chunk[6:-4]
+            else:
+                return None
             self._started = True
-            return chunk[6:-2]
-        return None
+            self.event = None
+            return data
+        if not chunk.startswith(b"event: "):
+            return None
+        if chunk.endswith(b"\n\n"):
+            if chunk.count(b"\n") != 3 or b"\r" in chunk:
+                return None
+            line_end = chunk.find(b"\n", 7)
+            start, cut = line_end + 1, 2
+        elif (
+            chunk.endswith(b"\r\n\r\n")
+            and chunk.count(b"\n") == 3
+            and chunk.count(b"\r") == 3
+        ):
+            line_end = chunk.find(b"\r\n", 7)
+            start, cut = line_end + 2, 4
+        else:
+            return None
+        if not chunk.startswith(b"data: ", start) or start + 6 > len(chunk) - cut:
+            return None
+        self._started = True
+        self.event = self._name(chunk[7:line_end])
+        return chunk[start + 6 : -cut]
+
+    def _name(self, raw: bytes) -> str:
+        name = self._names.get(raw)
+        if name is None:
+            name = raw.decode("utf-8", "replace")
+            if (
+                len(self._names) < 64
+            ):  # a stream of ever new names must not grow the table
+                self._names[raw] = name
+        return name
 
     def feed(self, chunk: bytes) -> list[Frame]:
         data = self.simple(chunk)
         if data is not None:
-            return [_tuple_new(Frame, (None, data, "event"))]
-        if (
-            self._started
-            and not (self._skip_lf or self._data or self._event is not None)
-            and chunk.find(b"\r") < 0
+            return [_tuple_new(Frame, (self.event, data, "event"))]
+        if self._started and not (
+            self._skip_lf or self._data or self._event is not None
         ):
-            return self._feed_lf(chunk)
+            if chunk.find(b"\r") < 0:
+                return self._feed_lf(chunk)
+            if chunk[-1:] != b"\r" and chunk.count(b"\r") == chunk.count(
+                b"\n"
+            ) == chunk.count(b"\r\n"):
+                # CRLF throughout (Gemini's): the same lines with LF ends.
+                return self._feed_lf(chunk.replace(b"\r\n", b"\n"))
         if self._skip_lf:
             # The previous chunk ended in CR; an LF right after it belongs to the same line end.
             self._skip_lf = False
@@ -151,9 +192,22 @@ class SSEDecoder:
             pending.append(rest)
         out: list[Frame] = []
         for block in blocks:
-            if block.startswith(b"data: ") and block.find(b"\n") < 0:
-                out.append(_tuple_new(Frame, (None, block[6:], "event")))
-                continue
+            if block.startswith(b"data: "):
+                if block.find(b"\n") < 0:
+                    out.append(_tuple_new(Frame, (None, block[6:], "event")))
+                    continue
+            elif block.startswith(b"event: "):
+                line_end = block.find(b"\n")
+                if (
+                    line_end > 0
+                    and block.startswith(b"data: ", line_end + 1)
+                    and block.find(b"\n", line_end + 1) < 0
+                ):
+                    name = self._name(block[7:line_end])
+                    out.append(
+                        _tuple_new(Frame, (name, block[line_end + 7 :], "event"))
+                    )
+                    continue
             for line in block.split(b"\n"):
                 self._line(line, out)
             self._dispatch(out)
@@ -311,116 +365,6 @@ class JSONArrayDecoder:
             self._depth = 0
             return [Frame(None, rest)]
         return []
-
-
-class EventStreamDecoder:
-    """application/vnd.amazon.eventstream: length-prefixed binary messages with headers and two CRC32 checks."""
-
-    __slots__ = ("_buf", "_failed")
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._failed = False
-
-    def feed(self, chunk: bytes) -> list[Frame]:
-        if self._failed:
-            return []
-        buf = self._buf
-        buf += chunk
-        out: list[Frame] = []
-        pos = 0
-        try:
-            while len(buf) - pos >= 12:
-                size = self._check_prelude(buf, pos)
-                if len(buf) - pos < size:
-                    break
-                out.append(self._message(buf, pos, size))
-                pos += size
-        except FramingError as error:
-            self._failed = True
-            buf.clear()
-            raise FramingError(str(error), out) from None
-        if pos:
-            del buf[:pos]
-        return out
-
-    def close(self) -> list[Frame]:
-        if self._buf and not self._failed:
-            size = len(self._buf)
-            self._buf.clear()
-            raise FramingError(
-                f"eventstream ended inside a message ({size} bytes of it received)"
-            )
-        return []
-
-    @staticmethod
-    def _check_prelude(buf: bytearray, pos: int) -> int:
-        total, headers, crc = _PRELUDE.unpack_from(buf, pos)
-        if zlib.crc32(buf[pos : pos + 8]) != crc:
-            raise FramingError("eventstream prelude CRC mismatch")
-        if total < 16 or total > _MAX_EVENTSTREAM_MESSAGE or headers > total - 16:
-            raise FramingError(
-                f"eventstream message length {total} (headers {headers}) is impossible"
-            )
-        return int(total)
-
-    @staticmethod
-    def _message(buf: bytearray, pos: int, size: int) -> Frame:
-        (crc,) = _UINT32.unpack_from(buf, pos + size - 4)
-        (header_size,) = _UINT32.unpack_from(buf, pos + 4)
-        # A view avoids copying the message for the CRC; `with` releases it so the buffer can shrink afterwards.
-        with memoryview(buf) as view:
-            if zlib.crc32(view[pos : pos + size - 4]) != crc:
-                raise FramingError("eventstream message CRC mismatch")
-            raw_headers = bytes(view[pos + 12 : pos + 12 + header_size])
-            payload = bytes(view[pos + 12 + header_size : pos + size - 4])
-        headers = _eventstream_headers(raw_headers)
-        kind = str(headers.get(":message-type", "event"))
-        if kind == "exception":
-            name = headers.get(":exception-type")
-        elif kind == "error":
-            name = headers.get(":error-code")
-            payload = payload or str(headers.get(":error-message", "")).encode()
-        else:
-            name = headers.get(":event-type")
-        return Frame(None if name is None else str(name), payload, kind)
-
-
-def _eventstream_headers(raw: bytes) -> dict[str, object]:
-    headers: dict[str, object] = {}
-    pos = 0
-    try:
-        while pos < len(raw):
-            name_size = raw[pos]
-            name = raw[pos + 1 : pos + 1 + name_size].decode("utf-8")
-            pos += 1 + name_size
-            kind = raw[pos]
-            pos += 1
-            value, pos = _header_value(raw, pos, kind)
-            headers[name] = value
-    except (IndexError, struct.error, UnicodeDecodeError) as error:
-        raise FramingError(f"eventstream headers are malformed: {error}") from None
-    return headers
-
-
-def _header_value(raw: bytes, pos: int, kind: int) -> tuple[object, int]:
-    if kind in (6, 7):
-        (size,) = _UINT16.unpack_from(raw, pos)
-        data = raw[pos + 2 : pos + 2 + size]
-        if len(data) != size:
-            raise IndexError("header value runs past the headers")
-        return (data.decode("utf-8") if kind == 7 else data), pos + 2 + size
-    size = _FIXED_HEADER_SIZES.get(kind)
-    if size is None:
-        raise FramingError(f"eventstream header value type {kind} is unknown")
-    if kind < 2:
-        return kind == 0, pos
-    data = raw[pos : pos + size]
-    if len(data) != size:
-        raise IndexError("header value runs past the headers")
-    if kind == 9:
-        return data, pos + size
-    return int.from_bytes(data, "big", signed=True), pos + size
 
 
 def sniff_framing(prefix: bytes) -> str | None:

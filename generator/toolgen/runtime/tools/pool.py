@@ -9,6 +9,7 @@ the pool keeps its size, and, being a daemon, it never keeps the interpreter fro
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import queue
 import threading
 from collections.abc import Callable
@@ -32,6 +33,9 @@ class _Job:
         self.function = function
         self.arguments = arguments
         self.on_start = on_start
+        # The handler sees the submitter's context variables (its trace span among them), as asyncio.to_thread
+        # would give it, though it runs on a pool thread.
+        self.context = contextvars.copy_context()
         import concurrent.futures
 
         self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
@@ -45,7 +49,7 @@ class _Job:
         if self.on_start is not None:
             self.on_start()
         try:
-            result = self.function(*self.arguments)
+            result = self.context.run(self.function, *self.arguments)
         except BaseException as error:  # noqa: BLE001 - handed to the caller, who decides what it means
             self.future.set_exception(error)
         else:

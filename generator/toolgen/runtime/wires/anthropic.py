@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from . import structured
 from .anthropic_messages import (
     WIRE,
     decode_assistant,
@@ -143,6 +144,12 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
             out["tool_choice"] = {"name": choice["name"]}
         if isinstance(choice.get("disable_parallel_tool_use"), bool):
             out["parallel_tool_calls"] = not choice["disable_parallel_tool_use"]
+    fmt = structured.from_anthropic(fields.get("output_config"))
+    if fmt is not None:
+        out["response_format"] = fmt
+    metadata = fields.get("metadata")
+    if isinstance(metadata, dict) and isinstance(metadata.get("user_id"), str):
+        out["user"] = metadata["user_id"]
     return out
 
 
@@ -156,6 +163,15 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
             body[wire_key] = settings[key]
     if "stop" in settings:
         body["stop_sequences"] = settings["stop"]
+    fmt = settings.get("response_format")
+    spelled_format = structured.to_anthropic(fmt) if fmt is not None else None
+    if spelled_format is not None:
+        body["output_config"] = {
+            **(body.get("output_config") or {}),
+            "format": spelled_format,
+        }
+    if "user" in settings:
+        body["metadata"] = {**(body.get("metadata") or {}), "user_id": settings["user"]}
     choice = settings.get("tool_choice")
     if choice is None and "parallel_tool_calls" not in settings:
         return

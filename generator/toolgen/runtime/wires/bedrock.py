@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from . import structured
 from .base import (
     ProviderError,
     Request,
@@ -140,6 +141,9 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
             and isinstance(value.get("name"), str)
         ):
             out["tool_choice"] = {"name": value["name"]}
+    fmt = structured.from_bedrock(fields.get("outputConfig"))
+    if fmt is not None:
+        out["response_format"] = fmt
     return out
 
 
@@ -156,6 +160,10 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         config["stopSequences"] = settings["stop"]
     if config:
         body["inferenceConfig"] = config
+    fmt = settings.get("response_format")
+    output = structured.to_bedrock(fmt) if fmt is not None else None
+    if output is not None:
+        body["outputConfig"] = {**(body.get("outputConfig") or {}), **output}
     choice = settings.get("tool_choice")
     # Converse has no "none" choice, and a choice needs tools to choose from.
     if choice is None or choice == "none" or "toolConfig" not in body:

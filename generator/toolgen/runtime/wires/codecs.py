@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -73,6 +74,9 @@ def carried_wires() -> tuple[Wire, ...]:
 
 def wire_module(row: Wire, module: str, package: str) -> Any:
     """`package.module`, one of `row`'s modules; ValueError saying what to add when the package left it out."""
+    loaded = sys.modules.get(f"{package}.{module}")
+    if loaded is not None:
+        return loaded  # imported before: import_module's own lookup costs more than the conversion it serves
     try:
         return importlib.import_module(f".{module}", package)
     except ModuleNotFoundError as error:

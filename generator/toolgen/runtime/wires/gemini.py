@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from . import structured
 from .base import (
     ProviderError,
     Request,
@@ -228,6 +229,11 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(config, dict):
         sampling_settings(config, out, "maxOutputTokens", "topP", "stopSequences")
         sampling_settings(config, out, "max_output_tokens", "top_p", "stop_sequences")
+        fmt = structured.from_gemini(config)
+        if fmt is not None:
+            out["response_format"] = fmt
+        if type(config.get("seed")) is int:
+            out["seed"] = config["seed"]
     tool_config = either_case(fields, "toolConfig", "tool_config")
     calling = (
         either_case(tool_config, "functionCallingConfig", "function_calling_config")
@@ -261,6 +267,10 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
             config[wire_key] = settings[key]
     if "stop" in settings:
         config["stopSequences"] = settings["stop"]
+    if "response_format" in settings:
+        config.update(structured.to_gemini(settings["response_format"]))
+    if "seed" in settings:
+        config["seed"] = settings["seed"]
     if config:
         body["generationConfig"] = config
     choice = settings.get("tool_choice")

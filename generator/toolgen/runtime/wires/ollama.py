@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from . import structured
 from .base import (
     _ABSENT,
     ProviderError,
@@ -335,11 +336,16 @@ def _encode_tools(
 
 
 def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    fmt = structured.from_ollama(fields.get("format"))
+    if fmt is not None:
+        out["response_format"] = fmt
     options = fields.get("options")
     if not isinstance(options, dict):
-        return {}
-    out: dict[str, Any] = {}
+        return out
     sampling_settings(options, out, "num_predict", "top_p", "stop")
+    if type(options.get("seed")) is int:
+        out["seed"] = options["seed"]
     return out
 
 
@@ -355,8 +361,14 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
             options[wire_key] = settings[key]
     if "stop" in settings:
         options["stop"] = settings["stop"]
+    if "seed" in settings:
+        options["seed"] = settings["seed"]
     if options:
         body["options"] = options
+    fmt = settings.get("response_format")
+    spelled = structured.to_ollama(fmt) if fmt is not None else None
+    if spelled is not None:
+        body["format"] = spelled
 
 
 def _usage(body: Mapping[str, Any]) -> dict[str, Any] | None:

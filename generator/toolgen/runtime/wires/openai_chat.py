@@ -38,6 +38,7 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any
 
+from . import structured
 from .base import (
     ProviderError,
     Request,
@@ -203,7 +204,18 @@ def _settings(fields: Mapping[str, Any], d: Dialect) -> dict[str, Any]:
         out["tool_choice"] = choice
     if isinstance(fields.get(d.key("parallel_tool_calls")), bool):
         out["parallel_tool_calls"] = fields[d.key("parallel_tool_calls")]
+    fmt = structured.from_chat(fields.get(d.key("response_format")))
+    if fmt is not None:
+        out["response_format"] = fmt
+    if type(fields.get(d.key(_seed_key(d)))) is int:
+        out["seed"] = fields[d.key(_seed_key(d))]
+    if d.wire != "mistral" and isinstance(fields.get("user"), str):
+        out["user"] = fields["user"]
     return out
+
+
+def _seed_key(d: Dialect) -> str:
+    return "random_seed" if d.wire == "mistral" else "seed"
 
 
 def _apply_settings(
@@ -217,6 +229,13 @@ def _apply_settings(
     for key in ("temperature", "top_p", "stop", "parallel_tool_calls"):
         if key in settings:
             body[d.key(key)] = settings[key]
+    if "response_format" in settings:
+        body[d.key("response_format")] = structured.to_chat(settings["response_format"])
+    if "seed" in settings:
+        body[d.key(_seed_key(d))] = settings["seed"]
+    if "user" in settings and d.wire != "mistral":
+        # Mistral takes no end-user id; the conversion notes say so.
+        body["user"] = settings["user"]
     choice = settings.get("tool_choice")
     if isinstance(choice, dict):
         body[d.key("tool_choice")] = {

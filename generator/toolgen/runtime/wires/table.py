@@ -328,10 +328,23 @@ def wire(name: str) -> Wire:
     return BY_NAME[canonical_name(name)]
 
 
+def _shared_modules() -> frozenset[tuple[str, str]]:
+    found: dict[tuple[str, str], int] = {}
+    for row in ROWS:
+        for column in ("codec", "stream"):
+            module = getattr(row, column)
+            if module is not None:
+                found[column, module] = found.get((column, module), 0) + 1
+    return frozenset(key for key, count in found.items() if count > 1)
+
+
+# (column, module) of every codec or stream module that serves more than one row; asked on every decode.
+_SHARED = _shared_modules()
+
+
 def shares_module(row: Wire, column: str) -> bool:
     """Whether another row names the same codec or stream module: its functions then take `wire=`."""
-    mine = getattr(row, column)
-    return any(other is not row and getattr(other, column) == mine for other in ROWS)
+    return (column, getattr(row, column)) in _SHARED
 
 
 def target_names() -> tuple[str, ...]:

@@ -16,6 +16,7 @@ import pydantic
 
 from claude_sdk._runtime import (
     Aggregator,
+    Encoded,
     Event,
     Finish,
     MessageEnd,
@@ -31,6 +32,7 @@ from claude_sdk._runtime import (
     ToolCallEnd,
     ToolCallStart,
     ToolgenValidationError,
+    ToolSet,
     Usage,
     ValidationProblem,
     aaggregate,
@@ -44,6 +46,7 @@ from claude_sdk._runtime import (
     stream_events,
 )
 from claude_sdk._runtime import encode_request as _encode_request
+from claude_sdk._runtime import encode_request_noted as _encode_request_noted
 from claude_sdk.models import AssistantMessage, Message, Messages
 from claude_sdk.models import Finish as FinishModel
 from claude_sdk.models import Usage as UsageModel
@@ -52,6 +55,7 @@ from claude_sdk.tools import TOOLS
 __all__ = [
     "WIRES",
     "Aggregator",
+    "Encoded",
     "Event",
     "Finish",
     "MessageEnd",
@@ -67,6 +71,7 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallEnd",
     "ToolCallStart",
+    "ToolSet",
     "Usage",
     "aaggregate",
     "aggregate",
@@ -76,6 +81,7 @@ __all__ = [
     "decode",
     "detect",
     "encode_request",
+    "encode_request_noted",
     "parse_request",
     "parse_response",
     "stream_events",
@@ -83,6 +89,8 @@ __all__ = [
 
 # The wire formats this package carries (`wires:` in toolgen.yaml).
 WIRES: tuple[str, ...] = ("anthropic",)
+# This package's tools, exported once per wire: every request that sends them reuses that export.
+_PACKAGE_TOOLS = ToolSet(spec.definition() for spec in TOOLS.values())
 
 
 @dataclass(frozen=True)
@@ -135,11 +143,40 @@ def encode_request(
     **settings: Any,
 ) -> dict[str, Any]:
     """A request body for `wire`: the messages (models or dicts), every tool of this package unless `tools` says
-    otherwise (canonical definitions), and settings such as max_tokens or temperature.
+    otherwise (canonical definitions; a `ToolSet` of them is exported once per wire, not on every call), and
+    settings such as max_tokens or temperature.
 
     Raises ToolgenValidationError when a message is malformed, a tool result answers no call, or (unless
     `allow_pending`) a call has no result yet.
     """
+    return _encode_request(
+        _request(messages, tools, model, allow_pending, settings), wire
+    )
+
+
+def encode_request_noted(
+    messages: Sequence[Any],
+    wire: str,
+    *,
+    tools: Iterable[Mapping[str, Any]] | None = None,
+    model: str | None = None,
+    allow_pending: bool = False,
+    **settings: Any,
+) -> Encoded:
+    """`encode_request`, with one note per field or setting `wire` cannot carry (a `seed` Anthropic has no
+    place for, an image's `detail`), as `export_definitions` notes what it changed in the tools."""
+    return _encode_request_noted(
+        _request(messages, tools, model, allow_pending, settings), wire
+    )
+
+
+def _request(
+    messages: Sequence[Any],
+    tools: Iterable[Mapping[str, Any]] | None,
+    model: str | None,
+    allow_pending: bool,
+    settings: Mapping[str, Any],
+) -> Request:
     data = [
         m.model_dump(mode="json", by_alias=False, exclude_none=True)
         if isinstance(m, pydantic.BaseModel)
@@ -153,9 +190,11 @@ def encode_request(
             [ValidationProblem(p.pointer, p.message) for p in problems]
         )
     definitions = (
-        [spec.definition() for spec in TOOLS.values()]
+        _PACKAGE_TOOLS
         if tools is None
+        else tools
+        if isinstance(tools, ToolSet)
         else [dict(t) for t in tools]
     )
     extras = {"settings": dict(settings)} if settings else {}
-    return _encode_request(Request(data, definitions, model, extras), wire)
+    return Request(data, definitions, model, extras)

@@ -9,7 +9,8 @@
 
 `run`/`arun` stream with `stream=True`; `run_events` yields every event (text deltas, tool calls started and
 finished, approvals, the final message) and `sse_lines` turns them into Server-Sent Events for a browser.
-Settings go as keywords (`stream=True, max_steps=8`) or as one `RunOptions(...)` to reuse across runs.
+Settings go as keywords (`stream=True, max_steps=8`) or as one `RunOptions(...)` to reuse across runs. With
+opentelemetry-api installed and an SDK configured, every run is traced (GenAI spans) and measured.
 """
 
 from __future__ import annotations
@@ -33,17 +34,20 @@ from minimal_sdk._runtime import (
     RunResult,
     ScriptedModel,
     StopReason,
+    StreamRetry,
     ToolStats,
     arun,
     arun_events,
     asse_lines,
     assistant_turn,
+    estimate_tokens,
     keep_last_turns,
     run,
     run_events,
     sse_comment,
     sse_encode,
     sse_lines,
+    token_counter,
     tool_call,
 )
 
@@ -66,16 +70,19 @@ __all__ = [
     "RunResult",
     "ScriptedModel",
     "StopReason",
+    "StreamRetry",
     "ToolStats",
     "arun",
     "arun_events",
     "asse_lines",
     "assistant_turn",
+    "estimate_tokens",
     "keep_last_turns",
     "run",
     "run_events",
     "sse_comment",
     "sse_encode",
     "sse_lines",
+    "token_counter",
     "tool_call",
 ]

@@ -1,0 +1,180 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""What a run is made of: its fields, its events and how it ends, under the model calls and tool calls of state.py."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+from ..models.base import ToolSpec
+from ..observe.telemetry import NO_IDS, NO_TELEMETRY, NoTelemetry, open_telemetry
+from ..tools.registry import Registry
+from ..wires.base import ProviderError, Response
+from .events import EventType, RunEvent
+from .options import RunOptions
+from .policies import Hooks
+from .results import CallReport, RunMetrics, RunResult, StopReason
+
+# A run makes an event for every delta of a stream; filling the instance's __dict__ in one call gives the same
+# frozen RunEvent as RunEvent(...) does, which sets each of its seven fields through object.__setattr__.
+_new_event = object.__new__
+
+
+@dataclass
+class BatchCall:
+    """One tool call of the current batch."""
+
+    call: dict[str, Any]
+    id: str
+    name: str
+    arguments: str
+    spec: ToolSpec | None
+    report: CallReport | None = None
+    announced: bool = False  # the stream said so already, with tool_call_started
+    span: Any = None  # its execute_tool span while it runs
+
+
+def plain_message(message: Any) -> dict[str, Any]:
+    """A canonical message as a plain dict, from a dict or one of the generated models."""
+    if isinstance(message, pydantic.BaseModel):
+        data: dict[str, Any] = message.model_dump(
+            mode="json", by_alias=False, exclude_none=True
+        )
+        return data
+    return dict(message)
+
+
+class RunCore:
+    """The fields of one run, its events queued in `out` for the drivers, and its stop."""
+
+    def __init__(
+        self, messages: Sequence[Any], registry: Registry, options: RunOptions
+    ) -> None:
+        self.messages = [plain_message(m) for m in messages]
+        self.registry = registry
+        self.options = options
+        self.hooks = options.hooks or Hooks()
+        self.conversation_id = options.conversation_id or uuid.uuid4().hex
+        self.metrics = RunMetrics()
+        # Reports in call order as their tool messages are filed; `recorded` has them as soon as a call ends.
+        self.reports: list[CallReport] = []
+        self.recorded: dict[str, CallReport] = {}
+        self.out: list[RunEvent] = []
+        self.step = 0
+        self.tool_calls = 0
+        self.limit_hit = False
+        self.stop: StopReason | None = None
+        self.final: dict[str, Any] | None = None
+        self.error: BaseException | None = None
+        self.response: Response | ProviderError | None = None
+        self.result: RunResult | None = None
+        self.telemetry: NoTelemetry = NO_TELEMETRY
+        # The attempt at the current step's model call, and why it is to be made again (stream, overflow).
+        self.attempt = 0
+        self.retry: str | None = None
+        self._retry_error: ProviderError | None = None
+        self._overflow_retried = False
+        self._chat: Any = None
+        self._chat_started = 0.0
+        # What the current model call's stream has shown so far: calls announced by index, text.
+        self._announced: dict[int, tuple[str | None, str | None]] = {}
+        self._streamed: list[str] = []
+        self._seq = 0
+        self._last_input: int | None = None
+        self._definitions = registry.definitions()
+        self._revision = registry.revision
+
+    # -- events --
+
+    def emit(self, kind: EventType, /, **data: Any) -> None:
+        """Queue an event of the run, or of the model call in flight when there is one."""
+        # Written out rather than calling emit_in: this runs for every text delta.
+        self._seq += 1
+        telemetry = self.telemetry
+        ids = telemetry.ids(self._chat) if telemetry.enabled else NO_IDS
+        event = _new_event(RunEvent)
+        vars(event).update(
+            type=kind,
+            conversation_id=self.conversation_id,
+            seq=self._seq,
+            data=data,
+            time=time.time(),
+            trace_id=ids[0],
+            span_id=ids[1],
+        )
+        self.out.append(event)
+
+    def emit_in(self, span: Any, kind: EventType, data: dict[str, Any]) -> None:
+        """An event of `span`'s (a model or tool call's; None: the run's), carrying its trace and span ids."""
+        self._seq += 1
+        telemetry = self.telemetry
+        ids = telemetry.ids(span) if telemetry.enabled else NO_IDS
+        event = _new_event(RunEvent)
+        vars(event).update(
+            type=kind,
+            conversation_id=self.conversation_id,
+            seq=self._seq,
+            data=data,
+            time=time.time(),
+            trace_id=ids[0],
+            span_id=ids[1],
+        )
+        self.out.append(event)
+
+    def drain(self) -> list[RunEvent]:
+        out, self.out = self.out, []
+        return out
+
+    # -- steps --
+
+    def begin(self, model: Any = None) -> None:
+        options = self.options
+        self.telemetry = open_telemetry(
+            model,
+            self.conversation_id,
+            agent=options.agent_name,
+            tracer_provider=options.tracer_provider,
+            meter_provider=options.meter_provider,
+        )
+        self.telemetry.start_run()
+        self.emit("run_started", messages=len(self.messages))
+
+    def cancel_requested(self) -> bool:
+        cancel = self.options.cancel
+        return cancel is not None and cancel.is_set()
+
+    def should_stop(self) -> bool:
+        if self.stop is None and self.cancel_requested():
+            self.end("cancelled")
+        elif self.stop is None and self.step >= self.options.max_steps:
+            self.end("max_steps")
+        return self.stop is not None
+
+    # -- the end --
+
+    def end(self, reason: StopReason) -> None:
+        if self.stop is None:
+            self.stop = reason
+
+    def fail(self, error: BaseException) -> None:
+        fields: dict[str, Any] = {
+            "message": str(error),
+            "type": type(error).__name__,
+            "code": None,
+            "status": None,
+        }
+        if isinstance(error, ProviderError):
+            fields = {
+                "message": error.message,
+                "type": error.type,
+                "code": error.code,
+                "status": error.status,
+            }
+        self.emit("error", **fields, fatal=True)
+        self.error = self.error or error
+        self.end("error")

@@ -1,0 +1,163 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""The HTTP service over durable runs, a Starlette app: start a run, read it, stream its events, decide calls.
+
+- `GET /` the page; `GET /page.js` its script
+- `POST /runs` {"messages", "conversation_id"?} -> 201 {"id", "status"}
+- `GET /runs/{id}` -> {"id", "conversation_id", "status", "stop_reason", "messages", "pending", "metrics"}
+- `GET /runs/{id}/events` -> text/event-stream, each event with its `id:`; from `Last-Event-ID` on (or
+  `?after=N`), so a browser that reconnects misses nothing and sees nothing twice; ends after `run_finished`
+- `POST /runs/{id}/approvals/{tool_call_id}` {"decision": approve | deny | edit, "reason"?, "arguments"?}
+  -> 200; 409 when that call is not pending (decided already, or never asked)
+
+Errors are JSON, `{"error": {"field", "message"}}`: 400 for a body that is not JSON, 422 for a bad field,
+404 for an unknown run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, cast
+
+from ..loop.events import SSE_HEADERS, EventType, RunEvent, sse_comment, sse_encode
+from . import bodies
+from .durable import DurableRuns, DurableRunsError
+from .page import PAGE_HTML, PAGE_SCRIPT
+
+# How often a stream reader looks for new events, and how long it stays quiet before a keep-alive comment.
+_POLL_SECONDS = 0.1
+_KEEP_ALIVE_SECONDS = 15.0
+
+
+def _last_event_id(request: Any) -> int | None:
+    raw = request.headers.get("last-event-id") or request.query_params.get("after")
+    if raw is None or raw == "":
+        return 0
+    try:
+        value = int(raw)
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+def service_app(runs: DurableRuns) -> Any:
+    """The Starlette app serving `runs`; needs the `serve` extra (starlette, uvicorn)."""
+    try:
+        from starlette.applications import Starlette
+        from starlette.requests import Request
+        from starlette.responses import (
+            HTMLResponse,
+            JSONResponse,
+            Response,
+            StreamingResponse,
+        )
+        from starlette.routing import Route
+    except ModuleNotFoundError as error:
+        if error.name != "starlette":
+            raise
+        raise DurableRunsError(
+            "the HTTP service needs Starlette, the `serve` extra: pip install starlette"
+        ) from None
+    store = runs.store
+
+    def _error(status: int, field: str, message: str) -> Response:
+        return JSONResponse({"error": {"field": field, "message": message}}, status)
+
+    def page(request: Request) -> Response:
+        return HTMLResponse(PAGE_HTML)
+
+    def script(request: Request) -> Response:
+        return Response(PAGE_SCRIPT, media_type="text/javascript; charset=utf-8")
+
+    async def start(request: Request) -> Response:
+        try:
+            asked = bodies.new_run(bodies.parse_json_body(await request.body()))
+        except bodies.BodyError as error:
+            return JSONResponse(error.to_json(), 400 if not error.field else 422)
+        run_id = await asyncio.to_thread(
+            runs.start, asked.messages, asked.conversation_id
+        )
+        return JSONResponse({"id": run_id, "status": "running"}, 201)
+
+    def state(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        run = store.run(run_id)
+        if run is None:
+            return _error(404, "/id", f"no run {run_id!r}")
+        return JSONResponse(
+            {
+                "id": run.id,
+                "conversation_id": run.conversation_id,
+                "status": run.status,
+                "stop_reason": run.state.get("stop_reason"),
+                "messages": run.state.get("messages") or [],
+                "pending": store.pending(run_id) if run.status != "finished" else [],
+                "metrics": run.state.get("metrics"),
+            }
+        )
+
+    async def events(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        run = await asyncio.to_thread(store.run, run_id)
+        if run is None:
+            return _error(404, "/id", f"no run {run_id!r}")
+        conversation = run.conversation_id
+        after = _last_event_id(request)
+        if after is None:
+            return _error(422, "Last-Event-ID", "Last-Event-ID must be a whole number")
+
+        async def stream() -> AsyncIterator[str]:
+            seen, quiet = after, 0.0
+            while True:
+                found = await asyncio.to_thread(store.events_after, run_id, seen)
+                for stored in found:
+                    seen = stored.seq
+                    event = RunEvent(
+                        cast(EventType, stored.type),
+                        conversation,
+                        stored.seq,
+                        stored.data,
+                    )
+                    yield sse_encode(event)
+                    if stored.type == "run_finished":
+                        return
+                if found:
+                    quiet = 0.0
+                    continue
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(_POLL_SECONDS)
+                quiet += _POLL_SECONDS
+                if quiet >= _KEEP_ALIVE_SECONDS:
+                    quiet = 0.0
+                    yield sse_comment("keep-alive")
+
+        return StreamingResponse(stream(), headers=dict(SSE_HEADERS))
+
+    async def decide(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        call_id = request.path_params["call_id"]
+        try:
+            answer = bodies.approval(bodies.parse_json_body(await request.body()))
+        except bodies.BodyError as error:
+            return JSONResponse(error.to_json(), 400 if not error.field else 422)
+        if await asyncio.to_thread(store.run, run_id) is None:
+            return _error(404, "/id", f"no run {run_id!r}")
+        if not await asyncio.to_thread(runs.decide, run_id, call_id, answer):
+            return _error(
+                409,
+                "/tool_call_id",
+                f"call {call_id!r} of run {run_id!r} is not awaiting approval "
+                "(decided already, or never asked)",
+            )
+        return JSONResponse({"id": call_id, "decision": answer.decision})
+
+    routes = [
+        Route("/", page, methods=["GET"]),
+        Route("/page.js", script, methods=["GET"]),
+        Route("/runs", start, methods=["POST"]),
+        Route("/runs/{run_id}", state, methods=["GET"]),
+        Route("/runs/{run_id}/events", events, methods=["GET"]),
+        Route("/runs/{run_id}/approvals/{call_id}", decide, methods=["POST"]),
+    ]
+    return Starlette(routes=routes)

@@ -1,0 +1,269 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""What the service keeps beside DBOS's own tables: each run's state, its events in order, approvals, tool attempts.
+
+The tables live in the database DBOS checkpoints to (SQLite or Postgres), so every server sharing that database
+sees the same runs. Every write is keyed, so a workflow that replays after a restart writes the same rows again
+without duplicating any: events by (run, seq), approvals by (run, call).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_TABLES = (
+    (
+        "CREATE TABLE IF NOT EXISTS toolgen_runs (id TEXT PRIMARY KEY, "
+        "conversation_id TEXT NOT NULL, status TEXT NOT NULL, state TEXT NOT NULL, "
+        "created DOUBLE PRECISION NOT NULL, updated DOUBLE PRECISION NOT NULL)"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS toolgen_run_events (run_id TEXT NOT NULL, "
+        "seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, "
+        "PRIMARY KEY (run_id, seq))"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS toolgen_approvals (run_id TEXT NOT NULL, "
+        "call_id TEXT NOT NULL, name TEXT NOT NULL, arguments TEXT NOT NULL, "
+        "decision TEXT, PRIMARY KEY (run_id, call_id))"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS toolgen_tool_attempts (run_id TEXT NOT NULL, "
+        "call_id TEXT NOT NULL, attempts INTEGER NOT NULL, "
+        "PRIMARY KEY (run_id, call_id))"
+    ),
+)
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One run event as stored: its sequence number (the SSE `id:`), type and JSON data."""
+
+    seq: int
+    type: str
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A run's row: its status and the state the workflow last wrote (messages, metrics, stop reason)."""
+
+    id: str
+    conversation_id: str
+    status: str
+    state: Mapping[str, Any]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+class RunStore:
+    """The service's tables in one SQLAlchemy database (a `sqlite:///` or `postgresql://` URL)."""
+
+    def __init__(self, url: str) -> None:
+        # Imported here: sqlalchemy comes with the `serve` extra (DBOS needs it too), not with the package.
+        import sqlalchemy
+
+        self._sa = sqlalchemy
+        sqlite = url.startswith("sqlite")
+        self._engine = sqlalchemy.create_engine(
+            _driver_url(url),
+            # SQLite takes one writer at a time: wait for the lock rather than fail the write.
+            connect_args={"timeout": 30} if sqlite else {},
+            pool_pre_ping=not sqlite,
+        )
+        if sqlite:
+            sqlalchemy.event.listen(self._engine, "connect", _sqlite_settings)
+        self._create_tables()
+
+    def _create_tables(self) -> None:
+        for attempt in range(3):
+            try:
+                with self._engine.begin() as connection:
+                    for statement in _TABLES:
+                        connection.execute(self._sa.text(statement))
+                return
+            except self._sa.exc.IntegrityError:
+                # Two servers creating the tables at once on Postgres: one wins, the other sees them next time.
+                if attempt == 2:
+                    raise
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def _run(self, sql: str, **params: Any) -> Any:
+        with self._engine.begin() as connection:
+            return connection.execute(self._sa.text(sql), params)
+
+    def _rows(self, sql: str, **params: Any) -> list[Any]:
+        with self._engine.connect() as connection:
+            return list(connection.execute(self._sa.text(sql), params))
+
+    # -- runs --
+
+    def create_run(
+        self, run_id: str, conversation_id: str, messages: Sequence[Any]
+    ) -> None:
+        now = time.time()
+        state = {"messages": list(messages), "metrics": None, "stop_reason": None}
+        self._run(
+            "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, "
+            "updated) VALUES (:id, :conversation, 'running', :state, :now, :now)",
+            id=run_id,
+            conversation=conversation_id,
+            state=_json(state),
+            now=now,
+        )
+
+    def update_run(self, run_id: str, status: str, state: Mapping[str, Any]) -> None:
+        self._run(
+            "UPDATE toolgen_runs SET status = :status, state = :state, updated = :now "
+            "WHERE id = :id",
+            id=run_id,
+            status=status,
+            state=_json(dict(state)),
+            now=time.time(),
+        )
+
+    def run(self, run_id: str) -> StoredRun | None:
+        rows = self._rows(
+            "SELECT id, conversation_id, status, state FROM toolgen_runs WHERE id = :id",
+            id=run_id,
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return StoredRun(row[0], row[1], row[2], json.loads(row[3]))
+
+    def runs_with_status(self, status: str) -> list[str]:
+        rows = self._rows(
+            "SELECT id FROM toolgen_runs WHERE status = :status ORDER BY created",
+            status=status,
+        )
+        return [str(row[0]) for row in rows]
+
+    # -- events --
+
+    def add_events(self, run_id: str, events: Sequence[StoredEvent]) -> None:
+        """Keep the events; one already kept under its seq stays as it was (a replay writes the same)."""
+        if not events:
+            return
+        rows = [
+            {"run": run_id, "seq": e.seq, "type": e.type, "data": _json(dict(e.data))}
+            for e in events
+        ]
+        with self._engine.begin() as connection:
+            connection.execute(
+                self._sa.text(
+                    "INSERT INTO toolgen_run_events (run_id, seq, type, data) VALUES "
+                    "(:run, :seq, :type, :data) ON CONFLICT (run_id, seq) DO NOTHING"
+                ),
+                rows,
+            )
+
+    def drop_events_after(self, run_id: str, seq: int) -> None:
+        """Forget events past `seq`: deltas a model call streamed before a crash, which its retry streams anew."""
+        self._run(
+            "DELETE FROM toolgen_run_events WHERE run_id = :run AND seq > :seq",
+            run=run_id,
+            seq=seq,
+        )
+
+    def events_after(
+        self, run_id: str, seq: int, limit: int = 500
+    ) -> list[StoredEvent]:
+        rows = self._rows(
+            "SELECT seq, type, data FROM toolgen_run_events WHERE run_id = :run "
+            "AND seq > :seq ORDER BY seq LIMIT :limit",
+            run=run_id,
+            seq=seq,
+            limit=limit,
+        )
+        return [StoredEvent(int(r[0]), str(r[1]), json.loads(r[2])) for r in rows]
+
+    # -- approvals --
+
+    def add_pending(self, run_id: str, call_id: str, name: str, arguments: str) -> None:
+        self._run(
+            "INSERT INTO toolgen_approvals (run_id, call_id, name, arguments) VALUES "
+            "(:run, :call, :name, :arguments) ON CONFLICT (run_id, call_id) DO NOTHING",
+            run=run_id,
+            call=call_id,
+            name=name,
+            arguments=arguments,
+        )
+
+    def pending(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self._rows(
+            "SELECT call_id, name, arguments FROM toolgen_approvals WHERE run_id = :run "
+            "AND decision IS NULL ORDER BY call_id",
+            run=run_id,
+        )
+        return [{"id": r[0], "name": r[1], "arguments": r[2]} for r in rows]
+
+    def claim_decision(
+        self, run_id: str, call_id: str, decision: Mapping[str, Any]
+    ) -> bool:
+        """Record the decision on a pending call; False when the call is not pending (decided, or never asked)."""
+        result = self._run(
+            "UPDATE toolgen_approvals SET decision = :decision WHERE run_id = :run "
+            "AND call_id = :call AND decision IS NULL",
+            run=run_id,
+            call=call_id,
+            decision=_json(dict(decision)),
+        )
+        return bool(result.rowcount == 1)
+
+    def decisions(self, run_id: str) -> list[tuple[str, dict[str, Any]]]:
+        rows = self._rows(
+            "SELECT call_id, decision FROM toolgen_approvals WHERE run_id = :run "
+            "AND decision IS NOT NULL ORDER BY call_id",
+            run=run_id,
+        )
+        return [(str(r[0]), json.loads(r[1])) for r in rows]
+
+    # -- tool attempts --
+
+    def begin_attempt(self, run_id: str, call_id: str) -> int:
+        """Count one more start of this call's handler; how many starts came before it."""
+        with self._engine.begin() as connection:
+            text = self._sa.text
+            rows = list(
+                connection.execute(
+                    text(
+                        "SELECT attempts FROM toolgen_tool_attempts WHERE run_id = :run "
+                        "AND call_id = :call"
+                    ),
+                    {"run": run_id, "call": call_id},
+                )
+            )
+            before = int(rows[0][0]) if rows else 0
+            connection.execute(
+                text(
+                    "INSERT INTO toolgen_tool_attempts (run_id, call_id, attempts) "
+                    "VALUES (:run, :call, 1) ON CONFLICT (run_id, call_id) DO UPDATE "
+                    "SET attempts = toolgen_tool_attempts.attempts + 1"
+                ),
+                {"run": run_id, "call": call_id},
+            )
+        return before
+
+
+def _sqlite_settings(connection: Any, record: Any) -> None:
+    """WAL: readers never wait for the writer, and a commit costs one sync instead of several. NORMAL sync on
+    these connections: a process killed at any moment loses nothing; a machine that loses power may lose the
+    last events, which the run's replay writes again (DBOS's own connections keep their full sync)."""
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+
+
+def _driver_url(url: str) -> str:
+    """The URL SQLAlchemy needs: psycopg 3 for Postgres (what DBOS installs), not the psycopg2 default."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url

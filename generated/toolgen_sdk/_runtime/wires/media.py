@@ -1,0 +1,45 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Inline media whatever wire it came from: a base64 `data:` URL read as the data and media type it holds.
+
+Chat-style wires send inline images as `data:` URLs, which decode to a part with that `url`; wires that take
+inline bytes in a field of their own (Anthropic, Gemini, Bedrock, Interactions) refuse a `data:` URL as a URL.
+Ollama sends images as bare base64 without a type; the type of an image is then read off its first bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# The base64 of the first bytes of each image format the providers take.
+_IMAGE_MAGIC = (
+    ("iVBORw0KGgo", "image/png"),
+    ("/9j/", "image/jpeg"),
+    ("R0lGOD", "image/gif"),
+    ("UklGR", "image/webp"),
+)
+
+
+def inline(part: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`part` with a base64 `data:` URL as `data` and `media_type`, and an untyped inline image typed by its
+    first bytes; any other part as it is."""
+    url = part.get("url")
+    if not isinstance(url, str) or not url.startswith("data:"):
+        data = part.get("data")
+        if (
+            part.get("type") == "image"
+            and "media_type" not in part
+            and isinstance(data, str)
+        ):
+            for magic, media_type in _IMAGE_MAGIC:
+                if data.startswith(magic):
+                    return {**part, "media_type": media_type}
+        return part
+    head, sep, data = url.partition(",")
+    if not sep or not head.endswith(";base64"):
+        return part
+    out = {key: value for key, value in part.items() if key != "url"}
+    out["data"] = data
+    if head[5:-7]:
+        out["media_type"] = head[5:-7]
+    return out

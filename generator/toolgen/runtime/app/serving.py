@@ -1,0 +1,166 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""`python -m <package> serve`: durable runs over HTTP with their page, offline by default (the `serve` extra)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..clients.base import ModelClient
+from ..clients.http import HTTPModel
+from ..serve.durable import DurableRuns, DurableRunsError
+from ..serve.http import service_app
+from ..tools.loading import ToolsLoadError, load_bound_tools
+from ..tools.registry import Registry
+from ..wires.codecs import carried_wires
+from ..wires.table import wire
+from .prompted import PromptedModel
+
+# In the folder the service starts in: the project's state, beside its sources and out of the package.
+STATE_DIR = ".toolgen-state"
+SERVE_EXTRA = ("dbos", "starlette", "uvicorn")
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{prog} serve",
+        description="Serve durable agent runs over HTTP, with a page to watch and approve them: "
+        "offline with a scripted model by default, or against an endpoint with --base-url.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--database",
+        metavar="URL",
+        help="where runs are kept: sqlite:///FILE or postgresql://... to share runs "
+        f"between servers (default: a SQLite file under {STATE_DIR}/)",
+    )
+    parser.add_argument(
+        "--executor-id",
+        default=os.environ.get("TOOLGEN_EXECUTOR_ID", "local"),
+        help="this server's name among those sharing a database: a server resumes the "
+        "unfinished runs it started (default 'local'; give each server its own)",
+    )
+    parser.add_argument("--tools", metavar="MODULE:ATTRIBUTE", help="your bound tools")
+    parser.add_argument("--base-url", help="the model endpoint's base URL")
+    parser.add_argument("--model", help="the model name, required with --base-url")
+    spoken = [row.name for row in carried_wires() if row.route is not None]
+    parser.add_argument(
+        "--wire",
+        default="openai-chat" if "openai-chat" in spoken else next(iter(spoken), None),
+        choices=spoken,
+        help="the endpoint's API format",
+    )
+    parser.add_argument(
+        "--api-key-env", help="environment variable holding the API key"
+    )
+    parser.add_argument(
+        "--max-steps", type=int, default=8, help="model calls at most per run"
+    )
+    parser.add_argument(
+        "--workspace",
+        help=f"run_command's directory (default: {STATE_DIR}/<package>/workspace)",
+    )
+    return parser
+
+
+def _model(options: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelClient:
+    if not options.base_url:
+        return PromptedModel()
+    if not options.model:
+        parser.error("--model is required with --base-url")
+    variable = options.api_key_env or wire(options.wire).key_variable or ""
+    return HTTPModel(
+        options.base_url,
+        options.model,
+        wire=options.wire,
+        api_key=os.environ.get(variable) or None,
+    )
+
+
+def _registry(
+    options: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    make_registry: Callable[[], Registry],
+    state: Path,
+) -> Registry:
+    if options.tools:
+        kind = make_registry if isinstance(make_registry, type) else Registry
+        try:
+            return load_bound_tools(options.tools, kind)
+        except ToolsLoadError as error:
+            parser.error(str(error))
+    registry = make_registry()
+    home = __name__.rsplit(".", 2)[0] + ".demo"
+    try:
+        handlers = importlib.import_module(".handlers", home)
+    except ModuleNotFoundError as error:
+        if error.name != home:
+            raise
+        return registry
+    workspace = Path(options.workspace) if options.workspace else state / "workspace"
+    if not options.workspace and not workspace.exists():
+        workspace.mkdir(parents=True)
+        handlers.sample_workspace(workspace)
+    handlers.bind_demo_handlers(registry, workspace)
+    return registry
+
+
+def _missing_extra() -> str | None:
+    """The first package of the `serve` extra that cannot be imported, if any."""
+    for module in SERVE_EXTRA:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name != module:
+                raise
+            return module
+    return None
+
+
+def serve_main(
+    argv: Sequence[str], make_registry: Callable[[], Registry], *, prog: str
+) -> int:
+    """Serve until interrupted: 0 after a clean stop, 4 when the service cannot start."""
+    parser = _parser(prog)
+    options = parser.parse_args(argv)
+    package = __name__.split(".")[0]
+    state = Path(STATE_DIR) / package
+    if not options.database:
+        state.mkdir(parents=True, exist_ok=True)
+    database = options.database or f"sqlite:///{(state / 'runs.sqlite').resolve()}"
+    if not database.startswith(("sqlite:", "postgresql:", "postgres:")):
+        parser.error("--database must be a sqlite:/// or postgresql:// URL")
+    registry = _registry(options, parser, make_registry, state)
+    missing = _missing_extra()
+    if missing is not None:
+        sys.stderr.write(
+            f"serve: {missing} is not installed; the service needs the `serve` extra: "
+            "pip install dbos starlette uvicorn\n"
+        )
+        return 4
+    import uvicorn
+
+    try:
+        runs = DurableRuns(
+            registry,
+            _model(options, parser),
+            database_url=database,
+            name=package.replace("_", "-"),
+            executor_id=options.executor_id,
+            max_steps=options.max_steps,
+        )
+        app = service_app(runs)
+    except DurableRunsError as error:
+        sys.stderr.write(f"serve: {error}\n")
+        return 4
+    sys.stderr.write(f"serving on http://{options.host}:{options.port}/\n")
+    try:
+        uvicorn.run(app, host=options.host, port=options.port, log_level="warning")
+    finally:
+        runs.close()
+    return 0

@@ -1,0 +1,176 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""How a run gets over a failed model call: stream retries, context-length errors, and token estimates.
+
+A stream that breaks off mid-way is asked again, as StreamRetry says; when it fails for good, the text that did
+arrive goes into the transcript as an assistant message marked incomplete (`extras["toolgen"]["incomplete"]`),
+without any of its tool calls, so that nothing runs on arguments that never arrived whole. A provider's
+context-length error lets the budget hook trim (told so by `BudgetInfo.overflow`) and the call is made once more.
+A budget hook can act before the first call too: `BudgetInfo.estimated_input_tokens` is a token estimate of the
+conversation about to be sent, by `estimate_tokens` (about four characters a token) or a tokenizer of your own
+(`token_counter(encoding.encode)`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..wires.base import ProviderError, Response, parts_of
+
+# What stream faults and provider errors are called when a stream ended early: the aggregator's `cut`, and the
+# loop's own name for a stream that ended without its last event.
+CUT = "cut"
+INCOMPLETE_STREAM = "incomplete_stream"
+# Words providers use for a request longer than the model's context window (OpenAI's code, Anthropic's and
+# Bedrock's messages, Gemini's and Ollama's wording).
+_OVERFLOW_MARKERS = (
+    "context_length_exceeded",
+    "context length",
+    "context window",
+    "prompt is too long",
+    "input is too long",
+    "too many tokens",
+    "maximum context",
+    "exceeds the maximum number of tokens",
+    "input token count",
+)
+# A character-based estimate: English runs about four characters a token; every message costs a few more.
+_CHARS_PER_TOKEN = 4
+_TOKENS_PER_MESSAGE = 4
+
+TokenEstimate = Callable[[list[dict[str, Any]]], int]
+
+
+@dataclass(frozen=True)
+class StreamRetry:
+    """Model calls made for one step at most (`attempts`, the first included), and the failures asked again.
+
+    `errors` names failure types: `cut` (the stream broke off mid-way), `incomplete_stream` (it ended without
+    its final event), or a provider error's type or code (`overloaded_error`, `rate_limit_exceeded`, ...).
+    `delay` seconds pass before each new attempt. HTTPModel already retries a request that fails before its
+    response begins; this is for what breaks after.
+    """
+
+    attempts: int = 2
+    errors: frozenset[str] = frozenset({CUT, INCOMPLETE_STREAM})
+    delay: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1 or self.delay < 0:
+            raise ValueError("a StreamRetry needs attempts >= 1 and delay >= 0")
+
+    def retries(self, kind: str | None, attempt: int) -> bool:
+        """Whether a call that failed as `kind` on attempt number `attempt` is made again."""
+        return kind is not None and kind in self.errors and attempt < self.attempts
+
+
+# A run's default: one more attempt after a stream that broke off.
+DEFAULT_STREAM_RETRY = StreamRetry()
+
+
+def failure_kind(response: Response | ProviderError | None) -> str | None:
+    """What went wrong with a model call's answer, by the names StreamRetry.errors uses; None when nothing did."""
+    if response is None:
+        return INCOMPLETE_STREAM
+    if isinstance(response, ProviderError):
+        return response.type or response.code or "provider_error"
+    if (response.finish or {}).get("reason") != "error":
+        return None
+    stream = response.extras.get("stream") or {}
+    notes = [note for note in stream.get("errors") or () if isinstance(note, dict)]
+    if stream.get("cut_calls") or any(note.get("type") == CUT for note in notes):
+        return CUT
+    first = notes[0] if notes else {}
+    return str(first.get("type") or first.get("code") or "error")
+
+
+def is_context_overflow(error: ProviderError) -> bool:
+    """Whether a provider refused the request for being longer than the model's context window."""
+    text = " ".join(
+        str(value).lower()
+        for value in (error.type, error.code, error.message)
+        if value is not None
+    )
+    return any(marker in text for marker in _OVERFLOW_MARKERS)
+
+
+def partial_text(response: Response | ProviderError | None, streamed: str) -> str:
+    """The answer text that arrived before a call failed: the aggregated message's, else the deltas seen."""
+    answer = response.raw if isinstance(response, ProviderError) else response
+    if isinstance(answer, Response):
+        texts = [
+            str(part["text"])
+            for part in parts_of(answer.message.get("content"))
+            if part.get("type") == "text" and isinstance(part.get("text"), str)
+        ]
+        if any(texts):
+            return "".join(texts)
+    return streamed
+
+
+def incomplete_message(text: str, kind: str) -> dict[str, Any]:
+    """The partial answer as an assistant message, marked incomplete; no tool call, whatever had begun."""
+    return {
+        "role": "assistant",
+        "content": text,
+        "extras": {"toolgen": {"incomplete": True, "reason": kind}},
+    }
+
+
+def _message_text(message: dict[str, Any]) -> int:
+    size = 0
+    for part in parts_of(message.get("content")):
+        text = part.get("text")
+        size += (
+            len(text) if isinstance(text, str) else len(json.dumps(part, default=str))
+        )
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") or {}
+        size += len(str(function.get("name", ""))) + len(
+            str(function.get("arguments", ""))
+        )
+    return size
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    """A cheap token estimate of a conversation: its characters over four, plus a few for each message."""
+    characters = sum(_message_text(message) for message in messages)
+    return -(-characters // _CHARS_PER_TOKEN) + _TOKENS_PER_MESSAGE * len(messages)
+
+
+def token_counter(encode: Callable[[str], Sequence[Any]]) -> TokenEstimate:
+    """A token estimate that counts with a real tokenizer's `encode` (tiktoken's, a Hugging Face tokenizer's)."""
+
+    def count(messages: list[dict[str, Any]]) -> int:
+        total = 0
+        for message in messages:
+            total += _TOKENS_PER_MESSAGE
+            for part in parts_of(message.get("content")):
+                text = part.get("text")
+                if isinstance(text, str):
+                    total += len(encode(text))
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") or {}
+                total += len(encode(str(function.get("arguments", ""))))
+        return total
+
+    return count
+
+
+def stream_failure(response: Response) -> ProviderError:
+    """A response whose stream broke off or carried an error, as the error to stop the run with.
+
+    A stream cut inside a tool call says so first: that call's arguments never arrived whole, so no call of the
+    answer runs, and the model is not asked to go on from half a message.
+    """
+    stream = response.extras.get("stream") or {}
+    notes = [note for note in stream.get("errors") or () if isinstance(note, dict)]
+    if stream.get("cut_calls"):
+        notes = [note for note in notes if note.get("type") == "cut"] + notes
+    first = notes[0] if notes else {}
+    message = str(first.get("message") or "the model's response ended with an error")
+    return ProviderError(
+        "stream", message, type=first.get("type"), code=first.get("code"), raw=response
+    )

@@ -1,0 +1,191 @@
+"""`python -m toolgen_sdk serve`: durable runs over HTTP, killed with SIGKILL and resumed, and their API's errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from serve_helpers import GENERATED, LIST_FILES, Server, awaiting, over, serving
+
+# Bound by --tools: the weather tool records each start and end of its handler in a file, and blocks (until
+# the server is killed) on the call for the place named in block.txt.
+SLOW_TOOLS = """
+import os, time
+from pathlib import Path
+from toolgen_sdk import Tools
+
+HERE = Path(__file__).parent
+
+def tools():
+    bound = Tools()
+
+    @bound.get_current_weather.handler
+    def weather(args, ctx):
+        with (HERE / "calls.log").open("a") as log:
+            log.write(f"start {args.location}\\n")
+        block = HERE / "block.txt"
+        if block.exists() and block.read_text().strip() == args.location:
+            (HERE / "blocked.txt").write_text(args.location)
+            time.sleep(600)
+        with (HERE / "calls.log").open("a") as log:
+            log.write(f"end {args.location}\\n")
+        return {"location": args.location, "temperature": 20.0, "unit": "celsius"}
+
+    return bound
+"""
+
+
+def _database(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runs.sqlite'}"
+
+
+def test_a_run_awaiting_approval_survives_sigkill_and_finishes_when_approved_after_the_restart(
+    tmp_path: Path,
+) -> None:
+    server = Server(tmp_path, "--database", _database(tmp_path)).start()
+    try:
+        run_id = server.start_run(LIST_FILES)
+        state = server.wait_for(run_id, awaiting)
+        [pending] = state["pending"]
+        assert pending["name"] == "run_command"
+        server.kill()
+
+        server.start()
+        state = server.state(run_id)
+        assert state["status"] == "awaiting_approval" and state["pending"] == [pending]
+        answer = server.client.post(f"/runs/{run_id}/approvals/{pending['id']}", json={"decision": "approve"})
+        assert answer.status_code == 200, answer.text
+        again = server.client.post(f"/runs/{run_id}/approvals/{pending['id']}", json={"decision": "approve"})
+        assert again.status_code == 409 and again.json()["error"]["field"] == "/tool_call_id"
+
+        state = server.wait_for(run_id, over)
+        assert (state["status"], state["stop_reason"]) == ("finished", "finished")
+        tool_messages = [m for m in state["messages"] if m["role"] == "tool"]
+        assert [m["tool_call_id"] for m in tool_messages] == [pending["id"]]
+        assert "notes.txt" in str(tool_messages[0]["content"])
+        assert state["metrics"]["model_calls"] == 2
+
+        events = server.events(run_id, 0)
+        ids = [event_id for event_id, _, _ in events]
+        assert ids == list(range(1, len(ids) + 1)), ids
+        kinds = Counter(kind for _, kind, _ in events)
+        assert kinds["run_started"] == kinds["run_finished"] == kinds["approval_requested"] == 1
+        assert kinds["approval_decided"] == kinds["tool_call_started"] == kinds["tool_call_finished"] == 1
+        assert kinds["model_call_started"] == 2
+        # The call is on the stream as the model announces it, before it asks for approval.
+        order = [kind for _, kind, _ in events]
+        assert 0 < order.index("tool_call_delta") < order.index("approval_requested")
+        announced = next(data for _, kind, data in events if kind == "tool_call_delta")
+        assert (announced["id"], announced["name"]) == (pending["id"], "run_command")
+        # A reconnecting reader gets what came after the last id it saw, nothing twice.
+        assert server.events(run_id, ids[-4]) == events[-3:]
+    finally:
+        server.stop()
+
+
+def test_a_kill_in_the_middle_of_a_tool_batch_runs_no_call_twice_and_loses_none(tmp_path: Path) -> None:
+    (tmp_path / "slow_tools.py").write_text(SLOW_TOOLS, encoding="utf-8")
+    (tmp_path / "block.txt").write_text("London", encoding="utf-8")
+    server = Server(tmp_path, "--database", _database(tmp_path), "--tools", "slow_tools:tools").start()
+    try:
+        run_id = server.start_run("What is the weather in Paris, London and Rome?")
+        blocked = tmp_path / "blocked.txt"
+        server.wait_for(run_id, lambda state: blocked.exists())
+        server.kill()
+        (tmp_path / "block.txt").unlink()
+
+        server.start()
+        state = server.wait_for(run_id, over)
+        assert state["status"] == "finished", state
+        log = (tmp_path / "calls.log").read_text(encoding="utf-8").split("\n")
+        # Paris ran before the kill and is not run again; London was cut short and, not being marked safe to
+        # repeat, is answered as interrupted instead of running a second time; Rome runs once, after the restart.
+        assert Counter(log) == Counter(["start Paris", "end Paris", "start London", "start Rome", "end Rome", ""])
+        answers = {m["tool_call_id"]: m for m in state["messages"] if m["role"] == "tool"}
+        assert len(answers) == 3
+        london = next(m for m in answers.values() if "interrupted" in str(m["content"]))
+        assert london.get("is_error") is True
+        assert sum("20.0" in str(m["content"]) for m in answers.values()) == 2
+        kinds = Counter(kind for _, kind, _ in server.events(run_id))
+        assert kinds["tool_call_finished"] == 3 and kinds["run_finished"] == 1
+    finally:
+        server.stop()
+
+
+def test_bad_requests_get_a_json_error_naming_the_field(tmp_path: Path) -> None:
+    with serving(tmp_path, "--database", _database(tmp_path)) as server:
+        post = server.client.post
+        cases = [
+            (post("/runs", content=b"{not json"), 400, ""),
+            (post("/runs", json=[]), 400, ""),
+            (post("/runs", json={}), 422, "/messages"),
+            (post("/runs", json={"messages": [{"role": "robot"}]}), 422, "/messages/0/role"),
+            (post("/runs", json={"messages": [{"role": "user", "content": 3}]}), 422, "/messages/0/content"),
+            (post("/runs", json={"messages": [{"role": "user"}], "colour": 1}), 422, "/colour"),
+            (post("/runs", json={"messages": [{"role": "user"}], "conversation_id": ""}), 422, "/conversation_id"),
+            (server.client.get("/runs/nope"), 404, "/id"),
+            (server.client.get("/runs/nope/events"), 404, "/id"),
+            (post("/runs/nope/approvals/call", json={"decision": "approve"}), 404, "/id"),
+        ]
+        for answer, status, field in cases:
+            assert answer.status_code == status, (answer.request.url, answer.text)
+            assert answer.json()["error"]["field"] == field, answer.text
+        run_id = server.start_run(LIST_FILES)
+        [pending] = server.wait_for(run_id, awaiting)["pending"]
+        url = f"/runs/{run_id}/approvals/{pending['id']}"
+        for body, field in [
+            ({"decision": "maybe"}, "/decision"),
+            ({"decision": "edit"}, "/arguments"),
+            ({"decision": "edit", "arguments": "{oops"}, "/arguments"),
+            ({"decision": "deny", "reason": 5}, "/reason"),
+        ]:
+            answer = post(url, json=body)
+            assert (answer.status_code, answer.json()["error"]["field"]) == (422, field), answer.text
+        assert post(f"/runs/{run_id}/approvals/not-a-call", json={"decision": "approve"}).status_code == 409
+        events = server.client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": "x"})
+        assert events.status_code == 422 and events.json()["error"]["field"] == "Last-Event-ID"
+        edited = post(url, json={"decision": "edit", "arguments": {"program": "cat", "args": ["notes.txt"]}})
+        assert edited.status_code == 200, edited.text
+        state = server.wait_for(run_id, over)
+        tool = next(m for m in state["messages"] if m["role"] == "tool")
+        assert "Files here are what run_command can see." in str(tool["content"])
+        assert post(url, json={"decision": "deny"}).status_code == 409
+
+
+def test_a_denied_call_is_answered_with_the_reason_and_the_run_finishes(tmp_path: Path) -> None:
+    with serving(tmp_path) as server:
+        run_id = server.start_run(LIST_FILES)
+        [pending] = server.wait_for(run_id, awaiting)["pending"]
+        answer = server.client.post(
+            f"/runs/{run_id}/approvals/{pending['id']}", json={"decision": "deny", "reason": "not today"}
+        )
+        assert answer.status_code == 200
+        state = server.wait_for(run_id, over)
+        tool = next(m for m in state["messages"] if m["role"] == "tool")
+        assert "not today" in str(tool["content"]) and tool["is_error"] is True
+        # The default database is a SQLite file under the state folder of the directory served from.
+        assert (tmp_path / ".toolgen-state" / "toolgen_sdk" / "runs.sqlite").is_file()
+
+
+def test_serve_without_its_extra_says_which_package_is_missing_and_exits_4(tmp_path: Path) -> None:
+    probe = (
+        "import sys; sys.modules['starlette'] = None\n"
+        "from toolgen_sdk._runtime import main\n"
+        "from toolgen_sdk.tools import Tools\n"
+        "raise SystemExit(main(['serve', '--port', '1'], Tools, prog='sdk'))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(GENERATED)}
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 4, result.stderr
+    assert "starlette is not installed" in result.stderr and "`serve` extra" in result.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "toolgen_sdk", "serve", "--database", "mysql://x"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "--database must be a sqlite:/// or postgresql:// URL" in bad.stderr
