@@ -28,6 +28,7 @@ VERBS: dict[str, tuple[list[str], frozenset[str]]] = {
     "encode": (["payload.json", "--wire", "anthropic"], frozenset({"-C", "--format"})),
     "convert": (["payload.json", "--to", "anthropic"], frozenset({"-C", "--format"})),
     "conformance": (["payloads"], frozenset({"-C", "--format"})),
+    "import": (["payload.json", "--from", "openai"], frozenset({"-C"})),
 }
 SHARED = {"-C": ["-C", "."], "--config": ["--config", "toolgen.yaml"], "--format": ["--format", "json"]}
 

@@ -91,6 +91,29 @@ def test_mcp_carries_title_annotations_output_and_return_direct_in_meta() -> Non
     }
 
 
+def test_mcp_carries_toolgens_policies_strict_and_a_non_object_output_in_meta() -> None:
+    tool = {
+        "name": "lookup",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "string"},
+        "requiresApproval": True,
+        "timeout": 2.5,
+        "strict": False,
+        "meta": {"owner": "shop"},
+    }
+    result = export_tools([tool], "mcp")
+    (entry,) = result.tools
+    assert "outputSchema" not in entry
+    assert entry["_meta"] == {
+        "owner": "shop",
+        "outputSchema": {"type": "string"},
+        "requiresApproval": True,
+        "timeout": 2.5,
+        "strict": False,
+    }
+    assert result.notes == ("lookup: MCP output schemas must describe an object; it travels in _meta.outputSchema",)
+
+
 def test_changes_made_to_fit_a_provider_are_reported() -> None:
     odd = [
         {"name": "anything", "inputSchema": True},

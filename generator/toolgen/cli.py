@@ -13,6 +13,7 @@ import click
 # The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help, and each
 # command loads only its own stages.
 import toolgen
+from toolgen.cli_import import import_action, import_options
 from toolgen.cli_options import Progress, build_summary, common_options, fail_on_option, failed
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
@@ -221,6 +222,16 @@ def export_command(
         return ExitCode.OK
 
     _run(action)
+
+
+@main.command("import", context_settings={"ignore_unknown_options": True})
+@import_options
+def import_command(
+    project: Path, source: str, command: tuple[str, ...], source_format: str | None, url: str | None, **options: Any
+) -> None:
+    """Write tools as schema files: from an MCP server (`mcp -- COMMAND...` or `mcp --url URL`), or from
+    an exported or recorded tools list (`FILE --from openai|anthropic|gemini|mcp`)."""
+    _run(import_action(project, source, command, source_format, url, options))
 
 
 @main.command()

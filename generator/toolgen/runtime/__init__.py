@@ -5,8 +5,8 @@ Sub-packages by layer, each importing only those below it: schema (JSON Schema h
 requests and responses, one codec per wire, the table of wires), models (pydantic bases, validation and its
 errors), streams (framing, stream states, the aggregator), tools (the registry), clients (model clients),
 observe (OpenTelemetry spans and metrics, a no-op without it), loop (the agent loop and its events), serve
-(durable runs on DBOS over HTTP, and their page), app (the package's command line) and demo (the offline
-example).
+(durable runs on DBOS over HTTP, and their page), mcp (serving and using tools over MCP), app (the package's
+command line) and demo (the offline example).
 A name is imported with its module when first read, so importing the package costs nothing by itself.
 """
 
@@ -51,6 +51,9 @@ if TYPE_CHECKING:
     )
     from .loop.results import CallReport, RunMetrics, RunResult, StopReason, ToolStats
     from .loop.sync_driver import run, run_events
+    from .mcp.client import MCPConnection, MCPConnectionError, connect_mcp, mcp_tools
+    from .mcp.convert import MCPToolsError, definition_from_mcp, definitions_from_mcp
+    from .mcp.server import mcp_server, serve_mcp
     from .models.base import (
         CanonicalModel,
         DeferredRootModel,
@@ -110,6 +113,7 @@ if TYPE_CHECKING:
         ToolCallStart,
         Usage,
     )
+    from .tools.guards import ToolFailure
     from .tools.loading import ToolsLoadError, load_bound_tools
     from .tools.registry import (
         Registry,
@@ -178,6 +182,7 @@ _HOMES = MappingProxyType(
         "lazy_attributes": ".models.lazy",
         "ToolsLoadError": ".tools.loading",
         "load_bound_tools": ".tools.loading",
+        "ToolFailure": ".tools.guards",
         "Registry": ".tools.registry",
         "ToolContext": ".tools.registry",
         "ToolEntry": ".tools.registry",
@@ -301,6 +306,15 @@ _HOMES = MappingProxyType(
         "has_property_escapes": ".schema.ecma_regex",
         "python_patterns": ".schema.ecma_regex",
         "unsupported": ".schema.ecma_regex",
+        "MCPConnection": ".mcp.client",
+        "MCPConnectionError": ".mcp.client",
+        "connect_mcp": ".mcp.client",
+        "mcp_tools": ".mcp.client",
+        "MCPToolsError": ".mcp.convert",
+        "definition_from_mcp": ".mcp.convert",
+        "definitions_from_mcp": ".mcp.convert",
+        "mcp_server": ".mcp.server",
+        "serve_mcp": ".mcp.server",
         "main": ".app.main",
         "example_value": ".schema.examples",
     }
@@ -346,6 +360,9 @@ __all__ = [
     "Hooks",
     "JSONTextError",
     "LintRules",
+    "MCPConnection",
+    "MCPConnectionError",
+    "MCPToolsError",
     "MessageEnd",
     "MessageStart",
     "ModelClient",
@@ -380,6 +397,7 @@ __all__ = [
     "ToolContext",
     "ToolEntry",
     "ToolError",
+    "ToolFailure",
     "ToolOutcome",
     "ToolSet",
     "ToolSpec",
@@ -404,9 +422,12 @@ __all__ = [
     "check",
     "check_pairing",
     "codec",
+    "connect_mcp",
     "convert",
     "convert_request_noted",
     "decode",
+    "definition_from_mcp",
+    "definitions_from_mcp",
     "detect",
     "detect_wire",
     "drop_strict_nulls",
@@ -428,6 +449,8 @@ __all__ = [
     "load_bound_tools",
     "main",
     "map_subschemas",
+    "mcp_server",
+    "mcp_tools",
     "parse_json",
     "parts_of",
     "preset_model",
@@ -439,6 +462,7 @@ __all__ = [
     "schema_error_sentences",
     "schema_problems",
     "schema_validator",
+    "serve_mcp",
     "service_app",
     "sse_comment",
     "sse_encode",

@@ -15,6 +15,7 @@ HTTPX = "httpx>=0.27"
 DBOS = "dbos>=2.0"
 SERVE = [DBOS, "starlette>=0.40", "uvicorn>=0.30"]
 OTEL = "opentelemetry-api>=1.27"
+MCP = "mcp>=2.3,<3"
 
 
 def _toml_list(items: list[str]) -> str:
@@ -40,6 +41,7 @@ def render_pyproject(config: Config, project: Project) -> str:
     extras = {"http": [HTTPX], "otel": [OTEL]}
     extras["durable"] = [DBOS]  # durable runs (DBOS workflows), without the HTTP service
     extras["serve"] = SERVE  # `python -m <package> serve`: durable runs over HTTP
+    extras["mcp"] = [MCP]  # `python -m <package> mcp`, serve_mcp and mcp_tools
     if not checked:
         extras["jsonschema"] = [JSONSCHEMA]  # tools.add() and remove(): tools defined at run time
     lines = [

@@ -19,7 +19,20 @@ RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
 # Where the runtime goes inside a generated package; the formatter leaves it as toolgen wrote it.
 RUNTIME_PACKAGE = "_runtime"
 # Registry members a tool's attribute must not hide.
-_REGISTRY_MEMBERS = frozenset({"entry", "unbound", "require_bound", "add", "remove", "dispatch", "adispatch"})
+_REGISTRY_MEMBERS = frozenset(
+    {
+        "entry",
+        "unbound",
+        "require_bound",
+        "add",
+        "remove",
+        "definitions",
+        "tool_definitions",
+        "revision",
+        "dispatch",
+        "adispatch",
+    }
+)
 RUNTIME_EXPORTS = ("ToolSpec", "ToolgenValidationError", "ValidationProblem")
 # Canonical object models that get a validate_<name>() of their own.
 VALIDATED_MODELS = ("ToolCall", "Usage", "ToolDefinition", "Messages")

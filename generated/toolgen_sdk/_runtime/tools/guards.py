@@ -23,6 +23,13 @@ class HandlerExit(Exception):
         self.original = original
 
 
+class ToolFailure(Exception):
+    """Raised by a handler to tell the model exactly this sentence, as the tool's error, with no prefix added.
+
+    A remote tool (over MCP) already words its failure for the model; wrapping it again would say it twice.
+    """
+
+
 def guarded_sync(handler: Callable[..., Any], args: Any, context: Any) -> Any:
     try:
         return handler(args, context)

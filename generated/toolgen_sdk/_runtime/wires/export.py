@@ -202,19 +202,27 @@ def _mcp(
     if tool.get("description"):
         entry["description"] = tool["description"]
     entry["inputSchema"] = _object_schema(tool, notes)
+    meta = dict(tool.get("meta") or {})
     output = tool.get("outputSchema")
     if isinstance(output, Mapping) and output.get("type") == "object":
         entry["outputSchema"] = dict(output)
     elif output is not None:
+        # toolgen's own MCP client and `toolgen import` read it back from there.
+        meta["outputSchema"] = output
         notes.append(
-            f"{tool['name']}: MCP output schemas must describe an object; outputSchema was left out"
+            f"{tool['name']}: MCP output schemas must describe an object; it travels in _meta.outputSchema"
         )
     if tool.get("annotations"):
         entry["annotations"] = dict(tool["annotations"])
-    meta = dict(tool.get("meta") or {})
-    # MCP has no field for returnDirect, so it travels in _meta like any other tool metadata.
+    # MCP has no field for toolgen's policies, so they travel in _meta like any other tool metadata.
     if tool.get("returnDirect"):
         meta["returnDirect"] = True
+    if tool.get("requiresApproval"):
+        meta["requiresApproval"] = True
+    if tool.get("timeout") is not None:
+        meta["timeout"] = tool["timeout"]
+    if tool.get("strict") is not None:
+        meta["strict"] = tool["strict"]
     if meta:
         entry["_meta"] = meta
     return entry

@@ -5,7 +5,6 @@ offline with the prompt-following scripted model (and the demo handlers, in pack
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import tempfile
@@ -18,11 +17,12 @@ from ..clients.http import HTTPModel
 from ..loop.events import RunEvent, sse_encode
 from ..loop.policies import Approval, ApprovalRequest
 from ..loop.sync_driver import run
-from ..tools.loading import ToolsLoadError, load_bound_tools
+from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
 from ..wires.base import ProviderError
 from ..wires.codecs import carried_wires
 from ..wires.table import wire
+from .binding import bind_demo, chosen_registry
 from .prompted import prompted_model
 
 
@@ -30,7 +30,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Run the agent loop with this package's tools: offline with a scripted model by default, "
-        "or against a model endpoint with --base-url.",
+        "or against a model endpoint with --base-url. `mcp` instead of a prompt serves the tools over MCP "
+        "(see `mcp --help`).",
     )
     parser.add_argument("prompt", help="what to ask")
     parser.add_argument(
@@ -149,31 +150,13 @@ class _Printer:
         self.out.flush()
 
 
-def _bind_demo(registry: Registry, workspace: str | None, scratch: Path) -> None:
-    """The demo handlers, in a package built with `demo: true`; other packages bind their own."""
-    home = __name__.rsplit(".", 2)[0] + ".demo"
-    try:
-        # By name: packages built without the demo do not have the module, for type checkers either.
-        handlers = importlib.import_module(".handlers", home)
-    except ModuleNotFoundError as error:
-        if error.name != home:
-            raise
-        return
-    chosen = Path(workspace) if workspace else handlers.sample_workspace(scratch)
-    handlers.bind_demo_handlers(registry, chosen)
-
-
 def _registry(
     options: argparse.Namespace,
     parser: argparse.ArgumentParser,
     make_registry: Callable[[], Registry],
 ) -> Registry:
-    """The user's bound tools named by --tools, else a fresh registry of the package's tools."""
-    if not options.tools:
-        return make_registry()
-    kind = make_registry if isinstance(make_registry, type) else Registry
     try:
-        return load_bound_tools(options.tools, kind)
+        return chosen_registry(options.tools, make_registry)
     except ToolsLoadError as error:
         parser.error(str(error))
 
@@ -181,20 +164,28 @@ def _registry(
 def main(
     argv: Sequence[str] | None, make_registry: Callable[[], Registry], *, prog: str
 ) -> int:
-    """`python -m <package> "prompt" [options]`: 0 when the run finished, 1 when it stopped otherwise."""
+    """`python -m <package> "prompt" [options]`: 0 when the run finished, 1 when it stopped otherwise.
+
+    `python -m <package> mcp [options]` serves the tools over MCP instead, `serve` runs the HTTP service
+    (`-- mcp` asks the prompt "mcp").
+    """
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["serve"]:
         # Imported here: only the service needs its module (and the `serve` extra behind it).
         from .serving import serve_main
 
         return serve_main(arguments[1:], make_registry, prog=prog)
+    if arguments[:1] == ["mcp"]:
+        from .serve_mcp import mcp_main
+
+        return mcp_main(arguments[1:], make_registry, prog=f"{prog} mcp")
     parser = _parser(prog)
     options = parser.parse_args(arguments)
     registry = _registry(options, parser, make_registry)
     out, err = sys.stdout, sys.stderr
     with tempfile.TemporaryDirectory(prefix="toolgen-workspace-") as scratch:
         if not options.tools:
-            _bind_demo(registry, options.workspace, Path(scratch))
+            bind_demo(registry, options.workspace, Path(scratch))
         model = _model(options, parser)
         messages = (
             [{"role": "system", "content": options.system}] if options.system else []

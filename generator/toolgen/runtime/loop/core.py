@@ -86,9 +86,8 @@ class RunCore:
         self._streamed: list[str] = []
         self._seq = 0
         self._last_input: int | None = None
-        self._definitions = [
-            registry.entry(name).spec.definition() for name in registry
-        ]
+        self._definitions = registry.definitions()
+        self._revision = registry.revision
 
     # -- events --
 

@@ -62,6 +62,10 @@ class ModelStep(RunCore):
 
     def request(self) -> Request:
         settings = dict(self.options.settings or {})
+        if self._revision != self.registry.revision:
+            # Tools added or removed mid-run are offered from the next model call on.
+            self._definitions = self.registry.definitions()
+            self._revision = self.registry.revision
         return Request(
             list(self.messages),
             list(self._definitions),

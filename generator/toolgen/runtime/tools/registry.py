@@ -23,8 +23,10 @@ from ..models.base import ToolSpec
 from ..models.check import check, schema_problems, schema_validator
 from ..models.jsontext import data_problem, nesting_problem, parse_json
 from ..models.problems import ToolgenValidationError, ValidationProblem
+from ..wires.export import GeminiSchema, export_tools
 from .guards import (
     HandlerExit,
+    ToolFailure,
     call_id_of,
     cut_text,
     guarded_async,
@@ -188,6 +190,8 @@ class Registry:
             name: ToolEntry(spec) for name, spec in specs.items()
         }
         self.pool = HandlerPool(max_workers)
+        # Counts add() and remove(): the loop reads the tools again when it has moved.
+        self.revision = 0
         # The longest error text sent back to the model; problems past it are counted, not listed.
         self.max_error_chars = max_error_chars
 
@@ -219,10 +223,17 @@ class Registry:
         output_schema: Mapping[str, Any] | None = None,
         timeout: float | None = None,
         strict: bool | None = None,
+        title: str | None = None,
+        return_direct: bool = False,
+        requires_approval: bool = False,
+        meta: Mapping[str, Any] | None = None,
+        annotations: Mapping[str, Any] | None = None,
     ) -> ToolEntry[Any, Any]:
         """A tool defined at run time by a JSON Schema (MCP style), checked with jsonschema like any schema.
 
-        `strict: True` sends it in OpenAI strict mode, so null for an optional argument means absent.
+        It carries the policies and metadata of a built tool (the loop honours them the same way) and is
+        offered to the model from the next model call on. `strict: True` sends it in OpenAI strict mode, so
+        null for an optional argument means absent.
         """
         try:
             validator = schema_validator(dict(input_schema))
@@ -253,7 +264,7 @@ class Registry:
 
         spec = ToolSpec(
             name=name,
-            title=None,
+            title=title,
             description=description,
             args_model=pydantic.BaseModel,
             result_model=None,
@@ -262,14 +273,32 @@ class Registry:
             timeout=timeout,
             strict=strict,
             null_as_absent=strict is True,
+            return_direct=return_direct,
+            requires_approval=requires_approval,
+            meta=dict(meta or {}),
+            annotations=dict(annotations or {}),
         )
         entry: ToolEntry[Any, Any] = ToolEntry(spec, validate)
         entry.handler(handler)
         self._entries[name] = entry
+        self.revision += 1
         return entry
 
     def remove(self, name: str) -> None:
         del self._entries[name]
+        self.revision += 1
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Every tool, built and added at run time, as canonical definitions in name order."""
+        return [self._entries[name].spec.definition() for name in self]
+
+    def tool_definitions(
+        self, provider: str, *, strict: bool = False, gemini: GeminiSchema = "json"
+    ) -> list[Any]:
+        """The `tools` field of a request to `provider` for every tool here, run-time ones included."""
+        return export_tools(
+            self.definitions(), provider, strict=strict, gemini=gemini
+        ).tools
 
     def dispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
         """Run one tool call (a ToolCall model or its dict form) to completion; never raises for a bad call."""
@@ -484,6 +513,10 @@ class Registry:
     ) -> ToolOutcome:
         if isinstance(error, HandlerExit):
             error = error.original
+        if isinstance(error, ToolFailure):
+            return self._failure(
+                call_id, name, "handler_error", _message_of(error) or "the tool failed"
+            )
         if _is_timeout(error):
             return self._failure(
                 call_id,

@@ -1,0 +1,212 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""serve_mcp: a registry's tools over MCP (stdio or streamable HTTP) with the official SDK's low-level server.
+
+`tools/list` is the MCP export (`toolgen export --format mcp`): title, annotations, object output schemas, and
+under `_meta` toolgen's policies (returnDirect, requiresApproval, timeout), strict, and an output schema MCP's
+field cannot hold; a tool without a handler is listed with `_meta.unavailable: true`. `tools/call` is the registry's dispatch (arguments checked against the typed
+models, the tool's timeout applied): the result as text plus `structuredContent` where the tool has an object
+output schema, and every failure as `isError: true` with the sentence the model would read. A tool that
+requires approval asks the client through elicitation, and is refused where the client cannot be asked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import pydantic
+import pydantic_core
+
+from ..tools.registry import Registry, ToolOutcome
+from ..wires.export import export_tools
+from .sdk import mcp_module, mcp_types, uses_input_required
+
+Transport = Literal["stdio", "http"]
+# The key of the approval question inside an InputRequiredResult, and the `_meta` key that marks it.
+APPROVAL_KEY = "toolgen/approval"
+# The answer form of an approval question: nothing to fill in; accept approves, decline or cancel denies.
+_APPROVAL_FORM: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+
+def _listed(tools: Registry) -> list[dict[str, Any]]:
+    entries = export_tools(tools.definitions(), "mcp").tools
+    for entry in entries:
+        if not tools.entry(entry["name"]).bound:
+            entry["_meta"] = {**entry.get("_meta", {}), "unavailable": True}
+    return entries
+
+
+def _content(outcome: ToolOutcome) -> list[dict[str, Any]]:
+    if isinstance(outcome.content, str):
+        return [{"type": "text", "text": outcome.content}]
+    parts: list[dict[str, Any]] = []
+    for part in outcome.content:
+        if isinstance(part, Mapping) and part.get("type") == "text":
+            parts.append({"type": "text", "text": str(part.get("text", ""))})
+        else:  # a canonical part MCP has no block for goes as its JSON text
+            parts.append({"type": "text", "text": json.dumps(part, ensure_ascii=False)})
+    return parts
+
+
+def _structured(tools: Registry, outcome: ToolOutcome) -> Any:
+    """The result as JSON data, where the tool has an object output schema (the only kind MCP lists)."""
+    if outcome.is_error or outcome.name not in tools:
+        return None
+    schema = tools.entry(outcome.name).spec.output_schema
+    if not isinstance(schema, Mapping) or schema.get("type") != "object":
+        return None
+    result = outcome.result
+    if isinstance(result, pydantic.BaseModel):
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return pydantic_core.to_jsonable_python(result)
+
+
+def call_result(tools: Registry, outcome: ToolOutcome) -> dict[str, Any]:
+    """A dispatch outcome as an MCP CallToolResult (JSON data)."""
+    result: dict[str, Any] = {"content": _content(outcome), "isError": outcome.is_error}
+    structured = _structured(tools, outcome)
+    if structured is not None:
+        result["structuredContent"] = structured
+    return result
+
+
+def _error(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": f"Error: {text}"}], "isError": True}
+
+
+def _can_elicit(ctx: Any) -> bool:
+    capabilities = ctx.session.client_capabilities
+    elicitation = getattr(capabilities, "elicitation", None)
+    # A bare `elicitation: {}` (before modes existed) means form support; url-only does not.
+    return elicitation is not None and (
+        elicitation.form is not None or elicitation.url is None
+    )
+
+
+def _question(name: str, arguments: Any) -> Any:
+    types = mcp_types()
+    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    return types.ElicitRequest(
+        params=types.ElicitRequestFormParams(
+            message=f"Allow {name}({text})?",
+            requested_schema=dict(_APPROVAL_FORM),
+            _meta={APPROVAL_KEY: {"tool": name}},
+        )
+    )
+
+
+def approval_tool(params: Any) -> str | None:
+    """The tool an elicitation asks approval for, when it is toolgen's approval question.
+
+    The 2026-07-28 input requests keep no `_meta`, so the question's own words say which tool it is."""
+    meta = params.meta.model_dump() if getattr(params, "meta", None) else {}
+    asked = meta.get(APPROVAL_KEY)
+    if isinstance(asked, Mapping) and isinstance(asked.get("tool"), str):
+        return str(asked["tool"])
+    message = getattr(params, "message", "")
+    if isinstance(message, str) and message.startswith("Allow ") and "(" in message:
+        return message[len("Allow ") :].partition("(")[0]
+    return None
+
+
+def _denial(answer: Any) -> str | None:
+    """None when the answer approves; else why not, as the loop words a denied call."""
+    action = getattr(answer, "action", None)
+    if action == "accept":
+        return None
+    reason = "the user declined" if action == "decline" else "the user cancelled"
+    return f"the call was denied: {reason}"
+
+
+async def _approval(ctx: Any, params: Any, name: str, arguments: Any) -> Any:
+    """None when approved; an InputRequiredResult to ask first (2026-07-28); else the error result to send."""
+    modern = uses_input_required(ctx.protocol_version)
+    answer = (params.input_responses or {}).get(APPROVAL_KEY) if modern else None
+    if answer is None:
+        if not _can_elicit(ctx):
+            return _error(
+                f"the tool {name!r} requires approval, and this MCP client cannot be asked for it"
+                " (it does not support elicitation)"
+            )
+        question = _question(name, arguments)
+        if modern:
+            return mcp_types().InputRequiredResult(
+                input_requests={APPROVAL_KEY: question}
+            )
+        message = mcp_module("mcp.shared.message")
+        answer = await ctx.session.send_request(
+            question,
+            mcp_types().ElicitResult,
+            metadata=message.ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    denial = _denial(answer)
+    return None if denial is None else _error(denial)
+
+
+def mcp_server(tools: Registry, *, name: str = "toolgen") -> Any:
+    """The official SDK's low-level `Server` for `tools`, to run on any transport it offers."""
+    lowlevel = mcp_module("mcp.server.lowlevel")
+    types = mcp_types()
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(
+            tools=[types.Tool.model_validate(entry) for entry in _listed(tools)]
+        )
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        tool, arguments = params.name, params.arguments or {}
+        entry = tools.entry(tool) if tool in tools else None
+        if entry is not None and entry.bound and entry.spec.requires_approval:
+            stop = await _approval(ctx, params, tool, arguments)
+            if isinstance(stop, dict):
+                return types.CallToolResult.model_validate(stop)
+            if stop is not None:
+                return stop
+        call = {
+            "id": f"mcp_{ctx.request_id}",
+            "type": "function",
+            "function": {"name": tool, "arguments": arguments},
+        }
+        outcome = await tools.adispatch(call)
+        return types.CallToolResult.model_validate(call_result(tools, outcome))
+
+    return lowlevel.Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def parse_address(address: str) -> tuple[str, int]:
+    """`HOST:PORT` (an IPv6 host in brackets) as its parts; ValueError saying what is wrong."""
+    host, colon, port = address.rpartition(":")
+    host = host.strip("[]")
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{address!r} is not HOST:PORT, e.g. 127.0.0.1:8000")
+    return host, int(port)
+
+
+def serve_mcp(
+    tools: Registry,
+    *,
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    name: str = "toolgen",
+) -> None:
+    """Serve `tools` over MCP until the client goes away (stdio) or the process is stopped (HTTP, at
+    http://HOST:PORT/mcp)."""
+    anyio = mcp_module("anyio")
+    server = mcp_server(tools, name=name)
+    if transport == "http":
+        uvicorn = mcp_module("uvicorn")
+        app = server.streamable_http_app(host=host)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+        uvicorn.Server(config).run()
+        return
+    if transport != "stdio":
+        raise ValueError(f"transport {transport!r} is not one of: stdio, http")
+    stdio = mcp_module("mcp.server.stdio")
+
+    async def run_stdio() -> None:
+        async with stdio.stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run_stdio)

@@ -1,0 +1,75 @@
+"""The arguments and options of `toolgen import`, and the combinations of them it refuses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from toolgen.cli_options import common_options
+from toolgen.errors import ExitCode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def import_options(function: F) -> F:
+    """SOURCE, the server's command after `--`, and the options of `toolgen import`."""
+    decorators = [
+        common_options(
+            config=False, output_format=False, project_help="Project root: the output folder is relative to it."
+        ),
+        click.argument("source"),
+        click.argument("command", nargs=-1, type=click.UNPROCESSED),
+        click.option(
+            "--from",
+            "source_format",
+            type=click.Choice(["openai", "anthropic", "gemini", "mcp"]),
+            help="SOURCE's format.",
+        ),
+        click.option("--url", help="With `mcp`: the server's streamable HTTP URL instead of a command."),
+        click.option(
+            "-o",
+            "--output",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=Path("schemas/tools"),
+            show_default=True,
+        ),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True),
+        click.option("--force", is_flag=True, help="Replace schema files that exist already."),
+    ]
+    for decorate in reversed(decorators):
+        function = decorate(function)
+    return function
+
+
+def import_action(
+    project: Path,
+    source: str,
+    command: tuple[str, ...],
+    source_format: str | None,
+    url: str | None,
+    options: dict[str, Any],
+) -> Callable[[], ExitCode]:
+    """What `toolgen import` does, for the command line to run; a usage error (exit 2) first for a
+    combination that names no source, or two."""
+    if source_format is None and source != "mcp":
+        raise click.UsageError("name the file's format with --from, or import from a server with `mcp`")
+    if source_format is None and bool(command) == bool(url):
+        raise click.UsageError("give the server's command after `--`, or its --url, one of the two")
+    if source_format is not None and (command or url):
+        raise click.UsageError("a file is read by itself: no command and no --url with --from")
+
+    def action() -> ExitCode:
+        # Imported when the verb runs: the command line's start does not pay for it.
+        from toolgen import importing
+
+        target = source if source_format else (url or list(command))
+        written = importing.import_tools(project, target, source_format, **options)
+        for path in written.files:
+            click.echo(path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path))
+        click.echo(f"toolgen: imported {len(written.tools)} tools from {written.source}", err=True)
+        return ExitCode.OK
+
+    return action
