@@ -81,6 +81,12 @@ class _Module:
         start, end = self.positions.span(node)
         return self.source[start:end]
 
+    def mentions(self, node: ast.stmt, word: str) -> bool:
+        """Whether the lines of `node` hold `word` at all: a search of the text, cheaper than walking the node."""
+        assert node.end_lineno is not None
+        start, end = self.positions.line_start(node.lineno), self.positions.line_start(node.end_lineno + 1)
+        return self.source.find(word, start, end) >= 0
+
     def replace_node(self, node: ast.expr, text: str) -> _Edit:
         return _Edit(*self.positions.span(node), text)
 
@@ -231,8 +237,8 @@ def _field_edits(module: _Module, node: ast.ClassDef, classes: set[str]) -> Iter
     for item in node.body:
         if not isinstance(item, ast.AnnAssign):
             continue
-        validated = _marks_validate_default(item.annotation)
         annotation = item.annotation
+        validated = module.mentions(item, "validate_default") and _marks_validate_default(annotation)
         if validated and isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple):
             kind, *metadata = annotation.slice.elts
             if not _holds_class(kind, classes) and len(metadata) == 1 and isinstance(metadata[0], ast.Call):
