@@ -4,6 +4,7 @@ once, that unsafe or unexpected output is refused, and that a wide model of long
 from __future__ import annotations
 
 import ast
+import gc
 import json
 import sys
 from collections.abc import Callable
@@ -263,3 +264,17 @@ def test_a_model_of_1200_long_property_names_builds_and_validates_by_alias(
         sys.path.remove(str(project.root / "generated"))
         for name in [m for m in sys.modules if m == "wide" or m.startswith("wide.")]:
             del sys.modules[name]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_left_as_it_was_also_when_a_rewrite_fails(enabled: bool) -> None:
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        _rewrite("class A(SchemaModel):\n    x: int\n")
+        assert gc.isenabled() is enabled
+        with pytest.raises(UnsafeOutputError):
+            _rewrite("import os\n")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
