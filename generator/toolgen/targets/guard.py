@@ -126,7 +126,8 @@ class AliasOf:
 
 def check_models(body: Iterable[ast.stmt | AliasOf], package: str) -> None:
     """Check the statements of the models module as written, top to bottom (classes the rewrite turns into
-    aliases stand as AliasOf, so the one parsed tree is checked without parsing the rewritten text again)."""
+    aliases stand as AliasOf, so the one parsed tree is checked without parsing the rewritten text again; line
+    numbers in errors are those of the parsed text)."""
     classes: set[str] = set()
     for node in body:
         if isinstance(node, AliasOf):

@@ -268,11 +268,11 @@ def _defer_build(module: _Module, node: ast.ClassDef) -> _Edit:
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block, as it was before after it.
+    """Turn the cyclic garbage collector off for the block, and back to what it was afterwards.
 
     A module of 3,000 tools parses into millions of nodes, and the collector would traverse them again and again
-    while they are alive; an AST holds no reference cycles, so it would find nothing (a third of the rewrite's
-    time at that size).
+    while they are alive; an AST holds no reference cycles, so it would find nothing (most of the rewrite's time
+    at that size).
     """
     enabled = gc.isenabled()
     gc.disable()
