@@ -83,10 +83,23 @@ class Plan:
     reps_cli: int  # subprocess cases
     sample: int  # schemas timed per rep for the extrapolated datamodel-codegen CLI rows
     noop_size: int
+    scaling: tuple[int, ...]  # project sizes whose builds are split into generate(), the rewrites and the rest
+    long_names: int  # property names of the one wide tool of the long-names case
 
 
-FULL = Plan(sizes=(1, 100, 1000), reps_fast=7, reps_slow=3, reps_cli=5, sample=10, noop_size=1000)
-QUICK = Plan(sizes=(1, 10, 50), reps_fast=2, reps_slow=1, reps_cli=1, sample=3, noop_size=50)
+FULL = Plan(
+    sizes=(1, 100, 1000),
+    reps_fast=7,
+    reps_slow=3,
+    reps_cli=5,
+    sample=10,
+    noop_size=1000,
+    scaling=(1000, 3000),
+    long_names=1200,
+)
+QUICK = Plan(
+    sizes=(1, 10, 50), reps_fast=2, reps_slow=1, reps_cli=1, sample=3, noop_size=50, scaling=(10, 50), long_names=120
+)
 
 
 @dataclass
@@ -554,6 +567,97 @@ def measure(plan: Plan, tools: list[dict[str, Any]], source: str, scratch: Path)
 
 
 # --------------------------------------------------------------------------------------------------
+# Where a build's time goes: datamodel-code-generator, toolgen's rewrites of its module, everything else
+
+
+@contextlib.contextmanager
+def clocked(owner: Any, name: str, spent: list[float]) -> Iterator[bool]:
+    """Time every call of owner.name into `spent` while the block runs; yields False when owner has no such name
+    (internals move), and then times nothing."""
+    original = getattr(owner, name, None)
+    if original is None:
+        yield False
+        return
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent.append(time.perf_counter() - start)
+
+    setattr(owner, name, wrapper)
+    try:
+        yield True
+    finally:
+        setattr(owner, name, original)
+
+
+def split_build(root: Path) -> tuple[float, float, float]:
+    """One forced build: (whole build, datamodel-code-generator's generate() inside it, toolgen's rewrites of its
+    module) in seconds; the rewrites are NaN when their function is not where this script looks."""
+    import datamodel_code_generator
+
+    import toolgen
+    import toolgen.targets.models as models_target
+
+    generate: list[float] = []
+    rewrite: list[float] = []
+    with (
+        clocked(datamodel_code_generator, "generate", generate),
+        clocked(models_target, "rewrite_models", rewrite) as found,
+    ):
+        total = timed(lambda: toolgen.build(root, force=True))
+    return total, sum(generate), sum(rewrite) if found else float("nan")
+
+
+def long_names_tool(count: int) -> dict[str, Any]:
+    """One tool of `count` camelCase property names of about 400 characters (each needs an alias), the shape
+    of a generated API's wide request object; quadratic passes over the models module show here first."""
+    properties = {
+        f"theQuiteLongNameOfAPropertyThatAGeneratedApiGave{index:04d}" + "X" * 350: {
+            "type": "string",
+            "description": f"Property {index}.",
+        }
+        for index in range(count)
+    }
+    return {
+        "name": "wide_tool",
+        "description": "A tool with many long property names.",
+        "parameters": {"type": "object", "properties": properties, "required": sorted(properties)[: count // 2]},
+    }
+
+
+def measure_split(results: Results, plan: Plan, tools: list[dict[str, Any]], scratch: Path) -> None:
+    """Forced builds split three ways, at each scaling size and for the long-names tool; repetitions interleaved
+    with one generate() over the same schemas alone."""
+    projects = [(n, _write_project(scratch / f"split_{n}", tools[:n])) for n in plan.scaling]
+    projects.append((plan.long_names, _write_project(scratch / "long_names", [long_names_tool(plan.long_names)])))
+    for n, root in projects:
+        label = f"{n:,} long property names" if root.name == "long_names" else f"{n:,} tools"
+        print(f"\nsplit of a forced build: {label}", flush=True)
+        split_build(root)  # warm-up, untimed
+        combined = combined_schema(model_schemas(root))
+        dmcg_generate(combined)
+        parts: dict[str, list[float]] = {"build": [], "generate": [], "rewrite": [], "alone": []}
+        for _ in range(plan.reps_slow):
+            total, generate, rewrite = split_build(root)
+            parts["build"].append(total)
+            parts["generate"].append(generate)
+            parts["rewrite"].append(rewrite)
+            parts["alone"].append(timed(lambda schema=combined: dmcg_generate(schema)))
+        key = "long" if root.name == "long_names" else f"split_{n}"
+        size = 1 if root.name == "long_names" else n
+        note = label if root.name == "long_names" else ""
+        results.add(Row(f"{key}_build", "split: toolgen.build(force=True)", size, parts["build"], note))
+        results.add(Row(f"{key}_generate", "split: generate() inside that build", size, parts["generate"], note))
+        results.add(
+            Row(f"{key}_rewrite", "split: toolgen's rewrites of the models module", size, parts["rewrite"], note)
+        )
+        results.add(Row(f"{key}_alone", "split: generate() alone on the combined schema", size, parts["alone"], note))
+
+
+# --------------------------------------------------------------------------------------------------
 # Profile
 
 
@@ -585,7 +689,7 @@ def stage_split(root: Path, rounds: int = 3) -> str:
             header = header_line(config)
             with stage("lower (load, shapes, normalize, meta-schema checks, resolve, IR)"):
                 project = lower(config).project
-            with stage("render_models (datamodel-code-generator, then dropping the root class)"):
+            with stage("render_models (datamodel-code-generator, then toolgen's one-pass rewrites)"):
                 files = {"models.py": render_models(project, header)}
             with stage("render_package (templates)"):
                 files.update(render_package(project, header))
@@ -780,7 +884,51 @@ def report(results: Results, plan: Plan, command: str) -> str:
             + f"; {check.median / forced.median:.0%} of a forced build"
             " (it renders everything in memory and compares, but writes nothing)."
         )
+    lines += split_report(results, plan)
     return "\n".join(lines)
+
+
+def split_report(results: Results, plan: Plan) -> list[str]:
+    """The split of forced builds: datamodel-code-generator, toolgen's rewrites of its module, everything else."""
+    lines = [
+        "",
+        "### Where a build's time goes",
+        "",
+        "Medians of forced in-process builds, each timed whole and, inside it, datamodel-code-generator's "
+        "`generate()` and toolgen's rewrites of the module it returns (`targets/model_rewrites.py`); *rest* is "
+        "everything else (load, meta-schema checks, normalize, lower, templates, ruff, the import check of the "
+        "staged package, the atomic write). *generate() alone* is one call over the same schemas as one document, "
+        "timed in the same round-robin.",
+        "",
+        "| project | build | generate() in it | rewrites | rewrites / build | rest | build per tool | generate() alone |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    keys = [(f"split_{n}", f"{n:,} tools", n) for n in plan.scaling] + [
+        ("long", f"1 tool of {plan.long_names:,} long property names", 1)
+    ]
+    per_tool: dict[int, float] = {}
+    for key, label, tools in keys:
+        build, generate = results.get(f"{key}_build"), results.get(f"{key}_generate")
+        rewrite, alone = results.get(f"{key}_rewrite"), results.get(f"{key}_alone")
+        if not (build and generate and rewrite and alone):
+            continue
+        rest = build.median - generate.median - rewrite.median
+        if key != "long":
+            per_tool[tools] = build.median / tools
+        lines.append(
+            f"| {label} | {fmt_seconds(build.median)} | {fmt_seconds(generate.median)} | "
+            f"{fmt_seconds(rewrite.median)} | {rewrite.median / build.median:.0%} | {fmt_seconds(rest)} | "
+            f"{fmt_seconds(build.median / tools)} | {fmt_seconds(alone.median)} |"
+        )
+    if len(per_tool) == 2:
+        small, large = sorted(per_tool)
+        lines += [
+            "",
+            f"- Build time per tool at {large:,} tools / at {small:,} tools: {per_tool[large] / per_tool[small]:.2f}x "
+            "(the projects are the first N definitions in corpus order, so a larger one need not hold tools of "
+            "the same size).",
+        ]
+    return lines
 
 
 def write_readme(section: str) -> None:
@@ -822,7 +970,7 @@ def main() -> None:
         scratch = Path(scratch_name)
         if args.ref:
             SOURCE["toolgen"] = use_ref(args.ref, scratch)
-        largest = max(*plan.sizes, plan.noop_size)
+        largest = max(*plan.sizes, plan.noop_size, *plan.scaling)
         if CORPUS.is_dir() and not args.synthetic:
             tools = corpus_tools(largest, scratch)
             source = (
@@ -835,9 +983,11 @@ def main() -> None:
             source = f"SYNTHETIC tools of realistic shape ({why}), one tools.json per project"
             print(f"using synthetic tools: {why}", flush=True)
         results = measure(plan, tools, source, scratch)
+        measure_split(results, plan, tools, scratch)
         hotspots = ""
         if args.profile:
-            hotspots = stage_split(scratch / f"project_{largest}") + "\n\n" + profile(scratch / f"project_{largest}")
+            profiled = scratch / f"project_{max(*plan.sizes, plan.noop_size)}"
+            hotspots = stage_split(profiled) + "\n\n" + profile(profiled)
     flags = [f for f, on in (("--quick", args.quick), ("--synthetic", args.synthetic)) if on]
     flags += [f"--ref {args.ref}"] if args.ref else []
     section = report(results, plan, " ".join(["python benchmarks/bench_build.py", *flags]))

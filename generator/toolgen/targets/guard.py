@@ -7,6 +7,8 @@ sure none of it became a statement, whatever that tool did with it.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from toolgen.errors import UnsafeOutputError
 
@@ -113,11 +115,25 @@ def _is_alias(node: ast.stmt) -> bool:
     return True
 
 
-def check_models_module(source: str, package: str) -> None:
-    tree = ast.parse(source)
+@dataclass(frozen=True)
+class AliasOf:
+    """A class the rewrite turns into `name: TypeAlias = <value>`, where the value is made of `parts` (expressions
+    taken from the class) and toolgen's own fixed text."""
+
+    name: str
+    parts: tuple[ast.expr, ...]
+
+
+def check_models(body: Iterable[ast.stmt | AliasOf], package: str) -> None:
+    """Check the statements of the models module as written, top to bottom (classes the rewrite turns into
+    aliases stand as AliasOf, so the one parsed tree is checked without parsing the rewritten text again; line
+    numbers in errors are those of the parsed text)."""
     classes: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom):
+    for node in body:
+        if isinstance(node, AliasOf):
+            for part in node.parts:
+                _check_expression(part, f"type alias {node.name}")
+        elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if module not in _ALLOWED_MODULES and module != f"{package}._runtime":
                 raise _fail(node, f"import from {module!r}")
@@ -126,3 +142,7 @@ def check_models_module(source: str, package: str) -> None:
             classes.add(node.name)
         elif not (_is_docstring(node) or _is_rebuild(node, classes) or _is_type_alias(node) or _is_alias(node)):
             raise _fail(node, type(node).__name__)
+
+
+def check_models_module(source: str, package: str) -> None:
+    check_models(ast.parse(source).body, package)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,8 @@ from toolgen.names import NameRegistry, snake
 from toolgen.resources import templates_dir
 from toolgen.runtime import ROWS, WIRES
 
+# What a statement can sit inside: other statements, except clauses and match cases.
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
 # Where the runtime goes inside a generated package; the formatter leaves it as toolgen wrote it.
 RUNTIME_PACKAGE = "_runtime"
@@ -175,6 +177,9 @@ def _module_file(row_module: str, folder: str) -> str:
 def _uncarried(sources: Mapping[str, str], wires: set[str]) -> set[str]:
     """The wire modules of the wires not carried, and the modules that only wire modules import."""
     rows = {row.name: row for row in ROWS}
+    if wires >= rows.keys():
+        # Every wire module is carried, and so is whatever they import: nothing to leave out, nothing to parse.
+        return set()
     modules_of = {
         name: {_module_file(row.codec, "wires")} | ({_module_file(row.stream, "streams")} if row.stream else set())
         for name, row in rows.items()
@@ -206,10 +211,21 @@ def _relative_imports(name: str, source: str) -> set[str]:
     """Runtime files `name` imports with relative imports, at module or function level."""
     package = name.split("/")[:-1]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.level:
+    for node in _import_statements(ast.parse(source)):
+        if node.level:
             base = package[: len(package) - node.level + 1]
             parts = [*base, *(node.module.split(".") if node.module else [])]
             found.add("/".join(parts) + ".py")
             found.update("/".join([*parts, alias.name]) + ".py" for alias in node.names)
     return found
+
+
+def _import_statements(tree: ast.Module) -> Iterator[ast.ImportFrom]:
+    """Every `from ... import` statement, at any depth; imports are statements, so expressions are not walked."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.ImportFrom):
+            yield node
+            continue
+        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, _HOLDS_STATEMENTS))
