@@ -137,7 +137,7 @@ def test_a_package_carries_only_the_wires_it_asks_for(make_project: Callable[...
     ]
     assert not (runtime / "demo").exists() and not (everything.package_dir / "_runtime" / "demo").exists()
     assert (runtime / "streams" / "openai_chat.py").is_file() and not (runtime / "streams" / "gemini.py").exists()
-    # The wire-specific layers shrink to well under half (measured: 45%); the loop, clients, serving and
+    # The wire-specific layers shrink to under half (measured: 45%); the loop, clients, serving and
     # validation above them are shared by every wire, so they are not counted.
     wire_layers = [Path("_runtime", "wires"), Path("_runtime", "streams")]
     carried = sum(_lines(chat_only.package_dir / layer) for layer in wire_layers)
