@@ -37,6 +37,9 @@ class _Definition:
     name: str
     text: str
     refers_to: frozenset[str]
+    # `name.model_rebuild()`, if any: it runs after every definition of its module, as in the module it came from,
+    # since it resolves names that a mutually recursive definition further down provides.
+    rebuild: str = ""
 
 
 def _lines(source: str) -> list[str]:
@@ -73,7 +76,8 @@ def _is_string(node: ast.stmt) -> bool:
 def _parse(source: str) -> tuple[str, list[_Definition]]:
     """The module's preamble (comments and imports) and its definitions in order, each with its text.
 
-    A string after a definition (an alias's docstring) goes with it, and so does `X.model_rebuild()` with X.
+    A string after a definition (an alias's docstring) goes with it, and so does `X.model_rebuild()` with X
+    (kept apart: it runs once the module's definitions are all made).
     """
     tree = ast.parse(source)
     lines = _lines(source)
@@ -81,6 +85,7 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
     first = next((i for i, node in enumerate(body) if _defined_name(node) is not None), len(body))
     preamble = "".join(lines[: body[first].lineno - 1 if first < len(body) else len(lines)])
     pieces: dict[str, list[ast.stmt]] = {}
+    rebuilds: dict[str, list[ast.stmt]] = {}
     last = ""
     for node in body[first:]:
         name = _defined_name(node)
@@ -92,15 +97,16 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
         elif _is_string(node):
             pieces[last].append(node)
         elif _rebuilt_name(node) in pieces:
-            pieces[str(_rebuilt_name(node))].append(node)
+            rebuilds.setdefault(str(_rebuilt_name(node)), []).append(node)
         else:
             raise AssertionError(f"models line {node.lineno}: a statement the models module does not hold")
     names = frozenset(pieces)
     definitions = []
     for name, nodes in pieces.items():
         text = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in nodes)
+        rebuild = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in rebuilds.get(name, []))
         refers: set[str] = set()
-        for node in nodes:
+        for node in [*nodes, *rebuilds.get(name, [])]:
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Name):
                     refers.add(sub.id)
@@ -108,7 +114,7 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
                 # puts two definitions in one module.
                 elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                     refers.add(sub.value)
-        definitions.append(_Definition(name, text, frozenset((refers & names) - {name})))
+        definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild))
     return preamble, definitions
 
 
@@ -200,7 +206,13 @@ def _tool_module(
         lines.append(f"from {package}.models import {', '.join(eager)}\n")
     lines.extend(f"from {home} import {', '.join(names)}\n" for home, names in sorted(by_home.items()))
     lines.extend(f"\n{d.text}" for d in found)
+    lines.extend(_rebuilds(found))
     return "\n".join(lines)
+
+
+def _rebuilds(found: list[_Definition]) -> list[str]:
+    rebuilds = "".join(d.rebuild for d in found)
+    return [f"\n{rebuilds}"] if rebuilds else []
 
 
 def _core_module(header: str, imports: str, found: list[_Definition], homes: Mapping[str, str], package: str) -> str:
@@ -216,6 +228,7 @@ def _core_module(header: str, imports: str, found: list[_Definition], homes: Map
         "from typing import TYPE_CHECKING\n" if homes else "",
         imports,
         *(f"\n{d.text}" for d in found),
+        *_rebuilds(found),
     ]
     if homes:
         typed = "".join(f"    from {home} import {', '.join(names)}\n" for home, names in sorted(by_home.items()))
