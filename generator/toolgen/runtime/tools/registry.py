@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import pydantic
 
@@ -23,7 +23,6 @@ from ..models.base import ToolSpec
 from ..models.check import check, schema_problems, schema_validator
 from ..models.jsontext import data_problem, nesting_problem, parse_json
 from ..models.problems import ToolgenValidationError, ValidationProblem
-from ..wires.export import GeminiSchema, export_tools
 from .guards import (
     HandlerExit,
     ToolFailure,
@@ -36,6 +35,9 @@ from .guards import (
     sendable,
 )
 from .pool import HandlerPool
+
+if TYPE_CHECKING:
+    from ..wires.export import GeminiSchema
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -296,6 +298,9 @@ class Registry:
         self, provider: str, *, strict: bool = False, gemini: GeminiSchema = "json"
     ) -> list[Any]:
         """The `tools` field of a request to `provider` for every tool here, run-time ones included."""
+        # Imported here: the wires' table loads with it, and dispatching needs none of it.
+        from ..wires.export import export_tools
+
         return export_tools(
             self.definitions(), provider, strict=strict, gemini=gemini
         ).tools
