@@ -120,7 +120,10 @@ class Server:
             for line in answer.iter_lines():
                 if line == "":
                     if "data" in fields:
-                        found.append((int(fields["id"]), fields["event"], json.loads(fields["data"])["data"]))
+                        event = json.loads(fields["data"])
+                        # Stored events keep the wall-clock time they happened, to join the page with a trace.
+                        assert isinstance(event["time"], float) and event["time"] > 1.7e9, event
+                        found.append((int(fields["id"]), fields["event"], event["data"]))
                     fields = {}
                 elif not line.startswith(":"):
                     key, _, value = line.partition(": ")

@@ -117,6 +117,9 @@ def service_app(runs: DurableRuns) -> Any:
                         conversation,
                         stored.seq,
                         stored.data,
+                        stored.time,
+                        stored.trace_id,
+                        stored.span_id,
                     )
                     yield sse_encode(event)
                     if stored.type == "run_finished":

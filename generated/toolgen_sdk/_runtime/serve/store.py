@@ -23,7 +23,7 @@ _TABLES = (
     (
         "CREATE TABLE IF NOT EXISTS toolgen_run_events (run_id TEXT NOT NULL, "
         "seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, "
-        "PRIMARY KEY (run_id, seq))"
+        "time DOUBLE PRECISION, trace_id TEXT, span_id TEXT, PRIMARY KEY (run_id, seq))"
     ),
     (
         "CREATE TABLE IF NOT EXISTS toolgen_approvals (run_id TEXT NOT NULL, "
@@ -40,11 +40,15 @@ _TABLES = (
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """One run event as stored: its sequence number (the SSE `id:`), type and JSON data."""
+    """One run event as stored: its sequence number (the SSE `id:`), type, JSON data, and when it happened
+    and in which trace (as on the RunEvent it came from), so the page and a trace can be joined."""
 
     seq: int
     type: str
     data: Mapping[str, Any]
+    time: float | None = None
+    trace_id: str | None = None
+    span_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,14 +157,24 @@ class RunStore:
         if not events:
             return
         rows = [
-            {"run": run_id, "seq": e.seq, "type": e.type, "data": _json(dict(e.data))}
+            {
+                "run": run_id,
+                "seq": e.seq,
+                "type": e.type,
+                "data": _json(dict(e.data)),
+                "time": e.time,
+                "trace": e.trace_id,
+                "span": e.span_id,
+            }
             for e in events
         ]
         with self._engine.begin() as connection:
             connection.execute(
                 self._sa.text(
-                    "INSERT INTO toolgen_run_events (run_id, seq, type, data) VALUES "
-                    "(:run, :seq, :type, :data) ON CONFLICT (run_id, seq) DO NOTHING"
+                    "INSERT INTO toolgen_run_events "
+                    "(run_id, seq, type, data, time, trace_id, span_id) VALUES "
+                    "(:run, :seq, :type, :data, :time, :trace, :span) "
+                    "ON CONFLICT (run_id, seq) DO NOTHING"
                 ),
                 rows,
             )
@@ -177,13 +191,24 @@ class RunStore:
         self, run_id: str, seq: int, limit: int = 500
     ) -> list[StoredEvent]:
         rows = self._rows(
-            "SELECT seq, type, data FROM toolgen_run_events WHERE run_id = :run "
+            "SELECT seq, type, data, time, trace_id, span_id FROM toolgen_run_events "
+            "WHERE run_id = :run "
             "AND seq > :seq ORDER BY seq LIMIT :limit",
             run=run_id,
             seq=seq,
             limit=limit,
         )
-        return [StoredEvent(int(r[0]), str(r[1]), json.loads(r[2])) for r in rows]
+        return [
+            StoredEvent(
+                int(r[0]),
+                str(r[1]),
+                json.loads(r[2]),
+                None if r[3] is None else float(r[3]),
+                r[4],
+                r[5],
+            )
+            for r in rows
+        ]
 
     # -- approvals --
 

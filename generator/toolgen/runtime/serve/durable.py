@@ -191,7 +191,9 @@ class DurableRuns:
 
         def note(kind: str, data: dict[str, Any]) -> None:
             deltas.append((kind, data))
-            unsent.append(StoredEvent(base_seq + len(deltas), kind, {**data}))
+            unsent.append(
+                StoredEvent(base_seq + len(deltas), kind, {**data}, time.time())
+            )
             # A write per delta would cost a commit per word; readers poll every 0.1 s anyway.
             if time.monotonic() - sent_at >= _DELTA_BATCH_SECONDS:
                 send()
@@ -364,7 +366,12 @@ class _DurableRun:
             self.last_seq = events[-1].seq
             self.store.add_events(
                 self.run_id,
-                [StoredEvent(e.seq, e.type, dict(e.data)) for e in events],
+                [
+                    StoredEvent(
+                        e.seq, e.type, dict(e.data), e.time, e.trace_id, e.span_id
+                    )
+                    for e in events
+                ],
             )
         self.store.update_run(self.run_id, status, self._snapshot())
 
