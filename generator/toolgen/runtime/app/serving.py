@@ -14,10 +14,11 @@ from ..clients.base import ModelClient
 from ..clients.http import HTTPModel
 from ..serve.durable import DurableRuns, DurableRunsError
 from ..serve.http import service_app
-from ..tools.loading import ToolsLoadError, load_bound_tools
+from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
 from ..wires.codecs import carried_wires
 from ..wires.table import wire
+from .binding import bind_demo, chosen_registry
 from .prompted import PromptedModel
 
 # In the folder the service starts in: the project's state, beside its sources and out of the package.
@@ -88,25 +89,18 @@ def _registry(
     make_registry: Callable[[], Registry],
     state: Path,
 ) -> Registry:
-    if options.tools:
-        kind = make_registry if isinstance(make_registry, type) else Registry
-        try:
-            return load_bound_tools(options.tools, kind)
-        except ToolsLoadError as error:
-            parser.error(str(error))
-    registry = make_registry()
-    home = __name__.rsplit(".", 2)[0] + ".demo"
     try:
-        handlers = importlib.import_module(".handlers", home)
-    except ModuleNotFoundError as error:
-        if error.name != home:
-            raise
+        registry = chosen_registry(options.tools, make_registry)
+    except ToolsLoadError as error:
+        parser.error(str(error))
+    if options.tools:
         return registry
-    workspace = Path(options.workspace) if options.workspace else state / "workspace"
-    if not options.workspace and not workspace.exists():
-        workspace.mkdir(parents=True)
-        handlers.sample_workspace(workspace)
-    handlers.bind_demo_handlers(registry, workspace)
+    default = state / "workspace"
+    fresh = not options.workspace and not default.exists()
+    if fresh:
+        default.mkdir(parents=True)
+    # A new default workspace gets the demo's sample files; one kept from an earlier start is used as it is.
+    bind_demo(registry, None if fresh else (options.workspace or str(default)), default)
     return registry
 
 
