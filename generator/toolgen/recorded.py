@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.config import Config, display_path, load_config, own_files
+from toolgen.config_cache import cached_config, remember_config
 from toolgen.errors import ToolgenError
 from toolgen.manifest import MANIFEST_FORMAT, config_record, input_digest, read_manifest, source_digest
 
@@ -23,8 +24,9 @@ def recorded_config(root: Path, config_path: Path | None) -> tuple[Config, dict[
     The shape check against the meta-schema (and loading jsonschema for it) can be left out then: the same text
     passed it at build time, under the same toolgen.
     """
+    cached = cached_config(root, config_path)
     try:
-        config = load_config(root, config_path, check_shape=False)
+        config = cached or load_config(root, config_path, check_shape=False)
     except (ToolgenError, AttributeError, TypeError, ValueError):
         # Unchecked, a malformed config can fail in any of these ways; the checked load reports it properly.
         return None
@@ -33,6 +35,8 @@ def recorded_config(root: Path, config_path: Path | None) -> tuple[Config, dict[
         return None
     if manifest.get("config") != config_record(config) or manifest.get("source") != source_digest():
         return None
+    if cached is None:
+        remember_config(config, config_path)  # the manifest vouches for it: the next verb need not read YAML
     return config, manifest
 
 
