@@ -404,7 +404,14 @@ def validate(
     config = known[0] if known is not None else load_config(root_path, given)
     sources = payload_sources(paths, root=config.root, kind=kind)
     return validate_sources(
-        sources, kind, config.output_dir, config.package, workers=workers, progress=progress, tally=tally
+        sources,
+        kind,
+        config.output_dir,
+        config.package,
+        workers=workers,
+        progress=progress,
+        tally=tally,
+        cache_dir=config.root / CACHE_DIR,
     )
 
 

@@ -24,7 +24,7 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import SdkNotBuiltError
 from toolgen.kinds import KINDS
 from toolgen.runtime import MAX_JSON_DEPTH, JSONTextError, parse_json
-from toolgen.validate_streams import stream_framing, stream_problems
+from toolgen.validate_fast import SNAKE_KEYS, PlainCheck, snake_messages, tool_calls
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -164,23 +164,9 @@ def _place(record: Record, pointer: str, positions: dict[tuple[str, ...], tuple[
     return record.line + line - 1, col
 
 
-def _tool_calls(kind: str, data: Any) -> Iterator[tuple[str, Any]]:
-    """(pointer, tool call) for every tool call in a payload of `kind`."""
-    if kind == "tool-call":
-        yield "", data
-        return
-    messages = data if kind == "messages" else [data] if kind == "message" else []
-    prefix = "/{}" if kind == "messages" else ""
-    for index, message in enumerate(messages if isinstance(messages, list) else []):
-        calls = message.get("tool_calls", message.get("toolCalls")) if isinstance(message, dict) else None
-        key = "tool_calls" if isinstance(message, dict) and "tool_calls" in message else "toolCalls"
-        for number, call in enumerate(calls if isinstance(calls, list) else []):
-            yield f"{prefix.format(index)}/{key}/{number}", call
-
-
 def _argument_problems(sdk: ModuleType, kind: str, data: Any) -> Iterator[tuple[str, str, str]]:
     """(pointer, rule, sentence) for every tool call naming no tool of the SDK or with arguments its tool refuses."""
-    for pointer, call in _tool_calls(kind, data):
+    for pointer, call in tool_calls(kind, data):
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             continue  # the payload check already says what is wrong with this call
@@ -278,23 +264,13 @@ def _canonical_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str
     return found
 
 
-_SNAKE_KEYS = (("toolCalls", "tool_calls"), ("toolCallId", "tool_call_id"))
-
-
 def _pairing_problems(sdk: ModuleType, messages: list[Any]) -> list[tuple[str, str, str]]:
     """Tool results that answer no call, and calls no result answers, pointed at where the record spells them."""
-    plain = []
-    for message in messages:
-        renamed = dict(message)
-        for camel, snake in _SNAKE_KEYS:
-            if camel in renamed and snake not in renamed:
-                renamed[snake] = renamed.pop(camel)
-        plain.append(renamed)
     found = []
-    for problem in sdk._runtime.check_pairing(plain):
+    for problem in sdk._runtime.check_pairing(snake_messages(messages)):
         pointer = problem.pointer
         index, _, rest = pointer[1:].partition("/")
-        for camel, snake in _SNAKE_KEYS:
+        for camel, snake in SNAKE_KEYS:
             if rest.startswith(snake) and camel in messages[int(index)]:
                 pointer = f"/{index}/{camel}{rest[len(snake) :]}"
         found.append((pointer, "pairing-invalid", f"{pointer}: {problem.message}"))
@@ -416,19 +392,49 @@ def validate_sources(
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
     tally: Tally | None = None,
+    cache_dir: Path | None = None,
 ) -> Iterator[Diagnostic]:
     """Findings for every record of every source, in file order; `tally` counts as it goes.
 
-    The SDK is loaded now, so a missing one is an error before the first finding is asked for.
+    The SDK is loaded now, so a missing one is an error before the first finding is asked for. With a
+    `cache_dir` (the project's), records are first checked with the plain validators an earlier run kept
+    there (validate_fast.py), and the SDK is loaded only when one of them is not enough.
     """
-    sdk = load_sdk(output_dir, package)
+    plain = PlainCheck.for_package(cache_dir, output_dir, package) if cache_dir is not None else None
+    loader = _SdkLoader(output_dir, package, plain)
+    if plain is None or not plain.folder.is_dir():
+        loader()  # nothing kept yet: the models check every record, and a broken SDK is reported first
+    elif not (output_dir / package / "__init__.py").is_file():
+        raise SdkNotBuiltError(f"no generated package at {output_dir / package}; run `toolgen build` first")
     return _findings(
-        sdk, sources, kind, output_dir, package, workers, progress, tally if tally is not None else Tally()
+        loader, sources, kind, output_dir, package, workers, progress, tally if tally is not None else Tally()
     )
 
 
+class _SdkLoader:
+    """The generated package, imported on first call; after each slow check, the plain validators learn."""
+
+    def __init__(self, output_dir: Path, package: str, plain: PlainCheck | None) -> None:
+        self.output_dir, self.package, self.plain = output_dir, package, plain
+        self._sdk: ModuleType | None = None
+
+    def __call__(self) -> ModuleType:
+        if self._sdk is None:
+            self._sdk = load_sdk(self.output_dir, self.package)
+        return self._sdk
+
+    def check(self, kind: str, record: Record) -> list[Diagnostic]:
+        """The record's findings: none when the plain validators accept it, else the models' own."""
+        if self.plain is not None and self.plain.accepts(kind, record.text):
+            return []
+        found = check_record(self(), kind, record)
+        if self.plain is not None:
+            self.plain.learn(self())
+        return found
+
+
 def _findings(
-    sdk: ModuleType,
+    loader: _SdkLoader,
     sources: Iterable[Source],
     kind: str,
     output_dir: Path,
@@ -448,13 +454,13 @@ def _findings(
                     from concurrent.futures import ProcessPoolExecutor
 
                     pool = ProcessPoolExecutor(count)
-                framing = stream_framing(kind, source.path)
+                framing = _stream_framing(kind, source.path)
                 if framing is not None:
-                    results = _stream(sdk, kind, source, framing)
+                    results = _stream(loader(), kind, source, framing)
                 elif big and pool is not None:
                     results = _parallel(pool, count, _Job(output_dir, package, kind, source.display, 1, b""), source)
                 else:
-                    results = _serial(sdk, kind, source)
+                    results = _serial(loader, kind, source)
                 for batch_size, invalid in results:
                     tally.records += batch_size
                     for found in invalid:
@@ -474,10 +480,20 @@ def _findings(
             pool.shutdown(cancel_futures=True)
 
 
+def _stream_framing(kind: str, path: Path | None) -> str | None:
+    if not kind.endswith(".response"):
+        return None  # only a provider's response can be a recorded stream: the stream machinery stays unloaded
+    from toolgen.validate_streams import stream_framing
+
+    return stream_framing(kind, path)
+
+
 def stream_findings(
     sdk: ModuleType, kind: str, display: str, data: bytes, framing: str
 ) -> tuple[list[Diagnostic], Any]:
     """The findings of a recorded stream file, one record (see validate_streams), and what it aggregated to."""
+    from toolgen.validate_streams import stream_problems
+
     wire = kind.rsplit(".", 1)[0]
 
     def problems(decoded: Any) -> list[tuple[str, str, str]]:
@@ -493,9 +509,9 @@ def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> Iterato
     yield 1, [found] if found else []
 
 
-def _serial(sdk: ModuleType, kind: str, source: Source) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
+def _serial(loader: _SdkLoader, kind: str, source: Source) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
     for batch in _batches(records(source), BATCH):
-        yield len(batch), [found for record in batch if (found := check_record(sdk, kind, record))]
+        yield len(batch), [found for record in batch if (found := loader.check(kind, record))]
 
 
 def _parallel(

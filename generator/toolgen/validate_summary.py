@@ -17,7 +17,7 @@ from typing import Any
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.runtime import JSONTextError, parse_json
 from toolgen.validate import Tally
-from toolgen.validate import _tool_calls as tool_calls
+from toolgen.validate_fast import tool_calls
 
 # Distinct tool names the SDK does not know kept apart; past this many, the rest share one row, so a model that
 # invents a new name on every call cannot grow the report without bound.
