@@ -111,6 +111,21 @@ def cases(scratch: Path, big: Path, rounds: int) -> list[Case]:
             REPO,
             AIMS["validate"],
         ),
+        Case(
+            "toolgen validate --as message (one record, first run: no kept validators)",
+            [
+                "sh",
+                "-c",
+                'rm -rf .toolgen-cache/validate && exec "$@"',
+                "sh",
+                *cli,
+                "validate",
+                "--as",
+                "message",
+                str(record),
+            ],
+            REPO,
+        ),
         Case("toolgen lint (example project)", [*cli, "lint"], REPO, AIMS["lint"]),
         Case(
             "toolgen export --format openai (example project)",
