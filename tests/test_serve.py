@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import socket
 import subprocess
 import sys
 from collections import Counter
@@ -189,3 +191,28 @@ def test_serve_without_its_extra_says_which_package_is_missing_and_exits_4(tmp_p
         text=True,
     )
     assert bad.returncode == 2 and "--database must be a sqlite:/// or postgresql:// URL" in bad.stderr
+
+
+def test_ctrl_c_is_exit_130_and_sigterm_a_clean_stop(tmp_path: Path) -> None:
+    logs = []
+    for sent, code in ((signal.SIGINT, 130), (signal.SIGTERM, 0)):
+        server = Server(tmp_path, "--database", _database(tmp_path)).start()
+        assert server.process is not None
+        server.process.send_signal(sent)
+        assert server.process.wait(timeout=60) == code, server.log()
+        server.client.close()
+        logs.append(server.log())
+    assert "interrupted; unfinished runs resume at the next start" in logs[0]
+    assert all("Traceback" not in log for log in logs), logs
+
+
+def test_a_port_already_taken_is_exit_4_naming_it(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PYTHONPATH": str(GENERATED)}
+        command = [sys.executable, "-m", "toolgen_sdk", "serve", "--port", str(port), "--database", _database(tmp_path)]
+        result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 4, result.stderr
+    assert f"could not listen on 127.0.0.1:{port}" in result.stderr

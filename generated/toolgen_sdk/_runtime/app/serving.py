@@ -6,19 +6,19 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from ..clients.base import ModelClient
-from ..clients.http import HTTPModel
 from ..serve.durable import DurableRuns, DurableRunsError
 from ..serve.http import service_app
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
-from ..wires.codecs import carried_wires
-from ..wires.table import wire
 from .binding import bind_demo, chosen_registry
+from .endpoint import add_endpoint_options, endpoint_model
 from .prompted import PromptedModel
 
 # In the folder the service starts in: the project's state, beside its sources and out of the package.
@@ -47,18 +47,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "unfinished runs it started (default 'local'; give each server its own)",
     )
     parser.add_argument("--tools", metavar="MODULE:ATTRIBUTE", help="your bound tools")
-    parser.add_argument("--base-url", help="the model endpoint's base URL")
-    parser.add_argument("--model", help="the model name, required with --base-url")
-    spoken = [row.name for row in carried_wires() if row.route is not None]
-    parser.add_argument(
-        "--wire",
-        default="openai-chat" if "openai-chat" in spoken else next(iter(spoken), None),
-        choices=spoken,
-        help="the endpoint's API format",
-    )
-    parser.add_argument(
-        "--api-key-env", help="environment variable holding the API key"
-    )
+    add_endpoint_options(parser)
     parser.add_argument(
         "--max-steps", type=int, default=8, help="model calls at most per run"
     )
@@ -67,20 +56,6 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help=f"run_command's directory (default: {STATE_DIR}/<package>/workspace)",
     )
     return parser
-
-
-def _model(options: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelClient:
-    if not options.base_url:
-        return PromptedModel()
-    if not options.model:
-        parser.error("--model is required with --base-url")
-    variable = options.api_key_env or wire(options.wire).key_variable or ""
-    return HTTPModel(
-        options.base_url,
-        options.model,
-        wire=options.wire,
-        api_key=os.environ.get(variable) or None,
-    )
 
 
 def _registry(
@@ -119,7 +94,7 @@ def _missing_extra() -> str | None:
 def serve_main(
     argv: Sequence[str], make_registry: Callable[[], Registry], *, prog: str
 ) -> int:
-    """Serve until interrupted: 0 after a clean stop, 4 when the service cannot start."""
+    """Serve until stopped: 0 after SIGTERM, 130 after Ctrl-C, 4 when the service cannot start."""
     parser = _parser(prog)
     options = parser.parse_args(argv)
     package = __name__.split(".")[0]
@@ -142,7 +117,7 @@ def serve_main(
     try:
         runs = DurableRuns(
             registry,
-            _model(options, parser),
+            endpoint_model(options, parser, PromptedModel),
             database_url=database,
             name=package.replace("_", "-"),
             executor_id=options.executor_id,
@@ -153,8 +128,47 @@ def serve_main(
         sys.stderr.write(f"serve: {error}\n")
         return 4
     sys.stderr.write(f"serving on http://{options.host}:{options.port}/\n")
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=options.host, port=options.port, log_level="warning")
+    )
     try:
-        uvicorn.run(app, host=options.host, port=options.port, log_level="warning")
+        # uvicorn.run() swallows the Ctrl-C it re-raises after a graceful stop: run the server itself to see it.
+        with _terminate_as_stop():
+            server.run()
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            "serve: interrupted; unfinished runs resume at the next start\n"
+        )
+        return 130
+    except _Stopped:
+        return 0  # SIGTERM: the way a service manager stops a service
+    except SystemExit:
+        if server.started:
+            raise
+        # uvicorn exits 1 when it cannot listen (the port is taken): an environment failure, like a bad database.
+        sys.stderr.write(f"serve: could not listen on {options.host}:{options.port}\n")
+        return 4
     finally:
         runs.close()
-    return 0
+    return 0 if server.started else 4
+
+
+class _Stopped(Exception):
+    """SIGTERM arrived: stop as after Ctrl-C, but as a clean stop."""
+
+
+@contextmanager
+def _terminate_as_stop() -> Iterator[None]:
+    """SIGTERM raises _Stopped (after uvicorn's graceful shutdown, which re-raises it), so runs.close() runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Stopped()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

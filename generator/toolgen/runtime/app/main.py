@@ -5,7 +5,6 @@ offline with the prompt-following scripted model (and the demo handlers, in pack
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -20,9 +19,8 @@ from ..loop.sync_driver import run
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
 from ..wires.base import ProviderError
-from ..wires.codecs import carried_wires
-from ..wires.table import wire
 from .binding import bind_demo, chosen_registry
+from .endpoint import add_endpoint_options, endpoint_model
 from .prompted import prompted_model
 
 
@@ -41,23 +39,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "(e.g. myapp.handlers:tools); without it the tools have no handlers "
         "(but the demo's)",
     )
-    parser.add_argument(
-        "--base-url",
-        help="the endpoint (the official SDK's base URL, e.g. http://localhost:8000/v1)",
-    )
-    parser.add_argument("--model", help="the model name, required with --base-url")
-    # The wires this package carries that have an HTTP route.
-    spoken = [row.name for row in carried_wires() if row.route is not None]
-    parser.add_argument(
-        "--wire",
-        default="openai-chat" if "openai-chat" in spoken else next(iter(spoken), None),
-        choices=spoken,
-        help="the endpoint's API format",
-    )
-    parser.add_argument(
-        "--api-key-env",
-        help="environment variable holding the API key (default by wire)",
-    )
+    add_endpoint_options(parser)
     parser.add_argument(
         "--record",
         metavar="DIR",
@@ -88,22 +70,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
 
 
 def _model(options: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelClient:
-    if not options.base_url:
-        if options.record:
-            parser.error(
-                "--record needs --base-url: only an endpoint's exchanges are recorded"
-            )
-        return prompted_model()
-    if not options.model:
-        parser.error("--model is required with --base-url")
-    variable = options.api_key_env or wire(options.wire).key_variable or ""
-    return HTTPModel(
-        options.base_url,
-        options.model,
-        wire=options.wire,
-        api_key=os.environ.get(variable) or None,
-        record=options.record,
-    )
+    if not options.base_url and options.record:
+        parser.error(
+            "--record needs --base-url: only an endpoint's exchanges are recorded"
+        )
+    return endpoint_model(options, parser, prompted_model, record=options.record)
 
 
 def _approver(auto: bool, out: IO[str]) -> Callable[[ApprovalRequest], Approval]:
