@@ -138,12 +138,15 @@ class PlainCheck:
             self._runtime_is_ours = _same_runtime(sdk)
         if not self._runtime_is_ours:
             return
+        from toolgen.plain_schemas import plain_schema
+
         for target in sorted(missing):
-            core = _core_schema(sdk, target)
+            try:
+                core = _core_schema(sdk, target)
+            except Exception:  # noqa: BLE001 - the cache is an aid: a model it cannot read is checked as before
+                continue
             if core is False:
                 continue  # not this package's to know (a tool the records name and the package has not)
-            from toolgen.plain_schemas import plain_schema
-
             self._write(target, {"schema": None if core is None else plain_schema(core)})
 
     def _file(self, target: str) -> Path:
