@@ -353,7 +353,9 @@ def lint(
 
 def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".", kind: str | None = None) -> list[Source]:
     """Files to validate: `-` is stdin, a folder means every .json/.jsonl/.ndjson file under it (sorted), and its
-    recorded streams (.sse, .eventstream) too when `kind` is a provider response (`<wire>.response`)."""
+    recorded streams (.sse, .eventstream) too when `kind` is a provider response (`<wire>.response`); each may
+    also be gzip-compressed (`.jsonl.gz`)."""
+    from toolgen.payload_files import payload_suffix
     from toolgen.validate import Source
 
     suffixes: tuple[str, ...] = (".json", ".jsonl", ".ndjson")
@@ -367,7 +369,7 @@ def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".", kind
             continue
         path = Path(given).resolve()
         found = (
-            sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
+            sorted(p for p in path.rglob("*") if payload_suffix(p) in suffixes and p.is_file())
             if path.is_dir()
             else [path]
         )

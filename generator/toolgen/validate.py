@@ -23,6 +23,15 @@ import pydantic
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import SdkNotBuiltError
 from toolgen.kinds import KINDS
+from toolgen.payload_files import (
+    UNREADABLE,
+    expected_size,
+    open_binary,
+    open_text,
+    payload_suffix,
+    read_all,
+    unreadable_reason,
+)
 from toolgen.runtime import MAX_JSON_DEPTH, JSONTextError, parse_json
 from toolgen.validate_fast import SNAKE_KEYS, PlainCheck, snake_messages, tool_calls
 
@@ -55,7 +64,7 @@ class Source:
     display: str
 
     def size(self) -> int:
-        return self.path.stat().st_size if self.path is not None else 0
+        return expected_size(self.path) if self.path is not None else 0
 
 
 def load_sdk(output_dir: Path, package: str) -> ModuleType:
@@ -115,7 +124,7 @@ def load_sdk(output_dir: Path, package: str) -> ModuleType:
 def _is_json_lines(source: Source, first_line: str) -> bool:
     """`.json` files hold one document; other files are JSON Lines; stdin is JSON Lines when its first line is JSON."""
     if source.path is not None:
-        return source.path.suffix.lower() != ".json"
+        return payload_suffix(source.path) != ".json"
     try:
         json.loads(first_line)
     except json.JSONDecodeError:
@@ -148,7 +157,7 @@ def records(source: Source, stream: IO[str] | None = None) -> Iterator[Record]:
 def _open(source: Source) -> IO[str]:
     if source.path is None:
         return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
-    return source.path.open(encoding="utf-8", errors="strict", newline="")
+    return open_text(source.path)
 
 
 def _unescape(token: str) -> str:
@@ -349,7 +358,7 @@ def _blocks(path: Path, size: int) -> Iterator[tuple[int, bytes]]:
     """(number of the block's first line, bytes) for blocks of about `size` bytes that end at a line break."""
     line = 1
     rest = b""
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         while chunk := handle.read(size):
             data = rest + chunk
             cut = data.rfind(b"\n")
@@ -448,7 +457,7 @@ def _findings(
     try:
         for source in sources:
             try:
-                lines = source.path is not None and source.path.suffix.lower() != ".json"
+                lines = source.path is not None and payload_suffix(source.path) != ".json"
                 big = lines and source.size() > PARALLEL_THRESHOLD and count > 1
                 if big and pool is None:
                     from concurrent.futures import ProcessPoolExecutor
@@ -471,9 +480,9 @@ def _findings(
                         yield from found
                     if progress is not None:
                         progress(batch_size)
-            except (OSError, UnicodeDecodeError) as error:
+            except UNREADABLE as error:
                 tally.unreadable += 1
-                reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+                reason = unreadable_reason(error)
                 yield Diagnostic(source.display, 1, 1, Severity.ERROR, "file-unreadable", f"cannot read: {reason}")
     finally:
         if pool is not None:
@@ -505,7 +514,7 @@ def stream_findings(
 
 def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
     assert source.path is not None
-    found, _ = stream_findings(sdk, kind, source.display, source.path.read_bytes(), framing)
+    found, _ = stream_findings(sdk, kind, source.display, read_all(source.path), framing)
     yield 1, [found] if found else []
 
 

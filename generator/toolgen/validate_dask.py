@@ -156,7 +156,7 @@ def plan_targets(
         if text == "-":
             raise ValueError("stdin cannot be sent to a cluster: give files, or validate stdin without --dask")
         if "://" in text:
-            targets.extend(_streams_by_name(_url_targets(text, storage), kind))
+            targets.extend(_streams_by_name([_uncompressed(t) for t in _url_targets(text, storage)], kind))
             continue
         for source in payload_sources([given], root=root, kind=kind):
             assert source.path is not None
@@ -177,8 +177,22 @@ def _streams_by_name(targets: list[Target], kind: str | None) -> list[Target]:
     return out
 
 
+# A gzip stream cannot be cut into blocks that workers read on their own.
+_COMPRESSED_ON_A_CLUSTER = (
+    "a compressed file is read by local validation only: validate it without --dask, or decompress it"
+)
+
+
+def _uncompressed(target: Target) -> Target:
+    if target.error is None and Path(target.url.split("?", 1)[0]).suffix.lower() == ".gz":
+        return dataclasses.replace(target, error=_COMPRESSED_ON_A_CLUSTER)
+    return target
+
+
 def _local_target(path: Path, display: str) -> Target:
     document = path.suffix.lower() == ".json"
+    if path.suffix.lower() == ".gz":
+        return Target(str(path), display, document=document, error=_COMPRESSED_ON_A_CLUSTER)
     try:
         return Target(str(path), display, path.stat().st_size, document)
     except OSError as error:

@@ -17,6 +17,7 @@ from types import ModuleType
 from toolgen.config import load_config
 from toolgen.diagnostics import Diagnostic
 from toolgen.kinds import KINDS, WIRE_KINDS
+from toolgen.payload_files import UNREADABLE, payload_suffix, read_all, unreadable_reason
 from toolgen.validate import (
     BLOCK_BYTES,
     PARALLEL_THRESHOLD,
@@ -85,7 +86,7 @@ def _findings(
         for source in sources:
             collector.start_file()
             try:
-                lines = source.path is not None and source.path.suffix.lower() != ".json"
+                lines = source.path is not None and payload_suffix(source.path) != ".json"
                 framing = stream_framing(kind, source.path)
                 if framing is not None:
                     results: Iterator[BlockResult] = iter([_stream(sdk, kind, source, framing)])
@@ -98,9 +99,8 @@ def _findings(
                     yield from collector.take(source.display, result)
                     if result.unreadable is not None:
                         break
-            except (OSError, UnicodeDecodeError) as error:
-                reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-                yield collector.unreadable(source.display, reason)
+            except UNREADABLE as error:
+                yield collector.unreadable(source.display, unreadable_reason(error))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -109,7 +109,7 @@ def _findings(
 def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> BlockResult:
     """A recorded stream: one record, its calls those of the message it aggregated to."""
     assert source.path is not None
-    return check_stream(sdk, kind, source.display, source.path.read_bytes(), framing, True)
+    return check_stream(sdk, kind, source.display, read_all(source.path), framing, True)
 
 
 def _serial(sdk: ModuleType, kind: str, source: Source) -> Iterator[BlockResult]:

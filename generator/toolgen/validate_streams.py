@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolgen.payload_files import UNREADABLE, open_binary, payload_suffix, read_all
 from toolgen.runtime import MessageEnd, ProviderError, Response, StreamError, decode, detect_wire, stream_events
 
 # Framing by extension; JSON Lines files are sniffed (see stream_framing), `.json` only when it holds an array.
@@ -34,7 +35,7 @@ def stream_framing(kind: str, path: Path | None) -> str | None:
     """The framing of `path` when it is a recorded stream validated as `kind`, else None (records as usual)."""
     if path is None or not kind.endswith(".response"):
         return None
-    suffix = path.suffix.lower()
+    suffix = payload_suffix(path)
     if suffix in _FRAMED:
         return _FRAMED[suffix]
     try:
@@ -42,24 +43,26 @@ def stream_framing(kind: str, path: Path | None) -> str | None:
             return _array_framing(path)
         if suffix in (".jsonl", ".ndjson"):
             return _lines_framing(kind.rsplit(".", 1)[0], path)
-    except (_NotAStream, OSError, UnicodeDecodeError, ValueError, RecursionError):
+    except (_NotAStream, ValueError, RecursionError):
+        return None  # the record reader reports what is wrong with the file
+    except UNREADABLE:
         return None  # the record reader reports what is wrong with the file
     return None
 
 
 def _array_framing(path: Path) -> str | None:
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         start = handle.read(64).lstrip()
     if not start.startswith(b"["):
         return None
-    data = json.loads(path.read_bytes())
+    data = json.loads(read_all(path))
     if isinstance(data, list) and data and all(isinstance(item, dict) and "candidates" in item for item in data):
         return "json-array"
     return None
 
 
 def _lines_framing(wire: str, path: Path) -> str | None:
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         first = b""
         while not first.strip():
             line = handle.readline(_FIRST_LINE_LIMIT)

@@ -1,0 +1,58 @@
+"""Payload files as validate reads them: plain or gzip-compressed (`.jsonl.gz`), told apart by name alone."""
+
+from __future__ import annotations
+
+import io
+import zlib
+from pathlib import Path
+from typing import IO, cast
+
+COMPRESSED = ".gz"
+# What reading a payload file can raise besides a bad record: the disk's refusals, text that is not UTF-8,
+# and a compressed file that is cut short (EOFError) or corrupt (zlib.error, gzip.BadGzipFile).
+UNREADABLE: tuple[type[Exception], ...] = (OSError, UnicodeDecodeError, EOFError, zlib.error)
+# A compressed log is about this many times smaller than its records: it decides when to start workers.
+_EXPECTED_RATIO = 8
+
+
+def is_compressed(path: Path) -> bool:
+    return path.suffix.lower() == COMPRESSED
+
+
+def payload_suffix(path: Path) -> str:
+    """The suffix that says what the file holds, lower-cased: `.jsonl` for both `a.jsonl` and `a.JSONL.gz`."""
+    return Path(path.stem).suffix.lower() if is_compressed(path) else path.suffix.lower()
+
+
+def open_binary(path: Path) -> IO[bytes]:
+    if is_compressed(path):
+        import gzip  # only for a compressed file
+
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")
+
+
+def open_text(path: Path) -> IO[str]:
+    """UTF-8 text, strict, with line endings as they are (a record's column counts them)."""
+    if not is_compressed(path):
+        return path.open(encoding="utf-8", errors="strict", newline="")
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="strict", newline="")
+
+
+def read_all(path: Path) -> bytes:
+    with open_binary(path) as handle:
+        return handle.read()
+
+
+def expected_size(path: Path) -> int:
+    """Bytes of records the file holds: its size, or a guess for a compressed one."""
+    size = path.stat().st_size
+    return size * _EXPECTED_RATIO if is_compressed(path) else size
+
+
+def unreadable_reason(error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    if isinstance(error, (EOFError, zlib.error)):
+        return f"the compressed file is cut short or corrupt ({error})"
+    return str(error)
