@@ -12,6 +12,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 # What a missing required value is said as; `got nothing` keeps the shape.
@@ -43,8 +44,14 @@ _PYDANTIC_TYPES = {
     "tuple_type": "an array",
     "none_required": "null",
 }
+# The sentence of an error of one of those types, up to the value: `expected a string, got `.
+_PYDANTIC_GOT = MappingProxyType(
+    {kind: f"expected {what}, got " for kind, what in _PYDANTIC_TYPES.items()}
+)
 # One encoder for every sentence: json.dumps with options builds a new encoder on each call.
 _SHOW = json.JSONEncoder(ensure_ascii=False, default=repr)
+# Integers shown by their digits below this; 10**50 is not folded into a constant where it is written.
+_SHOWN_DIGITS = 10**50
 
 
 def shown(value: Any) -> str:
@@ -52,7 +59,7 @@ def shown(value: Any) -> str:
     kind = type(value)
     if kind is int:
         # Python's int() text conversion is bounded; the sentence needs only the digits' count.
-        if abs(value) < 10**50:
+        if -_SHOWN_DIGITS < value < _SHOWN_DIGITS:
             return repr(value)
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     if kind is float and math.isfinite(value):
@@ -136,8 +143,12 @@ def pydantic_expected(error: Mapping[str, Any]) -> str:
 
 
 def pydantic_sentence(error: Mapping[str, Any]) -> str:
-    if error["type"] == "missing":
+    kind = error["type"]
+    if kind == "missing":
         return MISSING
+    got = _PYDANTIC_GOT.get(kind)
+    if got is not None:
+        return got + shown(error.get("input"))
     return expected(pydantic_expected(error), error.get("input"))
 
 
