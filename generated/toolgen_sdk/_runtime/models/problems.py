@@ -212,10 +212,24 @@ def problems_from(
     """Pydantic's errors (`items`, when the caller has them already) as JSON-pointer problems: one per real
     problem, union branches folded."""
     items = error.errors(include_url=False) if items is None else items
-    if len(items) == 1 and items[0]["type"] not in _TAG_ERRORS:
+    count = len(items)
+    if count == 1 and items[0]["type"] not in _TAG_ERRORS:
         # One error: whatever union branches it passed through, they are the ones that were tried.
         item = items[0]
         return [_problem(_one_path(data, item["loc"], item["type"]), item)]
+    if (
+        count == 2
+        and items[0]["type"] not in _TAG_ERRORS
+        and items[1]["type"] not in _TAG_ERRORS
+    ):
+        # Two errors, most often the two branches of a `str | list` value: folded without the general lists.
+        first, second = items
+        pair: list[Found] = [
+            (*_data_path(data, first["loc"], first["type"]), first),
+            (*_data_path(data, second["loc"], second["type"]), second),
+        ]
+        folded = _fold_pair(pair[0], pair[1])
+        return [folded] if folded is not None else _sorted_unique(_folded(pair))
     found: list[tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]] = []
     for item in items:
         kind = item["type"]
@@ -271,7 +285,10 @@ def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
         pair = _fold_pair(found[0], found[1])
         if pair is not None:
             return [pair]
-    problems = _folded(found)
+    return _sorted_unique(_folded(found))
+
+
+def _sorted_unique(problems: list[ValidationProblem]) -> list[ValidationProblem]:
     if len(problems) == 1:
         return problems
     unique = {(p.pointer, p.message): p for p in problems}
@@ -297,10 +314,15 @@ def _fold_pair(first: Found, second: Found) -> ValidationProblem | None:
         deepest = max(len(path), len(other_path))
         if deepest == at:
             # Both branches failed at this very value: one sentence naming each form it could have had.
-            wanted = sorted({pydantic_expected(item), pydantic_expected(other_item)})
-            return ValidationProblem(
-                _json_pointer(path[:at]), expected(either(wanted), item.get("input"))
+            one, two = pydantic_expected(item), pydantic_expected(other_item)
+            wanted = (
+                one
+                if one == two
+                else f"{one} or {two}"
+                if one < two
+                else f"{two} or {one}"
             )
+            return _made(_json_pointer(path[:at]), expected(wanted, item.get("input")))
         chosen = first if len(path) == deepest else second
         return _problem(chosen[0], chosen[2])
     return None
@@ -349,9 +371,7 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
             wanted = sorted({pydantic_expected(item) for _, _, item in members})
             value = members[0][2].get("input")
             problems.append(
-                ValidationProblem(
-                    _json_pointer(list(prefix_key)), expected(either(wanted), value)
-                )
+                _made(_json_pointer(list(prefix_key)), expected(either(wanted), value))
             )
             continue
         chosen = next(

@@ -50,6 +50,8 @@ _PYDANTIC_GOT = MappingProxyType(
 )
 # One encoder for every sentence: json.dumps with options builds a new encoder on each call.
 _SHOW = json.JSONEncoder(ensure_ascii=False, default=repr)
+# Its string encoding (iterencode's closures make a garbage cycle on every call; this does not).
+_quoted = json.encoder.encode_basestring
 # Integers shown by their digits below this; 10**50 is not folded into a constant where it is written.
 _SHOWN_DIGITS = 10**50
 
@@ -66,6 +68,10 @@ def shown(value: Any) -> str:
         return repr(value)
     if value is None or kind is bool:
         return "null" if value is None else "true" if value else "false"
+    if kind is str:
+        # What iterencode gives for a string, as one piece; 61 characters encode to more than 60.
+        text = _quoted(value if len(value) <= 60 else value[:61])
+        return text if len(text) <= 60 else text[:57] + "..."
     pieces: list[str] = []
     length = 0
     try:
@@ -105,9 +111,9 @@ def _count(number: Any, noun: str) -> str:
 def pydantic_expected(error: Mapping[str, Any]) -> str:
     """What a pydantic error says was expected, without the value given (`a string`, `at least 1`)."""
     kind = error["type"]
-    ctx = error.get("ctx") or {}
     if kind in _PYDANTIC_TYPES:
         return _PYDANTIC_TYPES[kind]
+    ctx = error.get("ctx") or {}
     if kind == "missing":
         return "a value (it is required)"
     if kind == "extra_forbidden":
