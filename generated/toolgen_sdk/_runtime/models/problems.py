@@ -385,7 +385,13 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
 
 def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
     sentence = str(item["sentence"]) if "sentence" in item else pydantic_sentence(item)
-    return _made(_json_pointer(path), sentence)
+    problem: ValidationProblem = _new_object(
+        ValidationProblem
+    )  # as _made does, one call less
+    fields = problem.__dict__
+    fields["pointer"] = _json_pointer(path)
+    fields["message"] = sentence
+    return problem
 
 
 def _made(pointer: str, message: str) -> ValidationProblem:
