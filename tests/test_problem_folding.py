@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import json
 import pickle
 from typing import Annotated, Any, Literal
 
@@ -11,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolgen.runtime import ToolgenValidationError, ValidationProblem, check, problems_from
-from toolgen.runtime.models.problems import _fold_pair, _folded
+from toolgen.runtime.models.problems import _data_path, _fold_pair, _folded, _one_path
+from toolgen.runtime.schema.sentences import _PYDANTIC_TYPES, expected, pydantic_expected, pydantic_sentence, shown
 
 
 class Text(pydantic.BaseModel):
@@ -122,3 +125,68 @@ def test_the_two_error_shortcut_folds_as_the_general_fold_does(
     direct = _fold_pair(first, second)
     if direct is not None:
         assert [direct] == _folded([first, second])
+
+
+def test_a_caught_error_leaves_no_garbage_cycle() -> None:
+    # A cycle per invalid value (the frame, pydantic's error, its traceback) waits for the collector.
+    # Not the values whose sentence quotes an array or object: the json encoder's iterencode, which
+    # quotes them a piece at a time, makes a cycle of closures on every call.
+    quoting_scalars = [value for value in BAD if value.get("content") != [{"type": "video"}]]
+    for value in quoting_scalars:  # builds whatever is built on first use
+        with pytest.raises(ToolgenValidationError):
+            check(ROLES, value)
+    gc.collect()
+    gc.disable()
+    try:
+        for value in quoting_scalars:
+            try:
+                check(ROLES, value)
+            except ToolgenValidationError as error:
+                assert error.problems
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+_PARTS = st.one_of(
+    st.sampled_from(["a", "b", "tool_call_id", "toolCallId", "str", "x_"]),
+    st.integers(-1, 3),
+)
+_DATA = st.recursive(
+    st.one_of(st.none(), st.integers(0, 3), st.text("ab", max_size=2)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["a", "b", "toolCallId", "tool_call_id", "str"]), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+
+@given(_DATA, st.lists(_PARTS, max_size=5), st.sampled_from(["missing", "string_type"]))
+def test_the_one_error_path_is_the_path_of_the_general_split(data: Any, loc: list[int | str], kind: str) -> None:
+    assert _one_path(data, tuple(loc), kind) == _data_path(data, tuple(loc), kind)[0]
+
+
+@pytest.mark.parametrize("kind", sorted(_PYDANTIC_TYPES))
+@pytest.mark.parametrize("value", [42, -(10**50) + 1, 10**50, "x" * 80, [1, {"a": None}], None, 1.5])
+def test_a_type_error_reads_as_the_general_sentence_says_it(kind: str, value: Any) -> None:
+    error = {"type": kind, "loc": (), "msg": "Input should be something", "input": value}
+    assert pydantic_sentence(error) == expected(pydantic_expected(error), value)
+
+
+def _shown_in_pieces(value: str) -> str:
+    """shown() as it quotes any value: iterencode's pieces until past 60 characters."""
+    pieces: list[str] = []
+    length = 0
+    for piece in json.JSONEncoder(ensure_ascii=False, default=repr).iterencode(value):
+        pieces.append(piece)
+        length += len(piece)
+        if length > 60:
+            break
+    text = "".join(pieces)
+    return text if length <= 60 else text[:57] + "..."
+
+
+@given(st.text(max_size=90) | st.text('"\\\n\t\x00é\U0001f600\ud800', max_size=70))
+def test_a_string_is_quoted_as_the_json_encoder_quotes_it(value: str) -> None:
+    assert shown(value) == _shown_in_pieces(value)

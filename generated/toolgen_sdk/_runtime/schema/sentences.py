@@ -12,6 +12,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 # What a missing required value is said as; `got nothing` keeps the shape.
@@ -43,8 +44,16 @@ _PYDANTIC_TYPES = {
     "tuple_type": "an array",
     "none_required": "null",
 }
+# The sentence of an error of one of those types, up to the value: `expected a string, got `.
+_PYDANTIC_GOT = MappingProxyType(
+    {kind: f"expected {what}, got " for kind, what in _PYDANTIC_TYPES.items()}
+)
 # One encoder for every sentence: json.dumps with options builds a new encoder on each call.
 _SHOW = json.JSONEncoder(ensure_ascii=False, default=repr)
+# Its string encoding (iterencode's closures make a garbage cycle on every call; this does not).
+_quoted = json.encoder.encode_basestring
+# Integers shown by their digits below this; 10**50 is not folded into a constant where it is written.
+_SHOWN_DIGITS = 10**50
 
 
 def shown(value: Any) -> str:
@@ -52,13 +61,17 @@ def shown(value: Any) -> str:
     kind = type(value)
     if kind is int:
         # Python's int() text conversion is bounded; the sentence needs only the digits' count.
-        if abs(value) < 10**50:
+        if -_SHOWN_DIGITS < value < _SHOWN_DIGITS:
             return repr(value)
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     if kind is float and math.isfinite(value):
         return repr(value)
     if value is None or kind is bool:
         return "null" if value is None else "true" if value else "false"
+    if kind is str:
+        # What iterencode gives for a string, as one piece; 61 characters encode to more than 60.
+        text = _quoted(value if len(value) <= 60 else value[:61])
+        return text if len(text) <= 60 else text[:57] + "..."
     pieces: list[str] = []
     length = 0
     try:
@@ -98,9 +111,9 @@ def _count(number: Any, noun: str) -> str:
 def pydantic_expected(error: Mapping[str, Any]) -> str:
     """What a pydantic error says was expected, without the value given (`a string`, `at least 1`)."""
     kind = error["type"]
-    ctx = error.get("ctx") or {}
     if kind in _PYDANTIC_TYPES:
         return _PYDANTIC_TYPES[kind]
+    ctx = error.get("ctx") or {}
     if kind == "missing":
         return "a value (it is required)"
     if kind == "extra_forbidden":
@@ -136,8 +149,12 @@ def pydantic_expected(error: Mapping[str, Any]) -> str:
 
 
 def pydantic_sentence(error: Mapping[str, Any]) -> str:
-    if error["type"] == "missing":
+    kind = error["type"]
+    if kind == "missing":
         return MISSING
+    got = _PYDANTIC_GOT.get(kind)
+    if got is not None:
+        return got + shown(error.get("input"))
     return expected(pydantic_expected(error), error.get("input"))
 
 

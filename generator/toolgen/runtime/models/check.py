@@ -157,30 +157,31 @@ def check(
     )
     try:
         return validator.validate_python(value, strict=True)
-    except pydantic.ValidationError as error:
-        items = error.errors(include_url=False)
-        if _has_integral_float(items):
+    except _PydanticError as caught:
+        # Its traceback holds this frame, which would hold it: a cycle that only the garbage collector
+        # frees, at a cost to every invalid value. The traceback says only that validation failed here.
+        error = caught.with_traceback(None)
+    except (TypeError, ArithmeticError) as failed:
+        # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
+        raise ToolgenValidationError(
+            [ValidationProblem("", f"could not be checked: {failed}")]
+        ) from None
+    # Raised after the except clause, not in it: an error with no context to chain is raised and caught faster.
+    items = error.errors(include_url=False)
+    for item in items:
+        if item["type"] in _INTEGER_ERRORS and _integral_float(item.get("input")):
             # JSON Schema counts 1.0 as an integer (models often write 5.0), equal to 1 in an enum too;
             # strict pydantic does not.
             try:
                 return validator.validate_python(
                     _integral_floats_as_ints(value), strict=True
                 )
-            except pydantic.ValidationError:
-                pass  # the problems of the value as given are the ones to report
-        raise ToolgenValidationError.folding(error, value, items) from None
-    except (TypeError, ArithmeticError) as error:
-        # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
-        raise ToolgenValidationError(
-            [ValidationProblem("", f"could not be checked: {error}")]
-        ) from None
+            except _PydanticError:
+                break  # the problems of the value as given are the ones to report
+    raise ToolgenValidationError.folding(error, value, items)
 
 
-def _has_integral_float(items: list[Any]) -> bool:
-    for item in items:
-        if item["type"] in _INTEGER_ERRORS and _integral_float(item.get("input")):
-            return True
-    return False
+_PydanticError = pydantic.ValidationError
 
 
 _INTEGER_ERRORS = frozenset({"int_type", "literal_error"})
