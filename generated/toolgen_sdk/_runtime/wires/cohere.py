@@ -40,9 +40,7 @@ from .base import (
     assistant_content,
     body_rest,
     count,
-    decode_tools,
     decoded_request,
-    encode_tools,
     extras_of,
     fail,
     fill,
@@ -57,6 +55,7 @@ from .base import (
     stop_value,
     weave,
 )
+from .tool_lists import decode_tools, encode_tools
 
 WIRE = "cohere"
 

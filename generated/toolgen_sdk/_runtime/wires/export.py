@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from operator import is_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -311,8 +312,9 @@ class ToolSet(list[dict[str, Any]]):
             cached = (tuple(self), tuple(export_tools(self, provider).tools))
             self._exports[provider] = cached
         # A fresh list of fresh entries: a body's caller may add to either without touching the set.
-        return [dict(entry) for entry in cached[1]]
+        return list(map(dict, cached[1]))
 
 
 def _same_items(kept: tuple[Any, ...], now: list[Any]) -> bool:
-    return len(kept) == len(now) and all(a is b for a, b in zip(kept, now, strict=True))
+    # map(is_) rather than a generator: this runs on every request that sends the set.
+    return len(kept) == len(now) and all(map(is_, kept, now))

@@ -44,7 +44,6 @@ from .base import (
     body_rest,
     count,
     decoded_request,
-    export_checked,
     extras_of,
     fill,
     finish,
@@ -64,6 +63,7 @@ from .gemini_contents import (
     encode_user_turn,
 )
 from .google_errors import array_error, status_body, status_error
+from .tool_lists import export_checked
 
 __all__ = [
     "WIRE",

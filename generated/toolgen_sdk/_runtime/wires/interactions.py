@@ -38,7 +38,6 @@ from .base import (
     as_dict,
     as_list,
     count,
-    export_checked,
     extras_of,
     fail,
     fill,
@@ -57,6 +56,7 @@ from .interactions_steps import (
     encode_steps,
     is_content,
 )
+from .tool_lists import export_checked
 
 __all__ = [
     "WIRE",

@@ -41,9 +41,7 @@ from .base import (
     as_str,
     assistant_content,
     body_rest,
-    decode_tools,
     decoded_request,
-    encode_tools,
     extras_of,
     fail,
     fill,
@@ -57,6 +55,7 @@ from .base import (
     stable_call_id,
     stop_value,
 )
+from .tool_lists import decode_tools, encode_tools
 
 WIRE = "ollama"
 

@@ -48,7 +48,6 @@ from .base import (
     body_rest,
     count,
     decoded_request,
-    export_checked,
     extras_of,
     fail,
     fill,
@@ -60,6 +59,7 @@ from .base import (
 )
 from .openai_chat_dialects import WIRES, Dialect, dialect_of
 from .openai_chat_messages import decode_assistant, decode_message, encode_message
+from .tool_lists import export_checked, named_entry, object_schema
 
 __all__ = [
     "WIRES",
@@ -116,6 +116,22 @@ def _function_of(entry: Any) -> dict[str, Any] | None:
     return fn if isinstance(fn, dict) and isinstance(fn.get("name"), str) else None
 
 
+_FUNCTION_KEYS = frozenset({"name", "parameters"})
+_DESCRIBED_FUNCTION_KEYS = _FUNCTION_KEYS | {"description"}
+
+
+def _plain_tool(entry: Any) -> bool:
+    """An entry every dialect's export writes back as it is: a function of a name, a description and an object
+    schema, without `strict` (which the export may rewrite for)."""
+    return (
+        type(entry) is dict
+        and entry.keys() == {"type", "function"}
+        and entry["type"] == "function"
+        and named_entry(entry["function"], _FUNCTION_KEYS, _DESCRIBED_FUNCTION_KEYS)
+        and object_schema(entry["function"]["parameters"])
+    )
+
+
 def _decode_tools(
     body: Mapping[str, Any], d: Dialect, kept: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -124,7 +140,11 @@ def _decode_tools(
         tools = [
             _tool_definition(fn) for fn in map(_function_of, raw) if fn is not None
         ]
-        if not tools or _encode_tools(tools, d, None) != raw:
+        if (
+            not tools
+            or not all(map(_plain_tool, raw))
+            and _encode_tools(tools, d, None) != raw
+        ):
             kept["tools"] = raw
         return tools
     if isinstance(body.get("functions"), list):
