@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 
 from toolgen.runtime.wires import anthropic, bedrock, openai_chat, responses
 from toolgen.runtime.wires.base import args_object, args_text
-from toolgen.runtime.wires.export import export_tools
+from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools
 from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
 from toolgen.runtime.wires.openai_chat_dialects import dialect_of
-from toolgen.runtime.wires.tool_lists import decode_tools, encode_tools
 
 from conftest import SOURCE_PACKAGE
 
