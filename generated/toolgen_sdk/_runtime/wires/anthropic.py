@@ -63,7 +63,7 @@ from .base import (
     stop_value,
     turns,
 )
-from .tool_lists import decode_tools, encode_tools, named_entry, object_schema
+from .export import decode_tools, encode_tools, named_entry, object_schema
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",

@@ -136,22 +136,29 @@ def as_str(value: Any, pointer: str, expected: str = "a string") -> str:
 
 # json.dumps with these options builds a new encoder on every call; this one is configured once, never changed.
 _ARGS_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-# json's C encoder, which JSONEncoder.encode reaches through layers of Python on every call; None without it.
+# json's C encoder with the options json.dumps passes it, but no table of the containers being written: a
+# circular value then runs out of recursion, and the encoder above says what json.dumps says. None without C.
 _C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+_ENCODE_ARGS: Any = (
+    None
+    if _C_ENCODER is None
+    else _C_ENCODER(
+        None, _ARGS_JSON.default, encode_basestring, None, ":", ",", False, False, True
+    )
+)
 # The scanner of a default decoder, as json.loads has its own: (value, end) of the JSON value at an index.
 _SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def args_text(value: Any) -> str:
     """Canonical arguments text for a wire that sends arguments as a JSON value."""
-    if _C_ENCODER is None:
-        text: str = _ARGS_JSON.encode(value)
-        return text
-    # Exactly what JSONEncoder.encode runs for these options, without the Python around it.
-    encode = _C_ENCODER(
-        {}, _ARGS_JSON.default, encode_basestring, None, ":", ",", False, False, True
-    )
-    return "".join(encode(value, 0))
+    if _ENCODE_ARGS is not None:
+        try:
+            return "".join(_ENCODE_ARGS(value, 0))
+        except RecursionError:
+            pass  # circular, or nested too deep: json.dumps's own check and error below
+    text: str = _ARGS_JSON.encode(value)
+    return text
 
 
 def args_object(arguments: str, pointer: str) -> dict[str, Any]:

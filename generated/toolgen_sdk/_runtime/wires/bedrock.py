@@ -59,7 +59,7 @@ from .bedrock_messages import (
     encode_blocks,
     encode_turn,
 )
-from .tool_lists import decode_tools, encode_tools, named_entry, object_schema
+from .export import decode_tools, encode_tools, named_entry, object_schema
 
 __all__ = [
     "WIRE",

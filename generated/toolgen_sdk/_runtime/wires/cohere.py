@@ -55,7 +55,7 @@ from .base import (
     stop_value,
     weave,
 )
-from .tool_lists import decode_tools, encode_tools
+from .export import decode_tools, encode_tools
 
 WIRE = "cohere"
 

@@ -52,6 +52,7 @@ from .base import (
     sampling_settings,
     turns,
 )
+from .export import export_checked
 from .gemini_contents import (
     WIRE,
     decode_model_turn,
@@ -63,7 +64,6 @@ from .gemini_contents import (
     encode_user_turn,
 )
 from .google_errors import array_error, status_body, status_error
-from .tool_lists import export_checked
 
 __all__ = [
     "WIRE",

@@ -46,6 +46,7 @@ from .base import (
     portable,
     sampling_settings,
 )
+from .export import export_checked
 from .google_errors import array_error, status_body, status_error
 from .interactions_steps import (
     WIRE,
@@ -56,7 +57,6 @@ from .interactions_steps import (
     encode_steps,
     is_content,
 )
-from .tool_lists import export_checked
 
 __all__ = [
     "WIRE",

@@ -55,7 +55,7 @@ from .base import (
     stable_call_id,
     stop_value,
 )
-from .tool_lists import decode_tools, encode_tools
+from .export import decode_tools, encode_tools
 
 WIRE = "ollama"
 

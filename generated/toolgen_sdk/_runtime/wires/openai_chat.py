@@ -57,9 +57,9 @@ from .base import (
     portable,
     stop_list,
 )
+from .export import export_checked, named_entry, object_schema
 from .openai_chat_dialects import WIRES, Dialect, dialect_of
 from .openai_chat_messages import decode_assistant, decode_message, encode_message
-from .tool_lists import export_checked, named_entry, object_schema
 
 __all__ = [
     "WIRES",

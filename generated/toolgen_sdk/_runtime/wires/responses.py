@@ -56,6 +56,7 @@ from .base import (
     number,
     portable,
 )
+from .export import decode_tools, encode_tools, named_entry, object_schema
 from .responses_items import (
     WIRE,
     AssistantRun,
@@ -64,7 +65,6 @@ from .responses_items import (
     encode_result,
     encode_run,
 )
-from .tool_lists import decode_tools, encode_tools, named_entry, object_schema
 
 __all__ = [
     "WIRE",

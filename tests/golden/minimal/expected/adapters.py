@@ -97,6 +97,7 @@ __all__ = [
 
 # The models of one message each, which `encode_request` need not validate again.
 _MESSAGE_MODELS = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+_ONLY_DICTS = frozenset({dict})
 
 # The wire formats this package carries (`wires:` in toolgen.yaml).
 WIRES: tuple[str, ...] = ("openai-chat",)
@@ -196,7 +197,7 @@ def _request(
     # A message model is valid already: the validator takes it as it is and checks only the rest.
     given = (
         data
-        if all(type(m) is dict for m in messages)
+        if _ONLY_DICTS.issuperset(map(type, messages))
         else [
             m if isinstance(m, _MESSAGE_MODELS) else d
             for m, d in zip(messages, data, strict=True)
