@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import anthropic, bedrock, openai_chat, responses
+from toolgen.runtime.wires import anthropic, bedrock, cohere, ollama, openai_chat, responses
 from toolgen.runtime.wires.base import args_object, args_text
-from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools
+from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools, plain_chat_function
 from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
 from toolgen.runtime.wires.openai_chat_dialects import dialect_of
 
@@ -103,10 +103,16 @@ WIRES = [
     (anthropic._plain_tool, anthropic._tool_definition, "anthropic", anthropic_entries()),
     (responses._plain_tool, responses._tool_definition, "openai-responses", responses_entries()),
     (bedrock._plain_tool, bedrock._tool_definition, "bedrock", bedrock_entries()),
+    (plain_chat_function, cohere._tool_definition, "openai", chat_entries()),
+    (plain_chat_function, ollama._tool_definition, "ollama", chat_entries()),
 ]
 
 
-@pytest.mark.parametrize(("plain", "read", "provider", "entries"), WIRES, ids=[w[2] for w in WIRES])
+@pytest.mark.parametrize(
+    ("plain", "read", "provider", "entries"),
+    WIRES,
+    ids=["anthropic", "openai-responses", "bedrock", "cohere", "ollama"],
+)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_an_entry_told_plain_is_one_the_export_writes_back(
@@ -137,7 +143,7 @@ def test_an_entry_told_plain_is_one_the_export_writes_back(
 @given(raw=st.lists(chat_entries(), max_size=3))
 def test_a_chat_tool_list_told_plain_is_one_every_dialect_writes_back(dialect: str, raw: list[dict[str, Any]]) -> None:
     d = dialect_of(dialect)
-    if raw and all(map(openai_chat._plain_tool, raw)):
+    if raw and all(map(plain_chat_function, raw)):
         tools = [openai_chat._tool_definition(entry["function"]) for entry in raw]
         assert export_tools(tools, d.export_as).tools == raw
     kept: dict[str, Any] = {}
