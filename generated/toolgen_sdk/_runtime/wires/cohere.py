@@ -55,7 +55,7 @@ from .base import (
     stop_value,
     weave,
 )
-from .export import decode_tools, encode_tools
+from .export import decode_tools, encode_tools, plain_chat_function
 
 WIRE = "cohere"
 
@@ -326,7 +326,7 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "openai")
+    return decode_tools(raw, kept, _tool_definition, "openai", plain_chat_function)
 
 
 def _encode_tools(

@@ -57,7 +57,7 @@ from .base import (
     portable,
     stop_list,
 )
-from .export import export_checked, named_entry, object_schema
+from .export import export_checked, plain_chat_function
 from .openai_chat_dialects import WIRES, Dialect, dialect_of
 from .openai_chat_messages import decode_assistant, decode_message, encode_message
 
@@ -116,22 +116,6 @@ def _function_of(entry: Any) -> dict[str, Any] | None:
     return fn if isinstance(fn, dict) and isinstance(fn.get("name"), str) else None
 
 
-_FUNCTION_KEYS = frozenset({"name", "parameters"})
-_DESCRIBED_FUNCTION_KEYS = _FUNCTION_KEYS | {"description"}
-
-
-def _plain_tool(entry: Any) -> bool:
-    """An entry every dialect's export writes back as it is: a function of a name, a description and an object
-    schema, without `strict` (which the export may rewrite for)."""
-    return (
-        type(entry) is dict
-        and entry.keys() == {"type", "function"}
-        and entry["type"] == "function"
-        and named_entry(entry["function"], _FUNCTION_KEYS, _DESCRIBED_FUNCTION_KEYS)
-        and object_schema(entry["function"]["parameters"])
-    )
-
-
 def _decode_tools(
     body: Mapping[str, Any], d: Dialect, kept: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -142,7 +126,7 @@ def _decode_tools(
         ]
         if (
             not tools
-            or not all(map(_plain_tool, raw))
+            or not all(map(plain_chat_function, raw))
             and _encode_tools(tools, d, None) != raw
         ):
             kept["tools"] = raw
