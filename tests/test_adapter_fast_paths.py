@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import anthropic, bedrock, cohere, ollama, openai_chat, responses
+from toolgen.runtime.wires import anthropic, bedrock, cohere, gemini, ollama, openai_chat, responses
 from toolgen.runtime.wires.base import args_object, args_text
 from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools, plain_chat_function
 from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
@@ -154,6 +154,34 @@ def test_a_chat_tool_list_told_plain_is_one_every_dialect_writes_back(dialect: s
     # The raw list is kept exactly when the long way keeps it: no tools, or an export that differs.
     assert ("tools" in kept) == (not tools or openai_chat._encode_tools(tools, d, None) != raw)
     assert openai_chat._encode_tools(tools, d, kept) == raw
+
+
+@st.composite
+def gemini_lists(draw: st.DrawFn) -> list[Any]:
+    declarations = [
+        _entry(
+            {"name": draw(st.sampled_from(["get_weather", 5])), "description": draw(DESCRIPTIONS)}
+            | {draw(st.sampled_from(["parametersJsonSchema", "parameters", "parameters_json_schema"])): draw(SCHEMAS)},
+            draw(st.sampled_from([None, ("responseJsonSchema", {"type": "string"}), ("behavior", "BLOCKING")])),
+        )
+        for _ in range(draw(st.integers(0, 2)))
+    ]
+    entries: list[Any] = [{"functionDeclarations": declarations}]
+    extra = draw(st.sampled_from([None, {"googleSearch": {}}, {"functionDeclarations": []}]))
+    return entries + [extra] if extra is not None else entries
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=gemini_lists())
+def test_a_gemini_tool_list_told_plain_is_one_the_export_writes_back(raw: list[Any]) -> None:
+    if gemini._plain_tools(raw):
+        assert export_tools(gemini._declarations(raw), "gemini").tools == raw
+    kept: dict[str, Any] = {}
+    try:
+        tools = gemini._decode_tools(raw, kept)
+    except ValueError:
+        return
+    assert ("tools" in kept) == (not tools or gemini._encode_tools(tools, None) != raw)
 
 
 JSON = st.recursive(
