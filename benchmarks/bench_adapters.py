@@ -2,10 +2,11 @@
 and the import time of the generated SDK next to pydantic, openai, anthropic and litellm.
 
     python benchmarks/bench_adapters.py            # medians of many runs; prints markdown tables
-    python benchmarks/bench_adapters.py --quick
+    python benchmarks/bench_adapters.py --quick    # 3 rounds of 200 calls, a smoke test
 
 The conversation is the issue's: 7 messages (system, user, assistant with two parallel tool calls, two tool
-results, assistant answer, user follow-up) and 5 tools. Import times are fresh interpreters, medians of 7.
+results, assistant answer, user follow-up) and 5 tools, to Anthropic and back, then the same on every wire the
+SDK carries. Import times are fresh interpreters, medians of 7.
 """
 
 from __future__ import annotations
@@ -190,6 +191,33 @@ def translation_rows(quick: bool) -> list[tuple[str, float, float]]:
     return interleaved(rows, quick)
 
 
+def wire_rows(quick: bool) -> list[tuple[str, float, float]]:
+    """encode_request (tools as a ToolSet) and parse_request of the same conversation on every wire the SDK carries,
+    interleaved with the hand-written Anthropic translation they are compared with."""
+    from toolgen_sdk import adapters
+
+    tool_set = adapters.ToolSet(TOOLS)
+    anthropic_body = hand_to_anthropic(MESSAGES, TOOLS)
+    rows: list[tuple[str, Any, Any]] = [
+        (
+            "hand-written dicts, Anthropic (no validation)",
+            median_us(lambda: hand_to_anthropic(MESSAGES, TOOLS), quick),
+            median_us(lambda: hand_from_anthropic(anthropic_body), quick),
+        )
+    ]
+    for wire in adapters.WIRES:
+        body = adapters.encode_request(MESSAGES, wire, tools=tool_set, model="claude", max_tokens=1024)
+
+        def there(wire: str = wire) -> Any:
+            return adapters.encode_request(MESSAGES, wire, tools=tool_set, model="claude", max_tokens=1024)
+
+        def back(wire: str = wire, body: Any = body) -> Any:
+            return adapters.parse_request(body, wire)
+
+        rows.append((wire, median_us(there, quick), median_us(back, quick)))
+    return interleaved(rows, quick)
+
+
 def _litellm_rows(anthropic_body: dict[str, Any], quick: bool) -> list[tuple[str, Any, Any]]:
     try:
         from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
@@ -262,6 +290,12 @@ def main() -> None:
     for name, there, back in rows:
         ratio = f"{there / hand[1]:.1f}x / {back / hand[2]:.1f}x" if back == back else f"{there / hand[1]:.1f}x / -"
         print(f"| {name} | {there:.1f} | {'-' if back != back else f'{back:.1f}'} | {ratio} |")
+    wires = wire_rows(options.quick)
+    print("\nEvery wire, with validation: encode_request (tools as a ToolSet) / parse_request; microseconds per call\n")
+    print("| wire | canonical -> wire (us) | wire -> canonical (us) | x hand-written Anthropic |")
+    print("| --- | --- | --- | --- |")
+    for name, there, back in wires:
+        print(f"| {name} | {there:.1f} | {back:.1f} | {there / wires[0][1]:.1f}x / {back / wires[0][2]:.1f}x |")
     runs = 3 if options.quick else 7
     statements = {
         "pydantic with one model": "import pydantic\nclass M(pydantic.BaseModel):\n    a: int",

@@ -102,8 +102,12 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
 
 
 def _call(block: Mapping[str, Any], pointer: str) -> dict[str, Any]:
-    call_id = as_str(block.get("id"), f"{pointer}/id", "the tool_use id as a string")
-    name = as_str(block.get("name"), f"{pointer}/name", "the tool name as a string")
+    call_id, name = block.get("id"), block.get("name")
+    # Pointers are spelled only for the error: every call of every decoded request passes here.
+    if not isinstance(call_id, str):
+        as_str(call_id, f"{pointer}/id", "the tool_use id as a string")
+    if not isinstance(name, str):
+        as_str(name, f"{pointer}/name", "the tool name as a string")
     arguments = args_text(block.get("input", {}))
     return {
         "id": call_id,
@@ -206,11 +210,9 @@ def decode_assistant(msg: Mapping[str, Any], pointer: str) -> dict[str, Any]:
 
 
 def _tool_message(block: Mapping[str, Any], pointer: str) -> dict[str, Any]:
-    call_id = as_str(
-        block.get("tool_use_id"),
-        f"{pointer}/tool_use_id",
-        "the id of the tool_use this answers",
-    )
+    call_id = block.get("tool_use_id")
+    if not isinstance(call_id, str):
+        as_str(call_id, f"{pointer}/tool_use_id", "the id of the tool_use this answers")
     kept: dict[str, Any] = {}
     content = block.get("content")
     if content is None:

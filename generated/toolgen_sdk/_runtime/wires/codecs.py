@@ -54,13 +54,20 @@ _CONVERSIONS = (
 
 def codec(wire: str) -> Codec:
     """The conversions for `wire` (a name or alias in the table of wires); its module is imported on first use."""
+    return Codec(*(conversion(wire, name) for name in _CONVERSIONS))
+
+
+def conversion(wire: str, name: str) -> Callable[..., Any]:
+    """One conversion of `wire` (`"encode_request"`, ...): what encoding or decoding one body looks up, without
+    the other four `codec()` would bind too."""
     row = wire_row(wire)
-    module = wire_module(row, row.codec, __package__)
-    functions = [getattr(module, name) for name in _CONVERSIONS]
+    function: Callable[..., Any] = getattr(
+        wire_module(row, row.codec, __package__), name
+    )
     if shares_module(row, "codec"):
         # A module serving several wires (dialects of one format) is told which one.
-        functions = [partial(function, wire=row.name) for function in functions]
-    return Codec(*functions)
+        return partial(function, wire=row.name)
+    return function
 
 
 def carried_wires() -> tuple[Wire, ...]:
@@ -137,27 +144,27 @@ def decode(
         kind = kind or found_kind
     if kind not in (REQUEST, RESPONSE):
         raise ValueError(f"kind must be {REQUEST!r} or {RESPONSE!r}, not {kind!r}")
-    conversions = codec(wire)
-    return (
-        conversions.decode_request(body)
-        if kind == REQUEST
-        else conversions.decode_response(body)
-    )
+    decoded: Request | Response | ProviderError = conversion(
+        wire, "decode_request" if kind == REQUEST else "decode_response"
+    )(body)
+    return decoded
 
 
 def encode_request(request: Request, wire: str) -> dict[str, Any]:
     """`request` as a request body of `wire`."""
-    return codec(wire).encode_request(request)
+    body: dict[str, Any] = conversion(wire, "encode_request")(request)
+    return body
 
 
 def encode_response(response: Response, wire: str) -> dict[str, Any]:
     """`response` as a response body of `wire`."""
-    return codec(wire).encode_response(response)
+    body: dict[str, Any] = conversion(wire, "encode_response")(response)
+    return body
 
 
 def encode_error(error: ProviderError, wire: str) -> Any:
     """A provider error as the error body `wire` sends."""
-    return codec(wire).encode_error(error)
+    return conversion(wire, "encode_error")(error)
 
 
 def convert(

@@ -1,14 +1,17 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Tool definitions in each provider's request format, built from toolgen's canonical tool definition.
+"""Tool definitions in each provider's request format, built from toolgen's canonical tool definition, and read back.
 
 Each function returns what goes into the request's tools field, with notes saying what had to change
-for that provider; nothing is changed silently.
+for that provider; nothing is changed silently. `decode_tools` and `encode_tools` are the wire codecs' side:
+a request's tool list read into canonical definitions, and the list as sent kept when exporting would not
+give it back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from operator import is_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -311,8 +314,113 @@ class ToolSet(list[dict[str, Any]]):
             cached = (tuple(self), tuple(export_tools(self, provider).tools))
             self._exports[provider] = cached
         # A fresh list of fresh entries: a body's caller may add to either without touching the set.
-        return [dict(entry) for entry in cached[1]]
+        return list(map(dict, cached[1]))
 
 
 def _same_items(kept: tuple[Any, ...], now: list[Any]) -> bool:
-    return len(kept) == len(now) and all(a is b for a, b in zip(kept, now, strict=True))
+    # map(is_) rather than a generator: this runs on every request that sends the set.
+    return len(kept) == len(now) and all(map(is_, kept, now))
+
+
+# ---- a request's tool list read back: what to keep of the list a body sent ----
+
+
+def export_checked(tools: list[dict[str, Any]], provider: str) -> list[Any]:
+    """`export_tools(...).tools`, with a schema export cannot read reported as malformed input."""
+    try:
+        if isinstance(tools, ToolSet):
+            return tools.exported(provider)
+        return export_tools(tools, provider).tools
+    except (TypeError, AttributeError, KeyError) as exc:
+        raise ValueError(
+            f"/tools: expected each tool's input schema to be a JSON Schema object ({exc})"
+        ) from None
+
+
+ToolReader = Callable[[Any], "dict[str, Any] | None"]
+
+
+def decode_tools(
+    raw: Any,
+    kept: dict[str, Any],
+    read: ToolReader,
+    provider: str,
+    plain: Callable[[Any], bool] | None = None,
+) -> list[dict[str, Any]]:
+    """Canonical definitions of a request's `tools` (`read` turns one entry into one, or None for a tool that is
+    not a function); the raw list is kept when encoding would not give it back.
+
+    `plain(entry)` says True only of an entry the export writes back exactly as it is (it may say False of one
+    that would come back too): when it says so of every entry, nothing is exported to find out.
+    """
+    if not isinstance(raw, list):
+        return []
+    tools: list[dict[str, Any]] = []
+    told = plain or _not_told
+    all_plain = plain is not None
+    # One loop of plain calls, not map(): a call from Python code to Python code costs less than one from C.
+    for entry in raw:
+        tool = read(entry)
+        if tool is not None:
+            tools.append(tool)
+        if all_plain:
+            all_plain = told(entry)
+    if not tools or not (all_plain or encode_tools(tools, None, read, provider) == raw):
+        kept["tools"] = raw
+    return tools
+
+
+def _not_told(entry: Any) -> bool:
+    return False
+
+
+def object_schema(value: Any) -> bool:
+    """A schema export sends as it is: an object schema (a dict whose `type` is "object")."""
+    return type(value) is dict and value.get("type") == "object"
+
+
+def named_entry(entry: Any, keys: frozenset[str], described: frozenset[str]) -> bool:
+    """A dict with exactly `keys` (or `described`, the same plus a non-empty `description` string), its `name` a
+    string: the fields export writes for a tool and nothing else."""
+    if type(entry) is not dict or type(entry.get("name")) is not str:
+        return False
+    found = entry.keys()
+    if found == keys:
+        return True
+    description = entry.get("description")
+    return found == described and type(description) is str and description != ""
+
+
+_FUNCTION_KEYS = frozenset({"name", "parameters"})
+_DESCRIBED_FUNCTION_KEYS = _FUNCTION_KEYS | {"description"}
+
+
+def plain_chat_function(entry: Any) -> bool:
+    """A chat-completions tool entry (OpenAI Chat and its dialects, Cohere, Ollama) that the export writes back as
+    it is: a function of a name, a description and an object schema, without `strict` (which it may rewrite for)."""
+    return (
+        type(entry) is dict
+        and entry.keys() == {"type", "function"}
+        and entry["type"] == "function"
+        and named_entry(entry["function"], _FUNCTION_KEYS, _DESCRIBED_FUNCTION_KEYS)
+        and object_schema(entry["function"]["parameters"])
+    )
+
+
+def encode_tools(
+    tools: list[dict[str, Any]],
+    kept: Mapping[str, Any] | None,
+    read: ToolReader,
+    provider: str,
+) -> list[Any]:
+    """The wire's `tools`: the kept list when the tools did not change, else the export, plus kept non-functions."""
+    raw = kept.get("tools") if kept else None
+    if (
+        raw is not None
+        and [tool for tool in map(read, raw) if tool is not None] == tools
+    ):
+        return list(raw)
+    exported = export_checked(tools, provider)
+    if raw is not None:
+        exported.extend(entry for entry in raw if read(entry) is None)
+    return exported

@@ -38,7 +38,6 @@ from .base import (
     as_dict,
     as_list,
     count,
-    export_checked,
     extras_of,
     fail,
     fill,
@@ -47,6 +46,7 @@ from .base import (
     portable,
     sampling_settings,
 )
+from .export import export_checked
 from .google_errors import array_error, status_body, status_error
 from .interactions_steps import (
     WIRE,

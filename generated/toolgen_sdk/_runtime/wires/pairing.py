@@ -29,58 +29,67 @@ def check_pairing(
     reported: a conversation that ends by asking for tools is waiting for their results.
     """
     problems: list[Problem] = []
-    calls: dict[str, str] = {}
+    # call id -> (message index, call index): pointers are spelled only for the problems that name them.
+    calls: dict[str, tuple[int, int]] = {}
     answered: set[str] = set()
     for i, message in enumerate(messages):
         role = message.get("role")
         if role == "assistant":
             for j, call in enumerate(message.get("tool_calls") or ()):
-                _record_call(call.get("id"), f"/{i}/tool_calls/{j}", calls, problems)
+                call_id = call.get("id")
+                if isinstance(call_id, str) and call_id and call_id not in calls:
+                    calls[call_id] = (i, j)
+                else:
+                    _bad_call(call_id, (i, j), calls, problems)
         elif role == "tool":
-            _record_result(
-                message.get("tool_call_id"),
-                f"/{i}/tool_call_id",
-                calls,
-                answered,
-                problems,
-            )
+            call_id = message.get("tool_call_id")
+            if call_id in calls and call_id not in answered:
+                answered.add(call_id)
+            else:
+                _bad_result(call_id, f"/{i}/tool_call_id", calls, problems)
     pending = _pending_calls(messages) if allow_pending else set()
-    for call_id, pointer in calls.items():
+    for call_id, at in calls.items():
         if call_id not in answered and call_id not in pending:
             text = f"tool call {call_id!r} has no tool message answering it"
-            problems.append(Problem(pointer, "missing_result", text))
+            problems.append(Problem(_call_pointer(at), "missing_result", text))
     return problems
 
 
-def _record_call(
-    call_id: Any, pointer: str, calls: dict[str, str], problems: list[Problem]
+def _call_pointer(at: tuple[int, int]) -> str:
+    return f"/{at[0]}/tool_calls/{at[1]}"
+
+
+def _bad_call(
+    call_id: Any,
+    at: tuple[int, int],
+    calls: dict[str, tuple[int, int]],
+    problems: list[Problem],
 ) -> None:
+    pointer = f"{_call_pointer(at)}/id"
     if not isinstance(call_id, str) or not call_id:
         problems.append(
             Problem(
-                f"{pointer}/id",
+                pointer,
                 "missing_call_id",
                 "a tool call has no id to pair its result with",
             )
         )
-    elif call_id in calls:
-        message = f"tool call id {call_id!r} is also used at {calls[call_id]}"
-        problems.append(Problem(f"{pointer}/id", "duplicate_call_id", message))
     else:
-        calls[call_id] = pointer
+        first = _call_pointer(calls[call_id])
+        message = f"tool call id {call_id!r} is also used at {first}"
+        problems.append(Problem(pointer, "duplicate_call_id", message))
 
 
-def _record_result(
+def _bad_result(
     call_id: Any,
     pointer: str,
-    calls: Mapping[str, str],
-    answered: set[str],
+    calls: Mapping[str, tuple[int, int]],
     problems: list[Problem],
 ) -> None:
     if call_id not in calls:
         message = f"tool result for {call_id!r}, but no earlier assistant message made a call with that id"
         problems.append(Problem(pointer, "unknown_call", message))
-    elif call_id in answered:
+    else:
         problems.append(
             Problem(
                 pointer,
@@ -88,8 +97,6 @@ def _record_result(
                 f"tool call {call_id!r} is answered more than once",
             )
         )
-    else:
-        answered.add(call_id)
 
 
 def _pending_calls(messages: list[Mapping[str, Any]]) -> set[str]:

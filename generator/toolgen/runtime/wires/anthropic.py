@@ -52,9 +52,7 @@ from .base import (
     as_list,
     body_rest,
     count,
-    decode_tools,
     decoded_request,
-    encode_tools,
     extras_of,
     fail,
     fill,
@@ -65,6 +63,7 @@ from .base import (
     stop_value,
     turns,
 )
+from .export import decode_tools, encode_tools, named_entry, object_schema
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -120,8 +119,19 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
     return tool
 
 
+_TOOL_KEYS = frozenset({"name", "input_schema"})
+_DESCRIBED_TOOL_KEYS = _TOOL_KEYS | {"description"}
+
+
+def _plain_tool(entry: Any) -> bool:
+    """An entry the export writes back as it is: a name, a description and an object schema, nothing else."""
+    return named_entry(entry, _TOOL_KEYS, _DESCRIBED_TOOL_KEYS) and object_schema(
+        entry["input_schema"]
+    )
+
+
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "anthropic")
+    return decode_tools(raw, kept, _tool_definition, "anthropic", _plain_tool)
 
 
 def _encode_tools(
@@ -285,7 +295,7 @@ def _encode_request(request: Request) -> dict[str, Any]:
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")
-    _apply_settings(portable(request, WIRE, _settings(fields or {})), body)
+    _apply_settings(portable(request, WIRE, _settings(fields) if fields else {}), body)
     return fill(body, fields) if fields else body
 
 

@@ -29,6 +29,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from types import MappingProxyType
 from typing import Any, NoReturn
 
@@ -133,9 +134,31 @@ def as_str(value: Any, pointer: str, expected: str = "a string") -> str:
     return value
 
 
+# json.dumps with these options builds a new encoder on every call; this one is configured once, never changed.
+_ARGS_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+# json's C encoder with the options json.dumps passes it, but no table of the containers being written: a
+# circular value then runs out of recursion, and the encoder above says what json.dumps says. None without C.
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+_ENCODE_ARGS: Any = (
+    None
+    if _C_ENCODER is None
+    else _C_ENCODER(
+        None, _ARGS_JSON.default, encode_basestring, None, ":", ",", False, False, True
+    )
+)
+# The scanner of a default decoder, as json.loads has its own: (value, end) of the JSON value at an index.
+_SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
 def args_text(value: Any) -> str:
     """Canonical arguments text for a wire that sends arguments as a JSON value."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if _ENCODE_ARGS is not None:
+        try:
+            return "".join(_ENCODE_ARGS(value, 0))
+        except RecursionError:
+            pass  # circular, or nested too deep: json.dumps's own check and error below
+    text: str = _ARGS_JSON.encode(value)
+    return text
 
 
 def args_object(arguments: str, pointer: str) -> dict[str, Any]:
@@ -143,11 +166,13 @@ def args_object(arguments: str, pointer: str) -> dict[str, Any]:
     if not arguments or arguments.isspace():
         return {}
     try:
-        value = json.loads(arguments)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{pointer}: expected the arguments to be JSON text ({exc.msg} at {exc.pos})"
-        ) from None
+        # The scanner json.loads runs, without the layers around it that cost more than small arguments.
+        value, end = _SCAN_JSON(arguments, 0)
+    except (StopIteration, ValueError, TypeError):
+        end = -1
+    if end != len(arguments):
+        # Whitespace around the value, or not JSON: json.loads reads the one and words the other as it always did.
+        value = _loaded(arguments, pointer)
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -155,53 +180,13 @@ def args_object(arguments: str, pointer: str) -> dict[str, Any]:
     return value
 
 
-def export_checked(tools: list[dict[str, Any]], provider: str) -> list[Any]:
-    """`export_tools(...).tools`, with a schema export cannot read reported as malformed input."""
-    from .export import ToolSet, export_tools
-
+def _loaded(arguments: str, pointer: str) -> Any:
     try:
-        if isinstance(tools, ToolSet):
-            return tools.exported(provider)
-        return export_tools(tools, provider).tools
-    except (TypeError, AttributeError, KeyError) as exc:
+        return json.loads(arguments)
+    except json.JSONDecodeError as exc:
         raise ValueError(
-            f"/tools: expected each tool's input schema to be a JSON Schema object ({exc})"
+            f"{pointer}: expected the arguments to be JSON text ({exc.msg} at {exc.pos})"
         ) from None
-
-
-ToolReader = Callable[[Any], "dict[str, Any] | None"]
-
-
-def decode_tools(
-    raw: Any, kept: dict[str, Any], read: ToolReader, provider: str
-) -> list[dict[str, Any]]:
-    """Canonical definitions of a request's `tools` (`read` turns one entry into one, or None for a tool that is
-    not a function); the raw list is kept when encoding would not give it back."""
-    if not isinstance(raw, list):
-        return []
-    tools = [tool for tool in map(read, raw) if tool is not None]
-    if not tools or encode_tools(tools, None, read, provider) != raw:
-        kept["tools"] = raw
-    return tools
-
-
-def encode_tools(
-    tools: list[dict[str, Any]],
-    kept: Mapping[str, Any] | None,
-    read: ToolReader,
-    provider: str,
-) -> list[Any]:
-    """The wire's `tools`: the kept list when the tools did not change, else the export, plus kept non-functions."""
-    raw = kept.get("tools") if kept else None
-    if (
-        raw is not None
-        and [tool for tool in map(read, raw) if tool is not None] == tools
-    ):
-        return list(raw)
-    exported = export_checked(tools, provider)
-    if raw is not None:
-        exported.extend(entry for entry in raw if read(entry) is None)
-    return exported
 
 
 _ROLES = ("system", "user", "assistant", "tool")

@@ -37,9 +37,7 @@ from .base import (
     as_list,
     body_rest,
     count,
-    decode_tools,
     decoded_request,
-    encode_tools,
     extras_of,
     fail,
     fill,
@@ -61,6 +59,7 @@ from .bedrock_messages import (
     encode_blocks,
     encode_turn,
 )
+from .export import decode_tools, encode_tools, named_entry, object_schema
 
 __all__ = [
     "WIRE",
@@ -110,9 +109,28 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
     return tool
 
 
+_SPEC_KEYS = frozenset({"name", "inputSchema"})
+_DESCRIBED_SPEC_KEYS = _SPEC_KEYS | {"description"}
+
+
+def _plain_tool(entry: Any) -> bool:
+    """An entry the export writes back as it is: a toolSpec of a name, a description and an object schema."""
+    if type(entry) is not dict or entry.keys() != {"toolSpec"}:
+        return False
+    spec = entry["toolSpec"]
+    if not named_entry(spec, _SPEC_KEYS, _DESCRIBED_SPEC_KEYS):
+        return False
+    schema = spec["inputSchema"]
+    return (
+        type(schema) is dict
+        and schema.keys() == {"json"}
+        and object_schema(schema["json"])
+    )
+
+
 def _decode_tools(config: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
     raw = config.get("tools") if isinstance(config, dict) else None
-    return decode_tools(raw, kept, _tool_definition, "bedrock")
+    return decode_tools(raw, kept, _tool_definition, "bedrock", _plain_tool)
 
 
 def _encode_tools(

@@ -40,9 +40,7 @@ from .base import (
     assistant_content,
     body_rest,
     count,
-    decode_tools,
     decoded_request,
-    encode_tools,
     extras_of,
     fail,
     fill,
@@ -57,6 +55,7 @@ from .base import (
     stop_value,
     weave,
 )
+from .export import decode_tools, encode_tools, plain_chat_function
 
 WIRE = "cohere"
 
@@ -327,7 +326,7 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "openai")
+    return decode_tools(raw, kept, _tool_definition, "openai", plain_chat_function)
 
 
 def _encode_tools(

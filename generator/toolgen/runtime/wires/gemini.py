@@ -44,7 +44,6 @@ from .base import (
     body_rest,
     count,
     decoded_request,
-    export_checked,
     extras_of,
     fill,
     finish,
@@ -53,6 +52,7 @@ from .base import (
     sampling_settings,
     turns,
 )
+from .export import export_checked, named_entry, object_schema
 from .gemini_contents import (
     WIRE,
     decode_model_turn,
@@ -187,11 +187,33 @@ def _declarations(raw: list[Any]) -> list[dict[str, Any]]:
     return tools
 
 
+_DECLARATION_KEYS = frozenset({"name", "parametersJsonSchema"})
+_DESCRIBED_DECLARATION_KEYS = _DECLARATION_KEYS | {"description"}
+
+
+def _plain_tools(raw: list[Any]) -> bool:
+    """A tool list the export writes back as it is, so that it need not be exported to find out: one entry of
+    function declarations, each a name, a description and an object schema as parametersJsonSchema."""
+    if len(raw) != 1 or type(raw[0]) is not dict:
+        return False
+    if raw[0].keys() != {"functionDeclarations"}:
+        return False
+    declarations = raw[0]["functionDeclarations"]
+    if type(declarations) is not list or not declarations:
+        return False  # no declarations export as no entry at all
+    for declaration in declarations:
+        if not named_entry(
+            declaration, _DECLARATION_KEYS, _DESCRIBED_DECLARATION_KEYS
+        ) or not object_schema(declaration["parametersJsonSchema"]):
+            return False
+    return True
+
+
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
         return []
     tools = _declarations(raw)
-    if not tools or _encode_tools(tools, None) != raw:
+    if not tools or not (_plain_tools(raw) or _encode_tools(tools, None) == raw):
         kept["tools"] = raw
     return tools
 

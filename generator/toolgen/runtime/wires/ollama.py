@@ -41,9 +41,7 @@ from .base import (
     as_str,
     assistant_content,
     body_rest,
-    decode_tools,
     decoded_request,
-    encode_tools,
     extras_of,
     fail,
     fill,
@@ -57,6 +55,7 @@ from .base import (
     stable_call_id,
     stop_value,
 )
+from .export import decode_tools, encode_tools, plain_chat_function
 
 WIRE = "ollama"
 
@@ -326,7 +325,7 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "ollama")
+    return decode_tools(raw, kept, _tool_definition, "ollama", plain_chat_function)
 
 
 def _encode_tools(

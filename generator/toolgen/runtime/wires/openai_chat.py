@@ -48,7 +48,6 @@ from .base import (
     body_rest,
     count,
     decoded_request,
-    export_checked,
     extras_of,
     fail,
     fill,
@@ -58,6 +57,7 @@ from .base import (
     portable,
     stop_list,
 )
+from .export import export_checked, plain_chat_function
 from .openai_chat_dialects import WIRES, Dialect, dialect_of
 from .openai_chat_messages import decode_assistant, decode_message, encode_message
 
@@ -124,7 +124,11 @@ def _decode_tools(
         tools = [
             _tool_definition(fn) for fn in map(_function_of, raw) if fn is not None
         ]
-        if not tools or _encode_tools(tools, d, None) != raw:
+        if (
+            not tools
+            or not all(map(plain_chat_function, raw))
+            and _encode_tools(tools, d, None) != raw
+        ):
             kept["tools"] = raw
         return tools
     if isinstance(body.get("functions"), list):

@@ -48,9 +48,7 @@ from .base import (
     as_list,
     body_rest,
     count,
-    decode_tools,
     decoded_request,
-    encode_tools,
     extras_of,
     fill,
     finish,
@@ -58,6 +56,7 @@ from .base import (
     number,
     portable,
 )
+from .export import decode_tools, encode_tools, named_entry, object_schema
 from .responses_items import (
     WIRE,
     AssistantRun,
@@ -100,8 +99,23 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
     return tool
 
 
+_TOOL_KEYS = frozenset({"type", "name", "parameters", "strict"})
+_DESCRIBED_TOOL_KEYS = _TOOL_KEYS | {"description"}
+
+
+def _plain_tool(entry: Any) -> bool:
+    """An entry the export writes back as it is: a function with a name, a description, an object schema and
+    `strict: false` (a strict one may have been rewritten for strict mode)."""
+    return (
+        named_entry(entry, _TOOL_KEYS, _DESCRIBED_TOOL_KEYS)
+        and entry["type"] == "function"
+        and entry["strict"] is False
+        and object_schema(entry["parameters"])
+    )
+
+
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "openai-responses")
+    return decode_tools(raw, kept, _tool_definition, "openai-responses", _plain_tool)
 
 
 def _encode_tools(

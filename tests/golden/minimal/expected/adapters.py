@@ -48,7 +48,14 @@ from minimal_sdk._runtime import (
 )
 from minimal_sdk._runtime import encode_request as _encode_request
 from minimal_sdk._runtime import encode_request_noted as _encode_request_noted
-from minimal_sdk.models import AssistantMessage, Message, Messages
+from minimal_sdk.models import (
+    AssistantMessage,
+    Message,
+    Messages,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
 from minimal_sdk.models import Finish as FinishModel
 from minimal_sdk.models import Usage as UsageModel
 from minimal_sdk.tools import TOOLS
@@ -87,6 +94,10 @@ __all__ = [
     "parse_response",
     "stream_events",
 ]
+
+# The models of one message each, which `encode_request` need not validate again.
+_MESSAGE_MODELS = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+_ONLY_DICTS = frozenset({dict})
 
 # The wire formats this package carries (`wires:` in toolgen.yaml).
 WIRES: tuple[str, ...] = ("openai-chat",)
@@ -182,13 +193,17 @@ def _request(
     allow_pending: bool,
     settings: Mapping[str, Any],
 ) -> Request:
-    data = [
-        m.model_dump(mode="json", by_alias=False, exclude_none=True)
-        if isinstance(m, pydantic.BaseModel)
-        else m
-        for m in messages
-    ]
-    check(Messages, data, json_text=False)
+    data = [m if type(m) is dict else _as_data(m) for m in messages]
+    # A message model is valid already: the validator takes it as it is and checks only the rest.
+    given = (
+        data
+        if _ONLY_DICTS.issuperset(map(type, messages))
+        else [
+            m if isinstance(m, _MESSAGE_MODELS) else d
+            for m, d in zip(messages, data, strict=True)
+        ]
+    )
+    check(Messages, given, json_text=False)
     problems = check_pairing(data, allow_pending=allow_pending)
     if problems:
         raise ToolgenValidationError(
@@ -203,3 +218,9 @@ def _request(
     )
     extras = {"settings": dict(settings)} if settings else {}
     return Request(data, definitions, model, extras)
+
+
+def _as_data(message: Any) -> Any:
+    if isinstance(message, pydantic.BaseModel):
+        return message.model_dump(mode="json", by_alias=False, exclude_none=True)
+    return message

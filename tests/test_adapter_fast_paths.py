@@ -1,0 +1,259 @@
+"""The adapters' shortcuts give what the long way gives: tool lists told plain without exporting them, arguments
+read and written with json's own scanner and C encoder, message models not validated twice."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolgen.runtime.wires import anthropic, bedrock, cohere, gemini, ollama, openai_chat, responses
+from toolgen.runtime.wires.base import args_object, args_text
+from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools, plain_chat_function
+from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
+from toolgen.runtime.wires.openai_chat_dialects import dialect_of
+
+from conftest import SOURCE_PACKAGE
+
+SCHEMAS = st.sampled_from(
+    [
+        {"type": "object", "properties": {"city": {"type": "string"}}},
+        {"type": "object"},
+        {"properties": {"city": {"type": "string"}}},
+        {},
+        {"type": "string"},
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": False},
+        True,
+        None,
+        5,
+    ]
+)
+DESCRIPTIONS = st.sampled_from([None, "", "Weather.", 5])
+STRICT = st.sampled_from([None, True, False, "yes"])
+EXTRA = st.sampled_from([None, ("cache_control", {"type": "ephemeral"}), ("type", "custom"), ("type", "function")])
+
+
+def _entry(fields: dict[str, Any], extra: tuple[str, Any] | None) -> dict[str, Any]:
+    entry = {key: value for key, value in fields.items() if value is not None}
+    if extra is not None:
+        entry.setdefault(extra[0], extra[1])
+    return entry
+
+
+@st.composite
+def anthropic_entries(draw: st.DrawFn) -> dict[str, Any]:
+    fields = {"name": draw(st.sampled_from(["get_weather", 5])), "description": draw(DESCRIPTIONS)}
+    fields["input_schema"] = draw(SCHEMAS)
+    fields["strict"] = draw(STRICT)
+    return _entry(fields, draw(EXTRA))
+
+
+@st.composite
+def responses_entries(draw: st.DrawFn) -> dict[str, Any]:
+    fields = {"type": draw(st.sampled_from(["function", "custom", None])), "name": "get_weather"}
+    fields.update(description=draw(DESCRIPTIONS), parameters=draw(SCHEMAS), strict=draw(STRICT))
+    return _entry(fields, draw(EXTRA))
+
+
+@st.composite
+def bedrock_entries(draw: st.DrawFn) -> dict[str, Any]:
+    spec = _entry(
+        {
+            "name": draw(st.sampled_from(["get_weather", None])),
+            "description": draw(DESCRIPTIONS),
+            "inputSchema": draw(st.sampled_from([None, "json", "other"])),
+        },
+        draw(EXTRA),
+    )
+    if spec.get("inputSchema") == "json":
+        spec["inputSchema"] = {"json": draw(SCHEMAS)}
+    elif spec.get("inputSchema") == "other":
+        spec["inputSchema"] = {"json": {"type": "object"}, "other": 1}
+    return _entry({"toolSpec": spec}, draw(st.sampled_from([None, ("cachePoint", {"type": "default"})])))
+
+
+@st.composite
+def chat_entries(draw: st.DrawFn) -> dict[str, Any]:
+    function = _entry(
+        {"name": "get_weather", "description": draw(DESCRIPTIONS), "parameters": draw(SCHEMAS)},
+        draw(st.sampled_from([None, ("strict", True), ("strict", False), ("extra", 1)])),
+    )
+    return _entry({"type": draw(st.sampled_from(["function", "other", None])), "function": function}, draw(EXTRA))
+
+
+def _exported_back(
+    entries: list[dict[str, Any]], read: Callable[[Any], dict[str, Any] | None], provider: str
+) -> bool | None:
+    """Whether exporting what `read` made of `entries` gives them back; None when the export refuses them."""
+    tools = [tool for tool in map(read, entries) if tool is not None]
+    try:
+        return bool(tools) and encode_tools(tools, None, read, provider) == entries
+    except ValueError:
+        return None
+
+
+WIRES = [
+    (anthropic._plain_tool, anthropic._tool_definition, "anthropic", anthropic_entries()),
+    (responses._plain_tool, responses._tool_definition, "openai-responses", responses_entries()),
+    (bedrock._plain_tool, bedrock._tool_definition, "bedrock", bedrock_entries()),
+    (plain_chat_function, cohere._tool_definition, "openai", chat_entries()),
+    (plain_chat_function, ollama._tool_definition, "ollama", chat_entries()),
+]
+
+
+@pytest.mark.parametrize(
+    ("plain", "read", "provider", "entries"),
+    WIRES,
+    ids=["anthropic", "openai-responses", "bedrock", "cohere", "ollama"],
+)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_an_entry_told_plain_is_one_the_export_writes_back(
+    plain: Callable[[Any], bool],
+    read: Callable[[Any], dict[str, Any] | None],
+    provider: str,
+    entries: st.SearchStrategy[dict[str, Any]],
+    data: st.DataObject,
+) -> None:
+    raw = data.draw(st.lists(entries, max_size=3))
+    if raw and all(map(plain, raw)):
+        assert _exported_back(raw, read, provider) is True
+    # Decoding keeps the raw list exactly when the long way (no shortcut) keeps it, and refuses what it refuses.
+    outcomes = []
+    for shortcut in (plain, None):
+        kept: dict[str, Any] = {}
+        try:
+            tools = decode_tools(raw, kept, read, provider, shortcut)
+        except ValueError as error:
+            outcomes.append(("refused", str(error)))
+        else:
+            outcomes.append(("decoded", tools, kept))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("dialect", CHAT_DIALECTS)
+@settings(max_examples=200, deadline=None)
+@given(raw=st.lists(chat_entries(), max_size=3))
+def test_a_chat_tool_list_told_plain_is_one_every_dialect_writes_back(dialect: str, raw: list[dict[str, Any]]) -> None:
+    d = dialect_of(dialect)
+    if raw and all(map(plain_chat_function, raw)):
+        tools = [openai_chat._tool_definition(entry["function"]) for entry in raw]
+        assert export_tools(tools, d.export_as).tools == raw
+    kept: dict[str, Any] = {}
+    try:
+        tools = openai_chat._decode_tools({"tools": raw}, d, kept)
+    except ValueError:
+        return
+    # The raw list is kept exactly when the long way keeps it: no tools, or an export that differs.
+    assert ("tools" in kept) == (not tools or openai_chat._encode_tools(tools, d, None) != raw)
+    assert openai_chat._encode_tools(tools, d, kept) == raw
+
+
+@st.composite
+def gemini_lists(draw: st.DrawFn) -> list[Any]:
+    declarations = [
+        _entry(
+            {"name": draw(st.sampled_from(["get_weather", 5])), "description": draw(DESCRIPTIONS)}
+            | {draw(st.sampled_from(["parametersJsonSchema", "parameters", "parameters_json_schema"])): draw(SCHEMAS)},
+            draw(st.sampled_from([None, ("responseJsonSchema", {"type": "string"}), ("behavior", "BLOCKING")])),
+        )
+        for _ in range(draw(st.integers(0, 2)))
+    ]
+    entries: list[Any] = [{"functionDeclarations": declarations}]
+    extra = draw(st.sampled_from([None, {"googleSearch": {}}, {"functionDeclarations": []}]))
+    return entries + [extra] if extra is not None else entries
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=gemini_lists())
+def test_a_gemini_tool_list_told_plain_is_one_the_export_writes_back(raw: list[Any]) -> None:
+    if gemini._plain_tools(raw):
+        assert export_tools(gemini._declarations(raw), "gemini").tools == raw
+    kept: dict[str, Any] = {}
+    try:
+        tools = gemini._decode_tools(raw, kept)
+    except ValueError:
+        return
+    assert ("tools" in kept) == (not tools or gemini._encode_tools(tools, None) != raw)
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text()
+    | st.sampled_from([float("inf"), -0.0, 10**40]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=st.dictionaries(st.text(max_size=5), JSON, max_size=4), pad=st.sampled_from(["", " ", "\n\t"]))
+def test_arguments_text_and_objects_are_what_json_makes_of_them(value: dict[str, Any], pad: str) -> None:
+    text = args_text(value)
+    assert text == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert args_object(pad + text + pad, "/a") == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"a": 1} x', "Extra data at 9"),
+        ("\ufeff{}", "Unexpected UTF-8 BOM"),
+        ("{'a': 1}", "Expecting property name enclosed in double quotes at 1"),
+        ("[1]", "the arguments to be a JSON object, not list"),
+    ],
+)
+def test_arguments_that_are_no_json_object_are_refused_with_json_s_own_words(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=f"^/a: expected .*{message}"):
+        args_object(text, "/a")
+
+
+def test_arguments_the_fast_scanner_cannot_take_still_read_as_json_reads_them() -> None:
+    assert args_object('{"s": "\\ud800"}', "/a") == {"s": "\ud800"}
+    assert math.isnan(args_object('{"n": NaN}', "/a")["n"])
+    assert args_object("null", "/a") == {}
+
+
+@pytest.fixture(scope="module")
+def adapters(source_package: ModuleType) -> ModuleType:
+    return importlib.import_module(f"{SOURCE_PACKAGE}.adapters")
+
+
+CONVERSATION: list[dict[str, Any]] = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Weather in Paris?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+]
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai-chat", "gemini"])
+def test_message_models_encode_as_their_dicts_do(adapters: ModuleType, wire: str) -> None:
+    models = adapters.parse_request(adapters.encode_request(CONVERSATION, wire, model="m"), wire)
+    mixed = [models[0], CONVERSATION[1], models[2], CONVERSATION[3]]
+    expected = adapters.encode_request(CONVERSATION, wire, model="m")
+    assert adapters.encode_request(models, wire, model="m") == expected
+    assert adapters.encode_request(mixed, wire, model="m") == expected
+
+
+def test_a_bad_dict_among_message_models_is_reported_at_its_own_index(adapters: ModuleType) -> None:
+    models = adapters.parse_request(adapters.encode_request(CONVERSATION, "openai-chat", model="m"), "openai-chat")
+    with pytest.raises(adapters.ToolgenValidationError) as raised:
+        adapters.encode_request([models[0], {"role": "user", "content": 5}], "openai-chat", model="m")
+    assert [p.pointer for p in raised.value.problems] == ["/1/content"]
