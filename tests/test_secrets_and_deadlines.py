@@ -58,6 +58,9 @@ def _body(mode: str, secrets: list[str]) -> tuple[int, str, bytes]:
     if mode == "stream":
         event = {"error": {"message": f"key {joined} revoked", "type": "auth", "code": joined}}
         return 200, "text/event-stream", f"data: {json.dumps(event)}\n\n".encode()
+    if mode == "garbled":
+        # Frames that do not parse: their text goes into the stream's errors, which the final message keeps.
+        return 200, "text/event-stream", f'data: {{"x": "{joined}"\n\ndata: not json {joined}\n\n'.encode()
     raise AssertionError(mode)
 
 
@@ -225,8 +228,10 @@ def test_keys_given_as_extra_headers_in_any_case_are_redacted_too(echo: str, mod
     _assert_clean(repr(model), str(vars(model).get("_redactor")), secrets=(KEY, OTHER_KEY))
 
 
-def test_a_key_echoed_inside_a_stream_is_redacted_from_its_events(echo: str) -> None:
-    model = rt.HTTPModel(f"{echo}/stream", "m", api_key=KEY, retry=NO_RETRY)
+@pytest.mark.parametrize("mode", ["stream", "garbled"])
+@pytest.mark.parametrize("wire", ["openai-chat", "anthropic", "gemini", "openai-responses", "cohere", "ollama"])
+def test_a_key_echoed_inside_a_stream_is_redacted_from_its_events(echo: str, mode: str, wire: str) -> None:
+    model = rt.HTTPModel(f"{echo}/{mode}", "m", wire=wire, api_key=KEY, retry=NO_RETRY)
     try:
         events = list(model.stream(REQUEST))
     finally:
@@ -235,6 +240,9 @@ def test_a_key_echoed_inside_a_stream_is_redacted_from_its_events(echo: str) -> 
     assert errors, events
     for event in events:
         _assert_clean(*_texts(event))
+    end = events[-1]
+    assert isinstance(end, rt.MessageEnd)
+    _assert_clean(json.dumps(getattr(end.response, "extras", None), default=repr))
 
 
 def test_async_calls_redact_the_same(echo: str) -> None:
@@ -255,9 +263,9 @@ def test_async_calls_redact_the_same(echo: str) -> None:
         _assert_clean(*_texts(event))
 
 
-@pytest.mark.parametrize("stream", [False, True])
-def test_the_run_its_error_event_and_its_result_hold_no_key(echo: str, stream: bool) -> None:
-    model = rt.HTTPModel(f"{echo}/json", "m", api_key=KEY, retry=NO_RETRY)
+@pytest.mark.parametrize(("mode", "stream"), [("json", False), ("json", True), ("garbled", True)])
+def test_the_run_its_error_event_and_its_result_hold_no_key(echo: str, mode: str, stream: bool) -> None:
+    model = rt.HTTPModel(f"{echo}/{mode}", "m", api_key=KEY, retry=NO_RETRY)
     tools = rt.Registry({})
     try:
         events = rt.run_events([{"role": "user", "content": "hi"}], model, tools, stream=stream)

@@ -167,4 +167,10 @@ class Redactor:
             return dataclasses.replace(event, raw=self.value(event.raw))
         if isinstance(event, MessageEnd) and isinstance(event.response, ProviderError):
             return dataclasses.replace(event, response=self.error(event.response))
+        if isinstance(event, MessageEnd) and event.response.extras:
+            # The final message keeps the stream's errors (a bad frame quoted) and the provider's own fields.
+            response = dataclasses.replace(
+                event.response, extras=self.value(event.response.extras)
+            )
+            return dataclasses.replace(event, response=response)
         return event
