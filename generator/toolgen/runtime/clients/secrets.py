@@ -165,12 +165,11 @@ class Redactor:
         if isinstance(event, Finish) and event.raw is not None:
             # An error's code or body may come back as the raw reason the stream stopped.
             return dataclasses.replace(event, raw=self.value(event.raw))
-        if isinstance(event, MessageEnd) and isinstance(event.response, ProviderError):
-            return dataclasses.replace(event, response=self.error(event.response))
-        if isinstance(event, MessageEnd) and event.response.extras:
+        if isinstance(event, MessageEnd):
+            if isinstance(event.response, ProviderError):
+                return dataclasses.replace(event, response=self.error(event.response))
             # The final message keeps the stream's errors (a bad frame quoted) and the provider's own fields.
-            response = dataclasses.replace(
-                event.response, extras=self.value(event.response.extras)
-            )
+            extras = self.value(event.response.extras)
+            response = dataclasses.replace(event.response, extras=extras)
             return dataclasses.replace(event, response=response)
         return event
