@@ -8,6 +8,7 @@ a time. The bounds on time are generous: they prove a deadline was kept, not how
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -469,3 +470,85 @@ def test_an_abandoned_sync_handler_never_keeps_the_interpreter_from_exiting() ->
 def test_a_pool_needs_a_thread() -> None:
     with pytest.raises(ValueError, match="at least one thread"):
         rt.Registry({}, max_workers=0)
+
+
+def _deaf_handler(release: threading.Event) -> Any:
+    """An async handler that swallows every cancellation until `release` is set, then answers."""
+
+    async def deaf(args: Any, ctx: Any) -> Any:
+        while not release.is_set():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.05)
+        return "late"
+
+    return deaf
+
+
+def test_an_async_handler_that_ignores_cancellation_cannot_hold_adispatch_past_its_timeout() -> None:
+    release = threading.Event()
+    tools = rt.Registry({})
+    tools.add("deaf", SCHEMA, _deaf_handler(release), timeout=0.3)
+    tools.add("fast", SCHEMA, lambda args, ctx: "fast", timeout=2)
+
+    async def dispatch_then_release() -> tuple[Any, float, Any]:
+        started = time.monotonic()
+        outcome = await tools.adispatch(_call("deaf", 0))
+        elapsed = time.monotonic() - started
+        after = await tools.adispatch(_call("fast", 0))
+        release.set()  # lets asyncio.run end the abandoned handler's task when it closes the loop
+        return outcome, elapsed, after
+
+    try:
+        outcome, elapsed, after = asyncio.run(dispatch_then_release())
+    finally:
+        release.set()
+    assert outcome.error.kind == "timeout" and elapsed < BOUND
+    assert after.content == "fast"
+
+
+def test_an_async_handler_that_ignores_cancellation_cannot_hold_sync_dispatch_or_the_exit() -> None:
+    release = threading.Event()
+    tools = rt.Registry({})
+    tools.add("deaf", SCHEMA, _deaf_handler(release), timeout=0.3)
+    try:
+        started = time.monotonic()
+        outcome = tools.dispatch(_call("deaf", 0))
+        assert outcome.error.kind == "timeout" and time.monotonic() - started < BOUND
+    finally:
+        release.set()
+    script = textwrap.dedent(
+        """
+        import asyncio
+        from toolgen import runtime as rt
+
+        async def deaf(args, ctx):
+            while True:
+                try:
+                    await asyncio.sleep(100)
+                except asyncio.CancelledError:
+                    pass
+
+        tools = rt.Registry({})
+        tools.add("deaf", {"type": "object"}, deaf, timeout=0.2)
+        call = {"id": "c", "type": "function", "function": {"name": "deaf", "arguments": "{}"}}
+        print(tools.dispatch(call).error.kind)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["timeout"]
+
+
+def test_a_sync_dispatch_of_an_async_handler_works_inside_a_running_event_loop() -> None:
+    async def answer(args: Any, ctx: Any) -> Any:
+        await asyncio.sleep(0)
+        return "async"
+
+    tools = rt.Registry({})
+    tools.add("answer", SCHEMA, answer, timeout=2)
+    tools.add("untimed", SCHEMA, answer)
+
+    async def inside() -> list[Any]:
+        return [tools.dispatch(_call(name, 0)) for name in ("answer", "untimed")]
+
+    assert [outcome.content for outcome in asyncio.run(inside())] == ["async", "async"]
