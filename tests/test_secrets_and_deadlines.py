@@ -291,6 +291,16 @@ def test_the_redactor_keeps_ordinary_text_and_masks_only_the_key() -> None:
     assert redactor.value({"k": [KEY, 1, None]}) == {"k": ["***", 1, None]}
 
 
+@pytest.mark.parametrize("short", ["k", "test", "ollama", "sk-1234"])
+def test_a_short_key_is_masked_where_it_stands_alone_not_inside_words(short: str) -> None:
+    redactor = rt.HTTPModel("http://127.0.0.1:9", "m", api_key=short)._redactor
+    text = "the call took more than 2 s; a testing ollama_host sk-12345 token"
+    assert redactor.text(text) == text
+    assert redactor.text(f"key={short}, retry") == "key=***, retry"
+    assert redactor.text(f'{{"key": "{short}"}}') == '{"key": "***"}'
+    assert redactor.text(short) == "***"
+
+
 # ---- the deadline of a model call ----
 
 BOUND = 6.0  # seconds: timeout=2 plus room for a slow machine; without the deadline the drip holds 60 s
