@@ -6,10 +6,12 @@ import asyncio
 import decimal
 import json
 import sys
-from collections.abc import Iterator
+import tracemalloc
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
+import pydantic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -309,6 +311,55 @@ def test_quoted_values_in_problems_are_cut(sdk: ModuleType) -> None:
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_message({"role": "user", "content": [{"type": "text", "text": 5, "extra": "z" * 10**6}]})
     assert all(len(p.message) < 700 for p in caught.value.problems)
+
+
+MANY = 100_000  # bad items: each jsonschema error kept costs kilobytes, so all of them cost hundreds of megabytes
+
+
+def _peak_bytes(work: Callable[[], Any]) -> tuple[Any, int]:
+    tracemalloc.start()
+    try:
+        result = work()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_run_time_tool_given_many_bad_items_lists_a_bounded_number_of_problems(sdk: ModuleType) -> None:
+    tools = sdk.Tools()
+    tools.add("many", {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer"}}}}, echo)
+    bad = json.dumps({"xs": ["x"] * MANY})
+    outcome, peak = _peak_bytes(lambda: tools.dispatch(call("many", bad)))
+    content = well_formed(outcome)["content"]
+    assert outcome.error.kind == "invalid_arguments" and "left out" in content
+    assert 1 < len(outcome.error.problems) <= 1001
+    assert "more problems" in str(outcome.error.problems[-1])
+    assert peak < 64 * 2**20
+
+
+def test_a_built_tool_whose_model_refuses_asks_the_schema_check_only_whether_it_accepts(sdk: ModuleType) -> None:
+    # The model refuses every item; the JSON Schema check runs after it (an enum the model cannot hold), and
+    # its answer is only needed as yes or no: the model's problems are the ones reported.
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer"}}}}
+    Args = pydantic.create_model("Args", xs=(list[int], None))  # noqa: N806 - a model class
+    spec = sdk._runtime.ToolSpec(
+        name="many", title=None, description=None, args_model=Args, result_model=None,
+        input_schema=schema, output_schema=None, check_input=True,
+    )  # fmt: skip
+    value = {"xs": ["x"] * MANY}
+
+    def refused() -> Any:
+        with pytest.raises(sdk.ToolgenValidationError) as caught:
+            spec.check_arguments(value)
+        return caught.value
+
+    error, peak = _peak_bytes(refused)
+    assert error.problems[0].pointer == "/xs/0"
+    assert peak < 64 * 2**20
+
+
+def echo(args: Any, ctx: Any) -> Any:
+    return "ran"
 
 
 # -- toolgen validate ----------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -101,17 +102,34 @@ def _false_spelled_out(schema: Any) -> Any:
     return result
 
 
-def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
-    """Every place `value` breaks the validator's schema, in document order."""
+# The most jsonschema errors one check keeps: each holds its schema, value and paths (kilobytes), so the
+# errors of a million bad items would take gigabytes to say what the first thousand already say.
+MOST_SCHEMA_ERRORS = 1000
+
+
+def schema_accepts(validator: Any, value: Any) -> bool:
+    """Whether `value` meets the validator's schema: stops at the first error instead of listing them all."""
     try:
-        errors = sorted(
-            validator.iter_errors(value),
-            key=lambda e: tuple((isinstance(p, str), p) for p in e.absolute_path),
+        return next(iter(validator.iter_errors(value)), None) is None
+    except Exception:  # noqa: BLE001 - a schema jsonschema cannot follow accepts nothing
+        return False
+
+
+def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
+    """The places `value` breaks the validator's schema, in document order: at most MOST_SCHEMA_ERRORS."""
+    try:
+        first = list(
+            itertools.islice(validator.iter_errors(value), MOST_SCHEMA_ERRORS + 1)
         )
     except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
         return [
             ValidationProblem("", f"could not be checked against its schema: {error}")
         ]
+    more = len(first) > MOST_SCHEMA_ERRORS
+    errors = sorted(
+        first[:MOST_SCHEMA_ERRORS],
+        key=lambda e: tuple((isinstance(p, str), p) for p in e.absolute_path),
+    )
     originals = (
         validator.schema.get(_ECMA_ORIGINALS)
         if isinstance(validator.schema, dict)
@@ -124,10 +142,19 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
             pointer = _pointer((*found_error.absolute_path, *below))
             found.setdefault((pointer, sentence), ValidationProblem(pointer, sentence))
     # jsonschema's own sentences quote the whole value; a huge one must not become a huge message.
-    return [
+    problems = [
         ValidationProblem(p.pointer, bounded_sentence(p.message))
         for p in found.values()
     ]
+    if more:
+        problems.append(
+            ValidationProblem(
+                "",
+                f"has more problems than the first {MOST_SCHEMA_ERRORS} errors listed;"
+                " the rest are left out",
+            )
+        )
+    return problems
 
 
 def _pointer(path: Iterable[Any]) -> str:
