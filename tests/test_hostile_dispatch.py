@@ -358,6 +358,17 @@ def test_a_built_tool_whose_model_refuses_asks_the_schema_check_only_whether_it_
     assert peak < 64 * 2**20
 
 
+def test_a_message_with_many_bad_parts_lists_a_bounded_number_of_problems(sdk: ModuleType) -> None:
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_message({"role": "user", "content": [{"type": "text"}] * MANY})
+    problems = caught.value.problems
+    assert problems[0].pointer == "/content/0/text" and 1000 < len(problems) <= 10_001
+    assert "left out" in str(problems[-1])
+    # An integral float among many problems is still an integer, as in a small message.
+    outcome = tools_with(sdk).dispatch(call("echo", json.dumps({"n": 5.0, "tags": [1] * 5})))
+    assert not outcome.is_error or outcome.error.problems[0].pointer == "/tags"
+
+
 def echo(args: Any, ctx: Any) -> Any:
     return "ran"
 

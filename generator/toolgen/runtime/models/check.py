@@ -13,6 +13,7 @@ from ..schema.keywords import map_subschemas
 from ..schema.sentences import schema_error_sentences
 from .jsontext import parse_json
 from .problems import (
+    MOST_PROBLEMS,
     ToolgenValidationError,
     ValidationProblem,
     bounded_sentence,
@@ -185,8 +186,16 @@ def check(
     try:
         return validator.validate_python(value, strict=True)
     except pydantic.ValidationError as error:
-        items = error.errors(include_url=False)
-        if _has_integral_float(items):
+        # Many errors are listed only when the problems are read, and then only the first MOST_PROBLEMS:
+        # the list of a million costs more than the validation; whether an integral float failed is read
+        # off the data instead.
+        many = error.error_count() > MOST_PROBLEMS
+        items = None if many else error.errors(include_url=False)
+        if (
+            _has_integral_float(items)
+            if items is not None
+            else _holds_integral_float(value)
+        ):
             # JSON Schema counts 1.0 as an integer (models often write 5.0), equal to 1 in an enum too;
             # strict pydantic does not.
             try:
@@ -207,6 +216,20 @@ def _has_integral_float(items: list[Any]) -> bool:
     for item in items:
         if item["type"] in _INTEGER_ERRORS and _integral_float(item.get("input")):
             return True
+    return False
+
+
+def _holds_integral_float(value: Any) -> bool:
+    """Whether JSON data holds a float with no fractional part anywhere: a walk, not a recursion."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if _integral_float(item):
+            return True
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
     return False
 
 
