@@ -313,13 +313,14 @@ class Registry:
         entry, handler, args, context, call_id = prepared
         timeout = entry.spec.timeout
         # Imported on first dispatch rather than with the package: most imports of the SDK never dispatch.
-        import asyncio
         import inspect
 
         try:
             if inspect.iscoroutinefunction(handler):
-                result = asyncio.run(
-                    asyncio.wait_for(guarded_async(handler, args, context), timeout)
+                # On a pool thread, with a loop of its own: a running loop in the caller's thread is no
+                # obstacle, and a handler that ignores its cancellation is abandoned with its thread.
+                result = self.pool.call(
+                    timeout, _run_coroutine, self.pool, timeout, handler, args, context
                 )
             elif timeout is None:
                 result = guarded_sync(handler, args, context)
@@ -341,8 +342,8 @@ class Registry:
 
         try:
             if inspect.iscoroutinefunction(handler):
-                result = await asyncio.wait_for(
-                    guarded_async(handler, args, context), timeout
+                result = await self.pool.await_within(
+                    timeout, guarded_async(handler, args, context)
                 )
             else:
                 result = await self.pool.acall(
@@ -577,6 +578,20 @@ class Registry:
             None,
             ToolError(kind, message, problems),
         )
+
+
+def _run_coroutine(
+    pool: HandlerPool,
+    timeout: float | None,
+    handler: Callable[..., Any],
+    args: Any,
+    context: ToolContext,
+) -> Any:
+    import asyncio
+
+    return asyncio.run(
+        pool.await_within(timeout, guarded_async(handler, args, context))
+    )
 
 
 def _is_timeout(error: BaseException) -> bool:
