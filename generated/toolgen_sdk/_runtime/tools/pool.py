@@ -136,6 +136,16 @@ class HandlerPool:
                 self.abandon(job)
             raise
 
+    def call_coroutine(
+        self, timeout: float | None, coroutine: Callable[[], Coroutine[Any, Any, Any]]
+    ) -> Any:
+        """call() for an async function: the coroutine runs in a loop of its own on a pool thread."""
+        import asyncio
+
+        return self.call(
+            timeout, lambda: asyncio.run(self.await_within(timeout, coroutine()))
+        )
+
     async def await_within(
         self, timeout: float | None, coroutine: Coroutine[Any, Any, Any]
     ) -> Any:

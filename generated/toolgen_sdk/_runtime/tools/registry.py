@@ -319,8 +319,8 @@ class Registry:
             if inspect.iscoroutinefunction(handler):
                 # On a pool thread, with a loop of its own: a running loop in the caller's thread is no
                 # obstacle, and a handler that ignores its cancellation is abandoned with its thread.
-                result = self.pool.call(
-                    timeout, _run_coroutine, self.pool, timeout, handler, args, context
+                result = self.pool.call_coroutine(
+                    timeout, lambda: guarded_async(handler, args, context)
                 )
             elif timeout is None:
                 result = guarded_sync(handler, args, context)
@@ -578,20 +578,6 @@ class Registry:
             None,
             ToolError(kind, message, problems),
         )
-
-
-def _run_coroutine(
-    pool: HandlerPool,
-    timeout: float | None,
-    handler: Callable[..., Any],
-    args: Any,
-    context: ToolContext,
-) -> Any:
-    import asyncio
-
-    return asyncio.run(
-        pool.await_within(timeout, guarded_async(handler, args, context))
-    )
 
 
 def _is_timeout(error: BaseException) -> bool:
