@@ -231,6 +231,32 @@ def test_an_async_or_timed_handler_exiting_never_escapes_the_event_loop(
             assert outcome.error.kind == "handler_error" and type(raised).__name__ in outcome.error.message
 
 
+class _AsyncCallable:
+    """A handler object whose __call__ is async: iscoroutinefunction() says no of the object itself."""
+
+    async def __call__(self, args: Any, ctx: Any) -> Any:
+        await asyncio.sleep(0)
+        return "awaited"
+
+
+async def _answer() -> str:
+    await asyncio.sleep(0)
+    return "awaited"
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_a_handler_that_gives_a_coroutine_has_it_awaited_never_sent_as_text(
+    sdk: ModuleType, timeout: float | None
+) -> None:
+    tools = sdk.Tools()
+    tools.add("obj", {"type": "object"}, _AsyncCallable(), timeout=timeout)
+    tools.add("wrapper", {"type": "object"}, lambda args, ctx: _answer(), timeout=timeout)
+    for name in ("obj", "wrapper"):
+        for outcome in both(tools, call(name, "{}")):
+            well_formed(outcome)
+            assert outcome.content == "awaited", outcome
+
+
 def test_a_raising_result_converter_is_an_invalid_result(sdk: ModuleType) -> None:
     tools = tools_with(sdk, {"ok": True})
 
