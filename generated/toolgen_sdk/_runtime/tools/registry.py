@@ -30,6 +30,7 @@ from .guards import (
     cut_text,
     guarded_async,
     guarded_sync,
+    is_async_handler,
     problem_text,
     quoted_name,
     sendable,
@@ -312,11 +313,8 @@ class Registry:
             return prepared
         entry, handler, args, context, call_id = prepared
         timeout = entry.spec.timeout
-        # Imported on first dispatch rather than with the package: most imports of the SDK never dispatch.
-        import inspect
-
         try:
-            if inspect.iscoroutinefunction(handler):
+            if is_async_handler(handler):
                 # On a pool thread, with a loop of its own: a running loop in the caller's thread is no
                 # obstacle, and a handler that ignores its cancellation is abandoned with its thread.
                 result = self.pool.call_coroutine(
@@ -338,10 +336,9 @@ class Registry:
         entry, handler, args, context, call_id = prepared
         timeout = entry.spec.timeout
         import asyncio
-        import inspect
 
         try:
-            if inspect.iscoroutinefunction(handler):
+            if is_async_handler(handler):
                 result = await self.pool.await_within(
                     timeout, guarded_async(handler, args, context)
                 )
