@@ -6,10 +6,12 @@ import asyncio
 import decimal
 import json
 import sys
-from collections.abc import Iterator
+import tracemalloc
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
+import pydantic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -229,6 +231,32 @@ def test_an_async_or_timed_handler_exiting_never_escapes_the_event_loop(
             assert outcome.error.kind == "handler_error" and type(raised).__name__ in outcome.error.message
 
 
+class _AsyncCallable:
+    """A handler object whose __call__ is async: iscoroutinefunction() says no of the object itself."""
+
+    async def __call__(self, args: Any, ctx: Any) -> Any:
+        await asyncio.sleep(0)
+        return "awaited"
+
+
+async def _answer() -> str:
+    await asyncio.sleep(0)
+    return "awaited"
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_a_handler_that_gives_a_coroutine_has_it_awaited_never_sent_as_text(
+    sdk: ModuleType, timeout: float | None
+) -> None:
+    tools = sdk.Tools()
+    tools.add("obj", {"type": "object"}, _AsyncCallable(), timeout=timeout)
+    tools.add("wrapper", {"type": "object"}, lambda args, ctx: _answer(), timeout=timeout)
+    for name in ("obj", "wrapper"):
+        for outcome in both(tools, call(name, "{}")):
+            well_formed(outcome)
+            assert outcome.content == "awaited", outcome
+
+
 def test_a_raising_result_converter_is_an_invalid_result(sdk: ModuleType) -> None:
     tools = tools_with(sdk, {"ok": True})
 
@@ -309,6 +337,66 @@ def test_quoted_values_in_problems_are_cut(sdk: ModuleType) -> None:
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_message({"role": "user", "content": [{"type": "text", "text": 5, "extra": "z" * 10**6}]})
     assert all(len(p.message) < 700 for p in caught.value.problems)
+
+
+MANY = 100_000  # bad items: each jsonschema error kept costs kilobytes, so all of them cost hundreds of megabytes
+
+
+def _peak_bytes(work: Callable[[], Any]) -> tuple[Any, int]:
+    tracemalloc.start()
+    try:
+        result = work()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_run_time_tool_given_many_bad_items_lists_a_bounded_number_of_problems(sdk: ModuleType) -> None:
+    tools = sdk.Tools()
+    tools.add("many", {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer"}}}}, echo)
+    bad = json.dumps({"xs": ["x"] * MANY})
+    outcome, peak = _peak_bytes(lambda: tools.dispatch(call("many", bad)))
+    content = well_formed(outcome)["content"]
+    assert outcome.error.kind == "invalid_arguments" and "left out" in content
+    assert 1 < len(outcome.error.problems) <= 1001
+    assert "more problems" in str(outcome.error.problems[-1])
+    assert peak < 64 * 2**20
+
+
+def test_a_built_tool_whose_model_refuses_asks_the_schema_check_only_whether_it_accepts(sdk: ModuleType) -> None:
+    # The model refuses every item; the JSON Schema check runs after it (an enum the model cannot hold), and
+    # its answer is only needed as yes or no: the model's problems are the ones reported.
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer"}}}}
+    Args = pydantic.create_model("Args", xs=(list[int], None))  # noqa: N806 - a model class
+    spec = sdk._runtime.ToolSpec(
+        name="many", title=None, description=None, args_model=Args, result_model=None,
+        input_schema=schema, output_schema=None, check_input=True,
+    )  # fmt: skip
+    value = {"xs": ["x"] * MANY}
+
+    def refused() -> Any:
+        with pytest.raises(sdk.ToolgenValidationError) as caught:
+            spec.check_arguments(value)
+        return caught.value
+
+    error, peak = _peak_bytes(refused)
+    assert error.problems[0].pointer == "/xs/0"
+    assert peak < 64 * 2**20
+
+
+def test_a_message_with_many_bad_parts_lists_a_bounded_number_of_problems(sdk: ModuleType) -> None:
+    with pytest.raises(sdk.ToolgenValidationError) as caught:
+        sdk.validate_message({"role": "user", "content": [{"type": "text"}] * MANY})
+    problems = caught.value.problems
+    assert problems[0].pointer == "/content/0/text" and 1000 < len(problems) <= 10_001
+    assert "left out" in str(problems[-1])
+    # An integral float among many problems is still an integer, as in a small message.
+    outcome = tools_with(sdk).dispatch(call("echo", json.dumps({"n": 5.0, "tags": [1] * 5})))
+    assert not outcome.is_error or outcome.error.problems[0].pointer == "/tags"
+
+
+def echo(args: Any, ctx: Any) -> Any:
+    return "ran"
 
 
 # -- toolgen validate ----------------------------------------------------------------------------------------

@@ -23,6 +23,15 @@ CHAT_OK = json.dumps(
 GEMINI_OK = json.dumps(
     {"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}]}
 ).encode()
+ANTHROPIC_OK = json.dumps(
+    {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+    }
+).encode()
 SSE_OK = (
     b'data: {"id":"x","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"}}]}\n\n'
     b'data: {"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
@@ -204,3 +213,28 @@ except ImportError as error:
     result = subprocess.run([sys.executable, "-c", code], cwd=source_build, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "pip install 'toolgen[bedrock]'" in result.stdout
+
+
+@pytest.mark.parametrize("wire", ["openai-chat", "anthropic"])
+def test_a_lone_surrogate_in_a_request_is_sent_as_its_json_escape(rt: ModuleType, wire: str) -> None:
+    # A model may write "\ud800" in a call id or its arguments; the id must come back as it was, and the run
+    # must not end on a UnicodeEncodeError when the conversation is sent again.
+    call = {"id": "call_\ud800", "type": "function", "function": {"name": "f", "arguments": '{"a": "\\ud800"}'}}
+    messages = [
+        {"role": "user", "content": "half \ud800 a pair"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_\ud800", "content": "r"},
+    ]
+    answer = CHAT_OK if wire == "openai-chat" else ANTHROPIC_OK
+    server = LocalServer(queue(Answer(answer), Answer(answer)))
+    model = rt.HTTPModel(server.base, "m", wire=wire, api_key="sk-test-0123456789abcdef")
+    try:
+        request = rt.Request(messages)
+        for response in (model.complete(request), asyncio.run(model.acomplete(request))):
+            assert response.message["content"] in ("ok", [{"type": "text", "text": "ok"}])
+    finally:
+        model.close()
+        server.close()
+    for seen in server.seen:
+        assert b"\\ud800" in seen.body
+        assert "call_\ud800" in json.dumps(json.loads(seen.body), ensure_ascii=False)

@@ -554,6 +554,15 @@ def test_sse_encoding_never_lets_a_line_break_through(sdk: SimpleNamespace) -> N
     assert name == "error" and json.loads(data)["data"]["message"] == "a\rb\nc"
 
 
+def test_sse_encoding_of_a_lone_surrogate_is_text_utf8_can_carry(sdk: SimpleNamespace) -> None:
+    # A model may write "\ud800" in its text or a call id: the event stream to a browser must still encode.
+    event = sdk.runtime.RunEvent("text_delta", "c1", 1, {"text": "half \ud800 a pair", "id": "call_\udfff"})
+    text = sdk.runtime.sse_encode(event)
+    text.encode("utf-8")
+    (name, data), *_ = parse_sse(sdk, text)
+    assert json.loads(data)["data"] == {"text": "half \ud800 a pair", "id": "call_\udfff"}
+
+
 # ---- clients offline ----
 
 

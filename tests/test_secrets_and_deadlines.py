@@ -8,6 +8,7 @@ a time. The bounds on time are generous: they prove a deadline was kept, not how
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -58,6 +59,9 @@ def _body(mode: str, secrets: list[str]) -> tuple[int, str, bytes]:
     if mode == "stream":
         event = {"error": {"message": f"key {joined} revoked", "type": "auth", "code": joined}}
         return 200, "text/event-stream", f"data: {json.dumps(event)}\n\n".encode()
+    if mode == "garbled":
+        # Frames that do not parse: their text goes into the stream's errors, which the final message keeps.
+        return 200, "text/event-stream", f'data: {{"x": "{joined}"\n\ndata: not json {joined}\n\n'.encode()
     raise AssertionError(mode)
 
 
@@ -225,8 +229,10 @@ def test_keys_given_as_extra_headers_in_any_case_are_redacted_too(echo: str, mod
     _assert_clean(repr(model), str(vars(model).get("_redactor")), secrets=(KEY, OTHER_KEY))
 
 
-def test_a_key_echoed_inside_a_stream_is_redacted_from_its_events(echo: str) -> None:
-    model = rt.HTTPModel(f"{echo}/stream", "m", api_key=KEY, retry=NO_RETRY)
+@pytest.mark.parametrize("mode", ["stream", "garbled"])
+@pytest.mark.parametrize("wire", ["openai-chat", "anthropic", "gemini", "openai-responses", "cohere", "ollama"])
+def test_a_key_echoed_inside_a_stream_is_redacted_from_its_events(echo: str, mode: str, wire: str) -> None:
+    model = rt.HTTPModel(f"{echo}/{mode}", "m", wire=wire, api_key=KEY, retry=NO_RETRY)
     try:
         events = list(model.stream(REQUEST))
     finally:
@@ -235,6 +241,9 @@ def test_a_key_echoed_inside_a_stream_is_redacted_from_its_events(echo: str) -> 
     assert errors, events
     for event in events:
         _assert_clean(*_texts(event))
+    end = events[-1]
+    assert isinstance(end, rt.MessageEnd)
+    _assert_clean(json.dumps(getattr(end.response, "extras", None), default=repr))
 
 
 def test_async_calls_redact_the_same(echo: str) -> None:
@@ -255,9 +264,9 @@ def test_async_calls_redact_the_same(echo: str) -> None:
         _assert_clean(*_texts(event))
 
 
-@pytest.mark.parametrize("stream", [False, True])
-def test_the_run_its_error_event_and_its_result_hold_no_key(echo: str, stream: bool) -> None:
-    model = rt.HTTPModel(f"{echo}/json", "m", api_key=KEY, retry=NO_RETRY)
+@pytest.mark.parametrize(("mode", "stream"), [("json", False), ("json", True), ("garbled", True)])
+def test_the_run_its_error_event_and_its_result_hold_no_key(echo: str, mode: str, stream: bool) -> None:
+    model = rt.HTTPModel(f"{echo}/{mode}", "m", api_key=KEY, retry=NO_RETRY)
     tools = rt.Registry({})
     try:
         events = rt.run_events([{"role": "user", "content": "hi"}], model, tools, stream=stream)
@@ -280,6 +289,16 @@ def test_the_redactor_keeps_ordinary_text_and_masks_only_the_key() -> None:
     assert redactor.text(f"key={KEY}, retry later") == "key=***, retry later"
     assert redactor.text(f"got {KEY[:12]}…{KEY[-4:]}") == "got ***…" + KEY[-4:]
     assert redactor.value({"k": [KEY, 1, None]}) == {"k": ["***", 1, None]}
+
+
+@pytest.mark.parametrize("short", ["k", "test", "ollama", "sk-1234"])
+def test_a_short_key_is_masked_where_it_stands_alone_not_inside_words(short: str) -> None:
+    redactor = rt.HTTPModel("http://127.0.0.1:9", "m", api_key=short)._redactor
+    text = "the call took more than 2 s; a testing ollama_host sk-12345 token"
+    assert redactor.text(text) == text
+    assert redactor.text(f"key={short}, retry") == "key=***, retry"
+    assert redactor.text(f'{{"key": "{short}"}}') == '{"key": "***"}'
+    assert redactor.text(short) == "***"
 
 
 # ---- the deadline of a model call ----
@@ -461,3 +480,85 @@ def test_an_abandoned_sync_handler_never_keeps_the_interpreter_from_exiting() ->
 def test_a_pool_needs_a_thread() -> None:
     with pytest.raises(ValueError, match="at least one thread"):
         rt.Registry({}, max_workers=0)
+
+
+def _deaf_handler(release: threading.Event) -> Any:
+    """An async handler that swallows every cancellation until `release` is set, then answers."""
+
+    async def deaf(args: Any, ctx: Any) -> Any:
+        while not release.is_set():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.05)
+        return "late"
+
+    return deaf
+
+
+def test_an_async_handler_that_ignores_cancellation_cannot_hold_adispatch_past_its_timeout() -> None:
+    release = threading.Event()
+    tools = rt.Registry({})
+    tools.add("deaf", SCHEMA, _deaf_handler(release), timeout=0.3)
+    tools.add("fast", SCHEMA, lambda args, ctx: "fast", timeout=2)
+
+    async def dispatch_then_release() -> tuple[Any, float, Any]:
+        started = time.monotonic()
+        outcome = await tools.adispatch(_call("deaf", 0))
+        elapsed = time.monotonic() - started
+        after = await tools.adispatch(_call("fast", 0))
+        release.set()  # lets asyncio.run end the abandoned handler's task when it closes the loop
+        return outcome, elapsed, after
+
+    try:
+        outcome, elapsed, after = asyncio.run(dispatch_then_release())
+    finally:
+        release.set()
+    assert outcome.error.kind == "timeout" and elapsed < BOUND
+    assert after.content == "fast"
+
+
+def test_an_async_handler_that_ignores_cancellation_cannot_hold_sync_dispatch_or_the_exit() -> None:
+    release = threading.Event()
+    tools = rt.Registry({})
+    tools.add("deaf", SCHEMA, _deaf_handler(release), timeout=0.3)
+    try:
+        started = time.monotonic()
+        outcome = tools.dispatch(_call("deaf", 0))
+        assert outcome.error.kind == "timeout" and time.monotonic() - started < BOUND
+    finally:
+        release.set()
+    script = textwrap.dedent(
+        """
+        import asyncio
+        from toolgen import runtime as rt
+
+        async def deaf(args, ctx):
+            while True:
+                try:
+                    await asyncio.sleep(100)
+                except asyncio.CancelledError:
+                    pass
+
+        tools = rt.Registry({})
+        tools.add("deaf", {"type": "object"}, deaf, timeout=0.2)
+        call = {"id": "c", "type": "function", "function": {"name": "deaf", "arguments": "{}"}}
+        print(tools.dispatch(call).error.kind)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["timeout"]
+
+
+def test_a_sync_dispatch_of_an_async_handler_works_inside_a_running_event_loop() -> None:
+    async def answer(args: Any, ctx: Any) -> Any:
+        await asyncio.sleep(0)
+        return "async"
+
+    tools = rt.Registry({})
+    tools.add("answer", SCHEMA, answer, timeout=2)
+    tools.add("untimed", SCHEMA, answer)
+
+    async def inside() -> list[Any]:
+        return [tools.dispatch(_call(name, 0)) for name in ("answer", "untimed")]
+
+    assert [outcome.content for outcome in asyncio.run(inside())] == ["async", "async"]

@@ -24,7 +24,8 @@ SECRET_HEADERS = frozenset(
 # Words before the credential in an Authorization value: not secret themselves.
 _SCHEMES = frozenset({"bearer", "basic", "token", "key"})
 
-# A piece of a key this long found in a text marks the text as holding the key; shorter keys must appear whole.
+# A piece of a key this long found in a text marks the text as holding the key; shorter keys must appear whole,
+# as a token of their own: a key "k" or "test" masked inside words would mangle every message ("too*** 2 s").
 _PIECE = 8
 
 # The characters a key, its URL-encoded form or a masked echo of it is made of; a match is widened to all of them.
@@ -52,6 +53,14 @@ class Redactor:
                 )
             )
         self._forms = tuple(sorted(forms, key=len, reverse=True))
+        short = [form for form in self._forms if len(form) <= _PIECE]
+        self._short = (
+            re.compile(
+                f"(?<!{_KEYISH.pattern})(?:{'|'.join(map(re.escape, short))})(?!{_KEYISH.pattern})"
+            )
+            if short
+            else None
+        )
         pieces = sorted(
             {
                 form[start : start + _PIECE]
@@ -94,9 +103,8 @@ class Redactor:
         """The text with every key, piece of a key or encoded key replaced by the mask."""
         if not self._forms:
             return text
-        for form in self._forms:
-            if len(form) <= _PIECE:
-                text = text.replace(form, MASK)
+        if self._short is not None:
+            text = self._short.sub(MASK, text)
         starts = (
             [m.start() for m in self._pieces.finditer(text)] if self._pieces else []
         )
@@ -165,6 +173,11 @@ class Redactor:
         if isinstance(event, Finish) and event.raw is not None:
             # An error's code or body may come back as the raw reason the stream stopped.
             return dataclasses.replace(event, raw=self.value(event.raw))
-        if isinstance(event, MessageEnd) and isinstance(event.response, ProviderError):
-            return dataclasses.replace(event, response=self.error(event.response))
+        if isinstance(event, MessageEnd):
+            if isinstance(event.response, ProviderError):
+                return dataclasses.replace(event, response=self.error(event.response))
+            # The final message keeps the stream's errors (a bad frame quoted) and the provider's own fields.
+            extras = self.value(event.response.extras)
+            response = dataclasses.replace(event.response, extras=extras)
+            return dataclasses.replace(event, response=response)
         return event

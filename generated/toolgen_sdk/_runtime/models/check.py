@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -12,6 +13,7 @@ from ..schema.keywords import map_subschemas
 from ..schema.sentences import schema_error_sentences
 from .jsontext import parse_json
 from .problems import (
+    MOST_PROBLEMS,
     ToolgenValidationError,
     ValidationProblem,
     bounded_sentence,
@@ -101,17 +103,34 @@ def _false_spelled_out(schema: Any) -> Any:
     return result
 
 
-def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
-    """Every place `value` breaks the validator's schema, in document order."""
+# The most jsonschema errors one check keeps: each holds its schema, value and paths (kilobytes), so the
+# errors of a million bad items would take gigabytes to say what the first thousand already say.
+MOST_SCHEMA_ERRORS = 1000
+
+
+def schema_accepts(validator: Any, value: Any) -> bool:
+    """Whether `value` meets the validator's schema: stops at the first error instead of listing them all."""
     try:
-        errors = sorted(
-            validator.iter_errors(value),
-            key=lambda e: tuple((isinstance(p, str), p) for p in e.absolute_path),
+        return next(iter(validator.iter_errors(value)), None) is None
+    except Exception:  # noqa: BLE001 - a schema jsonschema cannot follow accepts nothing
+        return False
+
+
+def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
+    """The places `value` breaks the validator's schema, in document order: at most MOST_SCHEMA_ERRORS."""
+    try:
+        first = list(
+            itertools.islice(validator.iter_errors(value), MOST_SCHEMA_ERRORS + 1)
         )
     except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
         return [
             ValidationProblem("", f"could not be checked against its schema: {error}")
         ]
+    more = len(first) > MOST_SCHEMA_ERRORS
+    errors = sorted(
+        first[:MOST_SCHEMA_ERRORS],
+        key=lambda e: tuple((isinstance(p, str), p) for p in e.absolute_path),
+    )
     originals = (
         validator.schema.get(_ECMA_ORIGINALS)
         if isinstance(validator.schema, dict)
@@ -124,10 +143,19 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
             pointer = _pointer((*found_error.absolute_path, *below))
             found.setdefault((pointer, sentence), ValidationProblem(pointer, sentence))
     # jsonschema's own sentences quote the whole value; a huge one must not become a huge message.
-    return [
+    problems = [
         ValidationProblem(p.pointer, bounded_sentence(p.message))
         for p in found.values()
     ]
+    if more:
+        problems.append(
+            ValidationProblem(
+                "",
+                f"has more problems than the first {MOST_SCHEMA_ERRORS} errors listed;"
+                " the rest are left out",
+            )
+        )
+    return problems
 
 
 def _pointer(path: Iterable[Any]) -> str:
@@ -157,31 +185,52 @@ def check(
     )
     try:
         return validator.validate_python(value, strict=True)
-    except _PydanticError as caught:
-        # Its traceback holds this frame, which would hold it: a cycle that only the garbage collector
-        # frees, at a cost to every invalid value. The traceback says only that validation failed here.
-        error = caught.with_traceback(None)
-    except (TypeError, ArithmeticError) as failed:
-        # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
-        raise ToolgenValidationError(
-            [ValidationProblem("", f"could not be checked: {failed}")]
-        ) from None
-    # Raised after the except clause, not in it: an error with no context to chain is raised and caught faster.
-    items = error.errors(include_url=False)
-    for item in items:
-        if item["type"] in _INTEGER_ERRORS and _integral_float(item.get("input")):
+    except pydantic.ValidationError as error:
+        # Many errors are listed only when the problems are read, and then only the first MOST_PROBLEMS:
+        # the list of a million costs more than the validation; whether an integral float failed is read
+        # off the data instead.
+        many = error.error_count() > MOST_PROBLEMS
+        items = None if many else error.errors(include_url=False)
+        if (
+            _has_integral_float(items)
+            if items is not None
+            else _holds_integral_float(value)
+        ):
             # JSON Schema counts 1.0 as an integer (models often write 5.0), equal to 1 in an enum too;
             # strict pydantic does not.
             try:
                 return validator.validate_python(
                     _integral_floats_as_ints(value), strict=True
                 )
-            except _PydanticError:
-                break  # the problems of the value as given are the ones to report
-    raise ToolgenValidationError.folding(error, value, items)
+            except pydantic.ValidationError:
+                pass  # the problems of the value as given are the ones to report
+        raise ToolgenValidationError.folding(error, value, items) from None
+    except (TypeError, ArithmeticError) as error:
+        # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
+        raise ToolgenValidationError(
+            [ValidationProblem("", f"could not be checked: {error}")]
+        ) from None
 
 
-_PydanticError = pydantic.ValidationError
+def _has_integral_float(items: list[Any]) -> bool:
+    for item in items:
+        if item["type"] in _INTEGER_ERRORS and _integral_float(item.get("input")):
+            return True
+    return False
+
+
+def _holds_integral_float(value: Any) -> bool:
+    """Whether JSON data holds a float with no fractional part anywhere: a walk, not a recursion."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if _integral_float(item):
+            return True
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 _INTEGER_ERRORS = frozenset({"int_type", "literal_error"})

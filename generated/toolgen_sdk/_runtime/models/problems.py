@@ -40,9 +40,6 @@ class ToolgenValidationError(ValueError):
     sentences. The data must not be changed before then: the pointers are read from it.
     """
 
-    # Slots, not a __dict__: an error raised for every invalid message is made as cheaply as it can be.
-    __slots__ = ("_problems", "_unfolded")
-
     def __init__(self, problems: Sequence[ValidationProblem]) -> None:
         self._problems: tuple[ValidationProblem, ...] | None = tuple(problems)
         self._unfolded: _Unfolded | None = None
@@ -56,8 +53,8 @@ class ToolgenValidationError(ValueError):
         items: Sequence[Mapping[str, Any]] | None = None,
     ) -> ToolgenValidationError:
         """The error for pydantic's `error` on `data`, folded into problems when they are first read."""
-        # BaseException.__new__ gives the empty args ValueError.__init__ would: no second call for them.
-        made: ToolgenValidationError = _new_exception(cls)
+        made = cls.__new__(cls)
+        ValueError.__init__(made)
         made._problems = None
         made._unfolded = (error, data, items)
         return made
@@ -66,8 +63,7 @@ class ToolgenValidationError(ValueError):
     def problems(self) -> tuple[ValidationProblem, ...]:
         if self._problems is None:
             assert self._unfolded is not None
-            error, data, items = self._unfolded
-            self._problems = tuple(problems_from(error, data, items))
+            self._problems = tuple(problems_from(*self._unfolded))
             self._unfolded = None
         return self._problems
 
@@ -80,9 +76,7 @@ class ToolgenValidationError(ValueError):
         return f"{type(self).__name__}({self.problems!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        state = dict(
-            self.__dict__
-        )  # a subclass's own attributes (the slots are not in it)
+        state = {k: v for k, v in self.__dict__.items() if k != "_unfolded"}
         state["_problems"] = self.problems
         return (type(self), (self.problems,), state)
 
@@ -91,9 +85,6 @@ class ToolgenValidationError(ValueError):
         listing = "\n".join(f"  {p}" for p in self.problems)
         count = len(self.problems)
         return f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}"
-
-
-_new_exception = BaseException.__new__
 
 
 _Unfolded = tuple[pydantic.ValidationError, Any, "Sequence[Mapping[str, Any]] | None"]
@@ -118,71 +109,32 @@ def _data_path(
     for part in loc:
         # type() first: dict and list are what JSON data holds, and the general checks cost more.
         kind_of = type(current)
-        if kind_of is dict or (
-            kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping)
+        if kind_of is list or kind_of is tuple:
+            if type(part) is int:
+                current = current[part] if 0 <= part < len(current) else None
+                path.append(str(part))
+                continue
+        elif type(part) is str and (
+            kind_of is dict
+            or (kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping))
         ):
-            if type(part) is str:
-                if part in current:
-                    current = current[part]
-                    path.append(part)
-                    continue
-                if "_" in part:
-                    key = _camel_key(part, current)
-                    if key is not None:
-                        current = current[key]
-                        path.append(key)
-                        continue
-        elif (kind_of is list or kind_of is tuple) and type(part) is int:
-            current = current[part] if 0 <= part < len(current) else None
-            path.append(str(part))
-            continue
-        branches.append((len(path), part if type(part) is str else str(part)))
-    if kind == "missing" and branches and branches[-1][0] == len(path):
+            if part in current:
+                current = current[part]
+                path.append(part)
+                continue
+            key = _camel_key(part, current)
+            if key is not None:
+                current = current[key]
+                path.append(key)
+                continue
+        branches.append((len(path), str(part)))
+    if kind == "missing" and loc and branches and branches[-1][0] == len(path):
         # The last part names the field that is not there: it belongs to the path, not to a branch.
         last = branches[-1][1]
         if last == str(loc[-1]):
             branches.pop()
             path.append(last)
     return path, branches
-
-
-def _one_path(data: Any, loc: Sequence[int | str], kind: str) -> list[str]:
-    """The path of _data_path(data, loc, kind), without the branch labels: all one error needs."""
-    path: list[str] = []
-    current = data
-    # For a missing field the last part names the field that is not there: the path's end, whatever it is.
-    ends_missing = kind == "missing" and len(loc) > 0
-    for part in loc[:-1] if ends_missing else loc:
-        kind_of = type(current)
-        if kind_of is dict or (
-            kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping)
-        ):
-            if type(part) is str:
-                if part in current:
-                    current = current[part]
-                    path.append(part)
-                    continue
-                if "_" in part:
-                    key = _camel_key(part, current)
-                    if key is not None:
-                        current = current[key]
-                        path.append(key)
-                        continue
-        elif (kind_of is list or kind_of is tuple) and type(part) is int:
-            current = current[part] if 0 <= part < len(current) else None
-            path.append(str(part))
-    if ends_missing:
-        last = loc[-1]
-        key = None
-        if type(last) is str and "_" in last:
-            kind_of = type(current)
-            if (
-                kind_of is dict
-                or (kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping))
-            ) and last not in current:
-                key = _camel_key(last, current)
-        path.append(str(last) if key is None else key)
-    return path
 
 
 def _camel_key(part: str, current: Mapping[str, Any]) -> str | None:
@@ -203,6 +155,10 @@ def bounded_sentence(text: str, limit: int = 300) -> str:
 
 _TAG_ERRORS = frozenset({"union_tag_invalid", "union_tag_not_found"})
 
+# The most pydantic errors folded into problems: a million bad items would keep a million problems (gigabytes)
+# that no report shows; the first ten thousand say what is wrong.
+MOST_PROBLEMS = 10_000
+
 
 def problems_from(
     error: pydantic.ValidationError,
@@ -210,26 +166,16 @@ def problems_from(
     items: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[ValidationProblem]:
     """Pydantic's errors (`items`, when the caller has them already) as JSON-pointer problems: one per real
-    problem, union branches folded."""
+    problem, union branches folded; past MOST_PROBLEMS errors, the rest are counted, not listed."""
     items = error.errors(include_url=False) if items is None else items
-    count = len(items)
-    if count == 1 and items[0]["type"] not in _TAG_ERRORS:
+    left_out = max(0, len(items) - MOST_PROBLEMS)
+    if left_out:
+        items = items[:MOST_PROBLEMS]
+    if len(items) == 1 and items[0]["type"] not in _TAG_ERRORS:
         # One error: whatever union branches it passed through, they are the ones that were tried.
         item = items[0]
-        return [_problem(_one_path(data, item["loc"], item["type"]), item)]
-    if (
-        count == 2
-        and items[0]["type"] not in _TAG_ERRORS
-        and items[1]["type"] not in _TAG_ERRORS
-    ):
-        # Two errors, most often the two branches of a `str | list` value: folded without the general lists.
-        first, second = items
-        pair: list[Found] = [
-            (*_data_path(data, first["loc"], first["type"]), first),
-            (*_data_path(data, second["loc"], second["type"]), second),
-        ]
-        folded = _fold_pair(pair[0], pair[1])
-        return [folded] if folded is not None else _sorted_unique(_folded(pair))
+        path, _ = _data_path(data, item["loc"], item["type"])
+        return [_problem(path, item)]
     found: list[tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]] = []
     for item in items:
         kind = item["type"]
@@ -248,7 +194,11 @@ def problems_from(
             )
             continue
         found.append((path, branches, item))
-    return _fold_unions(found)
+    problems = _fold_unions(found)
+    if left_out:
+        note = f"has {left_out} more errors than the {MOST_PROBLEMS} listed; they are left out"
+        problems.append(ValidationProblem("", note))
+    return problems
 
 
 def _tag_key(discriminator: str, data: Any, path: list[str]) -> tuple[str, Any]:
@@ -285,10 +235,7 @@ def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
         pair = _fold_pair(found[0], found[1])
         if pair is not None:
             return [pair]
-    return _sorted_unique(_folded(found))
-
-
-def _sorted_unique(problems: list[ValidationProblem]) -> list[ValidationProblem]:
+    problems = _folded(found)
     if len(problems) == 1:
         return problems
     unique = {(p.pointer, p.message): p for p in problems}
@@ -314,15 +261,10 @@ def _fold_pair(first: Found, second: Found) -> ValidationProblem | None:
         deepest = max(len(path), len(other_path))
         if deepest == at:
             # Both branches failed at this very value: one sentence naming each form it could have had.
-            one, two = pydantic_expected(item), pydantic_expected(other_item)
-            wanted = (
-                one
-                if one == two
-                else f"{one} or {two}"
-                if one < two
-                else f"{two} or {one}"
+            wanted = sorted({pydantic_expected(item), pydantic_expected(other_item)})
+            return ValidationProblem(
+                _json_pointer(path[:at]), expected(either(wanted), item.get("input"))
             )
-            return _made(_json_pointer(path[:at]), expected(wanted, item.get("input")))
         chosen = first if len(path) == deepest else second
         return _problem(chosen[0], chosen[2])
     return None
@@ -371,7 +313,9 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
             wanted = sorted({pydantic_expected(item) for _, _, item in members})
             value = members[0][2].get("input")
             problems.append(
-                _made(_json_pointer(list(prefix_key)), expected(either(wanted), value))
+                ValidationProblem(
+                    _json_pointer(list(prefix_key)), expected(either(wanted), value)
+                )
             )
             continue
         chosen = next(
@@ -385,25 +329,7 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
 
 def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
     sentence = str(item["sentence"]) if "sentence" in item else pydantic_sentence(item)
-    problem: ValidationProblem = _new_object(
-        ValidationProblem
-    )  # as _made does, one call less
-    fields = problem.__dict__
-    fields["pointer"] = _json_pointer(path)
-    fields["message"] = sentence
-    return problem
-
-
-def _made(pointer: str, message: str) -> ValidationProblem:
-    """ValidationProblem(pointer, message), without the frozen dataclass's setattr per field."""
-    problem: ValidationProblem = _new_object(ValidationProblem)
-    fields = problem.__dict__
-    fields["pointer"] = pointer
-    fields["message"] = message
-    return problem
-
-
-_new_object = object.__new__
+    return ValidationProblem(_json_pointer(path), sentence)
 
 
 def _json_pointer(path: list[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,9 +31,25 @@ class ToolFailure(Exception):
     """
 
 
+def is_async_handler(handler: Callable[..., Any]) -> bool:
+    """An async function, or an object whose __call__ is one (iscoroutinefunction says no of the object)."""
+    import inspect
+
+    return inspect.iscoroutinefunction(handler) or (
+        callable(handler) and inspect.iscoroutinefunction(type(handler).__call__)
+    )
+
+
 def guarded_sync(handler: Callable[..., Any], args: Any, context: Any) -> Any:
     try:
-        return handler(args, context)
+        result = handler(args, context)
+        if isinstance(result, types.CoroutineType):
+            # A sync wrapper that returns an async call's coroutine means that call: run it here, on a loop
+            # of its own, rather than send "<coroutine object ...>" to the model and never await it.
+            import asyncio
+
+            result = asyncio.run(result)
+        return result
     except Exception:
         raise
     except BaseException as error:  # noqa: BLE001 - carried, then reported as the tool's failure

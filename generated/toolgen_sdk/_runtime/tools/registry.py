@@ -30,6 +30,7 @@ from .guards import (
     cut_text,
     guarded_async,
     guarded_sync,
+    is_async_handler,
     problem_text,
     quoted_name,
     sendable,
@@ -312,14 +313,12 @@ class Registry:
             return prepared
         entry, handler, args, context, call_id = prepared
         timeout = entry.spec.timeout
-        # Imported on first dispatch rather than with the package: most imports of the SDK never dispatch.
-        import asyncio
-        import inspect
-
         try:
-            if inspect.iscoroutinefunction(handler):
-                result = asyncio.run(
-                    asyncio.wait_for(guarded_async(handler, args, context), timeout)
+            if is_async_handler(handler):
+                # On a pool thread, with a loop of its own: a running loop in the caller's thread is no
+                # obstacle, and a handler that ignores its cancellation is abandoned with its thread.
+                result = self.pool.call_coroutine(
+                    timeout, lambda: guarded_async(handler, args, context)
                 )
             elif timeout is None:
                 result = guarded_sync(handler, args, context)
@@ -337,12 +336,11 @@ class Registry:
         entry, handler, args, context, call_id = prepared
         timeout = entry.spec.timeout
         import asyncio
-        import inspect
 
         try:
-            if inspect.iscoroutinefunction(handler):
-                result = await asyncio.wait_for(
-                    guarded_async(handler, args, context), timeout
+            if is_async_handler(handler):
+                result = await self.pool.await_within(
+                    timeout, guarded_async(handler, args, context)
                 )
             else:
                 result = await self.pool.acall(

@@ -213,9 +213,13 @@ class HTTPModel(ModelClientBase):
             "content-type": "application/json",
             "accept": route.stream_accept if stream else "application/json",
         }
-        content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8"
-        )
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        try:
+            content = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (a model may write "\ud800" in an id or argument) has no UTF-8 form: its JSON
+            # escape carries it, so the id comes back as the model wrote it.
+            content = json.dumps(body, separators=(",", ":")).encode("ascii")
         return join_url(self.base_url, path), content, {**headers, **self._headers}
 
     def _authorized(

@@ -106,6 +106,11 @@ def sse_encode(event: RunEvent) -> str:
     payload = json.dumps(
         event.to_json(), ensure_ascii=False, separators=(",", ":"), default=str
     )
+    try:
+        payload.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (a model may write "\ud800") has no UTF-8 form; its JSON escape carries it.
+        payload = json.dumps(event.to_json(), separators=(",", ":"), default=str)
     # json.dumps escapes newlines inside strings, so this is one line; splitting keeps the framing safe regardless.
     data = "".join(f"data: {line}\n" for line in _LINE_BREAK.split(payload))
     return f"event: {name}\nid: {event.seq}\n{data}\n"

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import pydantic
 from pydantic.alias_generators import to_camel
 
-from .check import check, parsed_json, schema_problems, schema_validator
+from .check import (
+    check,
+    parsed_json,
+    schema_accepts,
+    schema_problems,
+    schema_validator,
+)
 from .jsontext import parse_json
 from .lazy import DeferredModels
 from .problems import ToolgenValidationError, ValidationProblem
@@ -212,7 +218,9 @@ class ToolSpec:
         try:
             args = check(self.args_model, value, json_text=False)
         except ToolgenValidationError:
-            if self.check_input and not self._schema_problems(
+            # A value the model cannot hold but the schema allows is returned as data; the model's problems
+            # are the ones reported otherwise, so the check only says yes or no.
+            if self.check_input and self._schema_accepts(
                 "input", self.check_schema or self.input_schema, value
             ):
                 return value
@@ -251,20 +259,33 @@ class ToolSpec:
     def _schema_problems(
         self, which: str, schema: Mapping[str, Any], value: Any
     ) -> list[ValidationProblem]:
+        validator = self._schema_validator(which, schema)
+        if isinstance(validator, ValidationProblem):
+            return [validator]
+        return schema_problems(validator, value)
+
+    def _schema_accepts(
+        self, which: str, schema: Mapping[str, Any], value: Any
+    ) -> bool:
+        validator = self._schema_validator(which, schema)
+        return not isinstance(validator, ValidationProblem) and schema_accepts(
+            validator, value
+        )
+
+    def _schema_validator(self, which: str, schema: Mapping[str, Any]) -> Any:
+        """The JSON Schema validator of the input or output schema, made once; or why there is none."""
         validator = self._schema_validators.get(which)
         if validator is None:
             try:
                 validator = schema_validator(
                     schema, self.check_resources, self.dialects.get(which)
                 )
-                self._schema_validators[which] = validator
             except Exception as error:  # noqa: BLE001 - a schema the check cannot take must not crash a dispatch
-                return [
-                    ValidationProblem(
-                        "", f"could not be checked against its schema: {error}"
-                    )
-                ]
-        return schema_problems(validator, value)
+                return ValidationProblem(
+                    "", f"could not be checked against its schema: {error}"
+                )
+            self._schema_validators[which] = validator
+        return validator
 
     def definition(self) -> dict[str, Any]:
         """The tool in toolgen's canonical definition format (camelCase keys, absent values left out)."""

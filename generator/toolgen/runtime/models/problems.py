@@ -203,6 +203,10 @@ def bounded_sentence(text: str, limit: int = 300) -> str:
 
 _TAG_ERRORS = frozenset({"union_tag_invalid", "union_tag_not_found"})
 
+# The most pydantic errors folded into problems: a million bad items would keep a million problems (gigabytes)
+# that no report shows; the first ten thousand say what is wrong.
+MOST_PROBLEMS = 10_000
+
 
 def problems_from(
     error: pydantic.ValidationError,
@@ -210,8 +214,11 @@ def problems_from(
     items: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[ValidationProblem]:
     """Pydantic's errors (`items`, when the caller has them already) as JSON-pointer problems: one per real
-    problem, union branches folded."""
+    problem, union branches folded; past MOST_PROBLEMS errors, the rest are counted, not listed."""
     items = error.errors(include_url=False) if items is None else items
+    left_out = max(0, len(items) - MOST_PROBLEMS)
+    if left_out:
+        items = items[:MOST_PROBLEMS]
     count = len(items)
     if count == 1 and items[0]["type"] not in _TAG_ERRORS:
         # One error: whatever union branches it passed through, they are the ones that were tried.
@@ -248,7 +255,11 @@ def problems_from(
             )
             continue
         found.append((path, branches, item))
-    return _fold_unions(found)
+    problems = _fold_unions(found)
+    if left_out:
+        note = f"has {left_out} more errors than the {MOST_PROBLEMS} listed; they are left out"
+        problems.append(ValidationProblem("", note))
+    return problems
 
 
 def _tag_key(discriminator: str, data: Any, path: list[str]) -> tuple[str, Any]:

@@ -3,7 +3,8 @@
 
 A handler's deadline counts from when it starts running, so a call waiting for a free thread is never reported
 as timed out. Python cannot stop a thread: a handler that overruns is abandoned, its thread is replaced so that
-the pool keeps its size, and, being a daemon, it never keeps the interpreter from exiting.
+the pool keeps its size, and, being a daemon, it never keeps the interpreter from exiting. An async handler
+that overruns is cancelled; one that ignores the cancellation is abandoned the same way, still running.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ import contextlib
 import contextvars
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 # Imported when a handler first runs: most imports of the SDK never dispatch.
 if TYPE_CHECKING:
     import asyncio
     import concurrent.futures
+
+# Seconds a cancelled async handler gets to finish its cleanup before it is left running.
+_CANCEL_GRACE = 0.5
 
 
 class _Job:
@@ -68,6 +72,8 @@ class HandlerPool:
         self._idle = threading.Semaphore(0)
         self._threads = 0
         self._abandoned = 0
+        # Tasks of async handlers given up on while they ignore their cancellation: held until they end.
+        self._abandoned_tasks: set[asyncio.Task[Any]] = set()
 
     def submit(
         self,
@@ -91,7 +97,7 @@ class HandlerPool:
         self._grow()
 
     def call(
-        self, timeout: float, function: Callable[..., Any], *arguments: Any
+        self, timeout: float | None, function: Callable[..., Any], *arguments: Any
     ) -> Any:
         """Run function in the pool and wait for it: at most `timeout` seconds once it has started."""
         import concurrent.futures
@@ -129,6 +135,52 @@ class HandlerPool:
             if not job.future.cancel():
                 self.abandon(job)
             raise
+
+    def call_coroutine(
+        self, timeout: float | None, coroutine: Callable[[], Coroutine[Any, Any, Any]]
+    ) -> Any:
+        """call() for an async function: the coroutine runs in a loop of its own on a pool thread."""
+        import asyncio
+
+        return self.call(
+            timeout, lambda: asyncio.run(self.await_within(timeout, coroutine()))
+        )
+
+    async def await_within(
+        self, timeout: float | None, coroutine: Coroutine[Any, Any, Any]
+    ) -> Any:
+        """Await `coroutine` for at most `timeout` seconds, then cancel it; never wait long for it to stop.
+
+        asyncio.wait_for waits for the cancelled coroutine to finish, so one that swallows CancelledError (or
+        awaits a long cleanup) would hold its caller for ever: past a short grace it is left running instead.
+        """
+        import asyncio
+
+        task = asyncio.ensure_future(coroutine)
+        try:
+            done, _ = await asyncio.wait((task,), timeout=timeout)
+        except BaseException:
+            # The caller is cancelled: the handler is cancelled with it, and not waited for.
+            self._let_go(task)
+            raise
+        if done:
+            return task.result()
+        self._let_go(task)
+        await asyncio.wait((task,), timeout=_CANCEL_GRACE)
+        raise TimeoutError(f"the handler did not finish within {timeout} seconds")
+
+    def _let_go(self, task: asyncio.Task[Any]) -> None:
+        task.cancel()
+        if task.done():
+            return
+        self._abandoned_tasks.add(task)
+        task.add_done_callback(self._forget)
+
+    def _forget(self, task: asyncio.Task[Any]) -> None:
+        self._abandoned_tasks.discard(task)
+        if not task.cancelled():
+            # Read, so that asyncio does not log an exception of a call already answered as timed out.
+            task.exception()
 
     def _grow(self) -> None:
         with self._lock:
