@@ -185,31 +185,37 @@ def check(
     )
     try:
         return validator.validate_python(value, strict=True)
-    except pydantic.ValidationError as error:
-        # Many errors are listed only when the problems are read, and then only the first MOST_PROBLEMS:
-        # the list of a million costs more than the validation; whether an integral float failed is read
-        # off the data instead.
-        many = error.error_count() > MOST_PROBLEMS
-        items = None if many else error.errors(include_url=False)
-        if (
-            _has_integral_float(items)
-            if items is not None
-            else _holds_integral_float(value)
-        ):
-            # JSON Schema counts 1.0 as an integer (models often write 5.0), equal to 1 in an enum too;
-            # strict pydantic does not.
-            try:
-                return validator.validate_python(
-                    _integral_floats_as_ints(value), strict=True
-                )
-            except pydantic.ValidationError:
-                pass  # the problems of the value as given are the ones to report
-        raise ToolgenValidationError.folding(error, value, items) from None
-    except (TypeError, ArithmeticError) as error:
+    except _PydanticError as caught:
+        # Its traceback holds this frame, which would hold it: a cycle that only the garbage collector
+        # frees, at a cost to every invalid value. The traceback says only that validation failed here.
+        error = caught.with_traceback(None)
+    except (TypeError, ArithmeticError) as failed:
         # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
         raise ToolgenValidationError(
-            [ValidationProblem("", f"could not be checked: {error}")]
+            [ValidationProblem("", f"could not be checked: {failed}")]
         ) from None
+    # Raised after the except clause, not in it: an error with no context to chain is raised and caught faster.
+    # Many errors are listed only when the problems are read, and then only the first MOST_PROBLEMS: the list
+    # of a million costs more than the validation; whether an integral float failed is read off the data then.
+    many = error.error_count() > MOST_PROBLEMS
+    items = None if many else error.errors(include_url=False)
+    if (
+        _has_integral_float(items)
+        if items is not None
+        else _holds_integral_float(value)
+    ):
+        # JSON Schema counts 1.0 as an integer (models often write 5.0), equal to 1 in an enum too;
+        # strict pydantic does not.
+        try:
+            return validator.validate_python(
+                _integral_floats_as_ints(value), strict=True
+            )
+        except _PydanticError:
+            pass  # the problems of the value as given are the ones to report
+    raise ToolgenValidationError.folding(error, value, items)
+
+
+_PydanticError = pydantic.ValidationError
 
 
 def _has_integral_float(items: list[Any]) -> bool:

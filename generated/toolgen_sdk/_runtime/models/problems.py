@@ -40,6 +40,9 @@ class ToolgenValidationError(ValueError):
     sentences. The data must not be changed before then: the pointers are read from it.
     """
 
+    # Slots, not a __dict__: an error raised for every invalid message is made as cheaply as it can be.
+    __slots__ = ("_problems", "_unfolded")
+
     def __init__(self, problems: Sequence[ValidationProblem]) -> None:
         self._problems: tuple[ValidationProblem, ...] | None = tuple(problems)
         self._unfolded: _Unfolded | None = None
@@ -53,8 +56,8 @@ class ToolgenValidationError(ValueError):
         items: Sequence[Mapping[str, Any]] | None = None,
     ) -> ToolgenValidationError:
         """The error for pydantic's `error` on `data`, folded into problems when they are first read."""
-        made = cls.__new__(cls)
-        ValueError.__init__(made)
+        # BaseException.__new__ gives the empty args ValueError.__init__ would: no second call for them.
+        made: ToolgenValidationError = _new_exception(cls)
         made._problems = None
         made._unfolded = (error, data, items)
         return made
@@ -63,7 +66,8 @@ class ToolgenValidationError(ValueError):
     def problems(self) -> tuple[ValidationProblem, ...]:
         if self._problems is None:
             assert self._unfolded is not None
-            self._problems = tuple(problems_from(*self._unfolded))
+            error, data, items = self._unfolded
+            self._problems = tuple(problems_from(error, data, items))
             self._unfolded = None
         return self._problems
 
@@ -76,7 +80,9 @@ class ToolgenValidationError(ValueError):
         return f"{type(self).__name__}({self.problems!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        state = {k: v for k, v in self.__dict__.items() if k != "_unfolded"}
+        state = dict(
+            self.__dict__
+        )  # a subclass's own attributes (the slots are not in it)
         state["_problems"] = self.problems
         return (type(self), (self.problems,), state)
 
@@ -85,6 +91,9 @@ class ToolgenValidationError(ValueError):
         listing = "\n".join(f"  {p}" for p in self.problems)
         count = len(self.problems)
         return f"{count} validation problem{'s' if count != 1 else ''}:\n{listing}"
+
+
+_new_exception = BaseException.__new__
 
 
 _Unfolded = tuple[pydantic.ValidationError, Any, "Sequence[Mapping[str, Any]] | None"]
@@ -109,32 +118,71 @@ def _data_path(
     for part in loc:
         # type() first: dict and list are what JSON data holds, and the general checks cost more.
         kind_of = type(current)
-        if kind_of is list or kind_of is tuple:
-            if type(part) is int:
-                current = current[part] if 0 <= part < len(current) else None
-                path.append(str(part))
-                continue
-        elif type(part) is str and (
-            kind_of is dict
-            or (kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping))
+        if kind_of is dict or (
+            kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping)
         ):
-            if part in current:
-                current = current[part]
-                path.append(part)
-                continue
-            key = _camel_key(part, current)
-            if key is not None:
-                current = current[key]
-                path.append(key)
-                continue
-        branches.append((len(path), str(part)))
-    if kind == "missing" and loc and branches and branches[-1][0] == len(path):
+            if type(part) is str:
+                if part in current:
+                    current = current[part]
+                    path.append(part)
+                    continue
+                if "_" in part:
+                    key = _camel_key(part, current)
+                    if key is not None:
+                        current = current[key]
+                        path.append(key)
+                        continue
+        elif (kind_of is list or kind_of is tuple) and type(part) is int:
+            current = current[part] if 0 <= part < len(current) else None
+            path.append(str(part))
+            continue
+        branches.append((len(path), part if type(part) is str else str(part)))
+    if kind == "missing" and branches and branches[-1][0] == len(path):
         # The last part names the field that is not there: it belongs to the path, not to a branch.
         last = branches[-1][1]
         if last == str(loc[-1]):
             branches.pop()
             path.append(last)
     return path, branches
+
+
+def _one_path(data: Any, loc: Sequence[int | str], kind: str) -> list[str]:
+    """The path of _data_path(data, loc, kind), without the branch labels: all one error needs."""
+    path: list[str] = []
+    current = data
+    # For a missing field the last part names the field that is not there: the path's end, whatever it is.
+    ends_missing = kind == "missing" and len(loc) > 0
+    for part in loc[:-1] if ends_missing else loc:
+        kind_of = type(current)
+        if kind_of is dict or (
+            kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping)
+        ):
+            if type(part) is str:
+                if part in current:
+                    current = current[part]
+                    path.append(part)
+                    continue
+                if "_" in part:
+                    key = _camel_key(part, current)
+                    if key is not None:
+                        current = current[key]
+                        path.append(key)
+                        continue
+        elif (kind_of is list or kind_of is tuple) and type(part) is int:
+            current = current[part] if 0 <= part < len(current) else None
+            path.append(str(part))
+    if ends_missing:
+        last = loc[-1]
+        key = None
+        if type(last) is str and "_" in last:
+            kind_of = type(current)
+            if (
+                kind_of is dict
+                or (kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping))
+            ) and last not in current:
+                key = _camel_key(last, current)
+        path.append(str(last) if key is None else key)
+    return path
 
 
 def _camel_key(part: str, current: Mapping[str, Any]) -> str | None:
@@ -171,11 +219,24 @@ def problems_from(
     left_out = max(0, len(items) - MOST_PROBLEMS)
     if left_out:
         items = items[:MOST_PROBLEMS]
-    if len(items) == 1 and items[0]["type"] not in _TAG_ERRORS:
+    count = len(items)
+    if count == 1 and items[0]["type"] not in _TAG_ERRORS:
         # One error: whatever union branches it passed through, they are the ones that were tried.
         item = items[0]
-        path, _ = _data_path(data, item["loc"], item["type"])
-        return [_problem(path, item)]
+        return [_problem(_one_path(data, item["loc"], item["type"]), item)]
+    if (
+        count == 2
+        and items[0]["type"] not in _TAG_ERRORS
+        and items[1]["type"] not in _TAG_ERRORS
+    ):
+        # Two errors, most often the two branches of a `str | list` value: folded without the general lists.
+        first, second = items
+        pair: list[Found] = [
+            (*_data_path(data, first["loc"], first["type"]), first),
+            (*_data_path(data, second["loc"], second["type"]), second),
+        ]
+        folded = _fold_pair(pair[0], pair[1])
+        return [folded] if folded is not None else _sorted_unique(_folded(pair))
     found: list[tuple[list[str], list[tuple[int, str]], Mapping[str, Any]]] = []
     for item in items:
         kind = item["type"]
@@ -235,7 +296,10 @@ def _fold_unions(found: Iterable[Found]) -> list[ValidationProblem]:
         pair = _fold_pair(found[0], found[1])
         if pair is not None:
             return [pair]
-    problems = _folded(found)
+    return _sorted_unique(_folded(found))
+
+
+def _sorted_unique(problems: list[ValidationProblem]) -> list[ValidationProblem]:
     if len(problems) == 1:
         return problems
     unique = {(p.pointer, p.message): p for p in problems}
@@ -261,10 +325,15 @@ def _fold_pair(first: Found, second: Found) -> ValidationProblem | None:
         deepest = max(len(path), len(other_path))
         if deepest == at:
             # Both branches failed at this very value: one sentence naming each form it could have had.
-            wanted = sorted({pydantic_expected(item), pydantic_expected(other_item)})
-            return ValidationProblem(
-                _json_pointer(path[:at]), expected(either(wanted), item.get("input"))
+            one, two = pydantic_expected(item), pydantic_expected(other_item)
+            wanted = (
+                one
+                if one == two
+                else f"{one} or {two}"
+                if one < two
+                else f"{two} or {one}"
             )
+            return _made(_json_pointer(path[:at]), expected(wanted, item.get("input")))
         chosen = first if len(path) == deepest else second
         return _problem(chosen[0], chosen[2])
     return None
@@ -313,9 +382,7 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
             wanted = sorted({pydantic_expected(item) for _, _, item in members})
             value = members[0][2].get("input")
             problems.append(
-                ValidationProblem(
-                    _json_pointer(list(prefix_key)), expected(either(wanted), value)
-                )
+                _made(_json_pointer(list(prefix_key)), expected(either(wanted), value))
             )
             continue
         chosen = next(
@@ -329,7 +396,25 @@ def _folded(found: list[Found], level: int = 0) -> list[ValidationProblem]:
 
 def _problem(path: list[str], item: Mapping[str, Any]) -> ValidationProblem:
     sentence = str(item["sentence"]) if "sentence" in item else pydantic_sentence(item)
-    return ValidationProblem(_json_pointer(path), sentence)
+    problem: ValidationProblem = _new_object(
+        ValidationProblem
+    )  # as _made does, one call less
+    fields = problem.__dict__
+    fields["pointer"] = _json_pointer(path)
+    fields["message"] = sentence
+    return problem
+
+
+def _made(pointer: str, message: str) -> ValidationProblem:
+    """ValidationProblem(pointer, message), without the frozen dataclass's setattr per field."""
+    problem: ValidationProblem = _new_object(ValidationProblem)
+    fields = problem.__dict__
+    fields["pointer"] = pointer
+    fields["message"] = message
+    return problem
+
+
+_new_object = object.__new__
 
 
 def _json_pointer(path: list[str]) -> str:
