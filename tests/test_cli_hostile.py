@@ -270,6 +270,28 @@ def nested(levels: int) -> dict[str, object]:
             "key: string holds a lone surrogate",
         ),
         ("name.json", '{"name": "f\\ud83d", "inputSchema": {}}', "1:10", "lone surrogate"),
+        # An integer past the float range: most JSON readers (and the generated bounds) take it as infinity.
+        (
+            "bound.yaml",
+            "name: f\ninputSchema:\n  properties:\n    a: {type: number, maximum: 1" + "0" * 400 + "}\n",
+            "4:32",
+            "number too large",
+        ),
+        (
+            "bound.json",
+            '{"name": "f", "inputSchema": {"properties": {"a": {"maximum": -1' + "0" * 400 + "}}}}",
+            "1:63",
+            "number too large",
+        ),
+        # Longer than Python's int() reads (4,300 digits): refused at the number, not as a crash or at 1:1.
+        (
+            "digits.yaml",
+            "name: f\ninputSchema:\n  properties:\n    a: {maxLength: " + "9" * 5_000 + "}\n",
+            "4:20",
+            "number too large",
+        ),
+        ("digits.json", '{"name": "f", "timeout": ' + "9" * 5_000 + ', "inputSchema": {}}', "1:26", "number too large"),
+        ("hex.yaml", "name: f\ntimeout: 0x" + "f" * 300 + "\ninputSchema: {}\n", "2:10", "number too large"),
     ],
 )
 def test_values_json_cannot_hold_are_exit_3_at_their_place(
