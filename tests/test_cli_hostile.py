@@ -91,15 +91,44 @@ def test_a_wrong_wire_says_what_the_body_looks_like(tmp_path: Path) -> None:
         ({"response": []}, "/response"),
         ({"response": {"message": {"role": "assistant", "content": "x"}, "extras": 3}}, "/response/extras"),
         ({"error": "boom"}, "/error"),
+        # Messages the canonical schema refuses: the wires' encoders would make up what is missing.
+        ([{}], "/0/role"),
+        ([{"role": ["user"]}], "/0/role"),
+        ({"messages": [{"role": "user", "content": "hi"}, {"role": "nobody"}]}, "/messages/1/role"),
+        ([{"role": "user"}], "/0/content"),
+        ([{"role": "user", "content": "hi", "contnet": "x"}], "/0/contnet"),
+        ({"request": {"messages": [{"role": "tool", "content": "x"}]}}, "/request/messages/0/tool_call_id"),
+        (
+            [{"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f"}}]}],
+            "/0/tool_calls/0/function/arguments",
+        ),
+        ({"response": {"message": {"role": "assistant", "content": 5}}}, "/response/message/content"),
+        ({"response": {"message": "hello"}}, "/response/message"),
     ],
 )
+@pytest.mark.parametrize("wire", ["openai", "anthropic", "gemini"])
 def test_encode_of_malformed_canonical_json_is_exit_3_at_its_pointer(
-    tmp_path: Path, body: object, pointer: str
+    tmp_path: Path, body: object, pointer: str, wire: str
 ) -> None:
     (tmp_path / "c.json").write_text(json.dumps(body), encoding="utf-8")
-    result = toolgen("encode", "c.json", "--wire", "openai", cwd=tmp_path)
+    result = toolgen("encode", "c.json", "--wire", wire, cwd=tmp_path)
     assert result.returncode == 3, result.stdout + result.stderr
     assert f"payload-invalid {pointer}: expected" in result.stdout
+
+
+def test_encode_of_no_messages_is_exit_3() -> None:
+    result = toolgen("encode", "-", "--wire", "anthropic", stdin="[]")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "<stdin>:1:1: error payload-invalid an empty list of messages: nothing to encode" in result.stdout
+
+
+def test_what_decode_prints_encodes_again(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text(json.dumps(ANTHROPIC_RESPONSE), encoding="utf-8")
+    decoded = toolgen("decode", "a.json", cwd=tmp_path)
+    (tmp_path / "c.json").write_text(decoded.stdout, encoding="utf-8")
+    encoded = toolgen("encode", "c.json", "--wire", "anthropic", cwd=tmp_path)
+    assert encoded.returncode == 0, encoded.stdout + encoded.stderr
+    assert json.loads(encoded.stdout)["content"] == [{"type": "text", "text": "hi"}]
 
 
 # --- build: toolgen.yaml -------------------------------------------------------------------------------------

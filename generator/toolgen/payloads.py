@@ -251,17 +251,35 @@ def _object_or_empty(body: dict[str, Any], key: str, pointer: str) -> dict[str, 
     return {} if value is None else _object_at(value, f"{pointer}/{key}")
 
 
+def _canonical_message(message: Any, pointer: str) -> Any:
+    """`message` when it is a canonical Message; else its first problem, at its pointer, since a wire's encoder
+    would fill in what is missing (a message without a role went out as the user's)."""
+    from toolgen.meta import message_shape_errors  # jsonschema and YAML, which decode and convert never need
+
+    for path, sentence in message_shape_errors(message):
+        at = "/".join((pointer, *(part.replace("~", "~0").replace("/", "~1") for part in path)))
+        raise PayloadError(f"{at}: {sentence}", at)
+    return message
+
+
+def _canonical_messages(messages: list[Any], pointer: str) -> list[Any]:
+    return [_canonical_message(message, f"{pointer}/{index}") for index, message in enumerate(messages)]
+
+
 def from_canonical(data: Any) -> Request | Response | ProviderError:
-    """The Request/Response behind canonical JSON (decode's output, or a bare list of messages)."""
+    """The Request/Response behind canonical JSON (decode's output, or a bare list of messages), each message
+    checked against the canonical Message schema."""
     if isinstance(data, list):
-        return Request(messages=data)
+        if not data:
+            raise PayloadError("an empty list of messages: nothing to encode")
+        return Request(messages=_canonical_messages(data, ""))
     if not isinstance(data, dict):
         raise PayloadError("expected decode's canonical JSON (an object) or a list of messages")
     if "request" in data or "messages" in data:
         pointer = "/request" if "request" in data else ""
         body = _object_at(data.get("request", data), pointer or "/")
         return Request(
-            _list_at(body, "messages", pointer),
+            _canonical_messages(_list_at(body, "messages", pointer), f"{pointer}/messages"),
             _list_at(body, "tools", pointer),
             body.get("model"),
             _object_or_empty(body, "extras", pointer),
@@ -270,7 +288,9 @@ def from_canonical(data: Any) -> Request | Response | ProviderError:
         body = _object_at(data["response"], "/response")
         message = body.get("message")
         return Response(
-            {"role": "assistant", "content": None} if message is None else message,
+            {"role": "assistant", "content": None}
+            if message is None
+            else _canonical_message(message, "/response/message"),
             body.get("finish"),
             body.get("usage"),
             body.get("model"),
