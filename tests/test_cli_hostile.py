@@ -231,6 +231,55 @@ def test_a_misspelled_key_in_a_tool_without_arguments_is_named_too(make_project:
     assert "did you mean 'parameters' for 'paramters'?" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("schema", "place", "meant"),
+    [
+        ("{type: object, propertys: {city: {type: string}}}", "3:29", "'propertys'; did you mean 'properties'?"),
+        ("{type: object, properites: {city: {type: string}}}", "3:29", "'properites'; did you mean 'properties'?"),
+        (
+            "{type: object, properties: {city: {type: string}}, requird: [city]}",
+            "3:65",
+            "'requird'; did you mean 'required'?",
+        ),
+        ("{type: object, properties: {city: {tpye: string}}}", "3:49", "'tpye'; did you mean 'type'?"),
+        (
+            "{type: object, properties: {city: {type: string, maxLenght: 3}}}",
+            "3:63",
+            "'maxLenght'; did you mean 'maxLength'?",
+        ),
+        (
+            "{type: object, properties: {tags: {type: array, items: {type: string, min_length: 1}}}}",
+            "3:84",
+            "'min_length'; did you mean 'minLength'?",
+        ),
+        ("{type: object, additional_properties: false}", "3:29", "did you mean 'additionalProperties'?"),
+    ],
+)
+def test_a_misspelled_schema_keyword_is_an_error_at_its_key(
+    make_project: Callable[..., Project], schema: str, place: str, meant: str
+) -> None:
+    project = make_project()
+    project.write("schemas/f.yaml", f"name: f\ndescription: d\ninputSchema: {schema}\n")
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith(f"schemas/f.yaml:{place}: error unknown-keyword unknown schema keyword "), (
+        result.stdout
+    )
+    assert meant in result.stdout
+    assert not (project.root / "generated").exists()
+
+
+def test_property_names_and_words_of_ones_own_are_no_misspelled_keywords(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    properties = "{propertys: {type: string}, requird: {type: string, example: x, x-typ: 1, enumDescriptions: [a]}}"
+    project.write(
+        "schemas/f.yaml", f"name: f\ndescription: d\ninputSchema: {{type: object, properties: {properties}}}\n"
+    )
+    result = project.cli("build")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "unknown-keyword" not in result.stdout
+
+
 def test_an_unrelated_unknown_key_stays_a_warning(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/weather.yaml", TOOL + "x-owner: team-a\n")
