@@ -454,6 +454,18 @@ def test_validate_of_an_empty_folder_or_empty_input_is_exit_3(project: Project) 
     assert stdin.returncode == 3 and "nothing to validate: no record in <stdin>" in stdin.stderr
 
 
+@pytest.mark.parametrize("wire", ["gemini", "google-interactions"])
+def test_validate_as_the_wrong_wire_is_a_finding_not_a_pass(project: Project, wire: str) -> None:
+    (project.root / "a.json").write_text(json.dumps(ANTHROPIC_RESPONSE), encoding="utf-8")
+    wrong = project.cli("validate", "--as", f"{wire}.response", "a.json")
+    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    assert wrong.stdout.startswith(f"a.json:1:1: error wire-invalid nothing in this body is a {wire} response"), (
+        wrong.stdout
+    )
+    assert "it looks like the anthropic wire's response" in wrong.stdout
+    assert project.cli("validate", "--as", "anthropic.response", "a.json").returncode == 0
+
+
 # --- Ctrl-C --------------------------------------------------------------------------------------------------
 
 

@@ -160,17 +160,19 @@ def decode_payload(payload: Payload, wire: str | None = None) -> dict[str, Any]:
         result = adapters.decode(payload.data, wire, kind)
     except ValueError as error:
         raise PayloadError(str(error), pointer_of(error)) from None
-    if _nothing_in(result):
-        raise PayloadError(_unrecognized(payload.data, wire, kind))
+    if kept_nothing(result):
+        raise PayloadError(unrecognized(payload.data, wire, kind))
     return canonical_json(result, wire, kind)
 
 
-def _nothing_in(result: Request | Response | ProviderError) -> bool:
-    """True when decoding kept nothing of the body: no message, tool, call, finish or usage."""
-    if isinstance(result, ProviderError):
-        return False
-    if isinstance(result, Request):
+def kept_nothing(result: Any) -> bool:
+    """True when decoding kept nothing of the body: no message, tool, call, finish or usage (a body of another
+    wire). By class name, since `toolgen validate` decodes with the generated package's copy of the runtime."""
+    kind = type(result).__name__
+    if kind == "Request":
         return not result.messages and not result.tools
+    if kind != "Response":
+        return False  # a provider's error body says something
     message = result.message
     return (
         message.get("content") in (None, "", [])
@@ -180,7 +182,7 @@ def _nothing_in(result: Request | Response | ProviderError) -> bool:
     )
 
 
-def _unrecognized(body: Any, wire: str, kind: str) -> str:
+def unrecognized(body: Any, wire: str, kind: str) -> str:
     """Why a body decoded to nothing: the wire it looks like instead, when detection can tell."""
     try:
         found_wire, found_kind = adapters.detect(body)
