@@ -87,7 +87,11 @@ def schema(rng: random.Random, depth: int, defs: tuple[str, ...] = ()) -> Any:
     if depth > 0 and roll < 0.25:
         return {"not": schema(rng, depth - 1, defs)}
     if roll < 0.3:
-        return {"enum": _enum(rng, None)}
+        node = {"enum": _enum(rng, None)}
+        if depth > 0 and rng.random() < 0.15:
+            # An array's or object's keywords beside an enum without a type: the enum alone decides.
+            node[rng.choice(("items", "additionalProperties"))] = schema(rng, depth - 1, defs)
+        return node
     if roll < 0.34:
         return {"const": scalar(rng)}
     kinds = [rng.choice(TYPES)]
@@ -117,6 +121,12 @@ def schema(rng: random.Random, depth: int, defs: tuple[str, ...] = ()) -> Any:
         node["items"] = schema(rng, depth - 1, defs)
     if "object" in kinds and depth > 0:
         _object(rng, node, depth, defs)
+    if depth > 0 and rng.random() < 0.06:
+        # Items or properties on a type that has none: JSON Schema ignores them, so the models must too.
+        if "array" not in kinds:
+            node["items"] = schema(rng, depth - 1, defs)
+        elif "object" not in kinds:
+            _object(rng, node, depth, defs)
     if rng.random() < 0.1:
         node["description"] = "described"
     return node

@@ -91,15 +91,44 @@ def test_a_wrong_wire_says_what_the_body_looks_like(tmp_path: Path) -> None:
         ({"response": []}, "/response"),
         ({"response": {"message": {"role": "assistant", "content": "x"}, "extras": 3}}, "/response/extras"),
         ({"error": "boom"}, "/error"),
+        # Messages the canonical schema refuses: the wires' encoders would make up what is missing.
+        ([{}], "/0/role"),
+        ([{"role": ["user"]}], "/0/role"),
+        ({"messages": [{"role": "user", "content": "hi"}, {"role": "nobody"}]}, "/messages/1/role"),
+        ([{"role": "user"}], "/0/content"),
+        ([{"role": "user", "content": "hi", "contnet": "x"}], "/0/contnet"),
+        ({"request": {"messages": [{"role": "tool", "content": "x"}]}}, "/request/messages/0/tool_call_id"),
+        (
+            [{"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f"}}]}],
+            "/0/tool_calls/0/function/arguments",
+        ),
+        ({"response": {"message": {"role": "assistant", "content": 5}}}, "/response/message/content"),
+        ({"response": {"message": "hello"}}, "/response/message"),
     ],
 )
+@pytest.mark.parametrize("wire", ["openai", "anthropic", "gemini"])
 def test_encode_of_malformed_canonical_json_is_exit_3_at_its_pointer(
-    tmp_path: Path, body: object, pointer: str
+    tmp_path: Path, body: object, pointer: str, wire: str
 ) -> None:
     (tmp_path / "c.json").write_text(json.dumps(body), encoding="utf-8")
-    result = toolgen("encode", "c.json", "--wire", "openai", cwd=tmp_path)
+    result = toolgen("encode", "c.json", "--wire", wire, cwd=tmp_path)
     assert result.returncode == 3, result.stdout + result.stderr
     assert f"payload-invalid {pointer}: expected" in result.stdout
+
+
+def test_encode_of_no_messages_is_exit_3() -> None:
+    result = toolgen("encode", "-", "--wire", "anthropic", stdin="[]")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "<stdin>:1:1: error payload-invalid an empty list of messages: nothing to encode" in result.stdout
+
+
+def test_what_decode_prints_encodes_again(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text(json.dumps(ANTHROPIC_RESPONSE), encoding="utf-8")
+    decoded = toolgen("decode", "a.json", cwd=tmp_path)
+    (tmp_path / "c.json").write_text(decoded.stdout, encoding="utf-8")
+    encoded = toolgen("encode", "c.json", "--wire", "anthropic", cwd=tmp_path)
+    assert encoded.returncode == 0, encoded.stdout + encoded.stderr
+    assert json.loads(encoded.stdout)["content"] == [{"type": "text", "text": "hi"}]
 
 
 # --- build: toolgen.yaml -------------------------------------------------------------------------------------
@@ -202,6 +231,55 @@ def test_a_misspelled_key_in_a_tool_without_arguments_is_named_too(make_project:
     assert "did you mean 'parameters' for 'paramters'?" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("schema", "place", "meant"),
+    [
+        ("{type: object, propertys: {city: {type: string}}}", "3:29", "'propertys'; did you mean 'properties'?"),
+        ("{type: object, properites: {city: {type: string}}}", "3:29", "'properites'; did you mean 'properties'?"),
+        (
+            "{type: object, properties: {city: {type: string}}, requird: [city]}",
+            "3:65",
+            "'requird'; did you mean 'required'?",
+        ),
+        ("{type: object, properties: {city: {tpye: string}}}", "3:49", "'tpye'; did you mean 'type'?"),
+        (
+            "{type: object, properties: {city: {type: string, maxLenght: 3}}}",
+            "3:63",
+            "'maxLenght'; did you mean 'maxLength'?",
+        ),
+        (
+            "{type: object, properties: {tags: {type: array, items: {type: string, min_length: 1}}}}",
+            "3:84",
+            "'min_length'; did you mean 'minLength'?",
+        ),
+        ("{type: object, additional_properties: false}", "3:29", "did you mean 'additionalProperties'?"),
+    ],
+)
+def test_a_misspelled_schema_keyword_is_an_error_at_its_key(
+    make_project: Callable[..., Project], schema: str, place: str, meant: str
+) -> None:
+    project = make_project()
+    project.write("schemas/f.yaml", f"name: f\ndescription: d\ninputSchema: {schema}\n")
+    result = project.cli("build")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith(f"schemas/f.yaml:{place}: error unknown-keyword unknown schema keyword "), (
+        result.stdout
+    )
+    assert meant in result.stdout
+    assert not (project.root / "generated").exists()
+
+
+def test_property_names_and_words_of_ones_own_are_no_misspelled_keywords(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    properties = "{propertys: {type: string}, requird: {type: string, example: x, x-typ: 1, enumDescriptions: [a]}}"
+    project.write(
+        "schemas/f.yaml", f"name: f\ndescription: d\ninputSchema: {{type: object, properties: {properties}}}\n"
+    )
+    result = project.cli("build")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "unknown-keyword" not in result.stdout
+
+
 def test_an_unrelated_unknown_key_stays_a_warning(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/weather.yaml", TOOL + "x-owner: team-a\n")
@@ -270,6 +348,28 @@ def nested(levels: int) -> dict[str, object]:
             "key: string holds a lone surrogate",
         ),
         ("name.json", '{"name": "f\\ud83d", "inputSchema": {}}', "1:10", "lone surrogate"),
+        # An integer past the float range: most JSON readers (and the generated bounds) take it as infinity.
+        (
+            "bound.yaml",
+            "name: f\ninputSchema:\n  properties:\n    a: {type: number, maximum: 1" + "0" * 400 + "}\n",
+            "4:32",
+            "number too large",
+        ),
+        (
+            "bound.json",
+            '{"name": "f", "inputSchema": {"properties": {"a": {"maximum": -1' + "0" * 400 + "}}}}",
+            "1:63",
+            "number too large",
+        ),
+        # Longer than Python's int() reads (4,300 digits): refused at the number, not as a crash or at 1:1.
+        (
+            "digits.yaml",
+            "name: f\ninputSchema:\n  properties:\n    a: {maxLength: " + "9" * 5_000 + "}\n",
+            "4:20",
+            "number too large",
+        ),
+        ("digits.json", '{"name": "f", "timeout": ' + "9" * 5_000 + ', "inputSchema": {}}', "1:26", "number too large"),
+        ("hex.yaml", "name: f\ntimeout: 0x" + "f" * 300 + "\ninputSchema: {}\n", "2:10", "number too large"),
     ],
 )
 def test_values_json_cannot_hold_are_exit_3_at_their_place(
@@ -352,6 +452,18 @@ def test_validate_of_an_empty_folder_or_empty_input_is_exit_3(project: Project) 
         check=False,
     )
     assert stdin.returncode == 3 and "nothing to validate: no record in <stdin>" in stdin.stderr
+
+
+@pytest.mark.parametrize("wire", ["gemini", "google-interactions"])
+def test_validate_as_the_wrong_wire_is_a_finding_not_a_pass(project: Project, wire: str) -> None:
+    (project.root / "a.json").write_text(json.dumps(ANTHROPIC_RESPONSE), encoding="utf-8")
+    wrong = project.cli("validate", "--as", f"{wire}.response", "a.json")
+    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    assert wrong.stdout.startswith(f"a.json:1:1: error wire-invalid nothing in this body is a {wire} response"), (
+        wrong.stdout
+    )
+    assert "it looks like the anthropic wire's response" in wrong.stdout
+    assert project.cli("validate", "--as", "anthropic.response", "a.json").returncode == 0
 
 
 # --- Ctrl-C --------------------------------------------------------------------------------------------------

@@ -141,6 +141,29 @@ def test_dangling_ref_in_json_points_at_the_ref_value(project: Project) -> None:
     assert finding.place == ("schemas/bad.json", 5, 36, "ref-unresolved")
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "col", "rule"),
+    [
+        ("Key:\n  type: number\n  maximum: 1e400\n", 3, 12, "syntax"),
+        ("Key:\n  type: object\n  default: " + "[" * 70 + "]" * 70 + "\n", 3, 74, "too-deep"),
+        ("Key: {type: string\n", 2, 1, "syntax"),
+    ],
+)
+def test_a_referenced_file_that_does_not_load_is_named_at_its_own_place_too(
+    project: Project, text: str, line: int, col: int, rule: str
+) -> None:
+    found = rejected(
+        project,
+        {"schemas/bad.yaml": REF_TOOL.format(ref="../shared/key.yaml#/Key"), "shared/key.yaml": text},
+        errors=2,
+    )
+    assert [f.place for f in found] == [
+        ("schemas/bad.yaml", 6, 21, "ref-file"),
+        ("shared/key.yaml", line, col, rule),
+    ]
+    assert f"shared/key.yaml:{line}:{col}" in found[0].message
+
+
 def test_ref_to_missing_file(project: Project) -> None:
     bad = REF_TOOL.format(ref="missing.yaml#/Key")
     finding = only(rejected(project, {"schemas/bad.yaml": bad}))

@@ -169,6 +169,21 @@ DISAGREEING: list[tuple[Any, list[Any]]] = [
     (_property({"type": "array", "items": {"type": "object", "additionalProperties": False}}), [{"m": [{"a": 1}]}]),
     (_property({"type": "string", "maxItems": 1}), [{"m": "abc"}]),
     (_property({"enum": [1, 2]}), [{"m": 1.0}, {"m": 3}, {"m": True}]),
+    # Keywords of a type the subschema does not declare: they limit nothing, and the models must not obey them.
+    (_property({"type": "string", "items": {"type": "integer"}}), [{"m": "abc"}, {"m": [1]}]),
+    (_property({"type": "integer", "properties": {"a": {"type": "string"}}}), [{"m": 3}, {"m": {"a": "x"}}]),
+    (_property({"type": "string", "properties": {"a": {"type": "string"}}, "required": ["a"]}), [{"m": "x"}]),
+    (_property({"type": "boolean", "additionalProperties": False}), [{"m": True}]),
+    (
+        _property({"anyOf": [{"type": "string", "items": {"type": "integer"}}, {"type": "integer"}]}),
+        [{"m": "x"}, {"m": 1}, {"m": [1]}],
+    ),
+    (_property({"type": "array", "items": {"type": "string", "items": {"type": "integer"}}}), [{"m": ["x"]}]),
+    ({"type": "object", "properties": {"m": {"type": ["string", "null"], "items": {}}}}, [{"m": "x"}, {"m": None}]),
+    # An enum beside keywords of other types with no type declared: the enum alone decides.
+    (_property({"items": {"type": "string"}, "enum": ["a"]}), [{"m": "a"}, {"m": ["a"]}]),
+    (_property({"properties": {"a": {"type": "string"}}, "enum": ["a"]}), [{"m": "a"}, {"m": {"a": "a"}}]),
+    (_property({"maxLength": 1, "minimum": 3, "enum": ["a"]}), [{"m": "a"}, {"m": 5}]),
 ]
 
 

@@ -85,6 +85,25 @@ _APPLIES_TO = MappingProxyType(
 )
 
 
+# Keywords about an array's items or an object's properties: they apply to values of that type only.
+_STRUCTURE = MappingProxyType(
+    {
+        **dict.fromkeys(("items", "prefixItems", "contains"), "array"),
+        **dict.fromkeys(("properties", "required", "additionalProperties", "patternProperties"), "object"),
+    }
+)
+# Beside an enum and no type, the keywords the models check the enum's strings against (see _string_fits).
+_ENUM_CHECKED = frozenset({"enum", "minLength", "maxLength", "pattern"})
+
+
+def _foreign_structure(schema: dict[str, Any], declared: set[str] | None) -> list[str]:
+    """The keywords of `schema` about the items or properties of a type it does not declare (none declared:
+    an enum's, whose values alone decide). They limit nothing; the models would make the value that type."""
+    if declared is None and "enum" not in schema:
+        return []
+    return [key for key, kind in _STRUCTURE.items() if key in schema and kind not in (declared or ())]
+
+
 def _faithful(schema: Any) -> bool:
     """One subschema (its own keywords, not its children) is enforced exactly by the models."""
     if schema is True or (isinstance(schema, dict) and set(schema) <= _ANNOTATIONS):
@@ -102,10 +121,12 @@ def _faithful(schema: Any) -> bool:
     if "anyOf" in schema:
         return kind is None and set(schema) <= {"anyOf", "description", "title", "default", "examples", "$comment"}
     if "enum" in schema and kind is None:
-        return True
+        return set(schema) <= _ANNOTATIONS | _ENUM_CHECKED
     kinds = kind if isinstance(kind, list) else [kind]
     if not kinds or not all(isinstance(k, str) and k in _TYPES for k in kinds):
         return False  # an untyped subschema with constraints becomes Any in the models
+    if _foreign_structure(schema, {str(k) for k in kinds}):
+        return False  # `items` on a string: JSON Schema accepts any string, the models would want an array
     if len([k for k in kinds if k != "null"]) > 1 and any(
         k in schema for k in ("properties", "items", *_TYPE_SPECIFIC)
     ):
@@ -228,6 +249,8 @@ def _relax(node: Any, pointer: tuple[str, ...]) -> Any:
         for key in _TYPE_SPECIFIC:
             result.pop(key, None)
     declared = {kinds} if isinstance(kinds, str) else set(kinds) if isinstance(kinds, list) else None
+    for key in _foreign_structure(node, declared):
+        result.pop(key, None)
     if declared is not None:
         # A limit of a type the schema does not declare limits nothing; the models would apply it anyway
         # (maxItems on a string becomes its max_length).

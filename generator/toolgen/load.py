@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from toolgen.positions import (
     yaml_duplicate_keys,
     yaml_positions,
 )
-from toolgen.yamlcore import AliasError, compose_and_construct
+from toolgen.yamlcore import AliasError, compose_and_construct, json_int
 
 
 @dataclass(eq=False)
@@ -86,7 +87,7 @@ def _duplicate_key(display: str, pointer: Pointer, line: int, col: int) -> LoadE
 
 def _parse_json(text: str, path: Path, display: str) -> Document:
     try:
-        data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
+        data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant, parse_int=json_int)
     except json.JSONDecodeError as error:
         raise LoadError(
             Diagnostic(display, error.lineno, error.colno, Severity.ERROR, "syntax", f"invalid JSON: {error.msg}")
@@ -142,6 +143,9 @@ def parse_text(text: str, path: Path, display: str) -> Document:
 MAX_DEPTH = 64
 _TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of mappings and lists; flatten it with $defs and $ref"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_TOO_LARGE = (
+    "number too large: past about ±1.8e308 it reads as infinity, which JSON cannot hold; write a smaller number"
+)
 
 
 def _value_problem(value: Any, origin: str) -> str | None:
@@ -149,9 +153,11 @@ def _value_problem(value: Any, origin: str) -> str | None:
     if isinstance(value, float) and math.isnan(value):
         return f"{origin} value nan has no JSON equivalent; quote it"
     if isinstance(value, float) and math.isinf(value):
-        return (
-            "number too large: past about ±1.8e308 it reads as infinity, which JSON cannot hold; write a smaller number"
-        )
+        return _TOO_LARGE
+    # An integer the float range cannot hold: JSON readers that read numbers as doubles, and the bounds of the
+    # generated models, take it as infinity.
+    if isinstance(value, int) and not -sys.float_info.max <= value <= sys.float_info.max:
+        return _TOO_LARGE
     if isinstance(value, str):
         found = _LONE_SURROGATE.search(value)
         if found:

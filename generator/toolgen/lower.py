@@ -23,6 +23,7 @@ from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
 from toolgen.fidelity import RESOLUTION_KEYWORDS, models_are_exact, relax_for_models
 from toolgen.ir import RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
+from toolgen.keyword_typos import misspelled_keywords
 from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
 from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
@@ -79,6 +80,10 @@ class _Session:
                     f"type {name!r} is not a JSON Schema type; {suggestion(name)}",
                 )
             )
+        for where, key, meant in misspelled_keywords(schema):
+            problem = f"unknown schema keyword {key!r}; did you mean {meant!r}? JSON Schema ignores unknown keys, "
+            problem += "so what it holds would not be checked (name your own annotations x-...)"
+            self.diagnostics.append(document.key_diagnostic((*pointer, *where), "unknown-keyword", problem))
         for where, problem in unsupported_patterns(schema):
             self.diagnostics.append(document.diagnostic((*pointer, *where), "pattern-unsupported", problem))
         for where, problem in unfit_defaults(schema):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import jsonschema
@@ -115,6 +117,43 @@ def _meta_schema_validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Va
 def tool_shape_errors(tool: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], str]]:
     """(path inside the tool, message) for each way `tool` breaks the canonical ToolDefinition schema."""
     for error in _meta_validator("tool").iter_errors(tool):
+        for below, sentence in schema_error_sentences(error):
+            yield tuple(str(p) for p in (*error.absolute_path, *below)), _short(sentence)
+
+
+# The canonical message kinds by role, as schemas/canonical/message.yaml defines them.
+_MESSAGE_KINDS = MappingProxyType(
+    {"system": "SystemMessage", "user": "UserMessage", "assistant": "AssistantMessage", "tool": "ToolMessage"}
+)
+
+
+@functools.cache
+def _message_validator(kind: str) -> jsonschema.protocols.Validator:
+    """The canonical schema of one message kind, with the other canonical files it refers to by name."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    names = ("content.yaml", "message.yaml", "tool_call.yaml")
+    registry: Registry[Any] = Registry().with_resources(
+        (name, Resource.from_contents(_built_in(f"canonical/{name}"), default_specification=DRAFT202012))
+        for name in names
+    )
+    return jsonschema.Draft202012Validator({"$ref": f"message.yaml#/$defs/{kind}"}, registry=registry)
+
+
+def message_shape_errors(message: Any) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(path inside the message, sentence) for each way `message` breaks the canonical Message schema; the role
+    first, since it decides which of the four kinds the rest is checked as."""
+    if not isinstance(message, Mapping):
+        yield (), f"expected a message object, got {type(message).__name__}"
+        return
+    role = message.get("role")
+    if not isinstance(role, str) or role not in _MESSAGE_KINDS:
+        got = _short(json.dumps(role)) if "role" in message else "nothing"
+        yield ("role",), f"expected one of {', '.join(map(repr, _MESSAGE_KINDS))} (it is required), got {got}"
+        return
+    validator = _message_validator(_MESSAGE_KINDS[role])
+    for error in sorted(validator.iter_errors(message), key=lambda e: list(map(str, e.absolute_path))):
         for below, sentence in schema_error_sentences(error):
             yield tuple(str(p) for p in (*error.absolute_path, *below)), _short(sentence)
 

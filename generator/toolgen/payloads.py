@@ -160,17 +160,19 @@ def decode_payload(payload: Payload, wire: str | None = None) -> dict[str, Any]:
         result = adapters.decode(payload.data, wire, kind)
     except ValueError as error:
         raise PayloadError(str(error), pointer_of(error)) from None
-    if _nothing_in(result):
-        raise PayloadError(_unrecognized(payload.data, wire, kind))
+    if kept_nothing(result):
+        raise PayloadError(unrecognized(payload.data, wire, kind))
     return canonical_json(result, wire, kind)
 
 
-def _nothing_in(result: Request | Response | ProviderError) -> bool:
-    """True when decoding kept nothing of the body: no message, tool, call, finish or usage."""
-    if isinstance(result, ProviderError):
-        return False
-    if isinstance(result, Request):
+def kept_nothing(result: Any) -> bool:
+    """True when decoding kept nothing of the body: no message, tool, call, finish or usage (a body of another
+    wire). By class name, since `toolgen validate` decodes with the generated package's copy of the runtime."""
+    kind = type(result).__name__
+    if kind == "Request":
         return not result.messages and not result.tools
+    if kind != "Response":
+        return False  # a provider's error body says something
     message = result.message
     return (
         message.get("content") in (None, "", [])
@@ -180,7 +182,7 @@ def _nothing_in(result: Request | Response | ProviderError) -> bool:
     )
 
 
-def _unrecognized(body: Any, wire: str, kind: str) -> str:
+def unrecognized(body: Any, wire: str, kind: str) -> str:
     """Why a body decoded to nothing: the wire it looks like instead, when detection can tell."""
     try:
         found_wire, found_kind = adapters.detect(body)
@@ -251,17 +253,35 @@ def _object_or_empty(body: dict[str, Any], key: str, pointer: str) -> dict[str, 
     return {} if value is None else _object_at(value, f"{pointer}/{key}")
 
 
+def _canonical_message(message: Any, pointer: str) -> Any:
+    """`message` when it is a canonical Message; else its first problem, at its pointer, since a wire's encoder
+    would fill in what is missing (a message without a role went out as the user's)."""
+    from toolgen.meta import message_shape_errors  # jsonschema and YAML, which decode and convert never need
+
+    for path, sentence in message_shape_errors(message):
+        at = "/".join((pointer, *(part.replace("~", "~0").replace("/", "~1") for part in path)))
+        raise PayloadError(f"{at}: {sentence}", at)
+    return message
+
+
+def _canonical_messages(messages: list[Any], pointer: str) -> list[Any]:
+    return [_canonical_message(message, f"{pointer}/{index}") for index, message in enumerate(messages)]
+
+
 def from_canonical(data: Any) -> Request | Response | ProviderError:
-    """The Request/Response behind canonical JSON (decode's output, or a bare list of messages)."""
+    """The Request/Response behind canonical JSON (decode's output, or a bare list of messages), each message
+    checked against the canonical Message schema."""
     if isinstance(data, list):
-        return Request(messages=data)
+        if not data:
+            raise PayloadError("an empty list of messages: nothing to encode")
+        return Request(messages=_canonical_messages(data, ""))
     if not isinstance(data, dict):
         raise PayloadError("expected decode's canonical JSON (an object) or a list of messages")
     if "request" in data or "messages" in data:
         pointer = "/request" if "request" in data else ""
         body = _object_at(data.get("request", data), pointer or "/")
         return Request(
-            _list_at(body, "messages", pointer),
+            _canonical_messages(_list_at(body, "messages", pointer), f"{pointer}/messages"),
             _list_at(body, "tools", pointer),
             body.get("model"),
             _object_or_empty(body, "extras", pointer),
@@ -270,7 +290,9 @@ def from_canonical(data: Any) -> Request | Response | ProviderError:
         body = _object_at(data["response"], "/response")
         message = body.get("message")
         return Response(
-            {"role": "assistant", "content": None} if message is None else message,
+            {"role": "assistant", "content": None}
+            if message is None
+            else _canonical_message(message, "/response/message"),
             body.get("finish"),
             body.get("usage"),
             body.get("model"),

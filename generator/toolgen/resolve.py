@@ -199,7 +199,12 @@ class Bundler:
         try:
             return self._load(path, display)
         except LoadError as error:
-            message = "file not found" if error.diagnostic.rule == "file-missing" else error.diagnostic.message
+            found = error.diagnostic
+            if found.rule == "file-missing":
+                message = "file not found"
+            else:  # said at its own place too: the referenced file may be no input, named nowhere else
+                message = f"{found.path}:{found.line}:{found.col}: {found.message}"
+                self.diagnostics.append(found)
             self.diagnostics.append(document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
             return None
 

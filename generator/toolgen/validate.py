@@ -305,6 +305,10 @@ def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str
         from toolgen.payloads import pointer_of
 
         return [(pointer_of(error), "wire-invalid", f"not a valid {wire} {body_kind}: {error}")]
+    from toolgen.payloads import kept_nothing, unrecognized
+
+    if kept_nothing(decoded):  # a body of another wire, which this one reads as an empty message
+        return [("", "wire-invalid", unrecognized(data, wire, body_kind))]
     return decoded_problems(sdk, decoded, body_kind)
 
 

@@ -6,6 +6,7 @@ PyYAML implements YAML 1.1, where `yes`, `no`, `on` and `off` are booleans, `010
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +26,8 @@ _INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
 _FLOAT = re.compile(
     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
+# More digits than any integer within the float range has (1.8e308 has 309), with room for a sign.
+_MAX_INT_DIGITS = 320
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _REPLACED = {
     "tag:yaml.org,2002:bool",
@@ -35,6 +38,15 @@ _REPLACED = {
 }
 
 
+def json_int(digits: str) -> int | float:
+    """A decimal integer literal, for YAML and JSON alike. One with more digits than the float range holds reads
+    as the infinity it is to most JSON readers (the load stage refuses it at its place) instead of reaching
+    int(), which raises past 4,300 digits."""
+    if len(digits) > _MAX_INT_DIGITS:
+        return -math.inf if digits.startswith("-") else math.inf
+    return int(digits)
+
+
 class CoreLoader(_Base):
     """A safe loader with YAML 1.2 core-schema scalars."""
 
@@ -43,13 +55,13 @@ class CoreLoader(_Base):
         for first, resolvers in _Base.yaml_implicit_resolvers.items()
     }
 
-    def construct_core_int(self, node: yaml.ScalarNode) -> int:
+    def construct_core_int(self, node: yaml.ScalarNode) -> int | float:
         value = str(self.construct_scalar(node))
         if value.startswith("0o"):
             return int(value[2:], 8)
         if value.startswith("0x"):
             return int(value[2:], 16)
-        return int(value, 10)
+        return json_int(value)
 
 
 CoreLoader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
