@@ -235,7 +235,8 @@ def _build(
         names = tuple(sorted([*recorded.get("files", {}), MANIFEST_NAME]))
         return BuildResult(config.package_dir, names, False, _cached_warnings(config))
     # The check's interpreter starts now and imports pydantic while the package renders.
-    with started_checker() if refused is None else contextlib.nullcontext() as checker:
+    bytecode = config.root / CACHE_DIR / "bytecode"
+    with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
         files, inputs, warnings, beside = _render_all(config, progress)
         manifest = files.pop(MANIFEST_NAME)
         plan = plan_beside(config, beside)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -61,13 +61,19 @@ def syncing(files: Iterable[Path], folders: Iterable[Path]) -> Iterator[Callable
                 future.cancel()
 
 
-def remove_tree(folder: Path) -> None:
-    """shutil.rmtree, with the files unlinked a few at once first; symlinks are removed, never followed."""
-    files = [Path(top) / name for top, _, names in os.walk(folder) for name in names]
-    if len(files) > 1:
+def remove_files(files: Sequence[Path]) -> None:
+    """Unlink `files` a few at once; one already gone is no error."""
+    if len(files) == 1:
+        _unlink(files[0])
+    elif files:
         with ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="toolgen-remove") as pool:
             for future in [pool.submit(_unlink, path) for path in files]:
                 future.result()
+
+
+def remove_tree(folder: Path) -> None:
+    """shutil.rmtree, with the files unlinked a few at once first; symlinks are removed, never followed."""
+    remove_files([Path(top) / name for top, _, names in os.walk(folder) for name in names])
     shutil.rmtree(folder)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.disk import remove_files
 from toolgen.errors import BrokenPackageError, ExternalToolError, InvalidInputError
 
 MARKER = "toolgen-sdk-check: "
@@ -50,7 +51,47 @@ line = sys.stdin.readline()
 if not line:
     raise SystemExit(0)
 job = json.loads(line)
-folder, package, shard, shards = job["folder"], job["package"], job["shard"], job["shards"]
+folder, package, shard, shards, cache = job["folder"], job["package"], job["shard"], job["shards"], job["cache"]
+used = []
+if cache:
+    import _imp, hashlib, importlib.machinery, importlib.util, marshal, types
+
+    salt = importlib.util.MAGIC_NUMBER + bytes([sys.flags.optimize])
+
+    class CachedLoader(importlib.machinery.SourceFileLoader):
+        # A module's code object from the cache when this Python compiled the same source bytes before.
+        def get_code(self, fullname):
+            path = self.get_filename(fullname)
+            source = self.get_data(path)
+            key = hashlib.blake2b(salt + source, digest_size=20).hexdigest()
+            used.append(key)
+            entry = os.path.join(cache, key)
+            try:
+                with open(entry, "rb") as handle:
+                    code = marshal.loads(handle.read())
+                if isinstance(code, types.CodeType):
+                    _imp._fix_co_filename(code, path)
+                    return code
+            except (OSError, ValueError, EOFError, TypeError):
+                pass
+            code = self.source_to_code(source, path)
+            try:  # missing, or unreadable: written anew
+                os.makedirs(cache, exist_ok=True)
+                partial = f"{entry}.{os.getpid()}.partial"
+                with open(partial, "wb") as handle:
+                    handle.write(marshal.dumps(code))
+                os.replace(partial, entry)
+            except OSError:
+                pass
+            return code
+
+    def staged_finder(entry):
+        if entry == folder or entry.startswith(folder + os.sep):
+            return importlib.machinery.FileFinder(entry, (CachedLoader, importlib.machinery.SOURCE_SUFFIXES))
+        raise ImportError(entry)
+
+    sys.path_hooks.insert(0, staged_finder)
+    sys.path_importer_cache.clear()
 sys.path.insert(0, folder)
 sys.setrecursionlimit(int(sys.argv[1]))
 MARKER = "toolgen-sdk-check: "
@@ -122,7 +163,7 @@ for name, spec in own_tools:
         except Exception as error:
             problems.append({"tool": name, "value": label, "error": described(error)})
             break
-report(imported=True, problems=problems, tools=len(own_tools))
+report(imported=True, problems=problems, tools=len(own_tools), compiled=used)
 """
 
 
@@ -143,7 +184,8 @@ class Checker:
     package and every SHARDS-th per-tool module and tool: its models are most of the check's time.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, bytecode: Path | None = None) -> None:
+        self._bytecode = bytecode
         self._waiting = [self._start()]
 
     @staticmethod
@@ -170,7 +212,8 @@ class Checker:
             self._waiting.append(self._start())
         running, self._waiting = self._waiting[:shards], self._waiting[shards:]
         for shard, process in enumerate(running):
-            job = {"folder": str(folder), "package": package, "shard": shard, "shards": shards}
+            cache = None if self._bytecode is None else str(self._bytecode.resolve())
+            job = {"folder": str(folder), "package": package, "shard": shard, "shards": shards, "cache": cache}
             stdin = process.stdin
             assert stdin is not None  # started with a pipe
             with contextlib.suppress(BrokenPipeError):  # a crashed interpreter says so below
@@ -187,6 +230,8 @@ class Checker:
         problems = sorted((problem for result in found for problem in result["problems"]), key=lambda p: p["tool"])
         if problems:
             raise InvalidInputError(_diagnostic(problem, place) for problem in problems)
+        if self._bytecode is not None:
+            _prune(self._bytecode, {str(key) for result in found for key in result.get("compiled", [])})
         return CheckedPackage(sum(int(result["tools"]) for result in found))
 
     def close(self) -> None:
@@ -217,10 +262,21 @@ def _result(process: subprocess.Popen[str], deadline: float) -> dict[str, Any]:
     return found
 
 
+def _prune(bytecode: Path, used: set[str]) -> None:
+    """Remove the cached code of sources this check did not import: what earlier builds staged."""
+    with contextlib.suppress(OSError):
+        remove_files([path for path in bytecode.iterdir() if path.name not in used])
+
+
 @contextlib.contextmanager
-def started_checker() -> Iterator[Checker]:
-    """A Checker, started now, whose idle interpreters are stopped when the block ends."""
-    checker = Checker()
+def started_checker(bytecode: Path | None = None) -> Iterator[Checker]:
+    """A Checker, started now, whose idle interpreters are stopped when the block ends.
+
+    `bytecode` is a folder of compiled modules keyed by a hash of their source bytes (and of the Python that
+    compiled them), kept between builds: a module whose bytes were checked before is still imported and run, from
+    the code compiling those bytes gave then. None compiles every module.
+    """
+    checker = Checker(bytecode)
     try:
         yield checker
     finally:
