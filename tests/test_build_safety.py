@@ -147,6 +147,45 @@ def test_unreadable_compiled_modules_are_compiled_again_and_a_broken_module_stil
     assert project.snapshot() == before
 
 
+def test_a_large_package_is_checked_in_two_interpreters_and_a_fault_in_either_half_fails_the_build(
+    make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolgen.sdk_check import SHARD_FROM
+
+    project = make_project()
+    names = [f"tool_{index:03d}" for index in range(SHARD_FROM + 1)]
+    tools = [
+        {"name": name, "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}} for name in names
+    ]
+    project.write("schemas/many.json", json.dumps({"tools": tools}))
+    assert sum(name.startswith("_tool_models/") for name in toolgen.build(project.root).files) > SHARD_FROM
+    before = project.snapshot()
+    # Shard 0 takes the even per-tool modules and tools, shard 1 the odd ones.
+    crash = "\nraise RuntimeError('odd')\n"
+    odd = f"_tool_models/{names[1]}.py"
+    _rendering(monkeypatch, lambda files: files.__setitem__(odd, files[odd] + crash))
+    with pytest.raises(BrokenPackageError, match=rf"does not import: RuntimeError: odd \(at sdk/{odd}:\d+: raise"):
+        toolgen.build(project.root, force=True)
+    assert project.snapshot() == before
+    monkeypatch.undo()
+    raising = textwrap.dedent(
+        """
+        _checked = validate_tool_arguments
+
+
+        def validate_tool_arguments(name: str, data: Any) -> Any:
+            if name in ("tool_002", "tool_003"):
+                raise RecursionError("maximum recursion depth exceeded")
+            return _checked(name, data)
+        """
+    )
+    _rendering(monkeypatch, lambda files: files.__setitem__("validators.py", files["validators.py"] + raising))
+    with pytest.raises(InvalidInputError) as raised:
+        toolgen.build(project.root, force=True)
+    assert [finding.message.split("'")[1] for finding in raised.value.diagnostics] == ["tool_002", "tool_003"]
+    assert project.snapshot() == before
+
+
 # Nesting through $ref
 
 
