@@ -2,10 +2,10 @@
 
 A fresh interpreter (two at once for a large package, each with half the tools), started while the build still
 renders so that it has imported pydantic by then, imports the package's modules from the staging folder (every
-per-tool model module too), builds its `Tools()` registry and feeds each tool's validators its example arguments (as data and as JSON text), a value of the wrong type, and,
-when the tool has an output schema, an example result. A validator may refuse a value (ToolgenValidationError:
-that is its job); anything else it raises, and any failure to import, fails the build before anything is
-written. It runs with less recursion room than a fresh interpreter has, since the user's code imports the
+per-tool model module too), builds its `Tools()` registry and feeds each tool's validators its example arguments
+(as data and as JSON text), a value of the wrong type, and, when the tool has an output schema, an example result.
+A validator may refuse a value (ToolgenValidationError: that is its job); anything else it raises, and any failure
+to import, fails the build before anything is written. It runs with less recursion room than a fresh interpreter has, since the user's code imports the
 package from deeper in its own stack.
 """
 
@@ -220,7 +220,13 @@ class Checker:
                 stdin.write(json.dumps(job) + "\n")
                 stdin.flush()  # communicate() closes it below
         deadline = time.monotonic() + TIMEOUT_SECONDS
-        found = [_result(process, deadline) for process in running]
+        try:
+            found = [_result(process, deadline) for process in running]
+        finally:  # one that crashed or timed out leaves the others nothing to do
+            for process in running:
+                if process.poll() is None:
+                    process.kill()
+                    process.communicate()
         broken = next((result for result in found if not result["imported"]), None)
         if broken is not None:
             raise BrokenPackageError(
