@@ -251,7 +251,8 @@ def _build(
                 beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
             )
         progress("checking and writing")
-        written = commit_build(config, files, manifest, old_package, plan, checker)
+        # A forced build rewrites every file; another moves in only those whose bytes differ.
+        written = commit_build(config, files, manifest, old_package, plan, checker, rewrite_unchanged=force)
     _remember_build(config, config_text, inputs, manifest, warnings)
     names = tuple(sorted([*files, MANIFEST_NAME]))
     return BuildResult(config.package_dir, names, True, warnings, written.changed, written.deleted)

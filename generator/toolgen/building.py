@@ -130,9 +130,11 @@ def commit_build(
     old_package: Path | None,
     beside: BesidePlan,
     checker: Checker | None = None,
+    rewrite_unchanged: bool = True,
 ) -> Written:
     """Check the staged package (with `checker`, when one was started earlier), write it (and the files `beside`
-    it) all or nothing, then remove the old package `package:` moved away from."""
+    it) all or nothing, then remove the old package `package:` moved away from. Without `rewrite_unchanged`, files
+    already holding their new bytes are left as they are."""
     refuse_foreign(config, files, old_package)
 
     def verify(folder: Path) -> None:
@@ -149,6 +151,7 @@ def commit_build(
         verify,
         beside.write,
         beside.delete,
+        rewrite_unchanged,
     )
     if old_package is not None and (old_package / MANIFEST_NAME).is_file():
         remove_old_beside(old_package, beside, config.output_dir)
