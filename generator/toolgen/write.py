@@ -407,7 +407,7 @@ def _apply(commit: Path, package_dir: Path) -> None:
         shutil.rmtree(folder / _BYTECODE, ignore_errors=True)
         fsync_folder(folder)
     _reached("applied")
-    remove_tree(commit)  # what is left: the staged files that were already in place
+    remove_tree(commit)  # what is left: links to the replaced files, staged files left out of the write
     fsync_folder(commit.parent)
     with contextlib.suppress(OSError):
         commit.parent.rmdir()
