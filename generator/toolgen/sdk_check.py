@@ -1,6 +1,6 @@
 """The build's last check before its commit point: import the staged package and run every tool's validators.
 
-A fresh interpreter (two at once for a large package, each with half the tools), started while the build still
+A fresh interpreter (two at once for a large package on an idle machine, each with half the tools), started while the build still
 renders so that it has imported pydantic by then, imports the package's modules from the staging folder (every
 per-tool model module too), builds its `Tools()` registry and feeds each tool's validators its example arguments
 (as data and as JSON text), a value of the wrong type, and, when the tool has an output schema, an example result.
@@ -30,7 +30,7 @@ MARKER = "toolgen-sdk-check: "
 # A fresh interpreter allows 1000 frames; the package must import and validate with this many.
 RECURSION_ROOM = 800
 TIMEOUT_SECONDS = 900
-# From this many per-tool model modules on, the check runs in SHARDS interpreters at once.
+# From this many per-tool model modules on, the check runs in SHARDS interpreters at once, where cores are idle.
 SHARD_FROM = 200
 SHARDS = 2
 
@@ -180,8 +180,8 @@ Place = Callable[[str], tuple[str, int, int]]
 class Checker:
     """Interpreters that import pydantic while the build still renders, then check the staged package sent to them.
 
-    A package of SHARD_FROM tools or more is checked by `SHARDS` interpreters at once, each importing the whole
-    package and every SHARDS-th per-tool module and tool: its models are most of the check's time.
+    A package of SHARD_FROM tools or more is checked by `SHARDS` interpreters at once where cores are idle, each
+    importing the whole package and every SHARDS-th per-tool module and tool: its models are most of the check.
     """
 
     def __init__(self, bytecode: Path | None = None) -> None:
@@ -207,7 +207,7 @@ class Checker:
         folder = folder.resolve()  # the check runs in it, so a relative path would be read twice
         tool_modules = folder / package / "_tool_models"
         count = len(list(tool_modules.glob("*.py"))) if tool_modules.is_dir() else 0
-        shards = min(SHARDS, os.cpu_count() or 1) if count >= SHARD_FROM else 1
+        shards = _shards(count)
         while len(self._waiting) < shards:
             self._waiting.append(self._start())
         running, self._waiting = self._waiting[:shards], self._waiting[shards:]
@@ -246,6 +246,25 @@ class Checker:
             process.kill()
             process.communicate()
         self._waiting = []
+
+
+def _shards(tool_modules: int) -> int:
+    """How many interpreters check a package of `tool_modules` per-tool modules: SHARDS for a large one when the
+    machine has a core to spare for each, else one. A second interpreter imports the shared modules again, which
+    a busy machine (builds side by side, as the tooldefs corpus test runs them) pays for in time."""
+    if tool_modules < SHARD_FROM:
+        return 1
+    return max(1, min(SHARDS, _idle_cores()))
+
+
+def _idle_cores() -> int:
+    """The cores the last minute's load average leaves free, rounded; all of them where there is no load average."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows has none
+        return cores
+    return int(cores - load + 0.5)
 
 
 def _result(process: subprocess.Popen[str], deadline: float) -> dict[str, Any]:
