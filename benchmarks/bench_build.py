@@ -699,7 +699,7 @@ def stage_split(root: Path, rounds: int = 3) -> str:
         return f"stage split unavailable ({type(error).__name__}: {error})"
     total = statistics.median(totals)
     medians = {name: statistics.median(times) for name, times in split.items()}
-    medians["the rest: config, manifest, staging + fsync + rename, build cache"] = total - sum(medians.values())
+    medians["the rest: config, manifest, staged check, fsync, rename, build cache"] = total - sum(medians.values())
     lines = [f"stage split of toolgen.build(force=True), no profiler, medians of {rounds}; build median {total:.2f} s:"]
     lines += [f"{seconds:8.3f} s {seconds / total:6.1%}  {name}" for name, seconds in medians.items()]
     return "\n".join(lines)

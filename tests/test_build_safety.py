@@ -108,6 +108,87 @@ def test_every_tool_of_the_example_project_passes_the_check(make_project: MakePr
     assert checked.written
 
 
+def _bytecode(project: Project) -> dict[str, bytes]:
+    """The check's compiled modules, kept between builds, by their names (hashes of the source bytes)."""
+    return {path.name: path.read_bytes() for path in (project.root / ".toolgen-cache" / "bytecode").iterdir()}
+
+
+def test_the_check_keeps_what_it_compiled_for_the_next_build_and_drops_what_no_module_is_now(
+    make_project: MakeProject,
+) -> None:
+    project = make_project()
+    project.write("schemas/weather.yaml", WEATHER)
+    toolgen.build(project.root)
+    first = _bytecode(project)
+    assert len(first) > 10 and not [name for name in first if name.endswith(".partial")]
+    assert toolgen.build(project.root, force=True).written
+    assert _bytecode(project) == first, "the same sources are imported from the same code"
+    project.write("schemas/time.yaml", SECOND_TOOL)
+    toolgen.build(project.root)
+    second = _bytecode(project)
+    assert set(second) - set(first), "a module whose bytes changed is compiled anew"
+    assert set(first) - set(second), "the code of the modules the new package no longer has is gone"
+    assert set(first) & set(second), "the runtime, byte for byte the same, is not compiled again"
+
+
+def test_unreadable_compiled_modules_are_compiled_again_and_a_broken_module_still_fails_at_its_line(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toolgen.build(project.root, force=True)
+    for name in _bytecode(project):
+        (project.root / ".toolgen-cache" / "bytecode" / name).write_bytes(b"\x00 not marshal data")
+    assert toolgen.build(project.root, force=True).written
+    assert all(data != b"\x00 not marshal data" for data in _bytecode(project).values())
+    before = project.snapshot()
+    crash = "\nraise RuntimeError('no')\n"
+    _rendering(monkeypatch, lambda files: files.__setitem__("models.py", files["models.py"] + crash))
+    with pytest.raises(BrokenPackageError, match=r"does not import: RuntimeError: no \(at sdk/models.py:\d+: raise"):
+        toolgen.build(project.root, force=True)
+    assert project.snapshot() == before
+
+
+def test_a_large_package_is_checked_in_two_interpreters_and_a_fault_in_either_half_fails_the_build(
+    make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolgen.sdk_check
+    from toolgen.sdk_check import SHARD_FROM
+
+    monkeypatch.setattr(toolgen.sdk_check, "_idle_cores", lambda: 2)  # as on an idle 2-core machine
+    real_render = toolgen.render.render
+    project = make_project()
+    names = [f"tool_{index:03d}" for index in range(SHARD_FROM + 1)]
+    tools = [
+        {"name": name, "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}} for name in names
+    ]
+    project.write("schemas/many.json", json.dumps({"tools": tools}))
+    assert sum(name.startswith("_tool_models/") for name in toolgen.build(project.root).files) > SHARD_FROM
+    before = project.snapshot()
+    # Shard 0 takes the even per-tool modules and tools, shard 1 the odd ones.
+    crash = "\nraise RuntimeError('odd')\n"
+    odd = f"_tool_models/{names[1]}.py"
+    _rendering(monkeypatch, lambda files: files.__setitem__(odd, files[odd] + crash))
+    with pytest.raises(BrokenPackageError, match=rf"does not import: RuntimeError: odd \(at sdk/{odd}:\d+: raise"):
+        toolgen.build(project.root, force=True)
+    assert project.snapshot() == before
+    monkeypatch.setattr(toolgen.render, "render", real_render)
+    raising = textwrap.dedent(
+        """
+        _checked = validate_tool_arguments
+
+
+        def validate_tool_arguments(name: str, data: Any) -> Any:
+            if name in ("tool_002", "tool_003"):
+                raise RecursionError("maximum recursion depth exceeded")
+            return _checked(name, data)
+        """
+    )
+    _rendering(monkeypatch, lambda files: files.__setitem__("validators.py", files["validators.py"] + raising))
+    with pytest.raises(InvalidInputError) as raised:
+        toolgen.build(project.root, force=True)
+    assert [finding.message.split("'")[1] for finding in raised.value.diagnostics] == ["tool_002", "tool_003"]
+    assert project.snapshot() == before
+
+
 # Nesting through $ref
 
 

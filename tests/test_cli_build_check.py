@@ -205,6 +205,18 @@ def test_force_rebuilds_identical_bytes(project: Project) -> None:
     assert project.snapshot() == before
 
 
+def test_a_build_without_force_moves_in_only_the_files_whose_bytes_differ(project: Project) -> None:
+    stamped = stats(project)
+    project.write("schemas/weather.yaml", WEATHER.replace("Get the current weather", "Get the weather"))
+    result = project.cli("build")
+    assert result.returncode == 0, result.stderr
+    now = stats(project)
+    assert now["sdk/tools.py"] != stamped["sdk/tools.py"]
+    assert "Get the weather" in (project.package_dir / "tools.py").read_text(encoding="utf-8")
+    assert now["sdk/_runtime/__init__.py"] == stamped["sdk/_runtime/__init__.py"], "same bytes, left in place"
+    assert toolgen.check(project.root).ok
+
+
 def test_library_build_and_check_return_results(
     make_project: Callable[..., Project],
     capsys: pytest.CaptureFixture[str],

@@ -3,6 +3,7 @@ results and raise ToolgenError; they never print or exit. The payload verbs are 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -222,6 +223,7 @@ def _build(
     from toolgen.building import commit_build
     from toolgen.building import recover_package as recover
     from toolgen.drift import on_disk
+    from toolgen.sdk_check import started_checker
 
     recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
     old_package = _old_package(config)
@@ -232,21 +234,25 @@ def _build(
         recorded = read_manifest(config.package_dir) or {}
         names = tuple(sorted([*recorded.get("files", {}), MANIFEST_NAME]))
         return BuildResult(config.package_dir, names, False, _cached_warnings(config))
-    files, inputs, warnings, beside = _render_all(config, progress)
-    manifest = files.pop(MANIFEST_NAME)
-    plan = plan_beside(config, beside)
-    if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
-        if on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest} and not (
-            plan.delete or plan.foreign or beside_on_disk(config, set(beside)) != beside
-        ):
-            return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), False, warnings)
-        raise refused
-    if plan.foreign:
-        raise ForeignFilesError(
-            beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
-        )
-    progress("checking and writing")
-    written = commit_build(config, files, manifest, old_package, plan)
+    # The check's interpreter starts now and imports pydantic while the package renders.
+    bytecode = config.root / CACHE_DIR / "bytecode"
+    with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
+        files, inputs, warnings, beside = _render_all(config, progress)
+        manifest = files.pop(MANIFEST_NAME)
+        plan = plan_beside(config, beside)
+        if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
+            if on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest} and not (
+                plan.delete or plan.foreign or beside_on_disk(config, set(beside)) != beside
+            ):
+                return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), False, warnings)
+            raise refused
+        if plan.foreign:
+            raise ForeignFilesError(
+                beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
+            )
+        progress("checking and writing")
+        # A forced build rewrites every file; another moves in only those whose bytes differ.
+        written = commit_build(config, files, manifest, old_package, plan, checker, rewrite_unchanged=force)
     _remember_build(config, config_text, inputs, manifest, warnings)
     names = tuple(sorted([*files, MANIFEST_NAME]))
     return BuildResult(config.package_dir, names, True, warnings, written.changed, written.deleted)

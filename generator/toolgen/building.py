@@ -14,7 +14,7 @@ from toolgen.config import CACHE_DIR, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import EnvironmentProblem
 from toolgen.manifest import MANIFEST_NAME
-from toolgen.sdk_check import check_staged_package
+from toolgen.sdk_check import Checker, check_staged_package
 from toolgen.write import (
     CommitPending,
     Written,
@@ -124,14 +124,21 @@ def recover_package(config: Config, package_dir: Path) -> None:
 
 
 def commit_build(
-    config: Config, files: Mapping[str, str], manifest: str, old_package: Path | None, beside: BesidePlan
+    config: Config,
+    files: Mapping[str, str],
+    manifest: str,
+    old_package: Path | None,
+    beside: BesidePlan,
+    checker: Checker | None = None,
+    rewrite_unchanged: bool = True,
 ) -> Written:
-    """Check the staged package, write it (and the files `beside` it) all or nothing, then remove the old
-    package `package:` moved away from."""
+    """Check the staged package (with `checker`, when one was started earlier), write it (and the files `beside`
+    it) all or nothing, then remove the old package `package:` moved away from. Without `rewrite_unchanged`, files
+    already holding their new bytes are left as they are."""
     refuse_foreign(config, files, old_package)
 
     def verify(folder: Path) -> None:
-        check_staged_package(folder, config.package, lambda tool: _tool_place(config, tool))
+        check_staged_package(folder, config.package, lambda tool: _tool_place(config, tool), checker)
 
     package_dir = config.package_dir
     written = write_package(
@@ -144,6 +151,7 @@ def commit_build(
         verify,
         beside.write,
         beside.delete,
+        rewrite_unchanged,
     )
     if old_package is not None and (old_package / MANIFEST_NAME).is_file():
         remove_old_beside(old_package, beside, config.output_dir)

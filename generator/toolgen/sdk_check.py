@@ -1,36 +1,99 @@
 """The build's last check before its commit point: import the staged package and run every tool's validators.
 
-One fresh interpreter imports the package's modules from the staging folder, builds its `Tools()` registry and
-feeds each tool's validators its example arguments (as data and as JSON text), a value of the wrong type, and,
-when the tool has an output schema, an example result. A validator may refuse a value (ToolgenValidationError:
-that is its job); anything else it raises, and any failure to import, fails the build before anything is
-written. It runs with less recursion room than a fresh interpreter has, since the user's code imports the
+A fresh interpreter (two at once for a large package on an idle machine, each with half the tools), started while the build still
+renders so that it has imported pydantic by then, imports the package's modules from the staging folder (every
+per-tool model module too), builds its `Tools()` registry and feeds each tool's validators its example arguments
+(as data and as JSON text), a value of the wrong type, and, when the tool has an output schema, an example result.
+A validator may refuse a value (ToolgenValidationError: that is its job); anything else it raises, and any failure
+to import, fails the build before anything is written. It runs with less recursion room than a fresh interpreter has, since the user's code imports the
 package from deeper in its own stack.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.disk import remove_files
 from toolgen.errors import BrokenPackageError, ExternalToolError, InvalidInputError
 
 MARKER = "toolgen-sdk-check: "
 # A fresh interpreter allows 1000 frames; the package must import and validate with this many.
 RECURSION_ROOM = 800
 TIMEOUT_SECONDS = 900
+# From this many per-tool model modules on, the check runs in SHARDS interpreters at once, where cores are idle.
+SHARD_FROM = 200
+SHARDS = 2
 
 _SCRIPT = """\
-import importlib, json, sys, traceback
-folder, package, room = sys.argv[1], sys.argv[2], int(sys.argv[3])
+import importlib, json, os, sys, traceback
+
+# What the staged package imports from outside itself, imported while the build still renders it.
+for preloaded in ("asyncio", "concurrent.futures", "decimal", "logging", "subprocess", "uuid", "pydantic"):
+    try:
+        importlib.import_module(preloaded)
+    except ImportError:
+        pass
+try:
+    from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter, ValidationError
+except ImportError:
+    pass
+line = sys.stdin.readline()
+if not line:
+    raise SystemExit(0)
+job = json.loads(line)
+folder, package, shard, shards, cache = job["folder"], job["package"], job["shard"], job["shards"], job["cache"]
+used = []
+if cache:
+    import _imp, hashlib, importlib.machinery, importlib.util, marshal, types
+
+    salt = importlib.util.MAGIC_NUMBER + bytes([sys.flags.optimize])
+
+    class CachedLoader(importlib.machinery.SourceFileLoader):
+        # A module's code object from the cache when this Python compiled the same source bytes before.
+        def get_code(self, fullname):
+            path = self.get_filename(fullname)
+            source = self.get_data(path)
+            key = hashlib.blake2b(salt + source, digest_size=20).hexdigest()
+            used.append(key)
+            entry = os.path.join(cache, key)
+            try:
+                with open(entry, "rb") as handle:
+                    code = marshal.loads(handle.read())
+                if isinstance(code, types.CodeType):
+                    _imp._fix_co_filename(code, path)
+                    return code
+            except (OSError, ValueError, EOFError, TypeError):
+                pass
+            code = self.source_to_code(source, path)
+            try:  # missing, or unreadable: written anew
+                os.makedirs(cache, exist_ok=True)
+                partial = f"{entry}.{os.getpid()}.partial"
+                with open(partial, "wb") as handle:
+                    handle.write(marshal.dumps(code))
+                os.replace(partial, entry)
+            except OSError:
+                pass
+            return code
+
+    def staged_finder(entry):
+        if entry == folder or entry.startswith(folder + os.sep):
+            return importlib.machinery.FileFinder(entry, (CachedLoader, importlib.machinery.SOURCE_SUFFIXES))
+        raise ImportError(entry)
+
+    sys.path_hooks.insert(0, staged_finder)
+    sys.path_importer_cache.clear()
 sys.path.insert(0, folder)
-sys.setrecursionlimit(room)
+sys.setrecursionlimit(int(sys.argv[1]))
 MARKER = "toolgen-sdk-check: "
 
 
@@ -48,15 +111,21 @@ def report(**fields):
     print(MARKER + json.dumps(fields), flush=True)
 
 
-modules = sorted(
-    name[:-3]
-    for name in __import__("os").listdir(f"{folder}/{package}")
-    if name.endswith(".py") and name not in ("__init__.py", "__main__.py")
-)
+def python_modules(path):
+    if not os.path.isdir(path):
+        return []
+    return sorted(name[:-3] for name in os.listdir(path) if name.endswith(".py") and name != "__init__.py")
+
+
+modules = [name for name in python_modules(f"{folder}/{package}") if name != "__main__"]
+# Each shard imports the whole package and its share of the per-tool model modules and tools.
+own_modules = python_modules(f"{folder}/{package}/_tool_models")[shard::shards]
 try:
     importlib.import_module(package)
     for module in modules:
         importlib.import_module(f"{package}.{module}")
+    for module in own_modules:
+        importlib.import_module(f"{package}._tool_models.{module}")
 except Exception as error:
     report(imported=False, error=described(error))
     raise SystemExit(0)
@@ -71,7 +140,8 @@ except Exception as error:
     raise SystemExit(0)
 refused = runtime.ToolgenValidationError
 problems = []
-for name, spec in tools.TOOLS.items():
+own_tools = list(tools.TOOLS.items())[shard::shards]
+for name, spec in own_tools:
     checks = []
     try:
         sample = runtime.example_value(spec.input_schema or {})
@@ -93,7 +163,7 @@ for name, spec in tools.TOOLS.items():
         except Exception as error:
             problems.append({"tool": name, "value": label, "error": described(error)})
             break
-report(imported=True, problems=problems, tools=len(tools.TOOLS))
+report(imported=True, problems=problems, tools=len(own_tools), compiled=used)
 """
 
 
@@ -107,47 +177,148 @@ class CheckedPackage:
 Place = Callable[[str], tuple[str, int, int]]
 
 
-def check_staged_package(folder: Path, package: str, place: Place) -> CheckedPackage:
-    """Import `folder/package` in a fresh interpreter and run each tool's validators; raise when it fails.
+class Checker:
+    """Interpreters that import pydantic while the build still renders, then check the staged package sent to them.
 
-    BrokenPackageError (exit 4) when the package does not import; InvalidInputError (exit 3) with one error per
-    tool, at the place `place(tool_name)` gives (path, line, col), when that tool's validators raise.
+    A package of SHARD_FROM tools or more is checked by `SHARDS` interpreters at once where cores are idle, each
+    importing the whole package and every SHARDS-th per-tool module and tool: its models are most of the check.
     """
-    folder = folder.resolve()  # the check runs in it, so a relative path would be read twice
-    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
-    command = [sys.executable, "-I", "-B", "-c", _SCRIPT, str(folder), package, str(RECURSION_ROOM)]
-    try:
-        done = subprocess.run(
-            command,
-            cwd=folder,
+
+    def __init__(self, bytecode: Path | None = None) -> None:
+        self._bytecode = bytecode
+        self._waiting = [self._start()]
+
+    @staticmethod
+    def _start() -> subprocess.Popen[str]:
+        environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+        return subprocess.Popen(
+            [sys.executable, "-I", "-B", "-c", _SCRIPT, str(RECURSION_ROOM)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=environment,
-            capture_output=True,
             text=True,
             encoding="utf-8",
             errors="replace",
-            timeout=TIMEOUT_SECONDS,
-            check=False,
         )
+
+    def check(self, folder: Path, package: str, place: Place) -> CheckedPackage:
+        """Import `folder/package` and run each tool's validators; raise when it fails (see check_staged_package)."""
+        folder = folder.resolve()  # the check runs in it, so a relative path would be read twice
+        tool_modules = folder / package / "_tool_models"
+        count = len(list(tool_modules.glob("*.py"))) if tool_modules.is_dir() else 0
+        shards = _shards(count)
+        while len(self._waiting) < shards:
+            self._waiting.append(self._start())
+        running, self._waiting = self._waiting[:shards], self._waiting[shards:]
+        for shard, process in enumerate(running):
+            cache = None if self._bytecode is None else str(self._bytecode.resolve())
+            job = {"folder": str(folder), "package": package, "shard": shard, "shards": shards, "cache": cache}
+            stdin = process.stdin
+            assert stdin is not None  # started with a pipe
+            with contextlib.suppress(BrokenPipeError):  # a crashed interpreter says so below
+                stdin.write(json.dumps(job) + "\n")
+                stdin.flush()  # communicate() closes it below
+        deadline = time.monotonic() + TIMEOUT_SECONDS
+        try:
+            found = [_result(process, deadline) for process in running]
+        finally:  # one that crashed or timed out leaves the others nothing to do
+            for process in running:
+                if process.poll() is None:
+                    process.kill()
+                    process.communicate()
+        broken = next((result for result in found if not result["imported"]), None)
+        if broken is not None:
+            raise BrokenPackageError(
+                f"the generated package does not import: {broken['error']}; nothing was written; this is a bug in "
+                "toolgen, please report it with the schemas"
+            )
+        problems = sorted((problem for result in found for problem in result["problems"]), key=lambda p: p["tool"])
+        if problems:
+            raise InvalidInputError(_diagnostic(problem, place) for problem in problems)
+        if self._bytecode is not None:
+            _prune(self._bytecode, {str(key) for result in found for key in result.get("compiled", [])})
+        return CheckedPackage(sum(int(result["tools"]) for result in found))
+
+    def close(self) -> None:
+        """Stop the interpreters no check was sent to."""
+        for process in self._waiting:
+            process.kill()
+            process.communicate()
+        self._waiting = []
+
+
+def _shards(tool_modules: int) -> int:
+    """How many interpreters check a package of `tool_modules` per-tool modules: SHARDS for a large one when the
+    machine has a core to spare for each, else one. A second interpreter imports the shared modules again, which
+    a busy machine (builds side by side, as the tooldefs corpus test runs them) pays for in time."""
+    if tool_modules < SHARD_FROM:
+        return 1
+    return max(1, min(SHARDS, _idle_cores()))
+
+
+def _idle_cores() -> int:
+    """The cores the last minute's load average leaves free, rounded; all of them where there is no load average."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows has none
+        return cores
+    return int(cores - load + 0.5)
+
+
+def _result(process: subprocess.Popen[str], deadline: float) -> dict[str, Any]:
+    try:
+        stdout, stderr = process.communicate(timeout=max(deadline - time.monotonic(), 0.0))
     except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
         raise ExternalToolError(
             f"importing the generated package took over {TIMEOUT_SECONDS} s; nothing was written"
         ) from None
-    reports = [line[len(MARKER) :] for line in done.stdout.splitlines() if line.startswith(MARKER)]
-    if done.returncode or not reports:
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1][:500]
+    reports = [line[len(MARKER) :] for line in stdout.splitlines() if line.startswith(MARKER)]
+    if process.returncode or not reports:
+        tail = (stderr.strip().splitlines() or ["no output"])[-1][:500]
         raise BrokenPackageError(
-            f"checking the generated package crashed the interpreter (exit {done.returncode}: {tail}); "
+            f"checking the generated package crashed the interpreter (exit {process.returncode}: {tail}); "
             "nothing was written; this is a bug in toolgen, please report it with the schemas"
         )
-    found = json.loads(reports[-1])
-    if not found["imported"]:
-        raise BrokenPackageError(
-            f"the generated package does not import: {found['error']}; nothing was written; this is a bug in "
-            "toolgen, please report it with the schemas"
-        )
-    if found["problems"]:
-        raise InvalidInputError(_diagnostic(problem, place) for problem in found["problems"])
-    return CheckedPackage(int(found["tools"]))
+    found: dict[str, Any] = json.loads(reports[-1])
+    return found
+
+
+def _prune(bytecode: Path, used: set[str]) -> None:
+    """Remove the cached code of sources this check did not import: what earlier builds staged."""
+    with contextlib.suppress(OSError):
+        remove_files([path for path in bytecode.iterdir() if path.name not in used])
+
+
+@contextlib.contextmanager
+def started_checker(bytecode: Path | None = None) -> Iterator[Checker]:
+    """A Checker, started now, whose idle interpreters are stopped when the block ends.
+
+    `bytecode` is a folder of compiled modules keyed by a hash of their source bytes (and of the Python that
+    compiled them), kept between builds: a module whose bytes were checked before is still imported and run, from
+    the code compiling those bytes gave then. None compiles every module.
+    """
+    checker = Checker(bytecode)
+    try:
+        yield checker
+    finally:
+        checker.close()
+
+
+def check_staged_package(folder: Path, package: str, place: Place, checker: Checker | None = None) -> CheckedPackage:
+    """Import `folder/package` in a fresh interpreter and run each tool's validators; raise when it fails.
+
+    BrokenPackageError (exit 4) when the package does not import; InvalidInputError (exit 3) with one error per
+    tool, at the place `place(tool_name)` gives (path, line, col), when that tool's validators raise. `checker`
+    is one started earlier (started_checker), so that its interpreter has imported pydantic by now.
+    """
+    if checker is not None:
+        return checker.check(folder, package, place)
+    with started_checker() as started:
+        return started.check(folder, package, place)
 
 
 def _diagnostic(problem: dict[str, str], place: Place) -> Diagnostic:
