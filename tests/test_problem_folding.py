@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pydantic
@@ -127,25 +129,35 @@ def test_the_two_error_shortcut_folds_as_the_general_fold_does(
         assert [direct] == _folded([first, second])
 
 
+_GARBAGE_PROBE = """
+import gc, sys
+sys.path.insert(0, sys.argv[1])
+import pytest
+from test_problem_folding import BAD, ROLES, check, ToolgenValidationError
+quoting_scalars = [value for value in BAD if value.get("content") != [{"type": "video"}]]
+for value in quoting_scalars:  # builds whatever is built on first use
+    with pytest.raises(ToolgenValidationError):
+        check(ROLES, value)
+gc.collect()
+gc.disable()
+for value in quoting_scalars:
+    try:
+        check(ROLES, value)
+    except ToolgenValidationError as error:
+        assert error.problems
+print(gc.collect())
+"""
+
+
 def test_a_caught_error_leaves_no_garbage_cycle() -> None:
     # A cycle per invalid value (the frame, pydantic's error, its traceback) waits for the collector.
     # Not the values whose sentence quotes an array or object: the json encoder's iterencode, which
-    # quotes them a piece at a time, makes a cycle of closures on every call.
-    quoting_scalars = [value for value in BAD if value.get("content") != [{"type": "video"}]]
-    for value in quoting_scalars:  # builds whatever is built on first use
-        with pytest.raises(ToolgenValidationError):
-            check(ROLES, value)
-    gc.collect()
-    gc.disable()
-    try:
-        for value in quoting_scalars:
-            try:
-                check(ROLES, value)
-            except ToolgenValidationError as error:
-                assert error.problems
-        assert gc.collect() == 0
-    finally:
-        gc.enable()
+    # quotes them a piece at a time, makes a cycle of closures on every call. In a process of its own:
+    # threads other tests leave running make garbage of their own while the collector is off.
+    here = str(Path(__file__).resolve().parent)
+    done = subprocess.run([sys.executable, "-c", _GARBAGE_PROBE, here], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0", "objects freed by the collector after catching the errors"
 
 
 _PARTS = st.one_of(
