@@ -132,10 +132,12 @@ class Aggregator:
         elif isinstance(chunk, Frame):
             self._frames([chunk])
         elif isinstance(chunk, Mapping):
-            self._payload(None, dict(chunk))
+            self._payload(None, dict(chunk), None)
         elif hasattr(chunk, "model_dump"):
             self._payload(
-                None, chunk.model_dump(mode="json", exclude_unset=True, by_alias=True)
+                None,
+                chunk.model_dump(mode="json", exclude_unset=True, by_alias=True),
+                None,
             )
         else:
             raise TypeError(f"cannot stream a chunk of type {type(chunk).__name__}")
@@ -175,18 +177,22 @@ class Aggregator:
                     if data is None:
                         data = simple(chunk)
                         event = decoder.event  # type: ignore[attr-defined] # every decoder with simple() has it
-                    if data is not None and data != b"[DONE]":
-                        # _deliver(state, event, data), inlined: this runs once per chunk of the usual stream.
+                    if data is not None:
                         assert state is not None
-                        try:
-                            payload = parse(data)
-                        except ValueError:
-                            _deliver(state, event, data)
+                        if data == b"[DONE]":
+                            state.done_marker()
                         else:
+                            # _deliver(state, event, data), inlined: this runs once per chunk of the usual stream.
                             try:
-                                state.feed(event, payload)
-                            except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
-                                _unexpected(state, error, payload)
+                                payload = parse(data)
+                            except ValueError:
+                                _deliver(state, event, data)
+                            else:
+                                state.payload_text = data
+                                try:
+                                    state.feed(event, payload)
+                                except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
+                                    _unexpected(state, error, payload)
                         out = state.out
                         if out:
                             if len(out) == 1:
@@ -307,14 +313,15 @@ class Aggregator:
                 f"stream payload is not JSON ({error}): {data[:200]!r}", raw=data
             )
             return
-        self._payload(event, payload)
+        self._payload(event, payload, data)
 
-    def _payload(self, event: str | None, payload: Any) -> None:
+    def _payload(self, event: str | None, payload: Any, text: bytes | None) -> None:
         state = (
             self._state
             if self._state is not None
             else self._ensure_state(payload, event)
         )
+        state.payload_text = text
         try:
             state.feed(event, payload)
         except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
@@ -367,6 +374,7 @@ def _deliver(state: WireState, event: str | None, data: bytes) -> None:
     except ValueError as error:
         state.fault(f"stream payload is not JSON ({error}): {data[:200]!r}", raw=data)
         return
+    state.payload_text = data
     try:
         state.feed(event, payload)
     except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed

@@ -10,7 +10,15 @@ multi-byte character.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
+from types import MappingProxyType
 
 from .eventstream import EventStreamDecoder
 from .frames import Decoder, Frame, FramingError, _tuple_new
@@ -405,16 +413,20 @@ def sniff_framing(prefix: bytes) -> str | None:
     return "sse"
 
 
-def make_decoder(framing: str) -> Decoder:
-    """A fresh decoder for one of FRAMINGS."""
-    factories: dict[str, Callable[[], Decoder]] = {
+_FACTORIES: Mapping[str, Callable[[], Decoder]] = MappingProxyType(
+    {
         "sse": SSEDecoder,
         "jsonl": JSONLinesDecoder,
         "json-array": JSONArrayDecoder,
         "eventstream": EventStreamDecoder,
     }
+)
+
+
+def make_decoder(framing: str) -> Decoder:
+    """A fresh decoder for one of FRAMINGS."""
     try:
-        return factories[framing]()
+        return _FACTORIES[framing]()
     except KeyError:
         raise ValueError(
             f"unknown framing {framing!r}; expected one of {', '.join(FRAMINGS)}"
