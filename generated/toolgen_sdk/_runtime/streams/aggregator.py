@@ -132,10 +132,12 @@ class Aggregator:
         elif isinstance(chunk, Frame):
             self._frames([chunk])
         elif isinstance(chunk, Mapping):
-            self._payload(None, dict(chunk))
+            self._payload(None, dict(chunk), None)
         elif hasattr(chunk, "model_dump"):
             self._payload(
-                None, chunk.model_dump(mode="json", exclude_unset=True, by_alias=True)
+                None,
+                chunk.model_dump(mode="json", exclude_unset=True, by_alias=True),
+                None,
             )
         else:
             raise TypeError(f"cannot stream a chunk of type {type(chunk).__name__}")
@@ -156,34 +158,53 @@ class Aggregator:
         """
         feed = self.feed
         parse = parse_json
-        state, simple, sse = self._state, self._simple, self._decoder
+        state, simple, decoder, plain = self._fast()
         try:
             for chunk in chunks:
-                if simple is not None and state is not None and type(chunk) is bytes:
-                    data = simple(chunk)
-                    if data is not None and data != b"[DONE]":
-                        # _deliver(state, event, data), inlined: this runs once per chunk of the usual stream.
-                        event = sse.event  # type: ignore[attr-defined] # simple is set for an SSEDecoder only
-                        try:
-                            payload = parse(data)
-                        except ValueError:
-                            _deliver(state, event, data)
+                if simple is not None and type(chunk) is bytes:
+                    # One `data:` line and a blank line, LF-ended: the read of most SSE streams, checked here
+                    # without a call; simple() sees every other read of one whole event.
+                    data: bytes | None = None
+                    if plain:
+                        line, _, tail = chunk.partition(b"\n")
+                        if (
+                            tail == b"\n"
+                            and line[:6] == b"data: "
+                            and not line.partition(b"\r")[1]
+                        ):
+                            data = line[6:]
+                            event = None
+                    if data is None:
+                        data = simple(chunk)
+                        event = decoder.event  # type: ignore[attr-defined] # every decoder with simple() has it
+                    if data is not None:
+                        assert state is not None
+                        if data == b"[DONE]":
+                            state.done_marker()
                         else:
+                            # _deliver(state, event, data), inlined: this runs once per chunk of the usual stream.
                             try:
-                                state.feed(event, payload)
-                            except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
-                                _unexpected(state, error, payload)
+                                payload = parse(data)
+                            except ValueError:
+                                _deliver(state, event, data)
+                            else:
+                                state.payload_text = data
+                                try:
+                                    state.feed(event, payload)
+                                except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
+                                    _unexpected(state, error, payload)
                         out = state.out
                         if out:
-                            state.out = []
                             if len(out) == 1:
-                                yield out[0]
+                                # The list stays the state's: no new one per chunk.
+                                yield out.pop()
                             else:
+                                state.out = []
                                 yield from out
                         continue
                 events = feed(chunk)
                 # feed() may have named the wire or settled the framing; it also drained any early faults.
-                state, simple, sse = self._state, self._simple, self._decoder
+                state, simple, decoder, plain = self._fast()
                 if events:
                     yield from events
         except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError
@@ -191,6 +212,21 @@ class Aggregator:
                 f"stream interrupted: {type(error).__name__}: {error}", raw=error
             )
         yield from self.close()
+
+    def _fast(
+        self,
+    ) -> tuple[WireState | None, Callable[[bytes], bytes | None] | None, Decoder, bool]:
+        """What stream() needs for its fast path: the state, the decoder's simple() (None while the wire or the
+        framing is unknown), the decoder, and whether a `data:`-only read may be taken without asking it."""
+        state, decoder = self._state, self._decoder
+        simple = self._simple if state is not None else None
+        plain = (
+            simple is not None
+            and type(decoder) is SSEDecoder
+            and decoder.idle
+            and decoder.started
+        )
+        return state, simple, decoder, plain
 
     def close(self) -> list[Event]:
         """The body ended: the last events, ending with MessageEnd. Calling it again returns nothing."""
@@ -246,7 +282,7 @@ class Aggregator:
     def _use(self, decoder: Decoder, framing: str | None) -> None:
         self._decoder = decoder
         self._framing = framing
-        self._simple = decoder.simple if isinstance(decoder, SSEDecoder) else None
+        self._simple = getattr(decoder, "simple", None)
 
     def _frames(self, frames: list[Frame]) -> None:
         """The hot loop: one JSON parse and one state call per payload; faults never escape."""
@@ -277,14 +313,15 @@ class Aggregator:
                 f"stream payload is not JSON ({error}): {data[:200]!r}", raw=data
             )
             return
-        self._payload(event, payload)
+        self._payload(event, payload, data)
 
-    def _payload(self, event: str | None, payload: Any) -> None:
+    def _payload(self, event: str | None, payload: Any, text: bytes | None) -> None:
         state = (
             self._state
             if self._state is not None
             else self._ensure_state(payload, event)
         )
+        state.payload_text = text
         try:
             state.feed(event, payload)
         except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
@@ -337,6 +374,7 @@ def _deliver(state: WireState, event: str | None, data: bytes) -> None:
     except ValueError as error:
         state.fault(f"stream payload is not JSON ({error}): {data[:200]!r}", raw=data)
         return
+    state.payload_text = data
     try:
         state.feed(event, payload)
     except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
