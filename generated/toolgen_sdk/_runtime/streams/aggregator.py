@@ -287,13 +287,24 @@ class Aggregator:
     def _frames(self, frames: list[Frame]) -> None:
         """The hot loop: one JSON parse and one state call per payload; faults never escape."""
         state = self._state
+        parse = parse_json
         for frame in frames:
             event, data, kind = frame
             if state is None or kind != "event" or data == b"[DONE]":
                 self._frame(frame)
                 state = self._state
                 continue
-            _deliver(state, event, data)
+            # _deliver(state, event, data), inlined: a payload that does not parse (or is blank) goes to it.
+            try:
+                payload = parse(data)
+            except ValueError:
+                _deliver(state, event, data)
+                continue
+            state.payload_text = data
+            try:
+                state.feed(event, payload)
+            except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
+                _unexpected(state, error, payload)
 
     def _frame(self, frame: Frame) -> None:
         event, data, kind = frame

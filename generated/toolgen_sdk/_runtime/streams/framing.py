@@ -200,7 +200,7 @@ class SSEDecoder:
         out: list[Frame] = []
         for block in blocks:
             if block.startswith(b"data: "):
-                if block.find(b"\n") < 0:
+                if not block.partition(b"\n")[1]:
                     out.append(_tuple_new(Frame, (None, block[6:], "event")))
                     continue
             elif block.startswith(b"event: "):

@@ -81,7 +81,17 @@ class ResponsesState(WireState):
                 self.repeat()
                 return
             self.sequence.add(number)
-        handler = self.handlers.get(data.get("type") or event or "")
+        kind = data.get("type") or event or ""
+        if kind == "response.function_call_arguments.delta":
+            # Nearly every event of a call's arguments, for a call already open: taken here, as _arguments_delta would.
+            index = data.get("output_index")
+            item = self.items.get(index) if index is not None else None
+            if item is not None and item.call is not None:
+                fragment = data.get("delta") or ""
+                if fragment and not item.call.closed:
+                    self.arguments(item.call, fragment)
+                return
+        handler = self.handlers.get(kind)
         if handler is not None:
             handler(data)
 
