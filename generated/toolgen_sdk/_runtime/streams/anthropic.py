@@ -16,6 +16,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
+from ..wires.anthropic import decode_response
 from ..wires.base import ProviderError, Response
 from .events import parse_json
 from .state import Call, WireState
@@ -215,8 +216,6 @@ class AnthropicState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.anthropic import decode_response
-
         return decode_response(body)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.openai_chat import decode_response
 from .events import (
     ToolCallDelta,
     new_object,
@@ -450,8 +451,6 @@ class OpenAIChatState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.openai_chat import decode_response
-
         return decode_response(body, self.wire)
 
 

@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.responses import decode_response
 from .events import ToolCallEnd, dumps_compact
 from .state import Call, WireState
 
@@ -336,8 +337,6 @@ class ResponsesState(WireState):
         return data
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.responses import decode_response
-
         return decode_response(body)
 
 
