@@ -4,9 +4,9 @@
     python benchmarks/bench_stream.py --quick    # a few rounds, for a smoke test
 
 The stream is synthetic but shaped like OpenAI's: every chunk carries id, created, model, system_fingerprint,
-service_tier, usage:null and an obfuscation pad; a few text deltas, then parallel tool calls streamed one after
-the other (slot 0, 1, ...), each in hundreds of argument fragments, a finish chunk, a usage-only chunk and
-`[DONE]`. Each network read is one SSE event, as a server flushing per token sends it.
+service_tier, usage:null and an obfuscation pad (random-looking, 4-13 characters, a new one on every chunk, as
+OpenAI sends it); a few text deltas, then parallel tool calls streamed one after the other (slot 0, 1, ...), each
+in hundreds of argument fragments, a finish chunk, a usage-only chunk and `[DONE]`. Each network read is one SSE event, as a server flushing per token sends it.
 
 Contenders, all in the same process and interleaved round by round (medians over rounds; ratios within one run):
 - floor: orjson.loads (if installed, else pydantic_core.from_json) of every chunk's JSON, nothing else; and, for
@@ -25,7 +25,9 @@ CRLF, AWS eventstream, NDJSON), against the floors over its own payloads; and th
 from __future__ import annotations
 
 import argparse
+import base64
 import gc
+import hashlib
 import json
 import os
 import statistics
@@ -44,7 +46,7 @@ from stream_shapes import SHAPES, WORDS, Shape, arguments_of, pieces  # noqa: E4
 from toolgen.runtime import MessageEnd, Response, ToolCallDelta, stream_events  # noqa: E402
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None, n: int = 0) -> dict[str, Any]:
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     return {
         "id": "chatcmpl-C1KMEUDb1vVwsROQUCZTgG6A6vtWo",
         "object": "chat.completion.chunk",
@@ -54,8 +56,14 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, n: int = 0) -> dict
         "system_fingerprint": "fp_ff25b2783a",
         "usage": None,
         "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-        "obfuscation": "abcdefghij"[: 2 + n % 9],
+        "obfuscation": "",
     }
+
+
+def _pad(seq: int) -> str:
+    """An obfuscation pad as OpenAI sends it: 4-13 random-looking characters, a different one on every chunk."""
+    digest = base64.urlsafe_b64encode(hashlib.blake2b(seq.to_bytes(4, "big"), digest_size=12).digest())
+    return digest.decode()[: 4 + seq % 10]
 
 
 def _arguments(call: int, fragments: int) -> list[str]:
@@ -66,7 +74,7 @@ def _arguments(call: int, fragments: int) -> list[str]:
 def synthetic_stream(calls: int = 8, fragments: int = 180, text_chunks: int = 40) -> list[bytes]:
     """The SSE body as the list of network reads (one event each)."""
     payloads: list[dict[str, Any]] = [_chunk({"role": "assistant", "content": "", "refusal": None})]
-    payloads += [_chunk({"content": " " + WORDS[i % len(WORDS)]}, n=i) for i in range(text_chunks)]
+    payloads += [_chunk({"content": " " + WORDS[i % len(WORDS)]}) for i in range(text_chunks)]
     for call in range(calls):
         head = {
             "index": call,
@@ -74,15 +82,17 @@ def synthetic_stream(calls: int = 8, fragments: int = 180, text_chunks: int = 40
             "type": "function",
             "function": {"name": f"tool_{call}", "arguments": ""},
         }
-        payloads.append(_chunk({"tool_calls": [head]}, n=call))
+        payloads.append(_chunk({"tool_calls": [head]}))
         payloads += [
-            _chunk({"tool_calls": [{"index": call, "function": {"arguments": piece}}]}, n=i)
-            for i, piece in enumerate(_arguments(call, fragments))
+            _chunk({"tool_calls": [{"index": call, "function": {"arguments": piece}}]})
+            for piece in _arguments(call, fragments)
         ]
     payloads.append(_chunk({}, "tool_calls"))
     usage = _chunk({})
     usage["choices"], usage["usage"] = [], {"prompt_tokens": 900, "completion_tokens": 4000, "total_tokens": 4900}
     payloads.append(usage)
+    for seq, payload in enumerate(payloads):
+        payload["obfuscation"] = _pad(seq)
     events = [b"data: " + json.dumps(p, separators=(",", ":")).encode() + b"\n\n" for p in payloads]
     return [*events, b"data: [DONE]\n\n"]
 

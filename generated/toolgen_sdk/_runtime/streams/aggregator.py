@@ -15,24 +15,21 @@ from collections.abc import (
     Iterator,
     Mapping,
 )
-from dataclasses import replace
 from typing import Any
 
 from ..wires.base import ProviderError, Response
 from ..wires.codecs import wire_module
 from ..wires.table import ROWS, shares_module
 from ..wires.table import wire as wire_row
+from .ending import finalize
 from .events import (
     Event,
-    Finish,
     MessageEnd,
     StreamError,
-    ToolCallEnd,
-    Usage,
     parse_json,
 )
 from .framing import AutoDecoder, Decoder, Frame, FramingError, SSEDecoder, make_decoder
-from .state import Call, WireState, _NoState
+from .state import WireState, _NoState
 
 
 def detect_wire(
@@ -132,10 +129,12 @@ class Aggregator:
         elif isinstance(chunk, Frame):
             self._frames([chunk])
         elif isinstance(chunk, Mapping):
-            self._payload(None, dict(chunk))
+            self._payload(None, dict(chunk), None)
         elif hasattr(chunk, "model_dump"):
             self._payload(
-                None, chunk.model_dump(mode="json", exclude_unset=True, by_alias=True)
+                None,
+                chunk.model_dump(mode="json", exclude_unset=True, by_alias=True),
+                None,
             )
         else:
             raise TypeError(f"cannot stream a chunk of type {type(chunk).__name__}")
@@ -156,34 +155,53 @@ class Aggregator:
         """
         feed = self.feed
         parse = parse_json
-        state, simple, sse = self._state, self._simple, self._decoder
+        state, simple, decoder, plain = self._fast()
         try:
             for chunk in chunks:
-                if simple is not None and state is not None and type(chunk) is bytes:
-                    data = simple(chunk)
-                    if data is not None and data != b"[DONE]":
-                        # _deliver(state, event, data), inlined: this runs once per chunk of the usual stream.
-                        event = sse.event  # type: ignore[attr-defined] # simple is set for an SSEDecoder only
-                        try:
-                            payload = parse(data)
-                        except ValueError:
-                            _deliver(state, event, data)
+                if simple is not None and type(chunk) is bytes:
+                    # One `data:` line and a blank line, LF-ended: the read of most SSE streams, checked here
+                    # without a call; simple() sees every other read of one whole event.
+                    data: bytes | None = None
+                    if plain:
+                        line, _, tail = chunk.partition(b"\n")
+                        if (
+                            tail == b"\n"
+                            and line[:6] == b"data: "
+                            and not line.partition(b"\r")[1]
+                        ):
+                            data = line[6:]
+                            event = None
+                    if data is None:
+                        data = simple(chunk)
+                        event = decoder.event  # type: ignore[attr-defined] # every decoder with simple() has it
+                    if data is not None:
+                        assert state is not None
+                        if data == b"[DONE]":
+                            state.done_marker()
                         else:
+                            # _deliver(state, event, data), inlined: this runs once per chunk of the usual stream.
                             try:
-                                state.feed(event, payload)
-                            except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
-                                _unexpected(state, error, payload)
+                                payload = parse(data)
+                            except ValueError:
+                                _deliver(state, event, data)
+                            else:
+                                state.payload_text = data
+                                try:
+                                    state.feed(event, payload)
+                                except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
+                                    _unexpected(state, error, payload)
                         out = state.out
                         if out:
-                            state.out = []
                             if len(out) == 1:
-                                yield out[0]
+                                # The list stays the state's: no new one per chunk.
+                                yield out.pop()
                             else:
+                                state.out = []
                                 yield from out
                         continue
                 events = feed(chunk)
                 # feed() may have named the wire or settled the framing; it also drained any early faults.
-                state, simple, sse = self._state, self._simple, self._decoder
+                state, simple, decoder, plain = self._fast()
                 if events:
                     yield from events
         except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError
@@ -191,6 +209,21 @@ class Aggregator:
                 f"stream interrupted: {type(error).__name__}: {error}", raw=error
             )
         yield from self.close()
+
+    def _fast(
+        self,
+    ) -> tuple[WireState | None, Callable[[bytes], bytes | None] | None, Decoder, bool]:
+        """What stream() needs for its fast path: the state, the decoder's simple() (None while the wire or the
+        framing is unknown), the decoder, and whether a `data:`-only read may be taken without asking it."""
+        state, decoder = self._state, self._decoder
+        simple = self._simple if state is not None else None
+        plain = (
+            simple is not None
+            and type(decoder) is SSEDecoder
+            and decoder.idle
+            and decoder.started
+        )
+        return state, simple, decoder, plain
 
     def close(self) -> list[Event]:
         """The body ended: the last events, ending with MessageEnd. Calling it again returns nothing."""
@@ -219,7 +252,7 @@ class Aggregator:
         if not state.complete and state.provider_error is None:
             what = "any payload" if isinstance(state, _NoState) else state.end_signal
             state.fault(f"stream ended before {what}", type="cut")
-        self._result = _finalize(state)
+        self._result = finalize(state)
         return self._drain()
 
     def result(self) -> Response | ProviderError:
@@ -246,18 +279,29 @@ class Aggregator:
     def _use(self, decoder: Decoder, framing: str | None) -> None:
         self._decoder = decoder
         self._framing = framing
-        self._simple = decoder.simple if isinstance(decoder, SSEDecoder) else None
+        self._simple = getattr(decoder, "simple", None)
 
     def _frames(self, frames: list[Frame]) -> None:
         """The hot loop: one JSON parse and one state call per payload; faults never escape."""
         state = self._state
+        parse = parse_json
         for frame in frames:
             event, data, kind = frame
             if state is None or kind != "event" or data == b"[DONE]":
                 self._frame(frame)
                 state = self._state
                 continue
-            _deliver(state, event, data)
+            # _deliver(state, event, data), inlined: a payload that does not parse (or is blank) goes to it.
+            try:
+                payload = parse(data)
+            except ValueError:
+                _deliver(state, event, data)
+                continue
+            state.payload_text = data
+            try:
+                state.feed(event, payload)
+            except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
+                _unexpected(state, error, payload)
 
     def _frame(self, frame: Frame) -> None:
         event, data, kind = frame
@@ -277,14 +321,15 @@ class Aggregator:
                 f"stream payload is not JSON ({error}): {data[:200]!r}", raw=data
             )
             return
-        self._payload(event, payload)
+        self._payload(event, payload, data)
 
-    def _payload(self, event: str | None, payload: Any) -> None:
+    def _payload(self, event: str | None, payload: Any, text: bytes | None) -> None:
         state = (
             self._state
             if self._state is not None
             else self._ensure_state(payload, event)
         )
+        state.payload_text = text
         try:
             state.feed(event, payload)
         except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
@@ -337,6 +382,7 @@ def _deliver(state: WireState, event: str | None, data: bytes) -> None:
     except ValueError as error:
         state.fault(f"stream payload is not JSON ({error}): {data[:200]!r}", raw=data)
         return
+    state.payload_text = data
     try:
         state.feed(event, payload)
     except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
@@ -348,142 +394,6 @@ def _unexpected(state: WireState, error: Exception, payload: Any) -> None:
         f"unexpected {state.wire} stream payload ({type(error).__name__}: {error})",
         raw=payload,
     )
-
-
-def _finalize(state: WireState) -> Response | ProviderError:
-    result = _decode(state)
-    closed = state.closed_calls()
-    if isinstance(result, Response):
-        result = _patch_arguments(result, closed)
-        result = _mark_incomplete(result, state, state.errors)
-    tool_calls = (
-        result.message.get("tool_calls") if isinstance(result, Response) else None
-    )
-    # Where each call sits in the final message: cut calls are not there.
-    positions = {call.index: position for position, call in enumerate(closed)}
-    for call in state.calls:
-        if not call.emitted:
-            call.emitted = True
-            position = positions.get(call.index)
-            final = (
-                tool_calls[position]
-                if isinstance(tool_calls, list)
-                and position is not None
-                and position < len(tool_calls)
-                else None
-            )
-            call_id = final.get("id") if isinstance(final, dict) else call.id
-            state.out.append(
-                ToolCallEnd(
-                    call.index,
-                    call_id,
-                    call.name,
-                    None if call.cut else call.arguments,
-                    call.parsed,
-                    call.error,
-                )
-            )
-    if isinstance(result, Response):
-        if result.usage:
-            state.out.append(Usage(result.usage))
-        finish = result.finish or {"reason": "error", "raw": None}
-        state.out.append(Finish(finish.get("reason", "error"), finish.get("raw")))
-    else:
-        state.out.append(Finish("error", result.code))
-    complete = state.complete and not state.errors
-    state.out.append(MessageEnd(result, complete, _status(state), state.duplicates))
-    return result
-
-
-def _status(state: WireState) -> str:
-    """complete, cut, failed or corrupt: see MessageEnd."""
-    if state.provider_error is not None:
-        return "failed"
-    if not state.complete or any(call.cut for call in state.calls):
-        return "cut"
-    return "corrupt" if state.errors else "complete"
-
-
-def _decode(state: WireState) -> Response | ProviderError:
-    if state.provider_error is not None and not state.has_content():
-        return state.provider_error
-    try:
-        body = state.body()
-        result = state.decode(body)
-        if isinstance(result, ProviderError) and state.has_content():
-            # The body says the response failed, yet content was streamed first: decode that content.
-            state.provider_error = state.provider_error or result
-            salvaged = state.salvage(body)
-            result = (
-                state.decode(salvaged) if salvaged is not None else state.fallback()
-            )
-    except Exception as error:  # noqa: BLE001 - a decoder choking on a partial body must not lose it
-        state.fault(
-            f"could not decode the {state.wire} message built from the stream ({type(error).__name__}: {error})"
-        )
-        return state.fallback()
-    if isinstance(result, ProviderError):
-        state.provider_error = state.provider_error or result
-        return state.fallback() if state.has_content() else result
-    return result
-
-
-def _patch_arguments(result: Response, closed: list[Call]) -> Response:
-    """Put back the raw text of arguments that did not parse: the decoder only saw a placeholder for them."""
-    broken = [
-        (position, call)
-        for position, call in enumerate(closed)
-        if call.error is not None
-    ]
-    tool_calls = result.message.get("tool_calls")
-    if not broken or not isinstance(tool_calls, list):
-        return result
-    patched = list(tool_calls)
-    for position, call in broken:
-        if position < len(patched) and isinstance(patched[position], dict):
-            entry = dict(patched[position])
-            entry["function"] = {
-                **entry.get("function", {}),
-                "arguments": call.arguments,
-            }
-            patched[position] = entry
-    return replace(result, message={**result.message, "tool_calls": patched})
-
-
-def _mark_incomplete(
-    result: Response, state: WireState, errors: list[StreamError]
-) -> Response:
-    if not errors:
-        return result
-    finish = result.finish
-    cut = [call for call in state.calls if call.cut]
-    if state.provider_error is not None:
-        error = state.provider_error
-        finish = {"reason": "error", "raw": error.code or error.type}
-    elif finish is None or cut:
-        # A call left open means the model was not done: whatever finish the body says, this answer is broken.
-        finish = {"reason": "error", "raw": None}
-    notes = [
-        {"message": e.message, "code": e.code, "type": e.type, "provider": e.provider}
-        for e in errors
-    ]
-    stream: dict[str, Any] = {
-        "complete": False,
-        "status": _status(state),
-        "errors": notes,
-    }
-    if cut:
-        stream["cut_calls"] = [
-            {
-                "index": call.index,
-                "id": call.id,
-                "name": call.name,
-                "arguments_received": call.arguments,
-            }
-            for call in cut
-        ]
-    extras = {**result.extras, "stream": stream}
-    return replace(result, finish=finish, extras=extras)
 
 
 def stream_events(

@@ -153,6 +153,8 @@ Event = (
 # A frozen dataclass's __init__ sets each field through object.__setattr__; the per-chunk events are built by
 # setting their slots directly instead, about twice as fast, giving the very same objects.
 new_object = object.__new__
+set_start_id = vars(MessageStart)["id"].__set__
+set_start_model = vars(MessageStart)["model"].__set__
 set_text = vars(TextDelta)["text"].__set__
 set_reasoning = vars(ReasoningDelta)["text"].__set__
 set_delta_index = vars(ToolCallDelta)["index"].__set__

@@ -23,11 +23,39 @@ _FIXED_HEADER_SIZES = MappingProxyType(
 class EventStreamDecoder:
     """application/vnd.amazon.eventstream: length-prefixed binary messages with headers and two CRC32 checks."""
 
-    __slots__ = ("_buf", "_failed")
+    __slots__ = ("_buf", "_failed", "_kinds", "event")
 
     def __init__(self) -> None:
         self._buf = bytearray()
         self._failed = False
+        # The event type of the payload simple() returned last.
+        self.event: str | None = None
+        # Header blocks as read -> (kind, name, error message): a stream repeats a handful of them.
+        self._kinds: dict[bytes, tuple[str, str | None, bytes]] = {}
+
+    def simple(self, chunk: bytes) -> bytes | None:
+        """The payload when a chunk is exactly one sound `event` message and nothing is buffered (the usual
+        read); its `:event-type` is then in `event`. None otherwise, and then nothing was consumed: feed the chunk.
+        """
+        if self._buf or self._failed or len(chunk) < 16:
+            return None
+        total, header_size, crc = _PRELUDE.unpack_from(chunk)
+        if (
+            total != len(chunk)
+            or total > _MAX_EVENTSTREAM_MESSAGE
+            or header_size > total - 16
+            or zlib.crc32(chunk[:8]) != crc
+            or zlib.crc32(chunk[:-4]) != _UINT32.unpack_from(chunk, total - 4)[0]
+        ):
+            return None
+        try:
+            kind, name, _ = self._describe(chunk[12 : 12 + header_size])
+        except FramingError:
+            return None
+        if kind != "event":
+            return None
+        self.event = name
+        return chunk[12 + header_size : -4]
 
     def feed(self, chunk: bytes) -> list[Frame]:
         if self._failed:
@@ -71,8 +99,7 @@ class EventStreamDecoder:
             )
         return int(total)
 
-    @staticmethod
-    def _message(buf: bytearray, pos: int, size: int) -> Frame:
+    def _message(self, buf: bytearray, pos: int, size: int) -> Frame:
         (crc,) = _UINT32.unpack_from(buf, pos + size - 4)
         (header_size,) = _UINT32.unpack_from(buf, pos + 4)
         # A view avoids copying the message for the CRC; `with` releases it so the buffer can shrink afterwards.
@@ -81,16 +108,31 @@ class EventStreamDecoder:
                 raise FramingError("eventstream message CRC mismatch")
             raw_headers = bytes(view[pos + 12 : pos + 12 + header_size])
             payload = bytes(view[pos + 12 + header_size : pos + size - 4])
-        headers = _eventstream_headers(raw_headers)
+        kind, name, message = self._describe(raw_headers)
+        return Frame(name, payload or message, kind)
+
+    def _describe(self, raw: bytes) -> tuple[str, str | None, bytes]:
+        """A message's kind, its name (event type, exception type or error code) and, for an error, the
+        `:error-message` that stands in for an empty payload."""
+        known = self._kinds.get(raw)
+        if known is not None:
+            return known
+        headers = _eventstream_headers(raw)
         kind = str(headers.get(":message-type", "event"))
+        message = b""
         if kind == "exception":
             name = headers.get(":exception-type")
         elif kind == "error":
             name = headers.get(":error-code")
-            payload = payload or str(headers.get(":error-message", "")).encode()
+            message = str(headers.get(":error-message", "")).encode()
         else:
             name = headers.get(":event-type")
-        return Frame(None if name is None else str(name), payload, kind)
+        known = (kind, None if name is None else str(name), message)
+        if (
+            len(self._kinds) < 64
+        ):  # a stream of ever new headers must not grow the table
+            self._kinds[raw] = known
+        return known
 
 
 def _eventstream_headers(raw: bytes) -> dict[str, object]:

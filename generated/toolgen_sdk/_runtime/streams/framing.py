@@ -10,7 +10,15 @@ multi-byte character.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
+from types import MappingProxyType
 
 from .eventstream import EventStreamDecoder
 from .frames import Decoder, Frame, FramingError, _tuple_new
@@ -86,44 +94,43 @@ class SSEDecoder:
         """
         if not self.idle:
             return None
-        # Counting line ends (in C) proves there is no other line: one pass each, no search from every line.
-        if chunk.startswith(b"data: "):
-            if chunk.endswith(b"\n\n"):
-                if chunk.count(b"\n") != 2 or b"\r" in chunk:
-                    return None
-                data = chunk[6:-2]
-            elif (
-                chunk.endswith(b"\r\n\r\n")
-                and chunk.count(b"\n") == 2
-                and chunk.count(b"\r") == 2
-            ):
-                data = chunk[6:-4]
-            else:
+        # partition() and removeprefix() take one argument: they cost far less a call than find(), count() or
+        # `in` (which tries the bytes as an int first), and each line-end check is one C scan.
+        crlf = chunk[-2:] == b"\r\n"
+        rest = chunk.removeprefix(b"data: ")
+        if rest is not chunk:
+            data = _last_line(rest, crlf)
+            if data is None:
                 return None
             self._started = True
             self.event = None
             return data
-        if not chunk.startswith(b"event: "):
+        rest = chunk.removeprefix(b"event: ")
+        if rest is chunk:
             return None
-        if chunk.endswith(b"\n\n"):
-            if chunk.count(b"\n") != 3 or b"\r" in chunk:
+        if crlf:
+            name, _, rest = rest.partition(b"\r")
+            if rest[:1] != b"\n" or name.partition(b"\n")[1]:
                 return None
-            line_end = chunk.find(b"\n", 7)
-            start, cut = line_end + 1, 2
-        elif (
-            chunk.endswith(b"\r\n\r\n")
-            and chunk.count(b"\n") == 3
-            and chunk.count(b"\r") == 3
-        ):
-            line_end = chunk.find(b"\r\n", 7)
-            start, cut = line_end + 2, 4
+            rest = rest[1:]
         else:
+            name, _, rest = rest.partition(b"\n")
+            if name.partition(b"\r")[1]:
+                return None
+        line = rest.removeprefix(b"data: ")
+        if line is rest:
             return None
-        if not chunk.startswith(b"data: ", start) or start + 6 > len(chunk) - cut:
+        data = _last_line(line, crlf)
+        if data is None:
             return None
         self._started = True
-        self.event = self._name(chunk[7:line_end])
-        return chunk[start + 6 : -cut]
+        self.event = self._name(name)
+        return data
+
+    @property
+    def started(self) -> bool:
+        """Some of the body has been read (a BOM is only looked for before that)."""
+        return self._started
 
     def _name(self, raw: bytes) -> str:
         name = self._names.get(raw)
@@ -193,7 +200,7 @@ class SSEDecoder:
         out: list[Frame] = []
         for block in blocks:
             if block.startswith(b"data: "):
-                if block.find(b"\n") < 0:
+                if not block.partition(b"\n")[1]:
                     out.append(_tuple_new(Frame, (None, block[6:], "event")))
                     continue
             elif block.startswith(b"event: "):
@@ -252,13 +259,36 @@ class SSEDecoder:
         self._event = None
 
 
+def _last_line(rest: bytes, crlf: bool) -> bytes | None:
+    """The line when `rest` is one line, its line end and a blank line (CRLF ends or LF ends, as `crlf` says)."""
+    if crlf:
+        line, _, tail = rest.partition(b"\r")
+        if tail != b"\n\r\n" or line.partition(b"\n")[1]:
+            return None
+    else:
+        line, _, tail = rest.partition(b"\n")
+        if tail != b"\n" or line.partition(b"\r")[1]:
+            return None
+    return line
+
+
 class JSONLinesDecoder:
     """One JSON document a line (JSONL, Ollama's NDJSON); blank lines are skipped, CRLF is accepted."""
 
     __slots__ = ("_pending",)
 
+    # Lines carry no event name; the aggregator reads it beside simple()'s payload, as for SSE.
+    event = None
+
     def __init__(self) -> None:
         self._pending: list[bytes] = []
+
+    def simple(self, chunk: bytes) -> bytes | None:
+        """The line when a chunk is exactly one line and its LF (the usual read); None otherwise, and then nothing
+        was consumed: feed the chunk. The line may be blank: a caller skips it as feed() would."""
+        if self._pending or not chunk.endswith(b"\n") or chunk.count(b"\n") != 1:
+            return None
+        return chunk[:-1]
 
     def feed(self, chunk: bytes) -> list[Frame]:
         pending = self._pending
@@ -383,16 +413,20 @@ def sniff_framing(prefix: bytes) -> str | None:
     return "sse"
 
 
-def make_decoder(framing: str) -> Decoder:
-    """A fresh decoder for one of FRAMINGS."""
-    factories: dict[str, Callable[[], Decoder]] = {
+_FACTORIES: Mapping[str, Callable[[], Decoder]] = MappingProxyType(
+    {
         "sse": SSEDecoder,
         "jsonl": JSONLinesDecoder,
         "json-array": JSONArrayDecoder,
         "eventstream": EventStreamDecoder,
     }
+)
+
+
+def make_decoder(framing: str) -> Decoder:
+    """A fresh decoder for one of FRAMINGS."""
     try:
-        return factories[framing]()
+        return _FACTORIES[framing]()
     except KeyError:
         raise ValueError(
             f"unknown framing {framing!r}; expected one of {', '.join(FRAMINGS)}"

@@ -24,15 +24,20 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
-from .events import ToolCallDelta, new_object, set_delta_arguments, set_delta_index
+from ..wires.openai_chat import decode_response
+from .events import (
+    ToolCallDelta,
+    new_object,
+    parse_json,
+    set_delta_arguments,
+    set_delta_index,
+)
 from .state import Call, WireState
 
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 # Delta keys that only describe the chunk, not the message.
 _CHUNK_ONLY_KEYS = frozenset({"channel", "index", "obfuscation"})
 _HEAD_SKIP = frozenset({"choices", "usage", "obfuscation", "object"})
-# The head values every real chunk carries, which a preamble chunk leaves empty.
-_HEAD_KEYS = ("id", "model", "created")
 # Call entry keys the state reads itself; every other key is per-call data the body keeps.
 _CALL_KEYS = frozenset({"index", "id", "function"})
 _FUNCTION_KEYS = frozenset({"name", "arguments"})
@@ -101,17 +106,23 @@ class OpenAIChatState(WireState):
         # The choice whose deltas become events (the first one seen), set with the first choice.
         self.primary: _Choice | None = None
         self.usage: Any = None
-        # obfuscation mark -> the chunk that carried it
+        # obfuscation mark -> the chunk that carried it: its JSON text, or its payload when it came decoded
         self.marks: dict[str, Any] = {}
         self.done = False
 
     def feed(self, event: str | None, data: Any) -> None:
         mark = data.get("obfuscation")
-        if mark is not None and type(mark) is str:
-            if self.marks.get(mark) == data:
+        if type(mark) is str:
+            marks = self.marks
+            seen = marks.get(mark)
+            if seen is not None and _same(seen, data, self.payload_text):
                 self.repeat()
                 return
-            self.marks[mark] = data
+            # The chunk's text rather than its payload where the text came along: pads are new on every chunk, so
+            # what is kept is almost never looked at again, and one bytes object is cheaper to keep than a tree of
+            # dicts and lists that the garbage collector walks.
+            text = self.payload_text
+            marks[mark] = data if text is None else text
         choices = data.get("choices")
         choice = self.primary
         if choices and choice is not None and len(choices) == 1:
@@ -187,8 +198,13 @@ class OpenAIChatState(WireState):
                 key not in head or (_empty(head[key]) and not _empty(value))
             ):
                 head[key] = value
-        # Once a chunk has given the id, model and created time, later chunks only repeat the head.
-        self.head_open = any(_empty(head.get(key)) for key in _HEAD_KEYS)
+        # Once a chunk has given the id, model and created time (the head values every real chunk carries, which
+        # a preamble chunk leaves empty), later chunks only repeat the head.
+        self.head_open = (
+            _empty(head.get("id"))
+            or _empty(head.get("model"))
+            or _empty(head.get("created"))
+        )
 
     def _choice(self, data: dict[str, Any]) -> None:
         index = data.get("index") or 0
@@ -435,9 +451,16 @@ class OpenAIChatState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.openai_chat import decode_response
-
         return decode_response(body, self.wire)
+
+
+def _same(seen: Any, data: dict[str, Any], text: bytes | None) -> bool:
+    """Whether a chunk equals the one kept for its mark (as text or payload): a repeat of it."""
+    if type(seen) is bytes:
+        if seen == text:
+            return True
+        seen = parse_json(seen)
+    return bool(seen == data)
 
 
 def _call_body(call: Call) -> dict[str, Any]:

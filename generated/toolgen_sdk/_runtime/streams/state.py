@@ -21,6 +21,8 @@ from .events import (
     set_delta_arguments,
     set_delta_index,
     set_reasoning,
+    set_start_id,
+    set_start_model,
     set_text,
 )
 
@@ -83,6 +85,8 @@ class WireState:
         self.reasoning_parts: list[str] = []
         # Repeated events the wire let us recognize, and dropped.
         self.duplicates = 0
+        # The JSON text the payload being fed was parsed from; None when it was handed over decoded.
+        self.payload_text: bytes | None = None
 
     # -- what each wire implements --------------------------------------------------------------------------------
 
@@ -124,7 +128,10 @@ class WireState:
     def begin(self, id: str | None = None, model: str | None = None) -> None:
         if not self.started:
             self.started = True
-            self.out.append(MessageStart(id, model))
+            event = new_object(MessageStart)
+            set_start_id(event, id)
+            set_start_model(event, model)
+            self.out.append(event)
 
     def text(self, text: str) -> None:
         if not self.started:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
+from ..wires.anthropic import decode_response
 from ..wires.base import ProviderError, Response
 from .events import parse_json
 from .state import Call, WireState
@@ -53,6 +54,23 @@ class AnthropicState(WireState):
 
     def feed(self, event: str | None, data: Any) -> None:
         kind = data.get("type") or event
+        if kind == "content_block_delta" and not self.complete:
+            # A text or argument delta for an open block is nearly every event: taken here, as _delta would.
+            block = self.blocks.get(data.get("index", 0))
+            delta = data.get("delta")
+            if block is not None and not block.done and type(delta) is dict:
+                delta_kind = delta.get("type")
+                if delta_kind == "input_json_delta" and block.call is not None:
+                    fragment = delta.get("partial_json") or ""
+                    if fragment:
+                        self.arguments(block.call, fragment)
+                    return
+                if delta_kind == "text_delta":
+                    text = delta.get("text") or ""
+                    if text:
+                        block.parts.append(text)
+                        self.text(text)
+                    return
         if self.complete and kind not in ("error", "ping"):
             self.repeat()  # the message is over: nothing after message_stop belongs to it
         elif kind == "content_block_delta":
@@ -198,8 +216,6 @@ class AnthropicState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.anthropic import decode_response
-
         return decode_response(body)
 
 

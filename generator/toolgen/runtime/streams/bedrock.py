@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.bedrock import decode_response
 from .state import Call, WireState
 
 _EVENTS = frozenset(
@@ -209,8 +210,6 @@ class BedrockState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.bedrock import decode_response
-
         return decode_response(body)
 
 

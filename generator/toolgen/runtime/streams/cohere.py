@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.cohere import decode_response
 from .state import Call, WireState
 
 
@@ -167,8 +168,6 @@ class CohereState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.cohere import decode_response
-
         return decode_response(body)
 
 

@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.gemini import decode_response
 from .events import dumps_compact
 from .state import Call, WireState
 
@@ -516,6 +517,4 @@ class GeminiState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.gemini import decode_response
-
         return decode_response(body)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.interactions import decode_response
 from .events import dumps_compact
 from .state import WireState
 
@@ -168,6 +169,4 @@ class InteractionsState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.interactions import decode_response
-
         return decode_response(body)

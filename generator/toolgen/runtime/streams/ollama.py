@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.ollama import decode_response
 from .events import dumps_compact
 from .state import WireState
 
@@ -109,6 +110,4 @@ class OllamaState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.ollama import decode_response
-
         return decode_response(body)

@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..wires.base import ProviderError, Response
+from ..wires.responses import decode_response
 from .events import ToolCallEnd, dumps_compact
 from .state import Call, WireState
 
@@ -81,7 +82,17 @@ class ResponsesState(WireState):
                 self.repeat()
                 return
             self.sequence.add(number)
-        handler = self.handlers.get(data.get("type") or event or "")
+        kind = data.get("type") or event or ""
+        if kind == "response.function_call_arguments.delta":
+            # Nearly every event of a call's arguments, for a call already open: taken here, as _arguments_delta would.
+            index = data.get("output_index")
+            item = self.items.get(index) if index is not None else None
+            if item is not None and item.call is not None:
+                fragment = data.get("delta") or ""
+                if fragment and not item.call.closed:
+                    self.arguments(item.call, fragment)
+                return
+        handler = self.handlers.get(kind)
         if handler is not None:
             handler(data)
 
@@ -326,8 +337,6 @@ class ResponsesState(WireState):
         return data
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.responses import decode_response
-
         return decode_response(body)
 
 
