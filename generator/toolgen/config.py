@@ -116,15 +116,15 @@ def output_problem(root: Path, output: str) -> str | None:
     return None
 
 
-def own_files(config: Config) -> set[Path]:
-    """Files an input glob may match that are not tool definitions: the config, the extension, the output."""
-    own = {(config.root / config.display).resolve()}
-    if config.message_extension:
-        own.add((config.root / config.message_extension).resolve())
-    for folder in (config.package_dir, config.root / CACHE_DIR):
-        if folder.is_dir():
-            own.update(p.resolve() for p in folder.rglob("*") if p.is_file())
-    return own
+def is_own_file(config: Config, path: Path) -> bool:
+    """Whether `path` (resolved) is a file an input glob may match that is no tool definition: the config, the
+    extension, or anything in the output package or toolgen's cache (told by folder: listing them cost a
+    verb more than the rest of its start once the cache held a file per module)."""
+    if path == (config.root / config.display).resolve():
+        return True
+    if config.message_extension and path == (config.root / config.message_extension).resolve():
+        return True
+    return any(path.is_relative_to(folder.resolve()) for folder in (config.package_dir, config.root / CACHE_DIR))
 
 
 def glob_base(pattern: str) -> str:

@@ -18,7 +18,7 @@ from toolgen.checks import (
     unfit_defaults,
     unsupported_patterns,
 )
-from toolgen.config import Config, display_path, glob_base, own_files, unmatched_input
+from toolgen.config import Config, display_path, glob_base, is_own_file, unmatched_input
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
 from toolgen.fidelity import RESOLUTION_KEYWORDS, models_are_exact, relax_for_models
@@ -116,7 +116,6 @@ def _input_files(session: _Session) -> list[Path]:
     root = session.config.root
     files: set[Path] = set()
     config = session.config
-    own = own_files(config)
     unmatched: list[tuple[int, str]] = []
     matched = False
     for index, pattern in enumerate(config.inputs):
@@ -132,7 +131,7 @@ def _input_files(session: _Session) -> list[Path]:
         if not found and glob.has_magic(pattern):
             unmatched.append((index, pattern))
         matched = matched or bool(found)
-        files.update(found - own)
+        files.update(path for path in found if not is_own_file(config, path))
     session.diagnostics.extend(
         unmatched_input(config, index, pattern, Severity.WARNING if matched else Severity.ERROR)
         for index, pattern in unmatched

@@ -11,7 +11,7 @@ import glob
 from pathlib import Path
 from typing import Any
 
-from toolgen.config import Config, display_path, load_config, own_files
+from toolgen.config import Config, display_path, is_own_file, load_config
 from toolgen.config_cache import cached_config, remember_config
 from toolgen.errors import ToolgenError
 from toolgen.manifest import MANIFEST_FORMAT, config_record, input_digest, read_manifest, source_digest
@@ -55,13 +55,11 @@ def recorded_inputs(config: Config, recorded: object) -> dict[str, str] | None:
         return None
     if any(input_digest(config.root, str(name)) != hashed for name, hashed in recorded.items()):
         return None
-    own: set[Path] | None = None  # the package's own files, which no input is: listed only when needed
     for pattern in config.inputs:
         for match in glob.glob(str(config.root / pattern), recursive=True):
             path = Path(match).resolve()
             if display_path(config.root, path) in recorded or not path.is_file():
                 continue
-            own = own_files(config) if own is None else own
-            if path not in own:
+            if not is_own_file(config, path):
                 return None  # a new file the build would read
     return {str(name): hashed for name, hashed in recorded.items()}
