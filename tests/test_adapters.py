@@ -489,9 +489,29 @@ def test_arguments_that_are_not_an_object_cannot_go_to_object_wires() -> None:
             }
         ]
     )
-    with pytest.raises(ValueError, match=r"^/messages/0/function/arguments: expected the arguments to be JSON text"):
+    with pytest.raises(
+        ValueError, match=r"^/messages/0/tool_calls/0/function/arguments: expected the arguments to be JSON text"
+    ):
         encode_request(request, "anthropic")
     assert encode_request(request, "openai-chat")["messages"][0]["tool_calls"][0]["function"]["arguments"] == "[1"
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "bedrock-converse", "gemini", "google-interactions", "ollama"])
+def test_bad_arguments_text_is_placed_at_its_own_call(wire: str) -> None:
+    calls = [
+        {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "b", "type": "function", "function": {"name": "f", "arguments": "{"}},
+    ]
+    request = Request(
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": calls},
+            {"role": "tool", "tool_call_id": "a", "content": "x"},
+            {"role": "tool", "tool_call_id": "b", "content": "y"},
+        ]
+    )
+    with pytest.raises(ValueError, match=r"^/[a-z]+/1/tool_calls/1/function/arguments: expected the arguments"):
+        encode_request(request, wire)
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -490,6 +490,14 @@ def weave(
     return blocks
 
 
+def call_pointer(pointer: str, calls: list[Any], call: Any) -> str:
+    """Where `call`, one of the message's `calls`, stands under the message at `pointer`."""
+    for index, candidate in enumerate(calls):
+        if candidate is call:
+            return f"{pointer}/tool_calls/{index}"
+    return pointer
+
+
 def parts_of(content: Any) -> list[dict[str, Any]]:
     """A canonical content value as a list of parts."""
     if content is None:

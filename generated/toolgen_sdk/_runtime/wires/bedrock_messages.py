@@ -15,6 +15,7 @@ from .base import (
     as_list,
     as_str,
     assistant_content,
+    call_pointer,
     extras_of,
     fail,
     fill,
@@ -201,7 +202,9 @@ def encode_blocks(
 
     def call_block(call: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
         return restore(
-            _call_block(call, pointer), entry, lambda raw: _call(raw, pointer) == call
+            _call_block(call, call_pointer(pointer, calls, call)),
+            entry,
+            lambda raw: _call(raw, pointer) == call,
         )
 
     return weave(skeleton, parts, calls, part_block, call_block)

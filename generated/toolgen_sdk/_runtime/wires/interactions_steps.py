@@ -15,6 +15,7 @@ from .base import (
     as_list,
     as_str,
     assistant_content,
+    call_pointer,
     extras_of,
     fail,
     fill,
@@ -221,7 +222,7 @@ def encode_steps(message: Mapping[str, Any], pointer: str, flat: bool) -> list[A
 
     def call_block(call: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
         return restore(
-            _call_block(call, pointer),
+            _call_block(call, call_pointer(pointer, calls, call)),
             entry,
             lambda raw: _call(raw, pointer) == call,
         )

@@ -13,6 +13,7 @@ from .base import (
     as_list,
     as_str,
     assistant_content,
+    call_pointer,
     extras_of,
     fail,
     fill,
@@ -158,7 +159,10 @@ def _encode_blocks(
 ) -> list[Any]:
     if not skeleton:
         blocks = [_part_block(part, pointer) for part in parts]
-        blocks.extend(_call_block(call, pointer) for call in calls)
+        blocks.extend(
+            _call_block(call, f"{pointer}/tool_calls/{index}")
+            for index, call in enumerate(calls)
+        )
         return blocks
 
     def part_block(part: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
@@ -168,7 +172,9 @@ def _encode_blocks(
 
     def call_block(call: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
         return restore(
-            _call_block(call, pointer), entry, lambda raw: _call(raw, pointer) == call
+            _call_block(call, call_pointer(pointer, calls, call)),
+            entry,
+            lambda raw: _call(raw, pointer) == call,
         )
 
     return weave(skeleton, parts, calls, part_block, call_block)
@@ -362,7 +368,8 @@ def encode_assistant(message: Mapping[str, Any], pointer: str) -> dict[str, Any]
                 if part.get("type") != "reasoning"
             ]
         blocks.extend(
-            _call_block(call, pointer) for call in message.get("tool_calls") or ()
+            _call_block(call, f"{pointer}/tool_calls/{index}")
+            for index, call in enumerate(message.get("tool_calls") or ())
         )
         return {"role": "assistant", "content": blocks}
     kept = extras_of(message, WIRE)

@@ -18,6 +18,7 @@ from .base import (
     as_list,
     as_str,
     assistant_content,
+    call_pointer,
     extras_of,
     fail,
     fill,
@@ -468,7 +469,7 @@ def encode_model_turn(message: Mapping[str, Any], pointer: str) -> dict[str, Any
 
     def call_block(call: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
         return restore(
-            _call_block(call, generated, pointer),
+            _call_block(call, generated, call_pointer(pointer, calls, call)),
             entry,
             lambda raw: _same_call(raw, call, generated),
         )
