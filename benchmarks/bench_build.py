@@ -628,10 +628,19 @@ def long_names_tool(count: int) -> dict[str, Any]:
     }
 
 
+def spread(tools: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """`count` tools taken at even steps through `tools`: a smaller project of the same mix of tool sizes as the
+    whole list, so that per-tool costs at two sizes compare like with like (corpus order runs source by source)."""
+    step = len(tools) / count
+    return [tools[int(index * step)] for index in range(count)]
+
+
 def measure_split(results: Results, plan: Plan, tools: list[dict[str, Any]], scratch: Path) -> None:
     """Forced builds split three ways, at each scaling size and for the long-names tool; repetitions interleaved
     with one generate() over the same schemas alone."""
-    projects = [(n, _write_project(scratch / f"split_{n}", tools[:n])) for n in plan.scaling]
+    projects = [
+        (n, _write_project(scratch / f"split_{n}", spread(tools[: max(plan.scaling)], n))) for n in plan.scaling
+    ]
     projects.append((plan.long_names, _write_project(scratch / "long_names", [long_names_tool(plan.long_names)])))
     for n, root in projects:
         label = f"{n:,} long property names" if root.name == "long_names" else f"{n:,} tools"
@@ -925,8 +934,8 @@ def split_report(results: Results, plan: Plan) -> list[str]:
         lines += [
             "",
             f"- Build time per tool at {large:,} tools / at {small:,} tools: {per_tool[large] / per_tool[small]:.2f}x "
-            "(the projects are the first N definitions in corpus order, so a larger one need not hold tools of "
-            "the same size).",
+            f"(the {small:,} tools are one in {large // small} of the {large:,}, so both hold the same mix of "
+            "tool sizes).",
         ]
     return lines
 
