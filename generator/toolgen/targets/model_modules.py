@@ -11,8 +11,10 @@ import X` keeps working, and importing the package creates no tool's model class
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from toolgen.ir import Project
@@ -107,15 +109,33 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
         rebuild = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in rebuilds.get(name, []))
         refers: set[str] = set()
         for node in [*nodes, *rebuilds.get(name, [])]:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name):
-                    refers.add(sub.id)
-                # A forward reference written as a string counts too; a description equal to a name only
-                # puts two definitions in one module.
-                elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-                    refers.add(sub.value)
+            _mentions(node, refers)
         definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild))
     return preamble, definitions
+
+
+def _mentions(node: ast.AST, found: set[str]) -> None:
+    """Add to `found` every name `node` holds, and every string: a forward reference written as a string counts
+    too (a description equal to a name only puts two definitions in one module). What ast.walk visits, without
+    its generators: a large module has a few hundred thousand nodes."""
+    stack = [node]
+    while stack:
+        sub = stack.pop()
+        kind = type(sub)
+        if kind is ast.Name:
+            found.add(sub.id)  # type: ignore[attr-defined]
+            continue  # its only child is its context
+        if kind is ast.Constant:
+            value = sub.value  # type: ignore[attr-defined]
+            if isinstance(value, str):
+                found.add(value)
+            continue
+        for field in sub._fields:
+            value = getattr(sub, field, None)
+            if isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
 
 
 def _defer_root_base(node: ast.ClassDef, lines: list[str]) -> None:
@@ -144,9 +164,23 @@ def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[s
     return reached
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while the block runs: a large module parses into millions of nodes, which
+    it would traverse again and again while they live, finding nothing (an AST holds no reference cycles)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def split_models(source: str, project: Project, header: str) -> ModelModules:
     """`models.py` as render_models made it, split into the eager core and one lazy module per tool set."""
-    preamble, definitions = _parse(source)
+    with _collector_paused():
+        preamble, definitions = _parse(source)
     edges = {d.name: d.refers_to for d in definitions}
     owners: dict[str, set[str]] = {}
     for tool in project.tools:
