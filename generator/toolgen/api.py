@@ -37,6 +37,7 @@ from toolgen.recorded import recorded_config, recorded_project
 
 if TYPE_CHECKING:
     from toolgen.drift import CheckResult
+    from toolgen.format import FormatCache
     from toolgen.ir import Tool
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
@@ -77,9 +78,10 @@ def _quiet(stage: str) -> None:
 
 
 def _render_all(
-    config: Config, progress: Progress = _quiet
+    config: Config, progress: Progress = _quiet, format_cache: FormatCache | None = None
 ) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
-    """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it."""
+    """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it;
+    `format_cache` keeps what the formatter made of each file for the next build (a build's, in its scratch)."""
     from toolgen.load import MAX_DEPTH
     from toolgen.lower import lower
     from toolgen.render import render
@@ -92,7 +94,7 @@ def _render_all(
         message = f"a schema nests deeper than toolgen follows ({MAX_DEPTH} levels); flatten it with $defs and $ref"
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
     progress(f"generating models for {len(lowered.project.tools)} tools")
-    files = render(lowered.project, config)
+    files = render(lowered.project, config, format_cache)
     beside = beside_files(config, lowered.project)
     files[MANIFEST_NAME] = render_manifest(
         files, lowered.inputs, config=config_record(config), warnings=lowered.warnings, beside=beside
@@ -223,6 +225,7 @@ def _build(
     from toolgen.building import commit_build
     from toolgen.building import recover_package as recover
     from toolgen.drift import on_disk
+    from toolgen.format import FormatCache
     from toolgen.sdk_check import started_checker
 
     recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
@@ -237,7 +240,8 @@ def _build(
     # The check's interpreter starts now and imports pydantic while the package renders.
     bytecode = config.root / CACHE_DIR / "bytecode"
     with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
-        files, inputs, warnings, beside = _render_all(config, progress)
+        format_cache = None if refused is not None else FormatCache(config.root / CACHE_DIR / "formatted.json")
+        files, inputs, warnings, beside = _render_all(config, progress, format_cache)
         manifest = files.pop(MANIFEST_NAME)
         plan = plan_beside(config, beside)
         if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
@@ -253,6 +257,8 @@ def _build(
         progress("checking and writing")
         # A forced build rewrites every file; another moves in only those whose bytes differ.
         written = commit_build(config, files, manifest, old_package, plan, checker, rewrite_unchanged=force)
+    if format_cache is not None:
+        format_cache.save()
     _remember_build(config, config_text, inputs, manifest, warnings)
     names = tuple(sorted([*files, MANIFEST_NAME]))
     return BuildResult(config.package_dir, names, True, warnings, written.changed, written.deleted)
