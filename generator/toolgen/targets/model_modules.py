@@ -11,12 +11,11 @@ import X` keeps working, and importing the package creates no tool's model class
 from __future__ import annotations
 
 import ast
-import contextlib
-import gc
 import io
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from toolgen.collector import collector_paused
 from toolgen.ir import Project
 from toolgen.names import NameRegistry, snake
 
@@ -164,22 +163,9 @@ def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[s
     return reached
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while the block runs: a large module parses into millions of nodes, which
-    it would traverse again and again while they live, finding nothing (an AST holds no reference cycles)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def split_models(source: str, project: Project, header: str) -> ModelModules:
     """`models.py` as render_models made it, split into the eager core and one lazy module per tool set."""
-    with _collector_paused():
+    with collector_paused():  # the parsed module lives only in there
         preamble, definitions = _parse(source)
     edges = {d.name: d.refers_to for d in definitions}
     owners: dict[str, set[str]] = {}
