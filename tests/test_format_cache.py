@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import toolgen
 from toolgen.format import FormatCache, format_python
+
+from conftest import Project
 
 PACKAGE = "sdk"
 FILES = {
@@ -59,3 +62,23 @@ def test_a_cache_where_a_folder_stands_only_formats_every_file(tmp_path: Path) -
     cache.path.mkdir()
     assert _formatted(FILES, cache) == format_python(FILES, PACKAGE)
     assert cache.path.is_dir() and not list(tmp_path.glob("*.partial"))
+
+
+def test_a_build_keeps_the_cache_and_check_reads_it_without_writing(project: Project) -> None:
+    cache = project.root / ".toolgen-cache" / "formatted.json"
+    cache.unlink(missing_ok=True)
+    assert toolgen.build(project.root, force=True).written
+    kept = cache.read_bytes()
+    assert len(json.loads(kept)) == sum(
+        name.endswith(".py") and not name.startswith("_runtime/") for name in toolgen.build(project.root).files
+    )
+    # A hand edit: the manifest no longer answers, so check renders, formatting from the cache.
+    models = project.package_dir / "models.py"
+    models.write_text(models.read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
+    cached, full = toolgen.check(project.root), toolgen.check(project.root, full=True)
+    assert (cached.changed, cached.diff) == (full.changed, full.diff)
+    assert cached.changed == ("generated/sdk/models.py",) and "-# mine" in cached.diff
+    assert cache.read_bytes() == kept
+    cache.unlink()
+    assert toolgen.check(project.root).changed == cached.changed
+    assert not cache.exists(), "check writes nothing"

@@ -71,6 +71,8 @@ def _checked_before(root: str | Path, config_path: str | Path | None) -> tuple[C
 
 
 Progress = Callable[[str], None]
+# What ruff made of each generated file, by its text (format.FormatCache), in the project's scratch folder.
+FORMAT_CACHE = "formatted.json"
 
 
 def _quiet(stage: str) -> None:
@@ -240,7 +242,7 @@ def _build(
     # The check's interpreter starts now and imports pydantic while the package renders.
     bytecode = config.root / CACHE_DIR / "bytecode"
     with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
-        format_cache = None if refused is not None else FormatCache(config.root / CACHE_DIR / "formatted.json")
+        format_cache = None if refused is not None else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
         files, inputs, warnings, beside = _render_all(config, progress, format_cache)
         manifest = files.pop(MANIFEST_NAME)
         plan = plan_beside(config, beside)
@@ -271,7 +273,8 @@ def check(
 
     The manifest answers first, without rendering, when every input, the config, toolgen and the libraries that
     shape its output and every generated file are what it records (instant_check.py). Otherwise, or with
-    `full`, everything is rendered in memory and compared with the files on disk (drift.compare).
+    `full`, everything is rendered in memory and compared with the files on disk (drift.compare); without `full`,
+    ruff formats only the files the last build's format cache does not hold.
     """
     from toolgen.drift import compare
     from toolgen.instant_check import instant_check
@@ -280,8 +283,13 @@ def check(
         answer = instant_check(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
         if answer is not None:
             return answer
+    from toolgen.format import FormatCache
+
     config = _config(root, config_path)
-    expected, inputs, warnings, beside = _render_all(config, progress)
+    # Read, never written (check changes nothing on disk): ruff skips what the last build formatted; `full`
+    # trusts no record of an earlier run, this one included.
+    formatted = None if full else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
+    expected, inputs, warnings, beside = _render_all(config, progress, formatted)
     return compare(config, expected, inputs, warnings, _old_package(config), beside)
 
 
