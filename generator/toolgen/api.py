@@ -37,6 +37,7 @@ from toolgen.recorded import recorded_config, recorded_project
 
 if TYPE_CHECKING:
     from toolgen.drift import CheckResult
+    from toolgen.format import FormatCache
     from toolgen.ir import Tool
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
@@ -70,6 +71,8 @@ def _checked_before(root: str | Path, config_path: str | Path | None) -> tuple[C
 
 
 Progress = Callable[[str], None]
+# What ruff made of each generated file, by its text (format.FormatCache), in the project's scratch folder.
+FORMAT_CACHE = "formatted.json"
 
 
 def _quiet(stage: str) -> None:
@@ -77,9 +80,10 @@ def _quiet(stage: str) -> None:
 
 
 def _render_all(
-    config: Config, progress: Progress = _quiet
+    config: Config, progress: Progress = _quiet, format_cache: FormatCache | None = None
 ) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
-    """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it."""
+    """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it;
+    `format_cache` keeps what the formatter made of each file for the next build (a build's, in its scratch)."""
     from toolgen.load import MAX_DEPTH
     from toolgen.lower import lower
     from toolgen.render import render
@@ -92,7 +96,7 @@ def _render_all(
         message = f"a schema nests deeper than toolgen follows ({MAX_DEPTH} levels); flatten it with $defs and $ref"
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
     progress(f"generating models for {len(lowered.project.tools)} tools")
-    files = render(lowered.project, config)
+    files = render(lowered.project, config, format_cache)
     beside = beside_files(config, lowered.project)
     files[MANIFEST_NAME] = render_manifest(
         files, lowered.inputs, config=config_record(config), warnings=lowered.warnings, beside=beside
@@ -223,6 +227,7 @@ def _build(
     from toolgen.building import commit_build
     from toolgen.building import recover_package as recover
     from toolgen.drift import on_disk
+    from toolgen.format import FormatCache
     from toolgen.sdk_check import started_checker
 
     recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
@@ -237,7 +242,8 @@ def _build(
     # The check's interpreter starts now and imports pydantic while the package renders.
     bytecode = config.root / CACHE_DIR / "bytecode"
     with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
-        files, inputs, warnings, beside = _render_all(config, progress)
+        format_cache = None if refused is not None else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
+        files, inputs, warnings, beside = _render_all(config, progress, format_cache)
         manifest = files.pop(MANIFEST_NAME)
         plan = plan_beside(config, beside)
         if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
@@ -253,6 +259,8 @@ def _build(
         progress("checking and writing")
         # A forced build rewrites every file; another moves in only those whose bytes differ.
         written = commit_build(config, files, manifest, old_package, plan, checker, rewrite_unchanged=force)
+    if format_cache is not None:
+        format_cache.save()
     _remember_build(config, config_text, inputs, manifest, warnings)
     names = tuple(sorted([*files, MANIFEST_NAME]))
     return BuildResult(config.package_dir, names, True, warnings, written.changed, written.deleted)
@@ -265,7 +273,8 @@ def check(
 
     The manifest answers first, without rendering, when every input, the config, toolgen and the libraries that
     shape its output and every generated file are what it records (instant_check.py). Otherwise, or with
-    `full`, everything is rendered in memory and compared with the files on disk (drift.compare).
+    `full`, everything is rendered in memory and compared with the files on disk (drift.compare); without `full`,
+    ruff formats only the files the last build's format cache does not hold.
     """
     from toolgen.drift import compare
     from toolgen.instant_check import instant_check
@@ -274,8 +283,13 @@ def check(
         answer = instant_check(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
         if answer is not None:
             return answer
+    from toolgen.format import FormatCache
+
     config = _config(root, config_path)
-    expected, inputs, warnings, beside = _render_all(config, progress)
+    # Read, never written (check changes nothing on disk): ruff skips what the last build formatted; `full`
+    # trusts no record of an earlier run, this one included.
+    formatted = None if full else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
+    expected, inputs, warnings, beside = _render_all(config, progress, formatted)
     return compare(config, expected, inputs, warnings, _old_package(config), beside)
 
 

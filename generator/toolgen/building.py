@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
@@ -137,8 +137,14 @@ def commit_build(
     already holding their new bytes are left as they are."""
     refuse_foreign(config, files, old_package)
 
-    def verify(folder: Path) -> None:
-        check_staged_package(folder, config.package, lambda tool: _tool_place(config, tool), checker)
+    def place(tool: str) -> tuple[str, int, int]:
+        return _tool_place(config, tool)
+
+    def verify(folder: Path, staged: Mapping[str, str]) -> Callable[[], object]:
+        if checker is None:  # a fresh interpreter, once the package is staged, reads it from there
+            return lambda: check_staged_package(folder, config.package, place)
+        verdict = checker.start(folder, config.package, staged)  # checks `staged` while they are written
+        return lambda: verdict(place)
 
     package_dir = config.package_dir
     written = write_package(

@@ -6,7 +6,7 @@ from pathlib import PurePosixPath
 
 from toolgen.config import Config
 from toolgen.errors import ToolgenError
-from toolgen.format import format_python
+from toolgen.format import FormatCache, format_python
 from toolgen.ir import Project
 from toolgen.targets.model_modules import split_models
 from toolgen.targets.models import render_models
@@ -25,8 +25,8 @@ def header_line(config: Config) -> str:
     return line.replace("\n", " ")
 
 
-def render(project: Project, config: Config) -> dict[str, str]:
-    """File name (relative to the package directory) -> formatted text."""
+def render(project: Project, config: Config, format_cache: FormatCache | None = None) -> dict[str, str]:
+    """File name (relative to the package directory) -> formatted text; `format_cache` is format_python's."""
     header = header_line(config)
     models = split_models(render_models(project, header), project, header)
     planned: dict[str, str] = dict(models.files)
@@ -35,4 +35,4 @@ def render(project: Project, config: Config) -> dict[str, str]:
         if name in planned:
             raise ToolgenError(f"two targets write {name}")
         planned[name] = text
-    return format_python(planned, project.package)
+    return format_python(planned, project.package, format_cache)

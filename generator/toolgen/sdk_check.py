@@ -1,8 +1,9 @@
 """The build's last check before its commit point: import the staged package and run every tool's validators.
 
 A fresh interpreter (two at once for a large package on an idle machine, each with half the tools), started while the build still
-renders so that it has imported pydantic by then, imports the package's modules from the staging folder (every
-per-tool model module too), builds its `Tools()` registry and feeds each tool's validators its example arguments
+renders so that it has imported pydantic by then, imports the package's modules (every per-tool model module
+too) as the staging folder holds them: from the files themselves, sent to it over its input while the build writes
+them there, or read from there once written. It builds its `Tools()` registry and feeds each tool's validators its example arguments
 (as data and as JSON text), a value of the wrong type, and, when the tool has an output schema, an example result.
 A validator may refuse a value (ToolgenValidationError: that is its job); anything else it raises, and any failure
 to import, fails the build before anything is written. It runs with less recursion room than a fresh interpreter has, since the user's code imports the
@@ -16,8 +17,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,7 @@ SHARD_FROM = 200
 SHARDS = 2
 
 _SCRIPT = """\
-import importlib, json, os, sys, traceback
+import importlib, json, linecache, os, sys, traceback
 
 # What the staged package imports from outside itself, imported while the build still renders it.
 for preloaded in ("asyncio", "concurrent.futures", "decimal", "logging", "subprocess", "uuid", "pydantic"):
@@ -52,17 +54,30 @@ if not line:
     raise SystemExit(0)
 job = json.loads(line)
 folder, package, shard, shards, cache = job["folder"], job["package"], job["shard"], job["shards"], job["cache"]
+# With `sent`, the package's files come on the next line, as the build stages them: imported from here, not disk.
+sources = None
+if job.get("sent"):
+    sent = json.loads(sys.stdin.readline())
+    sources = {os.path.join(folder, package, *name.split("/")): text.encode("utf-8") for name, text in sent.items()}
+    del sent
 used = []
-if cache:
+if cache or sources is not None:
     import _imp, hashlib, importlib.machinery, importlib.util, marshal, types
 
     salt = importlib.util.MAGIC_NUMBER + bytes([sys.flags.optimize])
 
     class CachedLoader(importlib.machinery.SourceFileLoader):
         # A module's code object from the cache when this Python compiled the same source bytes before.
+        def get_data(self, path):
+            if sources is not None and path in sources:
+                return sources[path]
+            return super().get_data(path)
+
         def get_code(self, fullname):
             path = self.get_filename(fullname)
             source = self.get_data(path)
+            if not cache:
+                return self.source_to_code(source, path)
             key = hashlib.blake2b(salt + source, digest_size=20).hexdigest()
             used.append(key)
             entry = os.path.join(cache, key)
@@ -90,14 +105,39 @@ if cache:
             return importlib.machinery.FileFinder(entry, (CachedLoader, importlib.machinery.SOURCE_SUFFIXES))
         raise ImportError(entry)
 
-    sys.path_hooks.insert(0, staged_finder)
-    sys.path_importer_cache.clear()
-sys.path.insert(0, folder)
+    class SentFinder:
+        # The package's modules from the files sent: the staged tree on disk may still be being written.
+        @staticmethod
+        def find_spec(fullname, path=None, target=None):
+            if fullname != package and not fullname.startswith(package + "."):
+                return None
+            base = os.path.join(folder, *fullname.split("."))
+            for filename, search in ((os.path.join(base, "__init__.py"), [base]), (base + ".py", None)):
+                if filename in sources:
+                    loader = CachedLoader(fullname, filename)
+                    return importlib.util.spec_from_file_location(
+                        fullname, filename, loader=loader, submodule_search_locations=search
+                    )
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+
+    if sources is not None:
+        sys.meta_path.insert(0, SentFinder)
+    else:
+        sys.path_hooks.insert(0, staged_finder)
+        sys.path_importer_cache.clear()
+if sources is None:
+    sys.path.insert(0, folder)
 sys.setrecursionlimit(int(sys.argv[1]))
 MARKER = "toolgen-sdk-check: "
 
 
 def described(error):
+    if sources is not None:  # the line quoted below comes from what was sent, not a file still being written
+        for frame, _ in traceback.walk_tb(error.__traceback__):
+            name = frame.f_code.co_filename
+            if name in sources and name not in linecache.cache:
+                text = sources[name].decode("utf-8", "replace")
+                linecache.cache[name] = (len(text), None, text.splitlines(True), name)
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.startswith(folder)]
     text = f"{type(error).__name__}: {error}"[:500]
     if frames:
@@ -112,9 +152,15 @@ def report(**fields):
 
 
 def python_modules(path):
-    if not os.path.isdir(path):
+    path = os.path.normpath(path)
+    if sources is not None:
+        names = [name[len(path) + 1 :] for name in sources if name.startswith(path + os.sep)]
+        names = [name for name in names if os.sep not in name]
+    elif os.path.isdir(path):
+        names = os.listdir(path)
+    else:
         return []
-    return sorted(name[:-3] for name in os.listdir(path) if name.endswith(".py") and name != "__init__.py")
+    return sorted(name[:-3] for name in names if name.endswith(".py") and name != "__init__.py")
 
 
 modules = [name for name in python_modules(f"{folder}/{package}") if name != "__main__"]
@@ -175,6 +221,9 @@ class CheckedPackage:
 
 
 Place = Callable[[str], tuple[str, int, int]]
+# Waits for a started check: raises when it failed, at the places `Place` gives.
+Verdict = Callable[[Place], CheckedPackage]
+_TOOL_MODULES = "_tool_models"
 
 
 class Checker:
@@ -187,6 +236,7 @@ class Checker:
     def __init__(self, bytecode: Path | None = None) -> None:
         self._bytecode = bytecode
         self._waiting = [self._start()]
+        self._running: list[tuple[subprocess.Popen[str], threading.Thread]] = []
 
     @staticmethod
     def _start() -> subprocess.Popen[str]:
@@ -204,29 +254,46 @@ class Checker:
 
     def check(self, folder: Path, package: str, place: Place) -> CheckedPackage:
         """Import `folder/package` and run each tool's validators; raise when it fails (see check_staged_package)."""
+        return self.start(folder, package)(place)
+
+    def start(self, folder: Path, package: str, files: Mapping[str, str] | None = None) -> Verdict:
+        """Start checking `folder/package` as it is on disk or, given its `files` (package-relative name -> text),
+        as those files say, so that the build may stage them there meanwhile; returns what waits for the verdict,
+        raising when the check fails (see check_staged_package)."""
         folder = folder.resolve()  # the check runs in it, so a relative path would be read twice
-        tool_modules = folder / package / "_tool_models"
-        count = len(list(tool_modules.glob("*.py"))) if tool_modules.is_dir() else 0
-        shards = _shards(count)
+        if files is None:
+            tool_modules = folder / package / _TOOL_MODULES
+            names = (
+                [f"{_TOOL_MODULES}/{path.name}" for path in tool_modules.glob("*.py")] if tool_modules.is_dir() else []
+            )
+        else:
+            names = list(files)
+        shards = _shards(_tool_module_count(names))
         while len(self._waiting) < shards:
             self._waiting.append(self._start())
         running, self._waiting = self._waiting[:shards], self._waiting[shards:]
+        cache = None if self._bytecode is None else str(self._bytecode.resolve())
+        sent = "" if files is None else json.dumps(dict(files)) + "\n"
         for shard, process in enumerate(running):
-            cache = None if self._bytecode is None else str(self._bytecode.resolve())
             job = {"folder": str(folder), "package": package, "shard": shard, "shards": shards, "cache": cache}
-            stdin = process.stdin
-            assert stdin is not None  # started with a pipe
-            with contextlib.suppress(BrokenPipeError):  # a crashed interpreter says so below
-                stdin.write(json.dumps(job) + "\n")
-                stdin.flush()  # communicate() closes it below
+            job["sent"] = files is not None
+            # Fed from a thread: an interpreter still importing pydantic reads only once it is done.
+            feeder = threading.Thread(target=_feed, args=(process, json.dumps(job) + "\n" + sent), daemon=True)
+            feeder.start()
+            self._running.append((process, feeder))
         deadline = time.monotonic() + TIMEOUT_SECONDS
-        try:
-            found = [_result(process, deadline) for process in running]
-        finally:  # one that crashed or timed out leaves the others nothing to do
-            for process in running:
-                if process.poll() is None:
-                    process.kill()
-                    process.communicate()
+        started = self._running[-shards:]
+
+        def verdict(place: Place) -> CheckedPackage:
+            try:
+                found = [_result(process, feeder, deadline) for process, feeder in started]
+            finally:  # one that crashed or timed out leaves the others nothing to do
+                _stop(started)
+            return self._judged(found, place)
+
+        return verdict
+
+    def _judged(self, found: list[dict[str, Any]], place: Place) -> CheckedPackage:
         broken = next((result for result in found if not result["imported"]), None)
         if broken is not None:
             raise BrokenPackageError(
@@ -241,11 +308,38 @@ class Checker:
         return CheckedPackage(sum(int(result["tools"]) for result in found))
 
     def close(self) -> None:
-        """Stop the interpreters no check was sent to."""
+        """Stop the interpreters no check was sent to, and those of a check nobody waited for (its build failed)."""
         for process in self._waiting:
             process.kill()
             process.communicate()
-        self._waiting = []
+        _stop(self._running)
+        self._waiting, self._running = [], []
+
+
+def _tool_module_count(names: Iterable[str]) -> int:
+    """How many of the package-relative `names` are per-tool model modules."""
+    prefix = f"{_TOOL_MODULES}/"
+    return sum(name.startswith(prefix) and name.endswith(".py") and "/" not in name[len(prefix) :] for name in names)
+
+
+def _feed(process: subprocess.Popen[str], text: str) -> None:
+    """Write `text` to the interpreter; one that crashed (or was stopped) meanwhile says so in its result."""
+    stdin = process.stdin
+    assert stdin is not None  # started with a pipe
+    with contextlib.suppress(OSError):
+        stdin.write(text)
+        stdin.flush()  # communicate() closes it
+
+
+def _stop(started: list[tuple[subprocess.Popen[str], threading.Thread]]) -> None:
+    """Kill the interpreters of `started` still running; a kill ends a feeder blocked on a full pipe too."""
+    for process, feeder in started:
+        if process.poll() is None:
+            process.kill()
+        feeder.join()
+        if process.stdout is not None and not process.stdout.closed:  # not read to its end yet
+            with contextlib.suppress(OSError, ValueError):
+                process.communicate()
 
 
 def _shards(tool_modules: int) -> int:
@@ -267,12 +361,14 @@ def _idle_cores() -> int:
     return int(cores - load + 0.5)
 
 
-def _result(process: subprocess.Popen[str], deadline: float) -> dict[str, Any]:
+def _result(process: subprocess.Popen[str], feeder: threading.Thread, deadline: float) -> dict[str, Any]:
+    feeder.join(max(deadline - time.monotonic(), 0.0))  # communicate() below must not write while it does
     try:
+        if feeder.is_alive():  # the interpreter reads nothing
+            raise subprocess.TimeoutExpired(process.args, TIMEOUT_SECONDS)
         stdout, stderr = process.communicate(timeout=max(deadline - time.monotonic(), 0.0))
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
+        _stop([(process, feeder)])
         raise ExternalToolError(
             f"importing the generated package took over {TIMEOUT_SECONDS} s; nothing was written"
         ) from None

@@ -294,7 +294,7 @@ def write_package(
     manifest: str,
     zone: Sequence[str],
     work_dir: Path,
-    verify: Callable[[Path], None] | None = None,
+    verify: Callable[[Path, Mapping[str, str]], Callable[[], object]] | None = None,
     beside: Mapping[str, str] | None = None,
     beside_delete: Sequence[str] = (),
     rewrite_unchanged: bool = True,
@@ -304,8 +304,10 @@ def write_package(
     `beside` (written) and `beside_delete` (deleted) are files of the output folder, next to the package, in
     the same commit (toolgen.beside decides which are toolgen's).
 
-    `verify` is called with the folder that holds the staged package (as `<folder>/<package_dir.name>/`) before
-    the commit point: whatever it raises stops the write with nothing written. An OSError past the commit point
+    `verify` is called before anything is staged, with the folder that is to hold the staged package (as
+    `<folder>/<package_dir.name>/`) and the package's files (the manifest among them), so that it may check them
+    while they are staged; it returns what waits for its verdict, called once they are staged, before the commit
+    point: whatever either raises stops the write with nothing written. An OSError past the commit point
     is raised as CommitPending. The caller has checked `foreign_entries` is empty; nothing else in the
     directory is overwritten or deleted. Without `rewrite_unchanged`, a file already holding its new bytes is
     left as it is (a forced build rewrites every file).
@@ -325,17 +327,20 @@ def write_package(
     tree = f"{_TREE}/{package_dir.name}"
     # The check reads the whole staged package; the commit moves into it only what it rewrites.
     moved = [name for name in [*sorted(files), manifest_name] if rewrite_unchanged or name in changed]
+    staged = {**{f"{tree}/{name}": files[name] for name in files}, f"{tree}/{manifest_name}": manifest}
+    staged.update((f"{_BESIDE}/{name}", beside[name]) for name in beside)
+    durable = [*(f"{tree}/{name}" for name in moved), *(f"{_BESIDE}/{name}" for name in sorted(beside))]
     try:
-        for name in sorted(files):
-            _write_file(staging / tree / name, files[name])
-        _write_file(staging / tree / manifest_name, manifest)
-        for name in sorted(beside):
-            _write_file(staging / _BESIDE / name, beside[name])
-        durable = [*(staging / tree / name for name in moved), *(staging / _BESIDE / name for name in sorted(beside))]
-        folders = {folder for path in durable for folder in path.parents if staging in folder.parents}
-        with syncing(durable, sorted(folders)) as synced:  # the disk flushes them while the check reads them
-            if verify is not None:
-                verify(staging / _TREE)
+        verdict = None if verify is None else verify(staging / _TREE, {**files, manifest_name: manifest})
+        for folder in sorted(_folders(staged)):  # parents first; once each, not once a file
+            (staging / folder).mkdir()
+        for name in sorted(staged):
+            _write_file(staging / name, staged[name])
+        with syncing(  # the disk flushes them while the check runs
+            [staging / name for name in durable], [staging / folder for folder in sorted(_folders(durable))]
+        ) as synced:
+            if verdict is not None:
+                verdict()
             synced()
         plan = {"delete": stale, "tree": tree, "write": moved}
         if beside or beside_delete:
@@ -394,7 +399,8 @@ def _apply(commit: Path, package_dir: Path) -> None:
     for index, name in enumerate(plan["write"]):
         source, target = tree / name, package_dir / name
         if source.is_file():  # gone when an earlier, killed apply already moved it
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in touched:
+                target.parent.mkdir(parents=True, exist_ok=True)
             # A link to the old file keeps the replace from freeing its blocks, which waits on the disk (3 ms a
             # file on ext4 with discard); removing the commit tree below frees them all, a few at once.
             with contextlib.suppress(OSError, NotImplementedError):  # no old file, or no hard links here
@@ -429,9 +435,20 @@ def _prune(removed: Path, package_dir: Path) -> None:
         folder = folder.parent
 
 
+def _folders(names: Iterable[str]) -> set[str]:
+    """Every folder that relative POSIX `names` lie in, with the folders above it (the names' own root left out)."""
+    found: set[str] = set()
+    for name in names:
+        cut = name.rfind("/")
+        while cut > 0 and name[:cut] not in found:  # a folder found before came with its parents
+            found.add(name[:cut])
+            cut = name.rfind("/", 0, cut)
+    return found
+
+
 def _write_file(path: Path, text: str) -> None:
-    """Stage one file; the files a commit moves are flushed to disk (disk.syncing) before a plan names them."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Stage one file (its folder exists); the files a commit moves are flushed to disk (disk.syncing) before a plan
+    names them."""
     try:
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)

@@ -15,6 +15,7 @@ import io
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from toolgen.collector import collector_paused
 from toolgen.ir import Project
 from toolgen.names import NameRegistry, snake
 
@@ -107,15 +108,33 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
         rebuild = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in rebuilds.get(name, []))
         refers: set[str] = set()
         for node in [*nodes, *rebuilds.get(name, [])]:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name):
-                    refers.add(sub.id)
-                # A forward reference written as a string counts too; a description equal to a name only
-                # puts two definitions in one module.
-                elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-                    refers.add(sub.value)
+            _mentions(node, refers)
         definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild))
     return preamble, definitions
+
+
+def _mentions(node: ast.AST, found: set[str]) -> None:
+    """Add to `found` every name `node` holds, and every string: a forward reference written as a string counts
+    too (a description equal to a name only puts two definitions in one module). What ast.walk visits, without
+    its generators: a large module has a few hundred thousand nodes."""
+    stack = [node]
+    while stack:
+        sub = stack.pop()
+        kind = type(sub)
+        if kind is ast.Name:
+            found.add(sub.id)  # type: ignore[attr-defined]
+            continue  # its only child is its context
+        if kind is ast.Constant:
+            value = sub.value  # type: ignore[attr-defined]
+            if isinstance(value, str):
+                found.add(value)
+            continue
+        for field in sub._fields:
+            value = getattr(sub, field, None)
+            if isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
 
 
 def _defer_root_base(node: ast.ClassDef, lines: list[str]) -> None:
@@ -146,7 +165,8 @@ def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[s
 
 def split_models(source: str, project: Project, header: str) -> ModelModules:
     """`models.py` as render_models made it, split into the eager core and one lazy module per tool set."""
-    preamble, definitions = _parse(source)
+    with collector_paused():  # the parsed module lives only in there
+        preamble, definitions = _parse(source)
     edges = {d.name: d.refers_to for d in definitions}
     owners: dict[str, set[str]] = {}
     for tool in project.tools:
