@@ -1,4 +1,9 @@
-"""Models target: every model of the project in one datamodel-code-generator call."""
+"""Models target: every model of the project in one datamodel-code-generator call.
+
+One call, not one per group of tools: generate() costs the same per generated class at 1,000 and 3,000
+tools, so groups would save nothing, and its names for nested classes (`...Item2`) and its class order are
+decided over the whole module, which groups joined afterwards would not reproduce.
+"""
 
 from __future__ import annotations
 
@@ -20,20 +25,33 @@ _BASE_MODEL_ATTRIBUTES = frozenset(name for name in dir(pydantic.BaseModel) if n
 }
 
 
-def _aliases(schema: Any) -> dict[str, str]:
+def _schema_facts(schema: Any) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Every property name of the schema, and the titles of the models that refuse null, in one walk."""
+    names: set[str] = set()
+    not_null: list[str] = []
+    for sub, _ in walk(schema):
+        if not isinstance(sub, dict):
+            continue
+        properties = sub.get("properties")
+        if isinstance(properties, dict):
+            names.update(properties)
+        if sub.get(NOT_NULL_KEY) and isinstance(sub.get("title"), str):
+            not_null.append(sub["title"])
+    return frozenset(names), tuple(not_null)
+
+
+def _aliases(names: frozenset[str]) -> dict[str, str]:
     """ASCII attribute names for non-ASCII property names; Python would NFKC-fold them (`ﬁle` is `file`).
 
     The map applies to every model, so each target is unique across the schema and never one that an
     ASCII property name would become.
     """
-    names: set[str] = set()
-    for sub, _ in walk(schema):
-        properties = sub.get("properties") if isinstance(sub, dict) else None
-        if isinstance(properties, dict):
-            names.update(properties)
+    foreign = sorted(name for name in names if not name.isascii())
+    if not foreign:  # the usual case: no need to snake-case every property name of the project
+        return {}
     taken = {snake(name) for name in names if name.isascii()} | _BASE_MODEL_ATTRIBUTES
     registry = NameRegistry(frozenset(taken))
-    return {name: registry.claim(snake(name, fallback="field")) for name in sorted(n for n in names if not n.isascii())}
+    return {name: registry.claim(snake(name, fallback="field")) for name in foreign}
 
 
 def render_models(project: Project, header: str) -> str:
@@ -44,11 +62,8 @@ def render_models(project: Project, header: str) -> str:
 
     schema = thaw(project.models_schema)
     runtime = f"{project.package}._runtime"
-    base_map: dict[str, str | list[str]] = {
-        sub["title"]: f"{runtime}.NullRefusingModel"
-        for sub, _ in walk(schema)
-        if isinstance(sub, dict) and sub.get(NOT_NULL_KEY) and isinstance(sub.get("title"), str)
-    }
+    property_names, not_null_titles = _schema_facts(schema)
+    base_map: dict[str, str | list[str]] = dict.fromkeys(not_null_titles, f"{runtime}.NullRefusingModel")
     base_map.update({name: f"{runtime}.CanonicalModel" for name in project.canonical_models})
     base_map["ToolCallFunction"] = f"{runtime}.FunctionCallBase"
     try:
@@ -70,7 +85,7 @@ def render_models(project: Project, header: str) -> str:
                 # Field(description=...) is an escaped literal that reaches model_json_schema(); a
                 # docstring would carry raw control characters and reach nothing at run time.
                 use_field_description=False,
-                aliases=_aliases(schema),
+                aliases=_aliases(property_names),
                 model_extra_keys={NOT_NULL_KEY},
                 keep_model_order=True,
                 disable_timestamp=True,
