@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolgen.runtime import stream_events
 from toolgen.runtime.streams.framing import Frame, SSEDecoder
 
 # Names and data with the characters that matter to framing: colons, spaces, CR and LF, a BOM's bytes.
@@ -70,3 +71,22 @@ def test_the_usual_reads_take_the_fast_path_with_their_event_name() -> None:
     assert [frame.data for frame in frames] == [b'{"a":1}', b'{"b":2}', b'{"c":3}', b""]
     for odd in (b"event: a\rdata: x\n\n", b"event: a\ndata: x\r\n\r\n", b"event: a\n\n\n", b"data: a\nb\n\n"):
         assert SSEDecoder().simple(odd) is None, odd
+
+
+# Payloads a stream state takes: a text delta each, with the line ends and spaces framing must not misread.
+_PAYLOAD = st.sampled_from(['{"choices":[{"index":0,"delta":{"content":"x"}}]}', '{"choices":[],\r"id":"a"}', "[DONE]"])
+
+
+# The first example pays the stream modules' import: no deadline (a machine under load misses it).
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.none() | st.sampled_from(["", "message"]), _PAYLOAD, _END, st.booleans()), max_size=6))
+def test_the_stream_loop_reads_whole_events_as_one_byte_reads(
+    events: list[tuple[str | None, str, bytes, bool]],
+) -> None:
+    """Aggregator.stream checks data-only reads inline, before the decoder: a read it takes must give the events
+    the same body gives one byte at a time, whatever its line ends."""
+    reads = [_event(*event) for event in events]
+    body = b"".join(reads)
+    whole = list(stream_events(reads, "openai-chat"))
+    bytewise = list(stream_events([body[i : i + 1] for i in range(len(body))], "openai-chat"))
+    assert whole == bytewise

@@ -163,14 +163,15 @@ class Aggregator:
                     # without a call; simple() sees every other read of one whole event.
                     data: bytes | None = None
                     if plain:
+                        # removeprefix() checks and cuts in one call (a slice and a compare are two, each
+                        # dearer); it hands back the very same object when the prefix is not there.
                         line, _, tail = chunk.partition(b"\n")
-                        if (
-                            tail == b"\n"
-                            and line[:6] == b"data: "
-                            and not line.partition(b"\r")[1]
-                        ):
-                            data = line[6:]
-                            event = None
+                        if tail == b"\n":
+                            data = line.removeprefix(b"data: ")
+                            if data is line or data.partition(b"\r")[1]:
+                                data = None
+                            else:
+                                event = None
                     if data is None:
                         data = simple(chunk)
                         event = decoder.event  # type: ignore[attr-defined] # every decoder with simple() has it

@@ -99,9 +99,16 @@ class SSEDecoder:
         crlf = chunk[-2:] == b"\r\n"
         rest = chunk.removeprefix(b"data: ")
         if rest is not chunk:
-            data = _last_line(rest, crlf)
-            if data is None:
-                return None
+            # One line, its line end and a blank line, checked inline (no call): CRLF streams take this
+            # path for every event.
+            if crlf:
+                data, _, tail = rest.partition(b"\r")
+                if tail != b"\n\r\n" or data.partition(b"\n")[1]:
+                    return None
+            else:
+                data, _, tail = rest.partition(b"\n")
+                if tail != b"\n" or data.partition(b"\r")[1]:
+                    return None
             self._started = True
             self.event = None
             return data
@@ -120,11 +127,18 @@ class SSEDecoder:
         line = rest.removeprefix(b"data: ")
         if line is rest:
             return None
-        data = _last_line(line, crlf)
-        if data is None:
-            return None
+        # The same check, and the name table read, inline: this runs once per event of `event:`-line streams.
+        if crlf:
+            data, _, tail = line.partition(b"\r")
+            if tail != b"\n\r\n" or data.partition(b"\n")[1]:
+                return None
+        else:
+            data, _, tail = line.partition(b"\n")
+            if tail != b"\n" or data.partition(b"\r")[1]:
+                return None
         self._started = True
-        self.event = self._name(name)
+        known = self._names.get(name)
+        self.event = known if known is not None else self._name(name)
         return data
 
     @property
@@ -257,19 +271,6 @@ class SSEDecoder:
             )
             self._data = []
         self._event = None
-
-
-def _last_line(rest: bytes, crlf: bool) -> bytes | None:
-    """The line when `rest` is one line, its line end and a blank line (CRLF ends or LF ends, as `crlf` says)."""
-    if crlf:
-        line, _, tail = rest.partition(b"\r")
-        if tail != b"\n\r\n" or line.partition(b"\n")[1]:
-            return None
-    else:
-        line, _, tail = rest.partition(b"\n")
-        if tail != b"\n" or line.partition(b"\r")[1]:
-            return None
-    return line
 
 
 class JSONLinesDecoder:
