@@ -753,7 +753,9 @@ def test_corpus_response_converts_to_a_response_the_sdk_accepts(relative: str, t
         pytest.skip("same wire: the recorded body itself")
     if relative == CUSTOM_TOOL_CALL and target == "anthropic":
         # A custom tool's free text has no Anthropic spelling: tool_use input must be an object. Said, not guessed.
-        with pytest.raises(ValueError, match="/content/tool_calls/0/function/arguments: expected the arguments to be a JSON object"):
+        with pytest.raises(
+            ValueError, match="/content/tool_calls/0/function/arguments: expected the arguments to be a JSON object"
+        ):
             convert(body, target, wire, kind)
         return
     RESPONSE_TYPES[target].model_validate(convert(body, target, wire, kind))
