@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import anthropic, bedrock, cohere, gemini, ollama, openai_chat, responses
+from toolgen.runtime.wires import anthropic, bedrock, cohere, gemini, interactions, ollama, openai_chat, responses
 from toolgen.runtime.wires.base import args_object, args_text
 from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools, plain_chat_function
 from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
@@ -182,6 +182,36 @@ def test_a_gemini_tool_list_told_plain_is_one_the_export_writes_back(raw: list[A
     except ValueError:
         return
     assert ("tools" in kept) == (not tools or gemini._encode_tools(tools, None) != raw)
+
+
+@st.composite
+def interactions_entries(draw: st.DrawFn) -> dict[str, Any]:
+    fields = {
+        "type": draw(st.sampled_from(["function", "google_search", None])),
+        "name": draw(st.sampled_from(["f", 5])),
+    }
+    fields.update(description=draw(DESCRIPTIONS), parameters=draw(SCHEMAS))
+    return _entry(fields, draw(st.sampled_from([None, ("strict", True), ("extra", 1)])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(interactions_entries(), max_size=3))
+def test_an_interactions_tool_list_told_plain_is_one_the_export_writes_back(raw: list[dict[str, Any]]) -> None:
+    tools = [tool for tool in map(interactions._tool_definition, raw) if tool is not None]
+    if raw and all(map(interactions._plain_tool, raw)):
+        assert interactions._encode_tools(tools, None) == raw
+    # The raw list is kept exactly when an export that is made to find out differs, and refused when it is.
+    try:
+        long_way: Any = interactions._encode_tools(tools, None) != raw
+    except ValueError as error:
+        long_way = ("refused", str(error))
+    kept: dict[str, Any] = {}
+    try:
+        assert interactions._decode_tools(raw, kept) == tools
+    except ValueError as error:
+        assert long_way == ("refused", str(error))
+        return
+    assert ("tools" in kept) == long_way
 
 
 JSON = st.recursive(
