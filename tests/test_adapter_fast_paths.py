@@ -287,3 +287,38 @@ def test_a_bad_dict_among_message_models_is_reported_at_its_own_index(adapters: 
     with pytest.raises(adapters.ToolgenValidationError) as raised:
         adapters.encode_request([models[0], {"role": "user", "content": 5}], "openai-chat", model="m")
     assert [p.pointer for p in raised.value.problems] == ["/1/content"]
+
+
+BAD_MESSAGES: list[Any] = [
+    {"role": "user", "content": 5},
+    {"role": "user", "content": "hi", "extra": 1},
+    {"role": "robot", "content": "hi"},
+    {"role": "tool", "content": "sunny"},
+    {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f"}}]},
+    {"role": "user", "content": [{"type": "text"}]},
+    {"role": "user", "content": None, "name": None},
+    "not a message",
+]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_dict_messages_pass_the_plain_check_exactly_when_the_models_take_them(
+    adapters: ModuleType, data: st.DataObject
+) -> None:
+    plain = adapters._plain_messages()
+    assert plain is not None  # the package's messages have a plain form: encode_request builds no models for dicts
+    messages = data.draw(st.lists(st.sampled_from([*CONVERSATION, *BAD_MESSAGES]), max_size=5))
+    try:
+        adapters.check(adapters.Messages, messages, json_text=False)
+    except adapters.ToolgenValidationError:
+        accepted = False
+    else:
+        accepted = True
+    assert plain.isinstance_python(messages, strict=True) == accepted
+
+
+def test_a_bad_dict_message_reports_the_models_problems(adapters: ModuleType) -> None:
+    with pytest.raises(adapters.ToolgenValidationError) as raised:
+        adapters.encode_request([*CONVERSATION, {"role": "user", "content": 5}], "anthropic", model="m")
+    assert [p.pointer for p in raised.value.problems] == ["/4/content"]
