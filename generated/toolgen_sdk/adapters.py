@@ -128,7 +128,12 @@ def _plain_messages() -> pydantic_core.SchemaValidator | None:
     """A validator of `Messages` that builds no models, made once: it accepts exactly the data the models accept
     (None when the models hold something plain data cannot say, and then the models check every message)."""
     text = plain_schema(Messages.__pydantic_core_schema__)
-    return None if text is None else pydantic_core.SchemaValidator(json.loads(text))
+    if text is None:
+        return None
+    try:
+        return pydantic_core.SchemaValidator(json.loads(text))
+    except pydantic_core.SchemaError:
+        return None  # a plain form this pydantic-core does not build: the models check every message
 
 
 @dataclass(frozen=True)
