@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import anthropic, bedrock, cohere, gemini, ollama, openai_chat, responses
+from toolgen.runtime.wires import anthropic, bedrock, cohere, gemini, interactions, ollama, openai_chat, responses
 from toolgen.runtime.wires.base import args_object, args_text
 from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools, plain_chat_function
 from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
@@ -184,6 +184,36 @@ def test_a_gemini_tool_list_told_plain_is_one_the_export_writes_back(raw: list[A
     assert ("tools" in kept) == (not tools or gemini._encode_tools(tools, None) != raw)
 
 
+@st.composite
+def interactions_entries(draw: st.DrawFn) -> dict[str, Any]:
+    fields = {
+        "type": draw(st.sampled_from(["function", "google_search", None])),
+        "name": draw(st.sampled_from(["f", 5])),
+    }
+    fields.update(description=draw(DESCRIPTIONS), parameters=draw(SCHEMAS))
+    return _entry(fields, draw(st.sampled_from([None, ("strict", True), ("extra", 1)])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(interactions_entries(), max_size=3))
+def test_an_interactions_tool_list_told_plain_is_one_the_export_writes_back(raw: list[dict[str, Any]]) -> None:
+    tools = [tool for tool in map(interactions._tool_definition, raw) if tool is not None]
+    if raw and all(map(interactions._plain_tool, raw)):
+        assert interactions._encode_tools(tools, None) == raw
+    # The raw list is kept exactly when an export that is made to find out differs, and refused when it is.
+    try:
+        long_way: Any = interactions._encode_tools(tools, None) != raw
+    except ValueError as error:
+        long_way = ("refused", str(error))
+    kept: dict[str, Any] = {}
+    try:
+        assert interactions._decode_tools(raw, kept) == tools
+    except ValueError as error:
+        assert long_way == ("refused", str(error))
+        return
+    assert ("tools" in kept) == long_way
+
+
 JSON = st.recursive(
     st.none()
     | st.booleans()
@@ -257,3 +287,38 @@ def test_a_bad_dict_among_message_models_is_reported_at_its_own_index(adapters: 
     with pytest.raises(adapters.ToolgenValidationError) as raised:
         adapters.encode_request([models[0], {"role": "user", "content": 5}], "openai-chat", model="m")
     assert [p.pointer for p in raised.value.problems] == ["/1/content"]
+
+
+BAD_MESSAGES: list[Any] = [
+    {"role": "user", "content": 5},
+    {"role": "user", "content": "hi", "extra": 1},
+    {"role": "robot", "content": "hi"},
+    {"role": "tool", "content": "sunny"},
+    {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f"}}]},
+    {"role": "user", "content": [{"type": "text"}]},
+    {"role": "user", "content": None, "name": None},
+    "not a message",
+]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_dict_messages_pass_the_plain_check_exactly_when_the_models_take_them(
+    adapters: ModuleType, data: st.DataObject
+) -> None:
+    plain = adapters._plain_messages()
+    assert plain is not None  # the package's messages have a plain form: encode_request builds no models for dicts
+    messages = data.draw(st.lists(st.sampled_from([*CONVERSATION, *BAD_MESSAGES]), max_size=5))
+    try:
+        adapters.check(adapters.Messages, messages, json_text=False)
+    except adapters.ToolgenValidationError:
+        accepted = False
+    else:
+        accepted = True
+    assert plain.isinstance_python(messages, strict=True) == accepted
+
+
+def test_a_bad_dict_message_reports_the_models_problems(adapters: ModuleType) -> None:
+    with pytest.raises(adapters.ToolgenValidationError) as raised:
+        adapters.encode_request([*CONVERSATION, {"role": "user", "content": 5}], "anthropic", model="m")
+    assert [p.pointer for p in raised.value.problems] == ["/4/content"]

@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         SCHEMA_SINGLES,
         map_subschemas,
     )
+    from .schema.plain import plain_schema
     from .schema.sentences import schema_error_sentences
     from .serve.durable import DurableRuns, DurableRunsError
     from .serve.http import service_app
@@ -317,6 +318,7 @@ _HOMES = MappingProxyType(
         "serve_mcp": ".mcp.server",
         "main": ".app.main",
         "example_value": ".schema.examples",
+        "plain_schema": ".schema.plain",
     }
 )
 
@@ -453,6 +455,7 @@ __all__ = [
     "mcp_tools",
     "parse_json",
     "parts_of",
+    "plain_schema",
     "preset_model",
     "problems_from",
     "python_patterns",

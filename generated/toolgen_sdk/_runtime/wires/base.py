@@ -560,13 +560,17 @@ def turns(
         if role == "system":
             continue
         side = "assistant" if role == "assistant" else "user"
-        kept = extras_of(message, wire) if "extras" in message else _NOTHING
-        merges = kept.get("joined") or (role == "tool" and previous_role == "tool")
-        if merges and groups and groups[-1][0] == side and not kept.get("split"):
+        if "extras" in message:
+            kept = extras_of(message, wire)
+            merges = kept.get("joined") or (role == "tool" and previous_role == "tool")
+            merges = merges and not kept.get("split")
+        else:
+            # A message built by hand or from another wire: only consecutive results share a turn.
+            merges = role == "tool" and previous_role == "tool"
+        if merges and groups and groups[-1][0] == side:
             groups[-1][1].append(message)
-            previous_role = role
-            continue
-        groups.append((side, [message]))
+        else:
+            groups.append((side, [message]))
         previous_role = role
     return groups
 

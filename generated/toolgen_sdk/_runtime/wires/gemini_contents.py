@@ -408,6 +408,10 @@ def encode_user_turn(
             for part in parts_of(message.get("content"))
             if part.get("type") != "reasoning"
         ]
+        if not kept:
+            # Nothing kept from a decoded body: the parts in order, as `weave` would give them.
+            parts.extend(_part_block(part, pointer) for part in content)
+            continue
 
         def part_block(part: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
             return restore(
@@ -460,6 +464,14 @@ def encode_model_turn(message: Mapping[str, Any], pointer: str) -> dict[str, Any
     if not signed_for(message, WIRE):
         parts = [part for part in parts if part.get("type") != "reasoning"]
     calls = message.get("tool_calls") or []
+    if not kept:
+        # Nothing kept from a decoded body: parts then calls, as `weave` would give them.
+        blocks = [_part_block(part, pointer) for part in parts]
+        blocks.extend(
+            _call_block(call, [], f"{pointer}/tool_calls/{index}")
+            for index, call in enumerate(calls)
+        )
+        return {"role": "model", "parts": blocks}
     generated = kept.get("generated_ids") or []
 
     def part_block(part: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:

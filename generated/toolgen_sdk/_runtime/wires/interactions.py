@@ -46,7 +46,7 @@ from .base import (
     portable,
     sampling_settings,
 )
-from .export import export_checked
+from .export import export_checked, named_entry, object_schema
 from .google_errors import array_error, status_body, status_error
 from .interactions_steps import (
     WIRE,
@@ -102,6 +102,30 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
         tool["description"] = entry["description"]
     tool["inputSchema"] = entry.get("parameters", {"type": "object", "properties": {}})
     return tool
+
+
+_TOOL_KEYS = frozenset({"type", "name", "parameters"})
+_DESCRIBED_TOOL_KEYS = _TOOL_KEYS | {"description"}
+
+
+def _plain_tool(entry: Any) -> bool:
+    """An entry the export writes back as it is: a function of a name, a description and an object schema."""
+    return (
+        named_entry(entry, _TOOL_KEYS, _DESCRIBED_TOOL_KEYS)
+        and entry["type"] == "function"
+        and object_schema(entry["parameters"])
+    )
+
+
+def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
+    if not isinstance(raw, list):
+        return []
+    tools = [tool for tool in map(_tool_definition, raw) if tool is not None]
+    # A list of plain entries is what exporting its tools gives: nothing is exported to find that out.
+    plain = bool(tools) and all(map(_plain_tool, raw))
+    if not plain and _encode_tools(tools, None) != raw:
+        kept["tools"] = raw
+    return tools
 
 
 def _encode_tools(
@@ -237,14 +261,7 @@ def decode_request(body: Any) -> Request:
             messages.extend(decode_user_input(steps, "/input", None))
         else:
             decode_input_steps(steps, messages)
-    raw_tools = body.get("tools")
-    tools = (
-        [tool for tool in map(_tool_definition, raw_tools) if tool is not None]
-        if isinstance(raw_tools, list)
-        else []
-    )
-    if isinstance(raw_tools, list) and _encode_tools(tools, None) != raw_tools:
-        kept["tools"] = raw_tools
+    tools = _decode_tools(body.get("tools"), kept)
     model = body.get("model")
     consumed = {"input", "tools"} | (
         {"system_instruction"} if isinstance(system, str) else set()
@@ -297,7 +314,7 @@ def _encode_request(request: Request) -> dict[str, Any]:
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")
-    changed = portable(request, WIRE, _settings(fields or {}))
+    changed = portable(request, WIRE, _settings(fields) if fields else {})
     if changed:
         if fields and "generation_config" in fields:
             body["generation_config"] = fields["generation_config"]

@@ -422,7 +422,7 @@ def _encode_request(request: Request) -> dict[str, Any]:
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")
-    changed = portable(request, WIRE, _settings(fields or {}))
+    changed = portable(request, WIRE, _settings(fields) if fields else {})
     if changed:
         if fields and "options" in fields:
             body["options"] = fields["options"]

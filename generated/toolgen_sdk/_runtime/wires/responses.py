@@ -291,7 +291,7 @@ def _encode_request(request: Request) -> dict[str, Any]:
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")
-    _apply_settings(portable(request, WIRE, _settings(fields or {})), body)
+    _apply_settings(portable(request, WIRE, _settings(fields) if fields else {}), body)
     return fill(body, fields) if fields else body
 
 

@@ -314,7 +314,8 @@ def _encode_request(request: Request) -> dict[str, Any]:
         body["toolConfig"] = {"tools": _encode_tools(request.tools, kept), **config}
     elif config:
         body["toolConfig"] = config
-    changed = portable(request, WIRE, _settings(kept.get("fields") or {}))
+    recorded = kept.get("fields")
+    changed = portable(request, WIRE, _settings(recorded) if recorded else {})
     if changed:
         if "inferenceConfig" in fields:
             body["inferenceConfig"] = fields["inferenceConfig"]

@@ -194,6 +194,14 @@ def encode_blocks(
     pointer: str,
 ) -> list[Any]:
     """Content blocks from canonical parts and calls, in the kept order when there is one."""
+    if not skeleton:
+        # Nothing kept from a decoded body: parts then calls, as `weave` would give them.
+        blocks = [_part_block(part, pointer) for part in parts]
+        blocks.extend(
+            _call_block(call, f"{pointer}/tool_calls/{index}")
+            for index, call in enumerate(calls)
+        )
+        return blocks
 
     def part_block(part: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
         return restore(

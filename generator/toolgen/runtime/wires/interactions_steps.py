@@ -213,6 +213,20 @@ def encode_steps(message: Mapping[str, Any], pointer: str, flat: bool) -> list[A
     if not signed_for(message, WIRE):
         parts = [part for part in parts if part.get("type") != "reasoning"]
     calls = message.get("tool_calls") or []
+    if not kept.get("blocks"):
+        # No kept step order: parts then calls, each part its own step unless `flat`, as `weave` would give them.
+        steps: list[Any] = []
+        for part in parts:
+            block = _part_block(part, pointer)
+            wrapped = not flat and part.get("type") != "reasoning"
+            steps.append(
+                {"type": "model_output", "content": [block]} if wrapped else block
+            )
+        steps.extend(
+            _call_block(call, f"{pointer}/tool_calls/{index}")
+            for index, call in enumerate(calls)
+        )
+        return steps
 
     def part_block(part: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
         block = _part_block(part, pointer)
@@ -392,6 +406,9 @@ def encode_input_steps(messages: list[dict[str, Any]]) -> list[Any]:
                 for p in parts_of(message.get("content"))
                 if p.get("type") != "reasoning"
             ]
+            if not kept.get("blocks"):
+                content.extend(_part_block(part, pointer) for part in parts)
+                continue
             block = partial(_user_block, pointer=pointer)
             content.extend(weave(kept.get("blocks"), parts, [], block, block))
         first = extras_of(group[0], WIRE)

@@ -390,7 +390,9 @@ def _encode_request(request: Request, wire: str = "openai-chat") -> dict[str, An
             _encode_tools(request.tools, d, kept)
         )
     fields = kept.get("fields")
-    _apply_settings(portable(request, wire, _settings(fields or {}, d)), body, d)
+    _apply_settings(
+        portable(request, wire, _settings(fields, d) if fields else {}), body, d
+    )
     return fill(body, fields) if fields else body
 
 

@@ -34,19 +34,24 @@ def check_pairing(
     answered: set[str] = set()
     for i, message in enumerate(messages):
         role = message.get("role")
-        if role == "assistant":
-            for j, call in enumerate(message.get("tool_calls") or ()):
-                call_id = call.get("id")
-                if isinstance(call_id, str) and call_id and call_id not in calls:
-                    calls[call_id] = (i, j)
-                else:
-                    _bad_call(call_id, (i, j), calls, problems)
-        elif role == "tool":
+        if role == "tool":
             call_id = message.get("tool_call_id")
             if call_id in calls and call_id not in answered:
                 answered.add(call_id)
             else:
                 _bad_result(call_id, f"/{i}/tool_call_id", calls, problems)
+        elif role == "assistant":
+            tool_calls = message.get("tool_calls")
+            if not tool_calls:
+                continue
+            for j, call in enumerate(tool_calls):
+                call_id = call.get("id")
+                if isinstance(call_id, str) and call_id and call_id not in calls:
+                    calls[call_id] = (i, j)
+                else:
+                    _bad_call(call_id, (i, j), calls, problems)
+    if len(answered) == len(calls):
+        return problems  # every call answered (the answered are all calls): nothing pending to look for
     pending = _pending_calls(messages) if allow_pending else set()
     for call_id, at in calls.items():
         if call_id not in answered and call_id not in pending:

@@ -9,11 +9,13 @@ request body, so a malformed message or an unanswered tool call fails here, not 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pydantic
+import pydantic_core
 
 from claude_sdk._runtime import (
     Aggregator,
@@ -44,6 +46,7 @@ from claude_sdk._runtime import (
     convert,
     decode,
     detect,
+    plain_schema,
     stream_events,
 )
 from claude_sdk._runtime import encode_request as _encode_request
@@ -107,6 +110,19 @@ WIRES: tuple[str, ...] = ("anthropic",)
 def _package_tools() -> ToolSet:
     """This package's tools, exported once per wire: every request that sends them shares that export."""
     return ToolSet(spec.definition() for spec in TOOLS.values())
+
+
+@functools.cache
+def _plain_messages() -> pydantic_core.SchemaValidator | None:
+    """A validator of `Messages` that builds no models, made once: it accepts exactly the data the models accept
+    (None when the models hold something plain data cannot say, and then the models check every message)."""
+    text = plain_schema(Messages.__pydantic_core_schema__)
+    if text is None:
+        return None
+    try:
+        return pydantic_core.SchemaValidator(json.loads(text))
+    except pydantic_core.SchemaError:
+        return None  # a plain form this pydantic-core does not build: the models check every message
 
 
 @dataclass(frozen=True)
@@ -193,17 +209,23 @@ def _request(
     allow_pending: bool,
     settings: Mapping[str, Any],
 ) -> Request:
-    data = [m if type(m) is dict else _as_data(m) for m in messages]
-    # A message model is valid already: the validator takes it as it is and checks only the rest.
-    given = (
-        data
-        if _ONLY_DICTS.issuperset(map(type, messages))
-        else [
-            m if isinstance(m, _MESSAGE_MODELS) else d
-            for m, d in zip(messages, data, strict=True)
-        ]
-    )
-    check(Messages, given, json_text=False)
+    if _ONLY_DICTS.issuperset(map(type, messages)):
+        data = list(messages)
+        plain = _plain_messages()
+        # Valid dicts need no models built to say so; anything else is checked by the models, for their problems.
+        if plain is None or not plain.isinstance_python(data, strict=True):
+            check(Messages, data, json_text=False)
+    else:
+        data = [m if type(m) is dict else _as_data(m) for m in messages]
+        # A message model is valid already: the validator takes it as it is and checks only the rest.
+        check(
+            Messages,
+            [
+                m if isinstance(m, _MESSAGE_MODELS) else d
+                for m, d in zip(messages, data, strict=True)
+            ],
+            json_text=False,
+        )
     problems = check_pairing(data, allow_pending=allow_pending)
     if problems:
         raise ToolgenValidationError(
