@@ -8,10 +8,14 @@ from typing import Any
 from toolgen.positions import Pointer
 from toolgen.runtime import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 
+# Every keyword that can hold a subschema: most schemas (a string property, say) hold none, and are passed by one
+# set test rather than a look-up per keyword.
+_SCHEMA_KEYWORDS = frozenset((*SCHEMA_MAPS, *SCHEMA_LISTS, "items", *SCHEMA_SINGLES))
+
 
 def children(schema: Any, pointer: Pointer) -> Iterator[tuple[Any, Pointer]]:
     """Direct subschemas of `schema` with their pointers; non-schema values are skipped."""
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or _SCHEMA_KEYWORDS.isdisjoint(schema):
         return
     for key in SCHEMA_MAPS:
         value = schema.get(key)
