@@ -1,4 +1,10 @@
-"""Build the tooldefs corpus in chunks and classify every definition: built into importable models, or rejected."""
+"""Build the tooldefs corpus in chunks and classify every definition: built into importable models, or rejected.
+
+Two definitions with one name cannot share a build (the second is a duplicate tool), and the corpus repeats some
+names dozens of times, which would take as many builds. A definition whose name an earlier one has is built under
+a numbered name no definition has (`get_current_weather_2`): a name plays no part in whether a definition builds
+beyond being one non-empty string, so its outcome is the same, and the chunks stay few and full.
+"""
 
 from __future__ import annotations
 
@@ -40,6 +46,25 @@ class Report:
     @property
     def rejected(self) -> Counter[str]:
         return Counter(o.rule for o in self.outcomes if not o.built)
+
+
+def _numbered_duplicates(defs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`defs` with every repeated `name` after the first made unique by a number (see the module docstring)."""
+    taken = {raw["name"] for raw in defs if isinstance(raw.get("name"), str)}
+    seen: set[str] = set()
+    result = []
+    for raw in defs:
+        name = raw.get("name")
+        if isinstance(name, str) and name and name in seen:
+            number = 2
+            while f"{name}_{number}" in taken:
+                number += 1
+            taken.add(f"{name}_{number}")
+            raw = {**raw, "name": f"{name}_{number}"}
+        elif isinstance(name, str):
+            seen.add(name)
+        result.append(raw)
+    return result
 
 
 def _chunks(defs: Sequence[dict[str, Any]]) -> list[list[int]]:
@@ -90,6 +115,10 @@ def _import_names(root: Path, package: str) -> set[str]:
         return set(module.TOOLS)
     finally:
         sys.path.remove(str(root / "generated"))
+        # The chunk's package is never imported again: kept, its models would make every later garbage
+        # collection of this worker slower.
+        for loaded in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
+            del sys.modules[loaded]
 
 
 def build_chunk(job: tuple[int, list[dict[str, Any]], bool, bool]) -> list[Outcome]:
@@ -122,6 +151,7 @@ def build_chunk(job: tuple[int, list[dict[str, Any]], bool, bool]) -> list[Outco
 
 def classify(defs: Sequence[dict[str, Any]], normalize: bool, *, render: bool = True, workers: int = 2) -> Report:
     """Every definition's outcome; with render=False only the front end runs (what would be rejected)."""
+    defs = _numbered_duplicates(defs)
     chunks = _chunks(defs)
     jobs = [(n, [defs[i] for i in indexes], normalize, render) for n, indexes in enumerate(chunks)]
     report = Report()

@@ -119,6 +119,8 @@ def meant_keyword(key: str) -> str | None:
         or (
             _folded(keyword) not in folded
             and folded not in _folded(keyword)
+            # No fewer edits than the lengths differ: most keys are ruled out before the distance is counted.
+            and abs(len(folded) - len(_folded(keyword))) <= _allowed_edits(keyword)
             and _distance(folded, _folded(keyword)) <= _allowed_edits(keyword)
         )
     ]

@@ -6,6 +6,7 @@ import json
 import math
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from toolgen.positions import (
     KEY,
     Pointer,
     json_duplicate_keys,
-    json_positions,
+    json_locator,
     pointer_text,
     yaml_duplicate_keys,
     yaml_positions,
@@ -35,14 +36,14 @@ class Document:
     data: Any
     is_json: bool
     node: yaml.Node | None = field(default=None, repr=False)
-    _positions: dict[Pointer, tuple[int, int]] | None = field(default=None, repr=False)
+    _positions: Callable[[Pointer], tuple[int, int] | None] | None = field(default=None, repr=False)
 
     def locate(self, pointer: Pointer) -> tuple[int, int]:
         """Line:col of the node at `pointer`, or of its nearest existing ancestor."""
         if self._positions is None:
-            self._positions = json_positions(self.text) if self.is_json else yaml_positions(self.node)
+            self._positions = json_locator(self.text) if self.is_json else yaml_positions(self.node).get
         for length in range(len(pointer), -1, -1):
-            found = self._positions.get(pointer[:length])
+            found = self._positions(pointer[:length])
             if found is not None:
                 return found
         return (1, 1)

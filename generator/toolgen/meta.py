@@ -14,6 +14,7 @@ from jsonschema.exceptions import ValidationError
 
 from toolgen.diagnostics import Diagnostic
 from toolgen.load import Document
+from toolgen.meta_subset import proven_valid
 from toolgen.positions import Pointer, pointer_text
 from toolgen.resources import schemas_dir
 from toolgen.runtime import schema_error_sentences
@@ -165,5 +166,8 @@ def check_json_schema(document: Document, schema: Any, prefix: Pointer) -> Itera
     if not isinstance(schema, Mapping):
         yield document.diagnostic(prefix, "schema-invalid", "a JSON Schema must be an object or a boolean")
         return
-    for error in _meta_schema_validator(schema).iter_errors(schema):
+    validator = _meta_schema_validator(schema)
+    if validator is flat_2020_12_validator() and proven_valid(schema):
+        return  # the common case, shown valid keyword by keyword; jsonschema words the errors of the rest
+    for error in validator.iter_errors(schema):
         yield from _located(document, prefix, error, "schema-invalid")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import unicodedata
 from typing import Any
 
 from toolgen.checks import default_fits
 from toolgen.ir import Union
+from toolgen.jsoncopy import copy_json
 from toolgen.names import NameRegistry, pascal
 from toolgen.schemawalk import children, walk
 
@@ -47,9 +47,9 @@ def standalone(defs: dict[str, Any], name: str) -> Any:
         if current not in needed and current in defs:
             needed.add(current)
             pending |= _refs(defs[current])
-    root = copy.deepcopy(defs[name])
+    root = copy_json(defs[name])
     if needed and isinstance(root, dict):
-        root["$defs"] = {key: copy.deepcopy(defs[key]) for key in sorted(needed)}
+        root["$defs"] = {key: copy_json(defs[key]) for key in sorted(needed)}
     return root
 
 
@@ -118,7 +118,7 @@ def _as_class(schema: dict[str, Any], name: str, defs: dict[str, Any]) -> None:
 
 
 def strip_annotations_for_models(defs: dict[str, Any]) -> dict[str, Any]:
-    result = copy.deepcopy(defs)
+    result: dict[str, Any] = copy_json(defs)
     for schema in result.values():
         for sub, _ in walk(schema):
             if isinstance(sub, dict):

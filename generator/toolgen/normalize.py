@@ -3,13 +3,12 @@ rewritten to JSON Schema types only when the project opts in with `normalize: [t
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
 from toolgen.positions import Pointer
-from toolgen.schemawalk import walk
+from toolgen.schemawalk import children, map_children, walk
 
 STANDARD_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
@@ -85,23 +84,37 @@ def _mapped(names: list[Any]) -> list[str | None] | None:
 
 
 def normalize_types(schema: Any, report: Report) -> Any:
-    """A copy of `schema` with known non-standard type names mapped; unknown names are left for the checks."""
-    result = copy.deepcopy(schema)
-    for sub, pointer in walk(result):
-        if not isinstance(sub, dict) or "type" not in sub:
-            continue
-        original = sub["type"]
+    """`schema` with known non-standard type names mapped; unknown names are left for the checks.
+
+    Only the schemas on the way to a rewrite are copied: an unchanged sub-tree (the whole schema, usually) is
+    returned as it came, so nothing is copied where nothing is normalized.
+    """
+    return _normalized(schema, (), report)
+
+
+def _normalized(schema: Any, pointer: Pointer, report: Report) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    result = schema
+    if "type" in schema:
+        original = schema["type"]
         names = _type_names(original)
-        if all(isinstance(n, str) and n in STANDARD_TYPES for n in names):
-            continue
-        mapped = _mapped(names)
-        if mapped is None:
-            continue
-        if None in mapped:
-            del sub["type"]
-            report((*pointer, "type"), f"type {original!r} normalized to no type constraint")
-            continue
-        unique = sorted({m for m in mapped if m is not None}, key=mapped.index)
-        sub["type"] = unique[0] if len(unique) == 1 else unique
-        report((*pointer, "type"), f"type {original!r} normalized to {sub['type']!r}")
-    return result
+        mapped = None if all(isinstance(n, str) and n in STANDARD_TYPES for n in names) else _mapped(names)
+        if mapped is not None:
+            result = dict(schema)
+            if None in mapped:
+                del result["type"]
+                report((*pointer, "type"), f"type {original!r} normalized to no type constraint")
+            else:
+                unique = sorted({m for m in mapped if m is not None}, key=mapped.index)
+                result["type"] = unique[0] if len(unique) == 1 else unique
+                report((*pointer, "type"), f"type {original!r} normalized to {result['type']!r}")
+    # Children in the order `walk` visits them, so reports come parents first, in the same order as before.
+    replaced = {}
+    for sub, relative in children(schema, ()):
+        new = _normalized(sub, (*pointer, *relative), report)
+        if new is not sub:
+            replaced[relative] = new
+    if not replaced:
+        return result
+    return map_children(result, lambda sub, relative: replaced.get(relative, sub))

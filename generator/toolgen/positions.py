@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import yaml
 
@@ -53,88 +55,63 @@ def yaml_duplicate_keys(node: yaml.Node | None) -> Iterator[tuple[Pointer, int, 
             stack.extend(((*pointer, str(i)), item) for i, item in enumerate(current.value))
 
 
-class _JsonScanner:
-    """Walks JSON text (already known to be valid) recording where each value starts."""
+# One token of JSON text (known to be valid): a string, a punctuation mark, or a bare literal (number, true, ...).
+# Whitespace matches none of them, so `finditer` steps over it.
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.index = 0
-        self.offsets: dict[Pointer, int] = {}
-        self.duplicates: list[Pointer] = []
 
-    def skip_ws(self) -> None:
-        text, i = self.text, self.index
-        while i < len(text) and text[i] in " \t\r\n":
-            i += 1
-        self.index = i
+def _json_offsets(text: str) -> tuple[dict[Pointer, int], list[Pointer]]:
+    """Where each value (and each key, under KEY) of JSON text starts, and the keys repeated within one object.
 
-    def string(self) -> str:
-        start = self.index
-        i = start + 1
-        text = self.text
-        while True:
-            c = text[i]
-            if c == "\\":
-                i += 2
-                continue
-            if c == '"':
-                break
-            i += 1
-        self.index = i + 1
-        return str(json.loads(text[start : i + 1]))
-
-    def value(self, pointer: Pointer) -> None:
-        self.skip_ws()
-        self.offsets[pointer] = self.index
-        c = self.text[self.index]
-        if c == "{":
-            self.index += 1
-            self.skip_ws()
-            if self.text[self.index] == "}":
-                self.index += 1
-                return
-            while True:
-                self.skip_ws()
-                key_offset = self.index
-                key = self.string()
-                if (*pointer, key, KEY) in self.offsets:
-                    self.duplicates.append((*pointer, key, KEY))
-                self.offsets[(*pointer, key, KEY)] = key_offset
-                self.skip_ws()
-                self.index += 1  # ':'
-                self.value((*pointer, key))
-                self.skip_ws()
-                c = self.text[self.index]
-                self.index += 1
-                if c == "}":
-                    return
-        elif c == "[":
-            self.index += 1
-            self.skip_ws()
-            if self.text[self.index] == "]":
-                self.index += 1
-                return
-            position = 0
-            while True:
-                self.value((*pointer, str(position)))
-                position += 1
-                self.skip_ws()
-                c = self.text[self.index]
-                self.index += 1
-                if c == "]":
-                    return
-        elif c == '"':
-            self.string()
+    One pass over the tokens with an explicit stack, so the nesting depth costs no recursion.
+    """
+    offsets: dict[Pointer, int] = {}
+    duplicates: list[Pointer] = []
+    # Open containers, innermost last: [pointer, is_object, index of the next array item, key of the member].
+    stack: list[list[Any]] = []
+    expect_key = False
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first == "}" or first == "]":
+            stack.pop()
+            expect_key = False  # an empty object closes where a key could have started
+            continue
+        if first == ",":
+            if stack[-1][1]:
+                expect_key = True
+            else:
+                stack[-1][2] += 1
+            continue
+        if first == ":":
+            continue
+        if expect_key:
+            frame = stack[-1]
+            key = token[1:-1] if "\\" not in token else str(json.loads(token))
+            at = (*frame[0], key, KEY)
+            if at in offsets:
+                duplicates.append(at)
+            offsets[at] = match.start()
+            frame[3] = key
+            expect_key = False
+            continue
+        if not stack:
+            pointer: Pointer = ()
         else:
-            i = self.index
-            while i < len(self.text) and self.text[i] not in ",]} \t\r\n":
-                i += 1
-            self.index = i
+            frame = stack[-1]
+            pointer = (*frame[0], frame[3]) if frame[1] else (*frame[0], str(frame[2]))
+        offsets[pointer] = match.start()
+        if first == "{":
+            stack.append([pointer, True, 0, ""])
+            expect_key = True
+        elif first == "[":
+            stack.append([pointer, False, 0, ""])
+    return offsets, duplicates
 
 
 def _line_col(text: str) -> Callable[[int], tuple[int, int]]:
     line_starts = [0]
-    line_starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
+    line_starts.extend(match.end() for match in _NEWLINE.finditer(text))
 
     def convert(offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(line_starts, offset)
@@ -143,18 +120,32 @@ def _line_col(text: str) -> Callable[[int], tuple[int, int]]:
     return convert
 
 
-def json_positions(text: str) -> dict[Pointer, tuple[int, int]]:
-    scanner = _JsonScanner(text)
-    scanner.value(())
+_NEWLINE = re.compile("\n")
+
+
+def json_locator(text: str) -> Callable[[Pointer], tuple[int, int] | None]:
+    """Line:col of the value (or key) at a pointer in JSON text, or None; offsets are turned into line:col only
+    for the pointers asked about."""
+    offsets, _ = _json_offsets(text)
     convert = _line_col(text)
-    return {pointer: convert(offset) for pointer, offset in scanner.offsets.items()}
+
+    def find(pointer: Pointer) -> tuple[int, int] | None:
+        offset = offsets.get(pointer)
+        return None if offset is None else convert(offset)
+
+    return find
+
+
+def json_positions(text: str) -> dict[Pointer, tuple[int, int]]:
+    offsets, _ = _json_offsets(text)
+    convert = _line_col(text)
+    return {pointer: convert(offset) for pointer, offset in offsets.items()}
 
 
 def json_duplicate_keys(text: str) -> Iterator[tuple[Pointer, int, int]]:
     """Keys repeated within one object (the second occurrence), in document order."""
-    scanner = _JsonScanner(text)
-    scanner.value(())
+    offsets, duplicates = _json_offsets(text)
     convert = _line_col(text)
-    for duplicate in scanner.duplicates:
-        line, col = convert(scanner.offsets[duplicate])
+    for duplicate in duplicates:
+        line, col = convert(offsets[duplicate])
         yield duplicate[:-1], line, col

@@ -1,0 +1,56 @@
+"""Every value and key of JSON text is located where it starts, whatever the layout and escapes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolgen.positions import KEY, Pointer, json_duplicate_keys, json_locator, json_positions
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False))
+_TEXT = st.text(alphabet=st.sampled_from('ab"\\/~\n\t é{}[]:,\u2028'), max_size=4)
+_JSON = st.recursive(
+    st.one_of(_SCALARS, _TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_TEXT, inner, max_size=3)),
+    max_leaves=15,
+)
+
+
+def _pointers(value: Any, pointer: Pointer = ()) -> dict[Pointer, Any]:
+    found: dict[Pointer, Any] = {pointer: value}
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found[(*pointer, key, KEY)] = key
+            found.update(_pointers(item, (*pointer, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.update(_pointers(item, (*pointer, str(index))))
+    return found
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    return sum(len(part) + 1 for part in text.split("\n")[: line - 1]) + col - 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON, st.sampled_from([None, 0, 1, 3]), st.booleans())
+def test_each_position_starts_its_value(value: Any, indent: int | None, ascii_only: bool) -> None:
+    text = " \n" + json.dumps(value, indent=indent, ensure_ascii=ascii_only) + "\n"
+    expected = _pointers(value)
+    positions = json_positions(text)
+    assert positions.keys() == expected.keys()
+    locate = json_locator(text)
+    decoder = json.JSONDecoder()
+    for pointer, (line, col) in positions.items():
+        assert locate(pointer) == (line, col)
+        found, _ = decoder.raw_decode(text, _offset(text, line, col))
+        assert found == expected[pointer], pointer
+    assert locate(("no such key",)) is None or value == {"no such key": value.get("no such key")}
+
+
+def test_repeated_keys_are_found_at_their_second_occurrence() -> None:
+    text = '{"a": [{}, {"b": 1, "b": {"c": []}}], "a": 2}'
+    assert list(json_duplicate_keys(text)) == [(("a", "1", "b"), 1, 21), (("a",), 1, 39)]
