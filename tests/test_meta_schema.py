@@ -23,6 +23,14 @@ HANDWRITTEN: list[Any] = [
     {"dependencies": {"a": ["b", "b"]}, "$recursiveRef": 5},
     {"allOf": [], "anyOf": [{"not": {"pattern": 3}}]},
     {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]},
+    # The core vocabulary's own keywords, whose definitions share their names with a document's identity.
+    {"$id": 5},
+    {"$id": "a#b"},
+    {"$schema": 5},
+    {"$vocabulary": {"https://example.com/v": "yes"}},
+    {"$dynamicAnchor": "1 bad"},
+    {"properties": {"a": {"$anchor": "#no", "$id": []}}},
+    {"$id": "https://example.com/s", "$schema": "https://json-schema.org/draft/2020-12/schema"},
     True,
 ]
 
@@ -41,6 +49,8 @@ def _compare(schemas: list[Any]) -> None:
 def test_same_errors_on_handwritten_schemas() -> None:
     _compare(HANDWRITTEN)
     assert _errors(flat_2020_12_validator(), {"type": "dict"})
+    for broken in ({"$id": 5}, {"$id": "a#b"}, {"$schema": 5}):
+        assert _errors(flat_2020_12_validator(), broken), broken
 
 
 def test_same_errors_on_the_json_schema_test_suite() -> None:

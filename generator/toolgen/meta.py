@@ -66,15 +66,19 @@ def check_against_meta_schema(
 _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/"
 
 
-def _rewrite_refs(node: Any, vocabulary: str) -> Any:
-    """Point a vocabulary's refs into the flat document; `$dynamicRef: #meta` always lands on the root here."""
+def _rewrite_refs(node: Any, vocabulary: str, top: bool = True) -> Any:
+    """Point a vocabulary's refs into the flat document; `$dynamicRef: #meta` always lands on the root here.
+
+    Only a document's own identity (`$id`, `$schema`, ...) at its `top` is dropped: below it, under the core
+    vocabulary's `properties`, the same names are the definitions of those keywords and must stay.
+    """
     if isinstance(node, list):
-        return [_rewrite_refs(item, vocabulary) for item in node]
+        return [_rewrite_refs(item, vocabulary, top=False) for item in node]
     if not isinstance(node, dict):
         return node
     result: dict[str, Any] = {}
     for key, value in node.items():
-        if key in ("$id", "$schema", "$vocabulary", "$dynamicAnchor"):
+        if top and key in ("$id", "$schema", "$vocabulary", "$dynamicAnchor"):
             continue
         if key == "$dynamicRef" and value == "#meta":
             result["$ref"] = "#"
@@ -84,7 +88,7 @@ def _rewrite_refs(node: Any, vocabulary: str) -> Any:
             name, _, fragment = value[len("meta/") :].partition("#")
             result["$ref"] = f"#/$defs/{name}{fragment}"
         else:
-            result[key] = _rewrite_refs(value, vocabulary)
+            result[key] = _rewrite_refs(value, vocabulary, top=False)
     return result
 
 
