@@ -23,12 +23,11 @@ rewritten module will stand.
 from __future__ import annotations
 
 import ast
-import contextlib
-import gc
 import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from toolgen.collector import collector_paused
 from toolgen.errors import ToolgenError
 from toolgen.targets.guard import AliasOf, check_models
 
@@ -266,30 +265,13 @@ def _defer_build(module: _Module, node: ast.ClassDef) -> _Edit:
     return _Edit(at, at, _DEFER_BUILD)
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Turn the cyclic garbage collector off for the block, and back to what it was afterwards.
-
-    A module of 3,000 tools parses into millions of nodes, and the collector would traverse them again and again
-    while they are alive; an AST holds no reference cycles, so it would find nothing (most of the rewrite's time
-    at that size).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def rewrite_models(source: str, root_model: str, unions: Sequence[str], keep: frozenset[str], package: str) -> str:
     """datamodel-code-generator's module `source` with toolgen's rewrites (see the module docstring), checked.
 
     `root_model` names the class to remove, `unions` the discriminated unions to make aliases, `keep` the
     classes that stay classes whatever their shape (a tool's own arguments and result).
     """
-    with _collector_paused():
+    with collector_paused():
         return _rewrite(source, root_model, unions, keep, package)
 
 
