@@ -89,7 +89,7 @@ if TYPE_CHECKING:
         SCHEMA_SINGLES,
         map_subschemas,
     )
-    from .schema.plain import plain_schema
+    from .schema.plain import plain_schema, plain_validator
     from .schema.sentences import schema_error_sentences
     from .serve.durable import DurableRuns, DurableRunsError
     from .serve.http import service_app
@@ -319,6 +319,7 @@ _HOMES = MappingProxyType(
         "main": ".app.main",
         "example_value": ".schema.examples",
         "plain_schema": ".schema.plain",
+        "plain_validator": ".schema.plain",
     }
 )
 
@@ -456,6 +457,7 @@ __all__ = [
     "parse_json",
     "parts_of",
     "plain_schema",
+    "plain_validator",
     "preset_model",
     "problems_from",
     "python_patterns",

@@ -17,6 +17,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import pydantic_core
+
 # Schema types made only of data, whose validation does not depend on a Python object of the model's.
 _DATA_TYPES = frozenset(
     {
@@ -80,6 +82,20 @@ def plain_schema(core_schema: Mapping[str, Any]) -> str | None:
     # What JSON cannot keep (tuple keys, non-string dict keys, sets) was refused above or changed shape here:
     # the text must read back to the very tree it was made from.
     return text if json.loads(text) == plain else None
+
+
+def plain_validator(
+    core_schema: Mapping[str, Any],
+) -> pydantic_core.SchemaValidator | None:
+    """A validator of the schema's plain form, which builds no models; None when it has none, or when this
+    pydantic-core cannot build it (the models then check everything)."""
+    text = plain_schema(core_schema)
+    if text is None:
+        return None
+    try:
+        return pydantic_core.SchemaValidator(json.loads(text))
+    except pydantic_core.SchemaError:
+        return None
 
 
 def _plain(node: Any) -> Any:

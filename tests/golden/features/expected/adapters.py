@@ -9,13 +9,11 @@ request body, so a malformed message or an unanswered tool call fails here, not 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pydantic
-import pydantic_core
 
 from features_sdk._runtime import (
     Aggregator,
@@ -46,7 +44,7 @@ from features_sdk._runtime import (
     convert,
     decode,
     detect,
-    plain_schema,
+    plain_validator,
     stream_events,
 )
 from features_sdk._runtime import encode_request as _encode_request
@@ -124,16 +122,10 @@ def _package_tools() -> ToolSet:
 
 
 @functools.cache
-def _plain_messages() -> pydantic_core.SchemaValidator | None:
+def _plain_messages() -> Any:
     """A validator of `Messages` that builds no models, made once: it accepts exactly the data the models accept
     (None when the models hold something plain data cannot say, and then the models check every message)."""
-    text = plain_schema(Messages.__pydantic_core_schema__)
-    if text is None:
-        return None
-    try:
-        return pydantic_core.SchemaValidator(json.loads(text))
-    except pydantic_core.SchemaError:
-        return None  # a plain form this pydantic-core does not build: the models check every message
+    return plain_validator(Messages.__pydantic_core_schema__)
 
 
 @dataclass(frozen=True)
