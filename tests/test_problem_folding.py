@@ -202,3 +202,47 @@ def _shown_in_pieces(value: str) -> str:
 @given(st.text(max_size=90) | st.text('"\\\n\t\x00é\U0001f600\ud800', max_size=70))
 def test_a_string_is_quoted_as_the_json_encoder_quotes_it(value: str) -> None:
     assert shown(value) == _shown_in_pieces(value)
+
+
+class ClosedText(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+    type: Literal["text"]
+    text: str | dict[str, str]
+
+
+class ClosedImage(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+    type: Literal["image"]
+    url: str
+
+
+ClosedPart = Annotated[ClosedText | ClosedImage, pydantic.Field(discriminator="type")]
+
+
+class Closed(pydantic.BaseModel):
+    part: ClosedPart
+    parts: list[ClosedPart] = []
+
+
+@pytest.mark.parametrize(
+    ("value", "pointers"),
+    [
+        # The tag `text` is also a field of the part: pydantic's location says the tag, then the field.
+        ({"part": {"type": "text", "text": "hi", "bogus": 1}}, ["/part/bogus"]),
+        (
+            {"part": {"type": "image", "url": "u"}, "parts": [{"type": "text", "text": "hi", "bogus": 1}]},
+            ["/parts/0/bogus"],
+        ),
+        ({"part": {"type": "text", "text": 5}}, ["/part/text"]),
+        ({"part": {"type": "text", "text": {"bogus": 1}}}, ["/part/text/bogus"]),
+        ({"part": {"type": "text"}}, ["/part/text"]),
+        ({"part": {"type": "image", "url": "u", "bogus": 1}}, ["/part/bogus"]),
+    ],
+)
+def test_a_tag_that_is_also_a_field_is_read_as_the_tag(value: dict[str, Any], pointers: list[str]) -> None:
+    try:
+        Closed.model_validate(value, strict=True)
+    except pydantic.ValidationError as error:
+        assert [p.pointer for p in problems_from(error, value)] == pointers
+    else:
+        raise AssertionError("valid")

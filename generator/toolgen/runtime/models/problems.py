@@ -115,14 +115,14 @@ def _data_path(
     path: list[str] = []
     branches: list[tuple[int, str]] = []
     current = data
-    for part in loc:
+    for at, part in enumerate(loc):
         # type() first: dict and list are what JSON data holds, and the general checks cost more.
         kind_of = type(current)
         if kind_of is dict or (
             kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping)
         ):
             if type(part) is str:
-                if part in current:
+                if part in current and not _is_tag(current, part, loc, at):
                     current = current[part]
                     path.append(part)
                     continue
@@ -152,13 +152,13 @@ def _one_path(data: Any, loc: Sequence[int | str], kind: str) -> list[str]:
     current = data
     # For a missing field the last part names the field that is not there: the path's end, whatever it is.
     ends_missing = kind == "missing" and len(loc) > 0
-    for part in loc[:-1] if ends_missing else loc:
+    for at, part in enumerate(loc[:-1] if ends_missing else loc):
         kind_of = type(current)
         if kind_of is dict or (
             kind_of not in _NOT_MAPPINGS and isinstance(current, Mapping)
         ):
             if type(part) is str:
-                if part in current:
+                if part in current and not _is_tag(current, part, loc, at):
                     current = current[part]
                     path.append(part)
                     continue
@@ -183,6 +183,26 @@ def _one_path(data: Any, loc: Sequence[int | str], kind: str) -> list[str]:
                 key = _camel_key(last, current)
         path.append(str(last) if key is None else key)
     return path
+
+
+def _is_tag(
+    current: Mapping[str, Any], part: str, loc: Sequence[int | str], at: int
+) -> bool:
+    """Whether `part`, a key of `current`, is in fact the tag pydantic put after a tagged union's input.
+
+    A part whose tag is also one of its fields (`{"type": "text", "text": ...}`) gets a location such as
+    `0, "text", "bogus"`: the tag, then the field. The tag is a value of the object; it is read as the tag
+    only when the next part is a key of the object that the field's own value cannot follow.
+    """
+    if at + 1 >= len(loc):
+        return False
+    following = loc[at + 1]
+    if type(following) is not str or following not in current:
+        return False
+    value = current[part]
+    if isinstance(value, Mapping) and following in value:
+        return False
+    return any(type(v) is str and v == part for v in current.values())
 
 
 def _camel_key(part: str, current: Mapping[str, Any]) -> str | None:
