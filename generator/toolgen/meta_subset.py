@@ -6,6 +6,8 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
+from toolgen.runtime import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
+
 _SIMPLE_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
 
 
@@ -99,24 +101,11 @@ _VALUE_CHECKS: MappingProxyType[str, Callable[[Any], bool]] = MappingProxyType(
         "dependentRequired": _is_string_array_map,
     }
 )
-# Keywords whose value is one subschema, a mapping of subschemas, or a non-empty list of them.
-_SCHEMA_SINGLES = frozenset(
-    {
-        "items",
-        "contains",
-        "additionalProperties",
-        "propertyNames",
-        "if",
-        "then",
-        "else",
-        "not",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-    }
-)
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
-_SCHEMA_LISTS = frozenset({"prefixItems", "allOf", "anyOf", "oneOf"})
+# Keywords whose value is one subschema, a mapping of subschemas, or a non-empty list of them: the runtime's
+# tables, as 2020-12 reads them (`items` one schema; draft-07's `additionalItems` is not proven here).
+_SCHEMA_SINGLES = (frozenset(SCHEMA_SINGLES) - {"additionalItems"}) | {"items"}
+_SCHEMA_MAPS = frozenset(SCHEMA_MAPS)
+_SCHEMA_LISTS = frozenset(SCHEMA_LISTS)
 # The rest of what the 2020-12 meta-schema (with the keywords it keeps from older drafts) names: a schema holding
 # one of these is not proven here. Keys outside every list are unknown keywords, which the meta-schema allows.
 _ANY_OTHER = frozenset(
