@@ -1,0 +1,288 @@
+"""Known event shapes (runtime/streams/shapes.py): a read a shortcut takes gives exactly what the generic path gives.
+
+The oracle is the same aggregator fed read by read through `Aggregator.feed`, which never asks a shortcut: for
+random strings (escapes, surrogates, control characters, invalid UTF-8), indexes and repeat marks, and for hostile
+reads (whitespace, key order, extra and repeated keys, CRLF, two events in one read, huge indexes), both give the
+same events, the same final message and the same repeat count.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolgen.runtime.streams import shapes
+from toolgen.runtime.streams.aggregator import Aggregator, new_state, stream_events
+from toolgen.runtime.streams.events import Event, TextDelta, ToolCallDelta
+
+# Pieces of a JSON string literal's text: most are valid, some make the literal one the parser rejects.
+_PIECES = st.one_of(
+    st.text(alphabet=st.characters(codec="utf-8", exclude_characters='"\\'), max_size=6).map(str.encode),
+    st.sampled_from([b'\\"', b"\\\\", b"\\/", b"\\b", b"\\f", b"\\n", b"\\r", b"\\t", b"\\u00e9", b"\\u0041"]),
+    st.sampled_from([b"\\ud83d\\ude00", b"\\ud800", b"\\udc00", b"\\uDBFF\\uDFFF", b"\\u12", b"\\x", b"\\'"]),
+    st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xe2\x82", b"\x00", b"\x1f", b"\x7f", b"\t", b"\n"]),
+    st.text(max_size=4).map(lambda text: json.dumps(text)[1:-1].encode()),
+)
+_LITERALS = st.lists(st.one_of(_PIECES, st.text(max_size=5).map(str.encode)), max_size=5).map(
+    lambda pieces: b'"' + b"".join(pieces) + b'"'
+)
+_BAD_INDEXES = st.sampled_from([b"2", b"7", b"01", b"-1", b"1.0", b"1e0", b" 1", b"99999999999999999999"])
+# Mostly the indexes the streams below open, so that most reads are a shortcut's to take.
+_INDEXES = st.one_of(st.sampled_from([b"0", b"1"]), st.sampled_from([b"0", b"1"]), _BAD_INDEXES)
+_MARKS = st.sampled_from([b"a", b"b", b"pad1", b"", b"\\u0061", b"\xc3\xa9"])
+
+# Hostile edits of one read: each makes the text other than a shortcut's shape, or its meaning other than it seems.
+_EDITS: tuple[tuple[bytes, bytes], ...] = (
+    (b'":', b'": '),
+    (b',"', b', "'),
+    (b"\n\n", b"\r\n\r\n"),
+    (b"\n\n", b"\n"),
+    (b"\n\n", b"\n\n\n"),
+    (b"data: ", b"data:"),
+    (b'{"', b'{"x":1,"'),
+    (b'"index":', b'"index":0,"index":'),
+    (b'"delta":', b'"delta":"x","delta":'),
+    (b'"type":"', b'"type":"x","type":"'),
+    (b'"obfuscation":', b'"obfuscation":"z","obfuscation":'),
+    (b'"content":', b'"cont\\u0065nt":'),
+    (b'"usage":null', b'"usage":{"total_tokens":1}'),
+    (b'"finish_reason":null', b'"finish_reason":"stop"'),
+    (b'"logprobs":null', b'"logprobs":{"content":[]}'),
+    (b'"id":"', b'"id":"\xc3\xa9'),
+    (b"}\n", b" }\n"),
+    (b"event: ", b"event:"),
+    (b"_delta\n", b"_delta\r\n"),
+)
+
+FEW = settings(max_examples=150, deadline=None, database=None)
+
+
+def _generic(reads: list[bytes], wire: str) -> list[Event]:
+    """The reference: every read through Aggregator.feed (framing, parse, the state's feed), then close."""
+    aggregator = Aggregator(wire)
+    events = [event for read in reads for event in aggregator.feed(read)]
+    return events + aggregator.close()
+
+
+def _same(reads: list[bytes], wire: str) -> list[Event]:
+    fast = list(stream_events(reads, wire))
+    assert fast == _generic(reads, wire)
+    return fast
+
+
+@st.composite
+def _edited(draw: st.DrawFn, reads: list[bytes]) -> list[bytes]:
+    """Reads with a few hostile edits, and maybe two reads joined into one."""
+    reads = list(reads)
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(reads) - 1))
+        old, new = draw(st.sampled_from(_EDITS))
+        reads[at] = reads[at].replace(old, new, 1)
+    if len(reads) > 1 and draw(st.booleans()):
+        at = draw(st.integers(0, len(reads) - 2))
+        reads[at : at + 2] = [reads[at] + reads[at + 1]]
+    return reads
+
+
+# ---- OpenAI chat ----
+
+
+def _chat(delta: bytes, mark: bytes | None, finish: bytes = b"null") -> bytes:
+    pad = b"" if mark is None else b',"obfuscation":"' + mark + b'"'
+    return (
+        b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1754432618,"model":"gpt-4o",'
+        b'"service_tier":"default","system_fingerprint":"fp_1","usage":null,"choices":[{"index":0,"delta":'
+        + delta
+        + b',"logprobs":null,"finish_reason":'
+        + finish
+        + b"}]"
+        + pad
+        + b"}\n\n"
+    )
+
+
+def _chat_head(slot: int) -> bytes:
+    call = {"index": slot, "id": f"call_{slot}", "type": "function", "function": {"name": f"f{slot}", "arguments": ""}}
+    return _chat(json.dumps({"tool_calls": [call]}, separators=(",", ":")).encode(), None)
+
+
+_CHAT_READ = st.one_of(
+    st.builds(
+        lambda index, literal, mark: _chat(
+            b'{"tool_calls":[{"index":' + index + b',"function":{"arguments":' + literal + b"}}]}", mark
+        ),
+        _INDEXES,
+        _LITERALS,
+        st.none() | _MARKS,
+    ),
+    st.builds(lambda literal, mark: _chat(b'{"content":' + literal + b"}", mark), _LITERALS, st.none() | _MARKS),
+    st.sampled_from([_chat_head(1), _chat_head(2), _chat(b"{}", b"fin", b'"tool_calls"'), b"data: [DONE]\n\n"]),
+)
+
+
+@FEW
+@given(st.data())
+def test_openai_chat_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
+    start = [_chat(b'{"role":"assistant","content":""}', b"p0"), _chat_head(0)]
+    body = data.draw(st.lists(_CHAT_READ, min_size=1, max_size=12))
+    reads = data.draw(_edited(start + body)) if data.draw(st.booleans()) else start + body
+    _same(reads + [b"data: [DONE]\n\n"], "openai-chat")
+
+
+def test_openai_chat_shortcut_takes_its_shapes() -> None:
+    state = new_state("openai-chat")
+    take = shapes.openai_chat(state)  # type: ignore[arg-type]
+    head = _chat(b'{"tool_calls":[{"index":0,"function":{"arguments":"{\\"a\\""}}]}', b"x")
+    assert take(head) is None  # no choice yet: the head takes the generic path
+    state.feed(None, json.loads(_chat(b'{"role":"assistant","content":""}', b"p")[6:-2]))
+    state.feed(None, json.loads(_chat_head(0)[6:-2]))
+    assert take(head) == ToolCallDelta(0, '{"a"')
+    assert take(_chat(b'{"content":"caf\xc3\xa9"}', b"y")) == TextDelta("café")
+    assert take(_chat(b'{"content":""}', b"z")) is shapes.TAKEN
+    assert take(_chat(b'{"content":"again"}', b"y")) is None  # a pad seen before: the generic path compares
+    assert take(_chat(b'{"content":"\\ud800"}', b"w")) is None  # a lone surrogate the parser rejects
+    assert take(_chat(b'{"tool_calls":[{"index":5,"function":{"arguments":"x"}}]}', b"v")) is None  # no call 5
+    assert state.marks.keys() == {"p", "x", "y", "z"}
+    assert state.marks["x"] == head[6:-2]
+
+
+# ---- Anthropic ----
+
+
+def _anthropic(name: str, value: dict[str, Any]) -> bytes:
+    return b"event: " + name.encode() + b"\ndata: " + json.dumps(value, separators=(",", ":")).encode() + b"\n\n"
+
+
+def _block_delta(index: bytes, kind: bytes, literal: bytes) -> bytes:
+    field = b"partial_json" if kind == b"input_json_delta" else b"text"
+    return (
+        b'event: content_block_delta\ndata: {"type":"content_block_delta","index":'
+        + index
+        + b',"delta":{"type":"'
+        + kind
+        + b'","'
+        + field
+        + b'":'
+        + literal
+        + b"}}\n\n"
+    )
+
+
+_ANTHROPIC_START = [
+    _anthropic(
+        "message_start", {"type": "message_start", "message": {"id": "msg_1", "model": "claude", "content": []}}
+    ),
+    _anthropic("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}),
+    _anthropic(
+        "content_block_start",
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t1", "name": "f"}},
+    ),
+]
+_ANTHROPIC_READ = st.one_of(
+    st.builds(_block_delta, _INDEXES, st.sampled_from([b"input_json_delta", b"text_delta"]), _LITERALS),
+    st.sampled_from(
+        [
+            _anthropic("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            _anthropic("content_block_stop", {"type": "content_block_stop", "index": 1}),
+            _anthropic("message_stop", {"type": "message_stop"}),
+        ]
+    ),
+)
+
+
+@FEW
+@given(st.data())
+def test_anthropic_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
+    body = data.draw(st.lists(_ANTHROPIC_READ, min_size=1, max_size=12))
+    reads = _ANTHROPIC_START + body
+    if data.draw(st.booleans()):
+        reads = data.draw(_edited(reads))
+    _same(reads + [_anthropic("message_stop", {"type": "message_stop"})], "anthropic")
+
+
+def test_anthropic_shortcut_takes_its_shapes() -> None:
+    reads = [*_ANTHROPIC_START, _block_delta(b"1", b"input_json_delta", b'"{\\"q\\":1}"')]
+    reads += [_block_delta(b"0", b"text_delta", b'"hi"'), _block_delta(b"3", b"text_delta", b'"no block"')]
+    state = new_state("anthropic")
+    take = shapes.anthropic(state)  # type: ignore[arg-type]
+    assert take(reads[3]) is None  # block 1 not started yet
+    for read in reads[:3]:
+        state.feed(None, json.loads(read.partition(b"data: ")[2]))
+    assert take(reads[3]) == ToolCallDelta(0, '{"q":1}')
+    assert take(reads[4]) == TextDelta("hi")
+    assert take(reads[5]) is None
+    assert _same(reads, "anthropic")[-1].complete is False  # type: ignore[union-attr]
+
+
+# ---- OpenAI Responses ----
+
+
+def _responses(value: dict[str, Any]) -> bytes:
+    return (
+        b"event: " + value["type"].encode() + b"\ndata: " + json.dumps(value, separators=(",", ":")).encode() + b"\n\n"
+    )
+
+
+def _arguments_delta(index: bytes, literal: bytes, number: int) -> bytes:
+    return (
+        b'event: response.function_call_arguments.delta\ndata: {"type":"response.function_call_arguments.delta",'
+        b'"item_id":"fc_1","output_index":'
+        + index
+        + b',"delta":'
+        + literal
+        + b',"sequence_number":'
+        + str(number).encode()
+        + b"}\n\n"
+    )
+
+
+_RESPONSES_START = [
+    _responses({"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1", "model": "gpt"}}),
+    _responses(
+        {
+            "type": "response.output_item.added",
+            "sequence_number": 1,
+            "output_index": 0,
+            "item": {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "f", "arguments": ""},
+        }
+    ),
+]
+_RESPONSES_READ = st.one_of(
+    st.builds(_arguments_delta, _INDEXES, _LITERALS, st.integers(1, 8)),
+    st.builds(
+        lambda number: _responses(
+            {
+                "type": "response.function_call_arguments.done",
+                "sequence_number": number,
+                "output_index": 0,
+                "arguments": "{}",
+            }
+        ),
+        st.integers(1, 8),
+    ),
+)
+
+
+@FEW
+@given(st.data())
+def test_responses_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
+    body = data.draw(st.lists(_RESPONSES_READ, min_size=1, max_size=12))
+    reads = _RESPONSES_START + body
+    if data.draw(st.booleans()):
+        reads = data.draw(_edited(reads))
+    _same(reads, "openai-responses")
+
+
+def test_responses_shortcut_takes_its_shapes() -> None:
+    state = new_state("openai-responses")
+    take = shapes.responses(state)  # type: ignore[arg-type]
+    for read in _RESPONSES_START:
+        state.feed(None, json.loads(read.partition(b"data: ")[2]))
+    assert take(_arguments_delta(b"0", b'"{\\"a\\":"', 2)) == ToolCallDelta(0, '{"a":')
+    assert take(_arguments_delta(b"0", b'"1}"', 2)) is None  # sequence number 2 seen: the generic path counts it
+    assert take(_arguments_delta(b"1", b'"x"', 3)) is None  # no item 1
+    assert take(_arguments_delta(b"0", b'""', 4)) is shapes.TAKEN
+    assert state.sequence == {0, 1, 2, 4}
