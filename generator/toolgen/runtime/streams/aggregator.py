@@ -28,8 +28,16 @@ from .events import (
     StreamError,
     parse_json,
 )
-from .framing import AutoDecoder, Decoder, Frame, FramingError, SSEDecoder, make_decoder
-from .shapes import TAKEN, Shortcut, sse_shortcut
+from .framing import (
+    AutoDecoder,
+    Decoder,
+    Frame,
+    FramingError,
+    JSONLinesDecoder,
+    SSEDecoder,
+    make_decoder,
+)
+from .shapes import TAKEN, Shortcut, shortcut_for
 from .state import WireState, _NoState
 
 
@@ -240,15 +248,25 @@ class Aggregator:
         return state, simple, decoder, plain
 
     def _shortcut_while(self, plain: bool) -> Shortcut | None:
-        """The state's known-shapes shortcut while the decoder holds no partial event (plain); else None."""
-        if not plain:
-            return None
+        """The state's known-shapes shortcut while the decoder holds no partial event; else None.
+
+        plain is _fast()'s answer for SSE; a JSON lines decoder is asked itself."""
         state, decoder = self._state, self._decoder
-        assert state is not None
+        if state is None:
+            return None
+        kind = type(decoder)
+        if kind is SSEDecoder:
+            if not plain:
+                return None
+            framing = "sse"
+        elif kind is JSONLinesDecoder and decoder.idle:  # type: ignore[attr-defined]
+            framing = "jsonl"
+        else:
+            return None
         of = self._shortcut_of
         if of is None or of[0] is not state or of[1] is not decoder:
             self._shortcut_of = (state, decoder)
-            self._shortcut = sse_shortcut(state)
+            self._shortcut = shortcut_for(state, framing)
         return self._shortcut
 
     def close(self) -> list[Event]:
