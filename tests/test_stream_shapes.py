@@ -3,7 +3,8 @@
 The oracle is the same aggregator fed read by read through `Aggregator.feed`, which never asks a shortcut: for
 random strings (escapes, surrogates, control characters, invalid UTF-8), indexes and repeat marks, and for hostile
 reads (whitespace, key order, extra and repeated keys, CRLF, two events in one read, huge indexes), both give the
-same events, the same final message and the same repeat count.
+same events, the same final message and the same repeat count. Each wire with shapes has both tests: the property,
+and a direct look at what its shortcut takes and leaves.
 """
 
 from __future__ import annotations
@@ -286,3 +287,108 @@ def test_responses_shortcut_takes_its_shapes() -> None:
     assert take(_arguments_delta(b"1", b'"x"', 3)) is None  # no item 1
     assert take(_arguments_delta(b"0", b'""', 4)) is shapes.TAKEN
     assert state.sequence == {0, 1, 2, 4}
+
+
+# ---- Gemini ----
+
+
+def _gemini(
+    part: bytes, usage: bytes = b'{"promptTokenCount":9,"totalTokenCount":10}', end: bytes = b"\r\n\r\n"
+) -> bytes:
+    return (
+        b'data: {"candidates":[{"content":{"role":"model","parts":[' + part + b']},"index":0}],'
+        b'"modelVersion":"gemini-2.5-flash","usageMetadata":' + usage + b',"responseId":"r1"}' + end
+    )
+
+
+_GEMINI_FINISH = (
+    b'data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}],'
+    b'"modelVersion":"gemini-2.5-flash","responseId":"r1"}\r\n\r\n'
+)
+_GEMINI_READ = st.one_of(
+    st.builds(
+        lambda literal, usage, end: _gemini(b'{"text":' + literal + b"}", usage, end),
+        _LITERALS,
+        st.sampled_from(
+            [
+                b'{"promptTokenCount":9,"totalTokenCount":10}',
+                b'{"promptTokenCount":9,"totalTokenCount":11}',
+                b'{"promptTokenCount":09}',
+                b'{"a":1,"a":2}',
+            ]
+        ),
+        st.sampled_from([b"\r\n\r\n", b"\n\n", b"\r\n\n"]),
+    ),
+    st.sampled_from(
+        [
+            _gemini(b'{"text":"thinking","thought":true}'),
+            _gemini(b'{"text":"signed","thoughtSignature":"c2ln"}'),
+            _gemini(b'{"functionCall":{"name":"f","args":{"a":1}}}'),
+            _GEMINI_FINISH,
+        ]
+    ),
+)
+
+
+@FEW
+@given(st.data())
+def test_gemini_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
+    reads = [_gemini(b'{"text":"Hello"}')] + data.draw(st.lists(_GEMINI_READ, min_size=1, max_size=12))
+    if data.draw(st.booleans()):
+        reads = data.draw(_edited(reads))
+    _same(reads + [_GEMINI_FINISH], "gemini")
+
+
+def test_gemini_shortcut_takes_its_shapes() -> None:
+    state = new_state("gemini")
+    take = shapes.gemini(state)  # type: ignore[arg-type]
+    read = _gemini(b'{"text":" world"}', b'{"promptTokenCount":9,"totalTokenCount":12}')
+    assert take(read) is None  # no text part yet
+    state.feed(None, json.loads(_gemini(b'{"text":"Hello"}')[6:-4]))
+    assert take(read) == TextDelta(" world")
+    assert state.head["usageMetadata"] == {"promptTokenCount": 9, "totalTokenCount": 12}
+    assert take(_gemini(b'{"text":""}')) is None  # the empty part a finish carries: the generic path
+    assert take(_gemini(b'{"text":"x"}', b'{"a":01}')) is None  # usage the parser rejects
+    assert state.candidates[0].parts[-1][1] == ["Hello", " world"]
+
+
+# ---- Ollama ----
+
+
+def _ollama(literal: bytes, stamp: bytes = b"2025-08-20T13:48:24.316155Z", done: bytes = b"false") -> bytes:
+    return (
+        b'{"model":"qwen3:8b","created_at":"'
+        + stamp
+        + b'","message":{"role":"assistant","content":'
+        + literal
+        + b'},"done":'
+        + done
+        + b"}\n"
+    )
+
+
+_OLLAMA_READ = st.builds(
+    _ollama,
+    _LITERALS,
+    st.sampled_from([b"2025-08-20T13:48:24.316155Z", b"t2", b"t3"]),
+    st.sampled_from([b"false"] * 5 + [b"true"]),
+)
+
+
+@FEW
+@given(st.data())
+def test_ollama_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
+    reads = [_ollama(b'"Hi"')] + data.draw(st.lists(_OLLAMA_READ, min_size=1, max_size=12))
+    if data.draw(st.booleans()):
+        reads = data.draw(_edited(reads))
+    _same(reads + [_ollama(b'""', b"end", b"true")], "ollama")
+
+
+def test_ollama_shortcut_takes_its_shapes() -> None:
+    state = new_state("ollama")
+    take = shapes.ollama(state)  # type: ignore[arg-type]
+    state.feed(None, json.loads(_ollama(b'"Hi"')))
+    assert take(_ollama(b'" there"', b"t2")) == TextDelta(" there")
+    assert take(_ollama(b'" there"', b"t2")) is None  # the same line again: the generic path counts it
+    assert take(_ollama(b'"\\u00e9"', b"t3")) == TextDelta("é")
+    assert state.lines["t3"] == json.loads(_ollama(b'"\\u00e9"', b"t3"))
