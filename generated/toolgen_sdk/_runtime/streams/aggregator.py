@@ -28,7 +28,16 @@ from .events import (
     StreamError,
     parse_json,
 )
-from .framing import AutoDecoder, Decoder, Frame, FramingError, SSEDecoder, make_decoder
+from .framing import (
+    AutoDecoder,
+    Decoder,
+    Frame,
+    FramingError,
+    JSONLinesDecoder,
+    SSEDecoder,
+    make_decoder,
+)
+from .shapes import TAKEN, Shortcut, shortcut_for
 from .state import WireState, _NoState
 
 
@@ -93,6 +102,9 @@ class Aggregator:
         self._early: list[Event] = []
         self._early_errors: list[StreamError] = []
         self._result: Response | ProviderError | None = None
+        # The known-shapes shortcut of the state, made once the state and the decoder are known (see `shapes`).
+        self._shortcut: Shortcut | None = None
+        self._shortcut_of: tuple[WireState, Decoder] | None = None
 
     @property
     def wire(self) -> str | None:
@@ -156,8 +168,16 @@ class Aggregator:
         feed = self.feed
         parse = parse_json
         state, simple, decoder, plain = self._fast()
+        shortcut = self._shortcut_while(plain)
         try:
             for chunk in chunks:
+                if shortcut is not None and type(chunk) is bytes:
+                    # A read of a known shape: framed, parsed and fed in one match (see `shapes`).
+                    made = shortcut(chunk)
+                    if made is not None:
+                        if made is not TAKEN:
+                            yield made  # type: ignore[misc] # a shortcut's one event
+                        continue
                 if simple is not None and type(chunk) is bytes:
                     # One `data:` line and a blank line, LF-ended: the read of most SSE streams, checked here
                     # without a call; simple() sees every other read of one whole event.
@@ -203,6 +223,7 @@ class Aggregator:
                 events = feed(chunk)
                 # feed() may have named the wire or settled the framing; it also drained any early faults.
                 state, simple, decoder, plain = self._fast()
+                shortcut = self._shortcut_while(plain)
                 if events:
                     yield from events
         except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError
@@ -225,6 +246,28 @@ class Aggregator:
             and decoder.started
         )
         return state, simple, decoder, plain
+
+    def _shortcut_while(self, plain: bool) -> Shortcut | None:
+        """The state's known-shapes shortcut while the decoder holds no partial event; else None.
+
+        plain is _fast()'s answer for SSE; a JSON lines decoder is asked itself."""
+        state, decoder = self._state, self._decoder
+        if state is None:
+            return None
+        kind = type(decoder)
+        if kind is SSEDecoder:
+            if not plain:
+                return None
+            framing = "sse"
+        elif kind is JSONLinesDecoder and decoder.idle:  # type: ignore[attr-defined]
+            framing = "jsonl"
+        else:
+            return None
+        of = self._shortcut_of
+        if of is None or of[0] is not state or of[1] is not decoder:
+            self._shortcut_of = (state, decoder)
+            self._shortcut = shortcut_for(state, framing)
+        return self._shortcut
 
     def close(self) -> list[Event]:
         """The body ended: the last events, ending with MessageEnd. Calling it again returns nothing."""

@@ -284,6 +284,11 @@ class JSONLinesDecoder:
     def __init__(self) -> None:
         self._pending: list[bytes] = []
 
+    @property
+    def idle(self) -> bool:
+        """Nothing buffered: no partial line."""
+        return not self._pending
+
     def simple(self, chunk: bytes) -> bytes | None:
         """The line when a chunk is exactly one line and its LF (the usual read); None otherwise, and then nothing
         was consumed: feed the chunk. The line may be blank: a caller skips it as feed() would."""
