@@ -10,6 +10,8 @@ and a direct look at what its shortcut takes and leaves.
 from __future__ import annotations
 
 import json
+import struct
+import zlib
 from typing import Any
 
 from hypothesis import given, settings
@@ -392,3 +394,76 @@ def test_ollama_shortcut_takes_its_shapes() -> None:
     assert take(_ollama(b'" there"', b"t2")) is None  # the same line again: the generic path counts it
     assert take(_ollama(b'"\\u00e9"', b"t3")) == TextDelta("é")
     assert state.lines["t3"] == json.loads(_ollama(b'"\\u00e9"', b"t3"))
+
+
+# ---- Bedrock ConverseStream (AWS eventstream) ----
+
+
+def _message(event: bytes, payload: bytes, corrupt: bool = False) -> bytes:
+    headers = b""
+    for name, value in ((b":event-type", event), (b":content-type", b"application/json"), (b":message-type", b"event")):
+        headers += bytes([len(name)]) + name + b"\x07" + struct.pack(">H", len(value)) + value
+    prelude = struct.pack(">II", 12 + len(headers) + len(payload) + 4, len(headers))
+    prelude += struct.pack(">I", zlib.crc32(prelude))
+    message = prelude + headers + payload
+    return message + struct.pack(">I", zlib.crc32(message) ^ (1 if corrupt else 0))
+
+
+def _bedrock_payload(index: bytes, kind: bytes, literal: bytes, pad: bytes) -> bytes:
+    delta = b'{"toolUse":{"input":' + literal + b"}}" if kind == b"toolUse" else b'{"text":' + literal + b"}"
+    return b'{"contentBlockIndex":' + index + b',"delta":' + delta + pad + b"}"
+
+
+_BEDROCK_START = [
+    _message(b"messageStart", b'{"role":"assistant"}'),
+    _message(b"contentBlockDelta", b'{"contentBlockIndex":0,"delta":{"text":"Hi"}}'),
+    _message(b"contentBlockStart", b'{"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}'),
+]
+_BEDROCK_READ = st.one_of(
+    st.builds(
+        lambda event, payload, corrupt: _message(event, payload, corrupt),
+        st.sampled_from([b"contentBlockDelta"] * 4 + [b"contentBlockStop", b"messageStop"]),
+        st.builds(
+            _bedrock_payload,
+            _INDEXES,
+            st.sampled_from([b"toolUse", b"text"]),
+            _LITERALS,
+            st.sampled_from([b"", b',"p":"abcd"', b',"p":"ab","p":"c"', b',"x":1']),
+        ),
+        st.sampled_from([False] * 6 + [True]),
+    ),
+    st.sampled_from(
+        [
+            _message(b"contentBlockStop", b'{"contentBlockIndex":0}'),
+            _message(b"contentBlockStop", b'{"contentBlockIndex":1}'),
+            _message(b"messageStop", b'{"stopReason":"tool_use"}'),
+        ]
+    ),
+)
+
+
+@FEW
+@given(st.data())
+def test_bedrock_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
+    reads = _BEDROCK_START + data.draw(st.lists(_BEDROCK_READ, min_size=1, max_size=12))
+    if data.draw(st.booleans()) and len(reads) > 1:
+        at = data.draw(st.integers(0, len(reads) - 2))
+        reads[at : at + 2] = [reads[at] + reads[at + 1]]  # two messages in one read
+    _same(reads + [_message(b"messageStop", b'{"stopReason":"tool_use"}')], "bedrock-converse")
+
+
+def test_bedrock_shortcut_takes_its_shapes() -> None:
+    aggregator = Aggregator("bedrock-converse")
+    for read in _BEDROCK_START:
+        aggregator.feed(read)
+    state, decoder = aggregator._state, aggregator._decoder
+    take = shapes.bedrock(state, decoder)  # type: ignore[arg-type]
+    assert take(_message(b"contentBlockDelta", _bedrock_payload(b"1", b"toolUse", b'"{\\"a\\":1}"', b""))) == (
+        ToolCallDelta(0, '{"a":1}')
+    )
+    assert take(_message(b"contentBlockDelta", _bedrock_payload(b"0", b"text", b'" there"', b',"p":"ab"'))) == (
+        TextDelta(" there")
+    )
+    assert take(_message(b"contentBlockDelta", _bedrock_payload(b"1", b"toolUse", b'"x"', b""), True)) is None
+    assert take(_message(b"contentBlockStop", _bedrock_payload(b"1", b"toolUse", b'"x"', b""))) is None
+    assert take(_message(b"contentBlockDelta", _bedrock_payload(b"2", b"toolUse", b'"x"', b""))) is None

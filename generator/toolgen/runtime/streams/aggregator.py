@@ -31,6 +31,7 @@ from .events import (
 from .framing import (
     AutoDecoder,
     Decoder,
+    EventStreamDecoder,
     Frame,
     FramingError,
     JSONLinesDecoder,
@@ -261,12 +262,14 @@ class Aggregator:
             framing = "sse"
         elif kind is JSONLinesDecoder and decoder.idle:  # type: ignore[attr-defined]
             framing = "jsonl"
+        elif kind is EventStreamDecoder:
+            framing = "eventstream"  # its simple() checks for a partial message itself
         else:
             return None
         of = self._shortcut_of
         if of is None or of[0] is not state or of[1] is not decoder:
             self._shortcut_of = (state, decoder)
-            self._shortcut = shortcut_for(state, framing)
+            self._shortcut = shortcut_for(state, decoder, framing)
         return self._shortcut
 
     def close(self) -> list[Event]:
