@@ -78,7 +78,7 @@ def _same(reads: list[bytes], wire: str) -> list[Event]:
 
 @st.composite
 def _edited(draw: st.DrawFn, reads: list[bytes]) -> list[bytes]:
-    """Reads with a few hostile edits, and maybe two reads joined into one."""
+    """Reads with a few hostile edits, maybe two reads joined into one, maybe a read sent again."""
     reads = list(reads)
     for _ in range(draw(st.integers(0, 3))):
         at = draw(st.integers(0, len(reads) - 1))
@@ -87,6 +87,10 @@ def _edited(draw: st.DrawFn, reads: list[bytes]) -> list[bytes]:
     if len(reads) > 1 and draw(st.booleans()):
         at = draw(st.integers(0, len(reads) - 2))
         reads[at : at + 2] = [reads[at] + reads[at + 1]]
+    for _ in range(draw(st.integers(0, 2))):
+        # A read sent again later (a replay): the repeat checks must see what the shortcut took.
+        at = draw(st.integers(0, len(reads) - 1))
+        reads.insert(draw(st.integers(at + 1, len(reads))), reads[at])
     return reads
 
 
@@ -129,7 +133,9 @@ _CHAT_READ = st.one_of(
 @FEW
 @given(st.data())
 def test_openai_chat_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
+    # Two reads more than the head, so that the shortcut (made after two payloads) sees the drawn ones.
     start = [_chat(b'{"role":"assistant","content":""}', b"p0"), _chat_head(0)]
+    start += [_chat(b'{"content":"a"}', b"w1"), _chat(b'{"content":"b"}', b"w2")]
     body = data.draw(st.lists(_CHAT_READ, min_size=1, max_size=12))
     reads = data.draw(_edited(start + body)) if data.draw(st.booleans()) else start + body
     _same(reads + [b"data: [DONE]\n\n"], "openai-chat")
@@ -183,6 +189,9 @@ _ANTHROPIC_START = [
         "content_block_start",
         {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t1", "name": "f"}},
     ),
+    _anthropic(
+        "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a"}}
+    ),
 ]
 _ANTHROPIC_READ = st.one_of(
     st.builds(_block_delta, _INDEXES, st.sampled_from([b"input_json_delta", b"text_delta"]), _LITERALS),
@@ -207,17 +216,17 @@ def test_anthropic_shortcut_matches_the_generic_path(data: st.DataObject) -> Non
 
 
 def test_anthropic_shortcut_takes_its_shapes() -> None:
-    reads = [*_ANTHROPIC_START, _block_delta(b"1", b"input_json_delta", b'"{\\"q\\":1}"')]
-    reads += [_block_delta(b"0", b"text_delta", b'"hi"'), _block_delta(b"3", b"text_delta", b'"no block"')]
+    arguments = _block_delta(b"1", b"input_json_delta", b'"{\\"q\\":1}"')
+    text, stray = _block_delta(b"0", b"text_delta", b'"hi"'), _block_delta(b"3", b"text_delta", b'"no block"')
     state = new_state("anthropic")
     take = shapes.anthropic(state)  # type: ignore[arg-type]
-    assert take(reads[3]) is None  # block 1 not started yet
-    for read in reads[:3]:
+    assert take(arguments) is None  # block 1 not started yet
+    for read in _ANTHROPIC_START:
         state.feed(None, json.loads(read.partition(b"data: ")[2]))
-    assert take(reads[3]) == ToolCallDelta(0, '{"q":1}')
-    assert take(reads[4]) == TextDelta("hi")
-    assert take(reads[5]) is None
-    assert _same(reads, "anthropic")[-1].complete is False  # type: ignore[union-attr]
+    assert take(arguments) == ToolCallDelta(0, '{"q":1}')
+    assert take(text) == TextDelta("hi")
+    assert take(stray) is None
+    assert _same([*_ANTHROPIC_START, arguments, text, stray], "anthropic")[-1].complete is False  # type: ignore[union-attr]
 
 
 # ---- OpenAI Responses ----
@@ -273,7 +282,8 @@ _RESPONSES_READ = st.one_of(
 @given(st.data())
 def test_responses_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
     body = data.draw(st.lists(_RESPONSES_READ, min_size=1, max_size=12))
-    reads = _RESPONSES_START + body
+    warm = [_arguments_delta(b"0", b'"{"', 100), _arguments_delta(b"0", b'"\\"a\\""', 101)]
+    reads = _RESPONSES_START + warm + body
     if data.draw(st.booleans()):
         reads = data.draw(_edited(reads))
     _same(reads, "openai-responses")
@@ -335,7 +345,9 @@ _GEMINI_READ = st.one_of(
 @FEW
 @given(st.data())
 def test_gemini_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
-    reads = [_gemini(b'{"text":"Hello"}')] + data.draw(st.lists(_GEMINI_READ, min_size=1, max_size=12))
+    reads = [_gemini(b'{"text":"Hello"}'), _gemini(b'{"text":" a"}'), _gemini(b'{"text":" b"}')] + data.draw(
+        st.lists(_GEMINI_READ, min_size=1, max_size=12)
+    )
     if data.draw(st.booleans()):
         reads = data.draw(_edited(reads))
     _same(reads + [_GEMINI_FINISH], "gemini")
@@ -380,7 +392,9 @@ _OLLAMA_READ = st.builds(
 @FEW
 @given(st.data())
 def test_ollama_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
-    reads = [_ollama(b'"Hi"')] + data.draw(st.lists(_OLLAMA_READ, min_size=1, max_size=12))
+    reads = [_ollama(b'"Hi"'), _ollama(b'"a"', b"w1"), _ollama(b'"b"', b"w2")] + data.draw(
+        st.lists(_OLLAMA_READ, min_size=1, max_size=12)
+    )
     if data.draw(st.booleans()):
         reads = data.draw(_edited(reads))
     _same(reads + [_ollama(b'""', b"end", b"true")], "ollama")

@@ -169,7 +169,10 @@ class Aggregator:
         feed = self.feed
         parse = parse_json
         state, simple, decoder, plain = self._fast()
-        shortcut = self._shortcut_while(plain)
+        # The known-shapes shortcut is made after two payloads came through the one-event path: a short stream
+        # (a head, a finish, [DONE]) never pays for making it or for reads it does not take.
+        shortcut: Shortcut | None = None
+        deferred = 2
         try:
             for chunk in chunks:
                 if shortcut is not None and type(chunk) is bytes:
@@ -212,6 +215,10 @@ class Aggregator:
                                     state.feed(event, payload)
                                 except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
                                     _unexpected(state, error, payload)
+                            if deferred:
+                                deferred -= 1
+                                if not deferred:
+                                    shortcut = self._shortcut_while(plain)
                         out = state.out
                         if out:
                             if len(out) == 1:
@@ -224,7 +231,7 @@ class Aggregator:
                 events = feed(chunk)
                 # feed() may have named the wire or settled the framing; it also drained any early faults.
                 state, simple, decoder, plain = self._fast()
-                shortcut = self._shortcut_while(plain)
+                shortcut = None if deferred else self._shortcut_while(plain)
                 if events:
                     yield from events
         except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError
