@@ -31,6 +31,7 @@ from .events import (
 from .framing import (
     AutoDecoder,
     Decoder,
+    EventStreamDecoder,
     Frame,
     FramingError,
     JSONLinesDecoder,
@@ -168,7 +169,10 @@ class Aggregator:
         feed = self.feed
         parse = parse_json
         state, simple, decoder, plain = self._fast()
-        shortcut = self._shortcut_while(plain)
+        # The known-shapes shortcut is made after two payloads came through the one-event path: a short stream
+        # (a head, a finish, [DONE]) never pays for making it or for reads it does not take.
+        shortcut: Shortcut | None = None
+        deferred = 2
         try:
             for chunk in chunks:
                 if shortcut is not None and type(chunk) is bytes:
@@ -211,6 +215,10 @@ class Aggregator:
                                     state.feed(event, payload)
                                 except Exception as error:  # noqa: BLE001 - one odd payload must not cost the text already streamed
                                     _unexpected(state, error, payload)
+                            if deferred:
+                                deferred -= 1
+                                if not deferred:
+                                    shortcut = self._shortcut_while(plain)
                         out = state.out
                         if out:
                             if len(out) == 1:
@@ -223,7 +231,7 @@ class Aggregator:
                 events = feed(chunk)
                 # feed() may have named the wire or settled the framing; it also drained any early faults.
                 state, simple, decoder, plain = self._fast()
-                shortcut = self._shortcut_while(plain)
+                shortcut = None if deferred else self._shortcut_while(plain)
                 if events:
                     yield from events
         except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError
@@ -261,12 +269,14 @@ class Aggregator:
             framing = "sse"
         elif kind is JSONLinesDecoder and decoder.idle:  # type: ignore[attr-defined]
             framing = "jsonl"
+        elif kind is EventStreamDecoder:
+            framing = "eventstream"  # its simple() checks for a partial message itself
         else:
             return None
         of = self._shortcut_of
         if of is None or of[0] is not state or of[1] is not decoder:
             self._shortcut_of = (state, decoder)
-            self._shortcut = shortcut_for(state, framing)
+            self._shortcut = shortcut_for(state, decoder, framing)
         return self._shortcut
 
     def close(self) -> list[Event]:

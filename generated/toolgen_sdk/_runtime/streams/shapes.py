@@ -32,6 +32,8 @@ from .events import (
 
 if TYPE_CHECKING:
     from .anthropic import AnthropicState
+    from .bedrock import BedrockState
+    from .eventstream import EventStreamDecoder
     from .gemini import GeminiState
     from .ollama import OllamaState
     from .openai_chat import OpenAIChatState
@@ -400,6 +402,66 @@ def ollama(state: OllamaState) -> Shortcut:
     return take
 
 
+# Bedrock ConverseStream: an argument or text delta of a started block, in one AWS eventstream message. The
+# decoder's simple() checks the message (length, both CRCs, headers) and names its event, as on the generic path;
+# the pattern reads only the payload (the `p` key is AWS's padding, which the state does not read).
+_BEDROCK = re.compile(
+    rb'\{"contentBlockIndex":'
+    + _INDEX
+    + rb',"delta":\{(?:"toolUse":\{"input":'
+    + _STRING
+    + rb'\}|"text":'
+    + _STRING
+    + rb')\}(?:,"p":"'
+    + _ASCII
+    + rb'")?\}'
+)
+
+
+def bedrock(state: BedrockState, decoder: EventStreamDecoder) -> Shortcut:
+    """The shortcut of a Bedrock stream's deltas for a started block, read through its eventstream decoder."""
+    simple = decoder.simple
+    fullmatch = _BEDROCK.fullmatch
+    blocks = state.blocks
+    text_parts = state.text_parts
+
+    def take(chunk: bytes) -> object:
+        payload = simple(chunk)
+        # A payload not taken here is read again by the generic path: simple() consumes nothing.
+        if payload is None or decoder.event != "contentBlockDelta":
+            return None
+        match = fullmatch(payload)
+        if match is None or state.complete:
+            return None
+        index, plain, escaped, text_plain, text_escaped = match.groups()
+        block = blocks.get(int(index))
+        if block is None or block.done:
+            return None
+        if plain is not None:
+            call = block.call
+            if call is None:
+                return None
+            fragment = _text(plain, escaped)
+            if fragment is None:
+                return None
+            if not fragment:
+                return TAKEN
+            call.parts.append(fragment)
+            return _delta(call.index, fragment)
+        if not state.started:
+            return None
+        text = _text(text_plain, text_escaped)
+        if text is None:
+            return None
+        if not text:
+            return TAKEN
+        block.texts.append(text)
+        text_parts.append(text)
+        return _text_delta(text)
+
+    return take
+
+
 # State class name -> its shortcut factory, by framing. By name, so that a stream imports only its own wire's
 # state; a subclass (which may read more) has none.
 _SSE: Mapping[str, Callable[[Any], Shortcut]] = MappingProxyType(
@@ -416,8 +478,13 @@ _JSON_LINES: Mapping[str, Callable[[Any], Shortcut]] = MappingProxyType(
 _BY_FRAMING = MappingProxyType({"sse": _SSE, "jsonl": _JSON_LINES})
 
 
-def shortcut_for(state: WireState, framing: str) -> Shortcut | None:
-    """The shortcut for a stream of this state in this framing, if its wire has known shapes there."""
+def shortcut_for(state: WireState, decoder: Any, framing: str) -> Shortcut | None:
+    """The shortcut for a stream of this state through this decoder, if its wire has known shapes there."""
+    name = type(state).__name__
+    if framing == "eventstream":
+        # The eventstream checks (CRCs, headers) stay the decoder's: the shortcut calls its simple().
+        bedrock_state: Any = state
+        return bedrock(bedrock_state, decoder) if name == "BedrockState" else None
     table = _BY_FRAMING.get(framing)
-    factory = None if table is None else table.get(type(state).__name__)
+    factory = None if table is None else table.get(name)
     return None if factory is None else factory(state)
