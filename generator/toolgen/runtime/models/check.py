@@ -191,10 +191,7 @@ def check(
         # frees, at a cost to every invalid value. The traceback says only that validation failed here.
         error = caught.with_traceback(None)
     except (TypeError, ArithmeticError) as failed:
-        # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
-        raise ToolgenValidationError(
-            [ValidationProblem("", f"could not be checked: {failed}")]
-        ) from None
+        raise unchecked(failed) from None
     # Raised after the except clause, not in it: an error with no context to chain is raised and caught faster.
     verdict = rejected(model, value, error)
     if type(verdict) is not ToolgenValidationError:
@@ -204,6 +201,13 @@ def check(
     finally:
         # The error's traceback holds this frame: without the local, no cycle is left for the collector.
         del verdict
+
+
+def unchecked(failed: TypeError | ArithmeticError) -> ToolgenValidationError:
+    """The error for a constraint pydantic cannot apply to a value (multipleOf on a non-number): a problem."""
+    return ToolgenValidationError(
+        [ValidationProblem("", f"could not be checked: {failed}")]
+    )
 
 
 def rejected(
@@ -247,12 +251,15 @@ def rejected(
         if many
         else plans_of(model, validator)
     )
-    return ToolgenValidationError.deferred(
-        planned_problems, (error, value, items, plans)
-    )
+    # ToolgenValidationError.deferred's body, without its call: this runs for every invalid value.
+    made: ToolgenValidationError = _new_exception(ToolgenValidationError)
+    made._problems = None
+    made._unfolded = (planned_problems, (error, value, items, plans))
+    return made
 
 
 _PydanticError = pydantic.ValidationError
+_new_exception = BaseException.__new__
 
 
 def _has_integral_float(items: list[Any]) -> bool:

@@ -102,6 +102,13 @@ def planned_problems(
         # One error's pointer has slots for its indexes: the shape leaves them out.
         shape = loc if int not in map(type, loc) else _without_indexes(loc)
         key: Any = (item["type"], shape, item["msg"])
+    elif len(items) == 2:
+        # Two errors, the usual `str | list` miss: written out, without a comprehension's own frame.
+        first, second = items
+        key = (
+            (first["type"], first["loc"], first["msg"]),
+            (second["type"], second["loc"], second["msg"]),
+        )
     else:
         key = tuple([(item["type"], item["loc"], item["msg"]) for item in items])
     plan = plans.get(key, _UNSEEN)
