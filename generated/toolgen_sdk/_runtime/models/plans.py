@@ -161,29 +161,30 @@ def _without_indexes(loc: Sequence[Any]) -> tuple[Any, ...]:
 def _follows(route: Route, data: Any, loc: Sequence[Any]) -> bool:
     """Whether the fold's walk along `loc` through `data` decides at every step as it did for the plan."""
     value = data
+    # The step codes are literals here, in the order they are most often met: a global per test costs more.
     for code, at, key, other in route:
-        if code == _KEY:
+        if code == 0:  # _KEY
             if type(value) is not dict or key not in value or other in value:
                 return False
             value = value[key]
-        elif code == _INDEX:
+        elif code == 2:  # _ABSENT
+            if type(value) is not dict or key in value or other in value:
+                return False
+        elif code == 1:  # _INDEX
             if type(value) is not list or loc[at] >= len(value):
                 return False
             value = value[loc[at]]
-        elif code == _ABSENT:
-            if type(value) is not dict or key in value or other in value:
-                return False
-        elif code == _SCALAR:
+        elif code == 4:  # _SCALAR
             if type(value) not in _SCALARS:
                 return False
-        elif code in (_CAMEL, _END_CAMEL):
+        elif code in (3, 8):  # _CAMEL, _END_CAMEL
             if type(value) is not dict or key in value or other not in value:
                 return False
             value = value.get(other)
-        elif code == _ARRAY:
+        elif code == 5:  # _ARRAY
             if type(value) is not list:
                 return False
-        elif code == _OBJECT:
+        elif code == 6:  # _OBJECT
             if type(value) is not dict:
                 return False
         else:  # _END
