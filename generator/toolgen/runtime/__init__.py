@@ -62,7 +62,13 @@ if TYPE_CHECKING:
         SchemaModel,
         ToolSpec,
     )
-    from .models.check import check, schema_problems, schema_validator
+    from .models.check import (
+        check,
+        rejected,
+        schema_problems,
+        schema_validator,
+        unchecked,
+    )
     from .models.jsontext import MAX_JSON_DEPTH, JSONTextError, parse_json
     from .models.lazy import DeferredModels, lazy_attributes
     from .models.problems import (
@@ -174,8 +180,10 @@ _HOMES = MappingProxyType(
         "ValidationProblem": ".models.problems",
         "problems_from": ".models.problems",
         "check": ".models.check",
+        "rejected": ".models.check",
         "schema_problems": ".models.check",
         "schema_validator": ".models.check",
+        "unchecked": ".models.check",
         "JSONTextError": ".models.jsontext",
         "MAX_JSON_DEPTH": ".models.jsontext",
         "parse_json": ".models.jsontext",
@@ -462,6 +470,7 @@ __all__ = [
     "problems_from",
     "python_patterns",
     "read_exchanges",
+    "rejected",
     "run",
     "run_events",
     "schema_error_sentences",
@@ -478,6 +487,7 @@ __all__ = [
     "target_names",
     "token_counter",
     "tool_call",
+    "unchecked",
     "unsupported",
     "wire",
 ]

@@ -12,6 +12,7 @@ import pydantic
 from ..schema.keywords import map_subschemas
 from ..schema.sentences import schema_error_sentences
 from .jsontext import parse_json
+from .plans import PLANS_ATTRIBUTE, planned_problems, plans_of
 from .problems import (
     MOST_PROBLEMS,
     ToolgenValidationError,
@@ -190,15 +191,44 @@ def check(
         # frees, at a cost to every invalid value. The traceback says only that validation failed here.
         error = caught.with_traceback(None)
     except (TypeError, ArithmeticError) as failed:
-        # A constraint pydantic cannot apply to this value (multipleOf on a non-number): a problem, not a crash.
-        raise ToolgenValidationError(
-            [ValidationProblem("", f"could not be checked: {failed}")]
-        ) from None
+        raise unchecked(failed) from None
     # Raised after the except clause, not in it: an error with no context to chain is raised and caught faster.
+    verdict = rejected(model, value, error)
+    if type(verdict) is not ToolgenValidationError:
+        return verdict
+    try:
+        raise verdict
+    finally:
+        # The error's traceback holds this frame: without the local, no cycle is left for the collector.
+        del verdict
+
+
+def unchecked(failed: TypeError | ArithmeticError) -> ToolgenValidationError:
+    """The error for a constraint pydantic cannot apply to a value (multipleOf on a non-number): a problem."""
+    return ToolgenValidationError(
+        [ValidationProblem("", f"could not be checked: {failed}")]
+    )
+
+
+def rejected(
+    model: type[pydantic.BaseModel] | pydantic.TypeAdapter[Any],
+    value: Any,
+    error: pydantic.ValidationError,
+) -> Any:
+    """What `check` makes of pydantic's `error` on `value` (its traceback dropped): the value checked again
+    with its integral floats as integers where that passes, else the ToolgenValidationError to raise.
+
+    The error is returned, not raised: the caller raises it from its own frame, one frame fewer to unwind.
+    """
+    validator = (
+        model.__pydantic_validator__ if isinstance(model, type) else model.validator
+    )
     # Many errors are listed only when the problems are read, and then only the first MOST_PROBLEMS: the list
     # of a million costs more than the validation; whether an integral float failed is read off the data then.
+    # Fewer are listed without their contexts and links: the messages say the contexts, and plans.py keys on
+    # them; the fold asks for the contexts only for a shape it has no plan for.
     many = error.error_count() > MOST_PROBLEMS
-    items = None if many else error.errors(include_url=False)
+    items = None if many else error.errors(include_url=False, include_context=False)
     if (
         _has_integral_float(items)
         if items is not None
@@ -212,10 +242,24 @@ def check(
             )
         except _PydanticError:
             pass  # the problems of the value as given are the ones to report
-    raise ToolgenValidationError.folding(error, value, items)
+    # The plans of the shapes of errors this validator has folded before (plans.py), looked up here first.
+    kept = None if many else getattr(model, PLANS_ATTRIBUTE, None)
+    plans = (
+        kept[1]
+        if kept is not None and kept[0] is validator
+        else None
+        if many
+        else plans_of(model, validator)
+    )
+    # ToolgenValidationError.deferred's body, without its call: this runs for every invalid value.
+    made: ToolgenValidationError = _new_exception(ToolgenValidationError)
+    made._problems = None
+    made._unfolded = (planned_problems, (error, value, items, plans))
+    return made
 
 
 _PydanticError = pydantic.ValidationError
+_new_exception = BaseException.__new__
 
 
 def _has_integral_float(items: list[Any]) -> bool:

@@ -6,7 +6,7 @@ The sentences are sentences.py's, the shape jsonschema's errors and toolgen's ow
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,9 +35,9 @@ class ValidationProblem:
 class ToolgenValidationError(ValueError):
     """Raised by every validator; `problems` lists each problem found, not only the first.
 
-    A validator raises it with pydantic's errors still unfolded (`folding`): they become problems when
-    `problems` is first read, so a caller that only needs to know the data is invalid pays nothing for the
-    sentences. The data must not be changed before then: the pointers are read from it.
+    A validator raises it with pydantic's errors still unfolded (`folding`, `deferred`): they become problems
+    when `problems` is first read, so a caller that only needs to know the data is invalid pays nothing for
+    the sentences. The data must not be changed before then: the pointers are read from it.
     """
 
     # Slots, not a __dict__: an error raised for every invalid message is made as cheaply as it can be.
@@ -56,18 +56,27 @@ class ToolgenValidationError(ValueError):
         items: Sequence[Mapping[str, Any]] | None = None,
     ) -> ToolgenValidationError:
         """The error for pydantic's `error` on `data`, folded into problems when they are first read."""
+        return cls.deferred(problems_from, (error, data, items))
+
+    @classmethod
+    def deferred(
+        cls,
+        make: Callable[..., Iterable[ValidationProblem]],
+        arguments: tuple[Any, ...],
+    ) -> ToolgenValidationError:
+        """The error whose problems are `make(*arguments)`, called when they are first read."""
         # BaseException.__new__ gives the empty args ValueError.__init__ would: no second call for them.
         made: ToolgenValidationError = _new_exception(cls)
         made._problems = None
-        made._unfolded = (error, data, items)
+        made._unfolded = (make, arguments)
         return made
 
     @property
     def problems(self) -> tuple[ValidationProblem, ...]:
         if self._problems is None:
             assert self._unfolded is not None
-            error, data, items = self._unfolded
-            self._problems = tuple(problems_from(error, data, items))
+            make, arguments = self._unfolded
+            self._problems = tuple(make(*arguments))
             self._unfolded = None
         return self._problems
 
@@ -96,7 +105,7 @@ class ToolgenValidationError(ValueError):
 _new_exception = BaseException.__new__
 
 
-_Unfolded = tuple[pydantic.ValidationError, Any, "Sequence[Mapping[str, Any]] | None"]
+_Unfolded = tuple["Callable[..., Iterable[ValidationProblem]]", tuple[Any, ...]]
 
 
 def escape_pointer_part(part: object) -> str:

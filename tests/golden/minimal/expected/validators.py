@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ConfigDict, TypeAdapter
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
-from minimal_sdk._runtime import ToolgenValidationError, ValidationProblem, check
+from minimal_sdk._runtime import (
+    ToolgenValidationError,
+    ValidationProblem,
+    check,
+    rejected,
+    unchecked,
+)
 from minimal_sdk.models import (
     AssistantMessage,
     AudioPart,
@@ -51,7 +57,27 @@ def validate_content_part(
     data: Any,
 ) -> TextPart | ImagePart | AudioPart | FilePart | ReasoningPart:
     """Validate `data` (Python data or JSON text) as a ContentPart."""
-    value: ContentPart = check(_CONTENT_PART, data)
+    if type(data) is dict or type(data) is list:
+        # Data, not JSON text: checked in this one frame, at pydantic's own cost when it is valid (as check does).
+        try:
+            value: ContentPart = _CONTENT_PART.validator.validate_python(
+                data, strict=True
+            )
+        except ValidationError as caught:
+            verdict = rejected(_CONTENT_PART, data, caught.with_traceback(None))
+        except (TypeError, ArithmeticError) as failed:
+            verdict = unchecked(failed)
+        else:
+            return value
+        # Raised after the except clause, from this frame: nothing to chain, one frame to unwind.
+        if type(verdict) is ToolgenValidationError:
+            try:
+                raise verdict
+            finally:
+                del verdict  # the error's traceback holds this frame: no cycle left for the collector
+        value = verdict
+    else:
+        value = check(_CONTENT_PART, data)
     return value
 
 
@@ -59,7 +85,25 @@ def validate_message(
     data: Any,
 ) -> SystemMessage | UserMessage | AssistantMessage | ToolMessage:
     """Validate `data` (Python data or JSON text) as a Message."""
-    value: Message = check(_MESSAGE, data)
+    if type(data) is dict or type(data) is list:
+        # Data, not JSON text: checked in this one frame, at pydantic's own cost when it is valid (as check does).
+        try:
+            value: Message = _MESSAGE.validator.validate_python(data, strict=True)
+        except ValidationError as caught:
+            verdict = rejected(_MESSAGE, data, caught.with_traceback(None))
+        except (TypeError, ArithmeticError) as failed:
+            verdict = unchecked(failed)
+        else:
+            return value
+        # Raised after the except clause, from this frame: nothing to chain, one frame to unwind.
+        if type(verdict) is ToolgenValidationError:
+            try:
+                raise verdict
+            finally:
+                del verdict  # the error's traceback holds this frame: no cycle left for the collector
+        value = verdict
+    else:
+        value = check(_MESSAGE, data)
     return value
 
 
@@ -67,25 +111,105 @@ def validate_messages(
     data: Any,
 ) -> list[SystemMessage | UserMessage | AssistantMessage | ToolMessage]:
     """Validate `data` (Python data or JSON text) as a list of Messages."""
-    value: Messages = check(Messages, data)
+    if type(data) is dict or type(data) is list:
+        # Data, not JSON text: checked in this one frame, at pydantic's own cost when it is valid (as check does).
+        try:
+            value: Messages = Messages.__pydantic_validator__.validate_python(
+                data, strict=True
+            )
+        except ValidationError as caught:
+            verdict = rejected(Messages, data, caught.with_traceback(None))
+        except (TypeError, ArithmeticError) as failed:
+            verdict = unchecked(failed)
+        else:
+            return value.root
+        # Raised after the except clause, from this frame: nothing to chain, one frame to unwind.
+        if type(verdict) is ToolgenValidationError:
+            try:
+                raise verdict
+            finally:
+                del verdict  # the error's traceback holds this frame: no cycle left for the collector
+        value = verdict
+    else:
+        value = check(Messages, data)
     return value.root
 
 
 def validate_tool_call(data: Any) -> ToolCall:
     """Validate `data` (Python data or JSON text) as a ToolCall."""
-    value: ToolCall = check(ToolCall, data)
+    if type(data) is dict or type(data) is list:
+        # Data, not JSON text: checked in this one frame, at pydantic's own cost when it is valid (as check does).
+        try:
+            value: ToolCall = ToolCall.__pydantic_validator__.validate_python(
+                data, strict=True
+            )
+        except ValidationError as caught:
+            verdict = rejected(ToolCall, data, caught.with_traceback(None))
+        except (TypeError, ArithmeticError) as failed:
+            verdict = unchecked(failed)
+        else:
+            return value
+        # Raised after the except clause, from this frame: nothing to chain, one frame to unwind.
+        if type(verdict) is ToolgenValidationError:
+            try:
+                raise verdict
+            finally:
+                del verdict  # the error's traceback holds this frame: no cycle left for the collector
+        value = verdict
+    else:
+        value = check(ToolCall, data)
     return value
 
 
 def validate_tool_definition(data: Any) -> ToolDefinition:
     """Validate `data` (Python data or JSON text) as a ToolDefinition."""
-    value: ToolDefinition = check(ToolDefinition, data)
+    if type(data) is dict or type(data) is list:
+        # Data, not JSON text: checked in this one frame, at pydantic's own cost when it is valid (as check does).
+        try:
+            value: ToolDefinition = (
+                ToolDefinition.__pydantic_validator__.validate_python(data, strict=True)
+            )
+        except ValidationError as caught:
+            verdict = rejected(ToolDefinition, data, caught.with_traceback(None))
+        except (TypeError, ArithmeticError) as failed:
+            verdict = unchecked(failed)
+        else:
+            return value
+        # Raised after the except clause, from this frame: nothing to chain, one frame to unwind.
+        if type(verdict) is ToolgenValidationError:
+            try:
+                raise verdict
+            finally:
+                del verdict  # the error's traceback holds this frame: no cycle left for the collector
+        value = verdict
+    else:
+        value = check(ToolDefinition, data)
     return value
 
 
 def validate_usage(data: Any) -> Usage:
     """Validate `data` (Python data or JSON text) as a Usage."""
-    value: Usage = check(Usage, data)
+    if type(data) is dict or type(data) is list:
+        # Data, not JSON text: checked in this one frame, at pydantic's own cost when it is valid (as check does).
+        try:
+            value: Usage = Usage.__pydantic_validator__.validate_python(
+                data, strict=True
+            )
+        except ValidationError as caught:
+            verdict = rejected(Usage, data, caught.with_traceback(None))
+        except (TypeError, ArithmeticError) as failed:
+            verdict = unchecked(failed)
+        else:
+            return value
+        # Raised after the except clause, from this frame: nothing to chain, one frame to unwind.
+        if type(verdict) is ToolgenValidationError:
+            try:
+                raise verdict
+            finally:
+                del verdict  # the error's traceback holds this frame: no cycle left for the collector
+        value = verdict
+    else:
+        value = check(Usage, data)
     return value
 
 
