@@ -14,7 +14,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import anthropic, bedrock, cohere, gemini, interactions, ollama, openai_chat, responses
+from toolgen.runtime.wires import (
+    anthropic,
+    anthropic_messages,
+    bedrock,
+    cohere,
+    gemini,
+    interactions,
+    ollama,
+    openai_chat,
+    responses,
+)
 from toolgen.runtime.wires.base import args_object, args_text
 from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools, plain_chat_function
 from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
@@ -322,3 +332,78 @@ def test_a_bad_dict_message_reports_the_models_problems(adapters: ModuleType) ->
     with pytest.raises(adapters.ToolgenValidationError) as raised:
         adapters.encode_request([*CONVERSATION, {"role": "user", "content": 5}], "anthropic", model="m")
     assert [p.pointer for p in raised.value.problems] == ["/4/content"]
+
+
+# Anthropic blocks and messages next to what the short way takes: extra keys, other types, values of other kinds.
+ANTHROPIC_BLOCKS = st.sampled_from(
+    [
+        {"type": "text", "text": "hi"},
+        {"type": "text", "text": 5},
+        {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}},
+        {"type": "thinking", "thinking": "hm", "signature": "s"},
+        {"type": "tool_use", "id": "c1", "name": "f", "input": {"city": "Paris"}},
+        {"type": "tool_use", "id": "c2", "name": "f", "input": {}},
+        {"type": "tool_use", "id": "c3", "name": "f", "input": {"n": float("nan")}},
+        {"type": "tool_use", "id": "c4", "name": "f", "input": {"t": (1, 2)}},
+        {"type": "tool_use", "id": 5, "name": "f", "input": {}},
+        {"type": "tool_use", "id": "c5", "name": "f", "input": "text"},
+        {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"},
+        {"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "sunny"}]},
+        {"type": "tool_result", "tool_use_id": "c1", "content": "sunny", "is_error": True},
+        {"type": "tool_result", "tool_use_id": "c1"},
+        {"type": "tool_result", "tool_use_id": 5, "content": "sunny"},
+        {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}},
+        "not a block",
+    ]
+)
+PLAIN_TEXT = st.sampled_from([{"type": "text", "text": "hi"}, {"type": "text", "text": ""}])
+PLAIN_CALLS = st.sampled_from(
+    [
+        {"type": "tool_use", "id": "c1", "name": "f", "input": {"city": "Paris"}},
+        {"type": "tool_use", "id": "c2", "name": "f", "input": {"a": [1, 2.5, None, True]}},
+    ]
+)
+PLAIN_RESULTS = st.sampled_from(
+    [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"},
+        {"type": "tool_result", "tool_use_id": "c2", "content": ""},
+    ]
+)
+ANTHROPIC_MESSAGES = st.one_of(
+    # What the short way takes, most of the time, so that it is compared often.
+    st.fixed_dictionaries({"role": st.just("user"), "content": st.sampled_from(["hi", ""])}),
+    st.fixed_dictionaries({"role": st.just("user"), "content": st.lists(PLAIN_RESULTS, min_size=1, max_size=2)}),
+    st.builds(
+        lambda text, calls: {"role": "assistant", "content": text + calls},
+        st.lists(PLAIN_TEXT, max_size=2),
+        st.lists(PLAIN_CALLS, max_size=2),
+    ),
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "system", 5]), "content": st.lists(ANTHROPIC_BLOCKS, max_size=3)}
+    ),
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": st.sampled_from(["hi", 5])}),
+    st.sampled_from([{"role": "user", "content": "hi", "name": "x"}, {"role": "user"}, "not a message"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    system=st.sampled_from([None, "Be brief.", [{"type": "text", "text": "Be brief."}], 5]),
+    raw=st.lists(ANTHROPIC_MESSAGES, max_size=5),
+)
+def test_an_anthropic_conversation_taken_the_short_way_is_what_the_long_way_makes_of_it(
+    system: Any, raw: list[Any]
+) -> None:
+    body: dict[str, Any] = {"model": "m", "max_tokens": 10, "messages": raw}
+    if system is not None:
+        body["system"] = system
+    short = anthropic_messages.decode_plain(system, raw)
+    kept: dict[str, Any] = {}
+    try:
+        long_way = anthropic._decode_messages(system, raw, kept)
+    except ValueError:
+        assert short is None  # what the long way refuses never takes the short way
+        return
+    if short is not None:
+        assert (short, kept) == (long_way, {})
+        assert anthropic.decode_request(body).messages == long_way

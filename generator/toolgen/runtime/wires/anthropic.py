@@ -38,6 +38,7 @@ from . import structured
 from .anthropic_messages import (
     WIRE,
     decode_assistant,
+    decode_plain,
     decode_system,
     decode_user,
     encode_assistant,
@@ -247,10 +248,25 @@ def decode_request(body: Any) -> Request:
         body.get("messages"), "/messages", "`messages`, an array of message objects"
     )
     kept: dict[str, Any] = {}
+    messages = decode_plain(body.get("system"), raw_messages)
+    if messages is None:
+        messages = _decode_messages(body.get("system"), raw_messages, kept)
+    tools = _decode_tools(body.get("tools"), kept)
+    consumed = {"messages", "system", "tools"}
+    model, fields = body_rest(body, consumed)
+    return decoded_request(
+        WIRE, messages, tools, model, fields, kept, _settings(fields)
+    )
+
+
+def _decode_messages(
+    system: Any, raw_messages: list[Any], kept: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The long way: every block read, and what canonical messages have no place for kept."""
     messages: list[dict[str, Any]] = []
-    system = decode_system(body.get("system"), kept)
-    if system is not None:
-        messages.append(system)
+    decoded_system = decode_system(system, kept)
+    if decoded_system is not None:
+        messages.append(decoded_system)
     for i, raw in enumerate(raw_messages):
         pointer = f"/messages/{i}"
         msg = as_dict(raw, pointer, "a message object")
@@ -265,12 +281,7 @@ def decode_request(body: Any) -> Request:
                 f"{pointer}/role",
                 "user or assistant (the system prompt is the top-level `system` field)",
             )
-    tools = _decode_tools(body.get("tools"), kept)
-    consumed = {"messages", "system", "tools"}
-    model, fields = body_rest(body, consumed)
-    return decoded_request(
-        WIRE, messages, tools, model, fields, kept, _settings(fields)
-    )
+    return messages
 
 
 def encode_request(request: Request) -> dict[str, Any]:

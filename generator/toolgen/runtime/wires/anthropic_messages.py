@@ -391,6 +391,107 @@ def encode_assistant(message: Mapping[str, Any], pointer: str) -> dict[str, Any]
     return fill(out, fields) if fields else out
 
 
+# ---- the short way: a conversation as this module's own encoder writes it ----
+
+_MESSAGE_KEYS = frozenset({"role", "content"})
+_TEXT_KEYS = frozenset({"type", "text"})
+_CALL_KEYS = frozenset({"type", "id", "name", "input"})
+_RESULT_KEYS = frozenset({"type", "tool_use_id", "content"})
+
+
+def decode_plain(system: Any, raw: list[Any]) -> list[dict[str, Any]] | None:
+    """The canonical messages of a conversation that keeps nothing (plain text and calls, string tool results,
+    no other keys), as `decode_system`, `decode_user` and `decode_assistant` give them; None for anything else,
+    which then takes the long way, so every refusal and every kept detail is the long way's."""
+    messages: list[dict[str, Any]] = []
+    if system is not None:
+        if type(system) is not str:
+            return None
+        messages.append({"role": "system", "content": system})
+    for msg in raw:
+        if type(msg) is not dict or msg.keys() != _MESSAGE_KEYS:
+            return None
+        role, content = msg["role"], msg["content"]
+        if role == "user":
+            if type(content) is str:
+                messages.append({"role": "user", "content": content})
+            elif not _plain_results(content, messages):
+                return None
+        elif role != "assistant" or not _plain_assistant(content, messages):
+            return None
+    return messages
+
+
+def _plain_results(content: Any, messages: list[dict[str, Any]]) -> bool:
+    # A result right after a tool message was split from it on the wire: the long way marks that.
+    if (
+        type(content) is not list
+        or not content
+        or (messages and messages[-1]["role"] == "tool")
+    ):
+        return False
+    for block in content:
+        if (
+            type(block) is not dict
+            or block.keys() != _RESULT_KEYS
+            or block["type"] != "tool_result"
+            or type(block["tool_use_id"]) is not str
+            or type(block["content"]) is not str
+        ):
+            return False
+    messages.extend(
+        {
+            "role": "tool",
+            "tool_call_id": block["tool_use_id"],
+            "content": block["content"],
+        }
+        for block in content
+    )
+    return True
+
+
+def _plain_assistant(content: Any, messages: list[dict[str, Any]]) -> bool:
+    if type(content) is not list:
+        return False
+    parts: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    for block in content:
+        if type(block) is not dict:
+            return False
+        keys = block.keys()
+        if keys == _TEXT_KEYS and not calls:
+            if block["type"] != "text" or type(block["text"]) is not str:
+                return False
+            parts.append({"type": "text", "text": block["text"]})
+        elif keys == _CALL_KEYS:
+            call_id, name, given = block["id"], block["name"], block["input"]
+            if (
+                block["type"] != "tool_use"
+                or type(call_id) is not str
+                or type(name) is not str
+                or type(given) is not dict
+            ):
+                return False
+            arguments = args_text(given)
+            # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
+            if args_object(arguments, "") != given:
+                return False
+            calls.append(
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": arguments},
+                }
+            )
+        else:
+            return False
+    out: dict[str, Any] = {"role": "assistant", "content": assistant_content(parts)}
+    if calls:
+        out["tool_calls"] = calls
+    messages.append(out)
+    return True
+
+
 # ---- system ----
 
 
