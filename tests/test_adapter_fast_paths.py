@@ -148,6 +148,25 @@ def test_an_entry_told_plain_is_one_the_export_writes_back(
     assert outcomes[0] == outcomes[1]
 
 
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(anthropic_entries(), max_size=3))
+def test_an_anthropic_tool_list_read_in_one_pass_is_what_the_long_way_reads(raw: list[dict[str, Any]]) -> None:
+    for entry in raw:
+        definition = anthropic._plain_definition(entry)
+        assert definition is None or definition == anthropic._tool_definition(entry)
+    outcomes = []
+    for decode in (
+        anthropic._decode_tools,
+        lambda raw, kept: decode_tools(raw, kept, anthropic._tool_definition, "anthropic", None),
+    ):
+        kept: dict[str, Any] = {}
+        try:
+            outcomes.append(("decoded", decode(raw, kept), kept))
+        except ValueError as error:
+            outcomes.append(("refused", str(error)))
+    assert outcomes[0] == outcomes[1]
+
+
 @pytest.mark.parametrize("dialect", CHAT_DIALECTS)
 @settings(max_examples=200, deadline=None)
 @given(raw=st.lists(chat_entries(), max_size=3))

@@ -64,7 +64,7 @@ from .base import (
     stop_value,
     turns,
 )
-from .export import decode_tools, encode_tools, named_entry, object_schema
+from .export import decode_tools, encode_tools
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -120,18 +120,44 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
     return tool
 
 
-_TOOL_KEYS = frozenset({"name", "input_schema"})
-_DESCRIBED_TOOL_KEYS = _TOOL_KEYS | {"description"}
+def _plain_definition(entry: Any) -> dict[str, Any] | None:
+    """The definition of an entry the export writes back as it is (a name, a description and an object schema,
+    nothing else), as `_tool_definition` reads it; None for any other entry."""
+    # Keys told by count and lookup, not a key view compared: this runs for every tool of every decoded request.
+    if type(entry) is not dict:
+        return None
+    name, schema = entry.get("name"), entry.get("input_schema")
+    if (
+        type(name) is not str
+        or type(schema) is not dict
+        or schema.get("type") != "object"
+    ):
+        return None
+    count = len(entry)
+    if count == 2:
+        return {"name": name, "inputSchema": schema}
+    description = entry.get("description")
+    if count != 3 or type(description) is not str or not description:
+        return None
+    return {"name": name, "description": description, "inputSchema": schema}
 
 
 def _plain_tool(entry: Any) -> bool:
-    """An entry the export writes back as it is: a name, a description and an object schema, nothing else."""
-    return named_entry(entry, _TOOL_KEYS, _DESCRIBED_TOOL_KEYS) and object_schema(
-        entry["input_schema"]
-    )
+    """An entry the export writes back as it is."""
+    return _plain_definition(entry) is not None
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
+    if type(raw) is list and raw:
+        # A list of plain entries is read in one pass, each entry once; any other list takes decode_tools' way.
+        tools = []
+        for entry in raw:
+            tool = _plain_definition(entry)
+            if tool is None:
+                break
+            tools.append(tool)
+        else:
+            return tools
     return decode_tools(raw, kept, _tool_definition, "anthropic", _plain_tool)
 
 
@@ -155,7 +181,11 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
             out["tool_choice"] = {"name": choice["name"]}
         if isinstance(choice.get("disable_parallel_tool_use"), bool):
             out["parallel_tool_calls"] = not choice["disable_parallel_tool_use"]
-    fmt = structured.from_anthropic(fields.get("output_config"))
+    fmt = (
+        structured.from_anthropic(fields["output_config"])
+        if "output_config" in fields
+        else None
+    )
     if fmt is not None:
         out["response_format"] = fmt
     metadata = fields.get("metadata")

@@ -393,25 +393,22 @@ def encode_assistant(message: Mapping[str, Any], pointer: str) -> dict[str, Any]
 
 # ---- the short way: a conversation as this module's own encoder writes it ----
 
-_MESSAGE_KEYS = frozenset({"role", "content"})
-_TEXT_KEYS = frozenset({"type", "text"})
-_CALL_KEYS = frozenset({"type", "id", "name", "input"})
-_RESULT_KEYS = frozenset({"type", "tool_use_id", "content"})
-
 
 def decode_plain(system: Any, raw: list[Any]) -> list[dict[str, Any]] | None:
     """The canonical messages of a conversation that keeps nothing (plain text and calls, string tool results,
     no other keys), as `decode_system`, `decode_user` and `decode_assistant` give them; None for anything else,
     which then takes the long way, so every refusal and every kept detail is the long way's."""
+    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other, and this costs
+    # less than comparing key views.
     messages: list[dict[str, Any]] = []
     if system is not None:
         if type(system) is not str:
             return None
         messages.append({"role": "system", "content": system})
     for msg in raw:
-        if type(msg) is not dict or msg.keys() != _MESSAGE_KEYS:
+        if type(msg) is not dict or len(msg) != 2:
             return None
-        role, content = msg["role"], msg["content"]
+        role, content = msg.get("role"), msg.get("content")
         if role == "user":
             if type(content) is str:
                 messages.append({"role": "user", "content": content})
@@ -424,29 +421,23 @@ def decode_plain(system: Any, raw: list[Any]) -> list[dict[str, Any]] | None:
 
 def _plain_results(content: Any, messages: list[dict[str, Any]]) -> bool:
     # A result right after a tool message was split from it on the wire: the long way marks that.
-    if (
-        type(content) is not list
-        or not content
-        or (messages and messages[-1]["role"] == "tool")
-    ):
+    if type(content) is not list or not content:
         return False
+    if messages and messages[-1]["role"] == "tool":
+        return False
+    results = []
     for block in content:
+        if type(block) is not dict or len(block) != 3:
+            return False
+        call_id, text = block.get("tool_use_id"), block.get("content")
         if (
-            type(block) is not dict
-            or block.keys() != _RESULT_KEYS
-            or block["type"] != "tool_result"
-            or type(block["tool_use_id"]) is not str
-            or type(block["content"]) is not str
+            type(call_id) is not str
+            or type(text) is not str
+            or block.get("type") != "tool_result"
         ):
             return False
-    messages.extend(
-        {
-            "role": "tool",
-            "tool_call_id": block["tool_use_id"],
-            "content": block["content"],
-        }
-        for block in content
-    )
+        results.append({"role": "tool", "tool_call_id": call_id, "content": text})
+    messages.extend(results)
     return True
 
 
@@ -458,16 +449,15 @@ def _plain_assistant(content: Any, messages: list[dict[str, Any]]) -> bool:
     for block in content:
         if type(block) is not dict:
             return False
-        keys = block.keys()
-        if keys == _TEXT_KEYS and not calls:
-            if block["type"] != "text" or type(block["text"]) is not str:
-                return False
-            parts.append({"type": "text", "text": block["text"]})
-        elif keys == _CALL_KEYS:
-            call_id, name, given = block["id"], block["name"], block["input"]
+        kind = block.get("type")
+        if kind == "tool_use" and len(block) == 4:
+            call_id, name, given = (
+                block.get("id"),
+                block.get("name"),
+                block.get("input"),
+            )
             if (
-                block["type"] != "tool_use"
-                or type(call_id) is not str
+                type(call_id) is not str
                 or type(name) is not str
                 or type(given) is not dict
             ):
@@ -483,6 +473,11 @@ def _plain_assistant(content: Any, messages: list[dict[str, Any]]) -> bool:
                     "function": {"name": name, "arguments": arguments},
                 }
             )
+        elif kind == "text" and len(block) == 2 and not calls:
+            text = block.get("text")
+            if type(text) is not str:
+                return False
+            parts.append({"type": "text", "text": text})
         else:
             return False
     out: dict[str, Any] = {"role": "assistant", "content": assistant_content(parts)}
