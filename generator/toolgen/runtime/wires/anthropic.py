@@ -38,13 +38,13 @@ from . import structured
 from .anthropic_messages import (
     WIRE,
     decode_assistant,
-    decode_plain,
     decode_system,
     decode_user,
     encode_assistant,
     encode_system,
     encode_turn,
 )
+from .anthropic_plain import decode_plain, encode_plain
 from .base import (
     ProviderError,
     Request,
@@ -326,18 +326,28 @@ def _encode_request(request: Request) -> dict[str, Any]:
         body["model"] = request.model
     if WIRE not in request.extras:
         body["max_tokens"] = DEFAULT_MAX_TOKENS
-    system = encode_system(request.messages, kept)
+    plain = encode_plain(request.messages)
+    if plain is None:
+        system = encode_system(request.messages, kept)
+        messages = _encode_messages(request.messages)
+    else:
+        system, messages = plain
     if system is not None:
         body["system"] = system
-    body["messages"] = [
-        encode_turn(side, group, f"/messages/{i}")
-        for i, (side, group) in enumerate(turns(request.messages, WIRE))
-    ]
+    body["messages"] = messages
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")
     _apply_settings(portable(request, WIRE, _settings(fields) if fields else {}), body)
     return fill(body, fields) if fields else body
+
+
+def _encode_messages(messages: list[dict[str, Any]]) -> list[Any]:
+    """The long way: every message's kept blocks, fields and grouping restored."""
+    return [
+        encode_turn(side, group, f"/messages/{i}")
+        for i, (side, group) in enumerate(turns(messages, WIRE))
+    ]
 
 
 def _error(body: Mapping[str, Any]) -> ProviderError:
