@@ -24,10 +24,17 @@ from toolgen.runtime.wires import (
     interactions,
     ollama,
     openai_chat,
+    openai_chat_messages,
     responses,
 )
 from toolgen.runtime.wires.base import args_object, args_text
-from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools, plain_chat_function
+from toolgen.runtime.wires.export import (
+    decode_tools,
+    encode_tools,
+    export_tools,
+    plain_chat_definition,
+    plain_chat_function,
+)
 from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
 from toolgen.runtime.wires.openai_chat_dialects import dialect_of
 
@@ -492,3 +499,95 @@ def test_an_anthropic_conversation_encoded_the_short_way_is_what_the_long_way_wr
         assert short is None  # what the long way refuses never takes the short way
         return
     assert short is None or short == long_way
+
+
+def _chat_messages(d: Any) -> st.SearchStrategy[Any]:
+    """Chat-completions messages in dialect `d`'s spelling, next to what the short way takes."""
+    calls_key, id_key = d.key("tool_calls"), d.key("tool_call_id")
+    typed = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}
+    untyped = {"id": "c1", "function": {"name": "f", "arguments": '{"a":1}'}}
+    plain_call = typed if d.typed_calls else untyped
+    other_calls = [
+        typed if not d.typed_calls else untyped,
+        {"id": "", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "c2", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}},
+        {"id": "c3", "type": "function", "function": {"name": 5, "arguments": "{}"}},
+        {"id": "c4", "type": "custom", "custom": {"name": "f", "input": "x"}},
+        {"id": "c5", "type": "function", "function": {"name": "f"}},
+        {"id": "c6", "type": "other", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "c7", "extra": 1, "function": {"name": "f", "arguments": "{}"}},
+        "not a call",
+    ]
+    plain = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": ""},
+        {"role": "assistant", "content": None, calls_key: [plain_call]},
+        {"role": "assistant", "content": "It is sunny."},
+        {"role": "assistant", "content": "Sure.", calls_key: [plain_call, plain_call]},
+        {"role": "tool", id_key: "c1", "content": "sunny"},
+    ]
+    other = [
+        {"role": "developer", "content": "Be brief."},
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "user", "content": None},
+        {"role": "user", "content": "hi", "name": "ann"},
+        {"role": "assistant", "content": ""},
+        {"role": "assistant"},
+        {"role": "assistant", "content": None, calls_key: []},
+        {"role": "assistant", "content": None, "reasoning_content": "hm"},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+        {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}},
+        {"role": "tool", id_key: "c1", "content": "sunny", "name": "f"},
+        {"role": "tool", id_key: 5, "content": "sunny"},
+        {"role": "tool", "content": "sunny"},
+        {"role": "function", "name": "f", "content": "sunny"},
+        {"role": "robot", "content": "beep"},
+        "not a message",
+    ]
+    odd_calls = st.builds(
+        lambda call: {"role": "assistant", "content": None, calls_key: [call]}, st.sampled_from(other_calls)
+    )
+    return st.one_of(st.sampled_from(plain), st.sampled_from(other), odd_calls)
+
+
+@pytest.mark.parametrize("dialect", CHAT_DIALECTS)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_chat_conversation_taken_the_short_way_is_what_the_long_way_makes_of_it(
+    dialect: str, data: st.DataObject
+) -> None:
+    d = dialect_of(dialect)
+    raw = data.draw(st.lists(_chat_messages(d), max_size=5))
+    short = openai_chat_messages.decode_plain(raw, d)
+    try:
+        long_way = openai_chat._decode_messages(raw, d, dialect)
+    except ValueError:
+        assert short is None  # what the long way refuses never takes the short way
+        return
+    assert short is None or short == long_way
+    if short is not None:
+        assert openai_chat.decode_request({"model": "m", "messages": raw}, dialect).messages == long_way
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(chat_entries(), max_size=3))
+def test_a_chat_tool_entry_read_the_short_way_is_what_every_chat_wire_reads(raw: list[dict[str, Any]]) -> None:
+    for entry in raw:
+        definition = plain_chat_definition(entry)
+        assert (definition is not None) == plain_chat_function(entry)
+        if definition is not None:
+            assert definition == cohere._tool_definition(entry) == ollama._tool_definition(entry)
+            assert definition == openai_chat._tool_definition(entry["function"])
+    for module in (cohere, ollama):
+        kept: dict[str, Any] = {}
+        long_kept: dict[str, Any] = {}
+        provider = "openai" if module is cohere else "ollama"
+        try:
+            long_way: Any = decode_tools(raw, long_kept, module._tool_definition, provider, None)
+        except ValueError as error:
+            long_way = ("refused", str(error))
+        try:
+            assert (module._decode_tools(raw, kept), kept) == (long_way, long_kept)
+        except ValueError as error:
+            assert long_way == ("refused", str(error))

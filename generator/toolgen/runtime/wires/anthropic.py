@@ -148,17 +148,9 @@ def _plain_tool(entry: Any) -> bool:
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    if type(raw) is list and raw:
-        # A list of plain entries is read in one pass, each entry once; any other list takes decode_tools' way.
-        tools = []
-        for entry in raw:
-            tool = _plain_definition(entry)
-            if tool is None:
-                break
-            tools.append(tool)
-        else:
-            return tools
-    return decode_tools(raw, kept, _tool_definition, "anthropic", _plain_tool)
+    return decode_tools(
+        raw, kept, _tool_definition, "anthropic", _plain_tool, _plain_definition
+    )
 
 
 def _encode_tools(
