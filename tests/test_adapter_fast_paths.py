@@ -14,9 +14,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import anthropic, bedrock, cohere, gemini, interactions, ollama, openai_chat, responses
+from toolgen.runtime.wires import (
+    anthropic,
+    anthropic_messages,
+    anthropic_plain,
+    bedrock,
+    cohere,
+    gemini,
+    interactions,
+    ollama,
+    openai_chat,
+    openai_chat_messages,
+    responses,
+)
 from toolgen.runtime.wires.base import args_object, args_text
-from toolgen.runtime.wires.export import decode_tools, encode_tools, export_tools, plain_chat_function
+from toolgen.runtime.wires.export import (
+    decode_tools,
+    encode_tools,
+    export_tools,
+    plain_chat_definition,
+    plain_chat_function,
+)
 from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
 from toolgen.runtime.wires.openai_chat_dialects import dialect_of
 
@@ -135,6 +153,25 @@ def test_an_entry_told_plain_is_one_the_export_writes_back(
             outcomes.append(("refused", str(error)))
         else:
             outcomes.append(("decoded", tools, kept))
+    assert outcomes[0] == outcomes[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(anthropic_entries(), max_size=3))
+def test_an_anthropic_tool_list_read_in_one_pass_is_what_the_long_way_reads(raw: list[dict[str, Any]]) -> None:
+    for entry in raw:
+        definition = anthropic._plain_definition(entry)
+        assert definition is None or definition == anthropic._tool_definition(entry)
+    outcomes = []
+    for decode in (
+        anthropic._decode_tools,
+        lambda raw, kept: decode_tools(raw, kept, anthropic._tool_definition, "anthropic", None),
+    ):
+        kept: dict[str, Any] = {}
+        try:
+            outcomes.append(("decoded", decode(raw, kept), kept))
+        except ValueError as error:
+            outcomes.append(("refused", str(error)))
     assert outcomes[0] == outcomes[1]
 
 
@@ -322,3 +359,235 @@ def test_a_bad_dict_message_reports_the_models_problems(adapters: ModuleType) ->
     with pytest.raises(adapters.ToolgenValidationError) as raised:
         adapters.encode_request([*CONVERSATION, {"role": "user", "content": 5}], "anthropic", model="m")
     assert [p.pointer for p in raised.value.problems] == ["/4/content"]
+
+
+# Anthropic blocks and messages next to what the short way takes: extra keys, other types, values of other kinds.
+ANTHROPIC_BLOCKS = st.sampled_from(
+    [
+        {"type": "text", "text": "hi"},
+        {"type": "text", "text": 5},
+        {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}},
+        {"type": "thinking", "thinking": "hm", "signature": "s"},
+        {"type": "tool_use", "id": "c1", "name": "f", "input": {"city": "Paris"}},
+        {"type": "tool_use", "id": "c2", "name": "f", "input": {}},
+        {"type": "tool_use", "id": "c3", "name": "f", "input": {"n": float("nan")}},
+        {"type": "tool_use", "id": "c4", "name": "f", "input": {"t": (1, 2)}},
+        {"type": "tool_use", "id": 5, "name": "f", "input": {}},
+        {"type": "tool_use", "id": "c5", "name": "f", "input": "text"},
+        {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"},
+        {"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "sunny"}]},
+        {"type": "tool_result", "tool_use_id": "c1", "content": "sunny", "is_error": True},
+        {"type": "tool_result", "tool_use_id": "c1"},
+        {"type": "tool_result", "tool_use_id": 5, "content": "sunny"},
+        {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}},
+        "not a block",
+    ]
+)
+PLAIN_TEXT = st.sampled_from([{"type": "text", "text": "hi"}, {"type": "text", "text": ""}])
+PLAIN_CALLS = st.sampled_from(
+    [
+        {"type": "tool_use", "id": "c1", "name": "f", "input": {"city": "Paris"}},
+        {"type": "tool_use", "id": "c2", "name": "f", "input": {"a": [1, 2.5, None, True]}},
+    ]
+)
+PLAIN_RESULTS = st.sampled_from(
+    [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"},
+        {"type": "tool_result", "tool_use_id": "c2", "content": ""},
+    ]
+)
+ANTHROPIC_MESSAGES = st.one_of(
+    # What the short way takes, most of the time, so that it is compared often.
+    st.fixed_dictionaries({"role": st.just("user"), "content": st.sampled_from(["hi", ""])}),
+    st.fixed_dictionaries({"role": st.just("user"), "content": st.lists(PLAIN_RESULTS, min_size=1, max_size=2)}),
+    st.builds(
+        lambda text, calls: {"role": "assistant", "content": text + calls},
+        st.lists(PLAIN_TEXT, max_size=2),
+        st.lists(PLAIN_CALLS, max_size=2),
+    ),
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "system", 5]), "content": st.lists(ANTHROPIC_BLOCKS, max_size=3)}
+    ),
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": st.sampled_from(["hi", 5])}),
+    st.sampled_from([{"role": "user", "content": "hi", "name": "x"}, {"role": "user"}, "not a message"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    system=st.sampled_from([None, "Be brief.", [{"type": "text", "text": "Be brief."}], 5]),
+    raw=st.lists(ANTHROPIC_MESSAGES, max_size=5),
+)
+def test_an_anthropic_conversation_taken_the_short_way_is_what_the_long_way_makes_of_it(
+    system: Any, raw: list[Any]
+) -> None:
+    body: dict[str, Any] = {"model": "m", "max_tokens": 10, "messages": raw}
+    if system is not None:
+        body["system"] = system
+    short = anthropic_plain.decode_plain(system, raw)
+    kept: dict[str, Any] = {}
+    try:
+        long_way = anthropic._decode_messages(system, raw, kept)
+    except ValueError:
+        assert short is None  # what the long way refuses never takes the short way
+        return
+    if short is not None:
+        assert (short, kept) == (long_way, {})
+        assert anthropic.decode_request(body).messages == long_way
+
+
+_PLAIN_CANONICAL = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "hi"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}],
+    },
+    {"role": "assistant", "content": "It is sunny."},
+    {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+    {"role": "tool", "tool_call_id": "c2", "content": "rain", "is_error": True},
+]
+# What the short way takes, drawn as often as everything else, so that it is compared often.
+PLAIN_CANONICAL = st.sampled_from(_PLAIN_CANONICAL)
+CANONICAL_MESSAGES = st.sampled_from(
+    [
+        {"role": "system", "content": "Be brief."},
+        {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": ""},
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "user", "content": "hi", "extras": {"anthropic": {"message_fields": {"x": 1}}}},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}],
+        },
+        {
+            "role": "assistant",
+            "content": "Sure.",
+            "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "f", "arguments": ""}}],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c3", "type": "function", "function": {"name": "f", "arguments": "[1]"}}],
+        },
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c4", "function": {"name": "f"}}]},
+        {"role": "assistant", "content": "It is sunny."},
+        {"role": "assistant", "content": ""},
+        {"role": "assistant", "content": [{"type": "reasoning", "text": "hm"}, {"type": "text", "text": "ok"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+        {"role": "tool", "tool_call_id": "c2", "content": "rain", "is_error": True},
+        {"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "rain"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny", "extras": {"anthropic": {"split": True}}},
+        {"role": "robot", "content": "beep"},
+        {"content": "no role"},
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(messages=st.lists(st.one_of(PLAIN_CANONICAL, CANONICAL_MESSAGES), max_size=6))
+def test_an_anthropic_conversation_encoded_the_short_way_is_what_the_long_way_writes(
+    messages: list[dict[str, Any]],
+) -> None:
+    short = anthropic_plain.encode_plain(messages)
+    try:
+        long_way = (anthropic_messages.encode_system(messages, {}), anthropic._encode_messages(messages))
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+        assert short is None  # what the long way refuses never takes the short way
+        return
+    assert short is None or short == long_way
+
+
+def _chat_messages(d: Any) -> st.SearchStrategy[Any]:
+    """Chat-completions messages in dialect `d`'s spelling, next to what the short way takes."""
+    calls_key, id_key = d.key("tool_calls"), d.key("tool_call_id")
+    typed = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}
+    untyped = {"id": "c1", "function": {"name": "f", "arguments": '{"a":1}'}}
+    plain_call = typed if d.typed_calls else untyped
+    other_calls = [
+        typed if not d.typed_calls else untyped,
+        {"id": "", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "c2", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}},
+        {"id": "c3", "type": "function", "function": {"name": 5, "arguments": "{}"}},
+        {"id": "c4", "type": "custom", "custom": {"name": "f", "input": "x"}},
+        {"id": "c5", "type": "function", "function": {"name": "f"}},
+        {"id": "c6", "type": "other", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "c7", "extra": 1, "function": {"name": "f", "arguments": "{}"}},
+        "not a call",
+    ]
+    plain = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": ""},
+        {"role": "assistant", "content": None, calls_key: [plain_call]},
+        {"role": "assistant", "content": "It is sunny."},
+        {"role": "assistant", "content": "Sure.", calls_key: [plain_call, plain_call]},
+        {"role": "tool", id_key: "c1", "content": "sunny"},
+    ]
+    other = [
+        {"role": "developer", "content": "Be brief."},
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "user", "content": None},
+        {"role": "user", "content": "hi", "name": "ann"},
+        {"role": "assistant", "content": ""},
+        {"role": "assistant"},
+        {"role": "assistant", "content": None, calls_key: []},
+        {"role": "assistant", "content": None, "reasoning_content": "hm"},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+        {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}},
+        {"role": "tool", id_key: "c1", "content": "sunny", "name": "f"},
+        {"role": "tool", id_key: 5, "content": "sunny"},
+        {"role": "tool", "content": "sunny"},
+        {"role": "function", "name": "f", "content": "sunny"},
+        {"role": "robot", "content": "beep"},
+        "not a message",
+    ]
+    odd_calls = st.builds(
+        lambda call: {"role": "assistant", "content": None, calls_key: [call]}, st.sampled_from(other_calls)
+    )
+    return st.one_of(st.sampled_from(plain), st.sampled_from(other), odd_calls)
+
+
+@pytest.mark.parametrize("dialect", CHAT_DIALECTS)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_chat_conversation_taken_the_short_way_is_what_the_long_way_makes_of_it(
+    dialect: str, data: st.DataObject
+) -> None:
+    d = dialect_of(dialect)
+    raw = data.draw(st.lists(_chat_messages(d), max_size=5))
+    short = openai_chat_messages.decode_plain(raw, d)
+    try:
+        long_way = openai_chat._decode_messages(raw, d, dialect)
+    except ValueError:
+        assert short is None  # what the long way refuses never takes the short way
+        return
+    assert short is None or short == long_way
+    if short is not None:
+        assert openai_chat.decode_request({"model": "m", "messages": raw}, dialect).messages == long_way
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(chat_entries(), max_size=3))
+def test_a_chat_tool_entry_read_the_short_way_is_what_every_chat_wire_reads(raw: list[dict[str, Any]]) -> None:
+    for entry in raw:
+        definition = plain_chat_definition(entry)
+        assert (definition is not None) == plain_chat_function(entry)
+        if definition is not None:
+            assert definition == cohere._tool_definition(entry) == ollama._tool_definition(entry)
+            assert definition == openai_chat._tool_definition(entry["function"])
+    for module in (cohere, ollama):
+        kept: dict[str, Any] = {}
+        long_kept: dict[str, Any] = {}
+        provider = "openai" if module is cohere else "ollama"
+        try:
+            long_way: Any = decode_tools(raw, long_kept, module._tool_definition, provider, None)
+        except ValueError as error:
+            long_way = ("refused", str(error))
+        try:
+            assert (module._decode_tools(raw, kept), kept) == (long_way, long_kept)
+        except ValueError as error:
+            assert long_way == ("refused", str(error))

@@ -57,9 +57,19 @@ from .base import (
     portable,
     stop_list,
 )
-from .export import export_checked, plain_chat_function
+from .export import (
+    export_checked,
+    plain_chat_definition,
+    plain_chat_function,
+    plain_definitions,
+)
 from .openai_chat_dialects import WIRES, Dialect, dialect_of
-from .openai_chat_messages import decode_assistant, decode_message, encode_message
+from .openai_chat_messages import (
+    decode_assistant,
+    decode_message,
+    decode_plain,
+    encode_message,
+)
 
 __all__ = [
     "WIRES",
@@ -121,6 +131,9 @@ def _decode_tools(
 ) -> list[dict[str, Any]]:
     if isinstance(body.get("tools"), list):
         raw = body["tools"]
+        read_plain = plain_definitions(raw, plain_chat_definition)
+        if read_plain is not None:
+            return read_plain  # a list of plain entries, read in one pass
         tools = [
             _tool_definition(fn) for fn in map(_function_of, raw) if fn is not None
         ]
@@ -345,11 +358,9 @@ def decode_request(body: Any, wire: str = "openai-chat") -> Request:
     raw_messages = as_list(
         body.get("messages"), "/messages", "`messages`, an array of message objects"
     )
-    pending: list[tuple[str, str]] = []
-    messages = [
-        decode_message(raw, f"/messages/{i}", d, f"{wire}/messages/{i}", pending)
-        for i, raw in enumerate(raw_messages)
-    ]
+    messages = decode_plain(raw_messages, d)
+    if messages is None:
+        messages = _decode_messages(raw_messages, d, wire)
     kept: dict[str, Any] = {}
     tools = _decode_tools(body, d, kept)
     consumed = {"messages"}
@@ -368,6 +379,17 @@ def decode_request(body: Any, wire: str = "openai-chat") -> Request:
         _settings(fields, d),
         keep_empty=False,
     )
+
+
+def _decode_messages(
+    raw_messages: list[Any], d: Dialect, wire: str
+) -> list[dict[str, Any]]:
+    """The long way: every message read, and what canonical messages have no place for kept."""
+    pending: list[tuple[str, str]] = []
+    return [
+        decode_message(raw, f"/messages/{i}", d, f"{wire}/messages/{i}", pending)
+        for i, raw in enumerate(raw_messages)
+    ]
 
 
 def encode_request(request: Request, wire: str = "openai-chat") -> dict[str, Any]:

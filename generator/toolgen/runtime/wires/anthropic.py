@@ -44,6 +44,7 @@ from .anthropic_messages import (
     encode_system,
     encode_turn,
 )
+from .anthropic_plain import decode_plain, encode_plain
 from .base import (
     ProviderError,
     Request,
@@ -63,7 +64,7 @@ from .base import (
     stop_value,
     turns,
 )
-from .export import decode_tools, encode_tools, named_entry, object_schema
+from .export import decode_tools, encode_tools
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -119,19 +120,37 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
     return tool
 
 
-_TOOL_KEYS = frozenset({"name", "input_schema"})
-_DESCRIBED_TOOL_KEYS = _TOOL_KEYS | {"description"}
+def _plain_definition(entry: Any) -> dict[str, Any] | None:
+    """The definition of an entry the export writes back as it is (a name, a description and an object schema,
+    nothing else), as `_tool_definition` reads it; None for any other entry."""
+    # Keys told by count and lookup, not a key view compared: this runs for every tool of every decoded request.
+    if type(entry) is not dict:
+        return None
+    name, schema = entry.get("name"), entry.get("input_schema")
+    if (
+        type(name) is not str
+        or type(schema) is not dict
+        or schema.get("type") != "object"
+    ):
+        return None
+    count = len(entry)
+    if count == 2:
+        return {"name": name, "inputSchema": schema}
+    description = entry.get("description")
+    if count != 3 or type(description) is not str or not description:
+        return None
+    return {"name": name, "description": description, "inputSchema": schema}
 
 
 def _plain_tool(entry: Any) -> bool:
-    """An entry the export writes back as it is: a name, a description and an object schema, nothing else."""
-    return named_entry(entry, _TOOL_KEYS, _DESCRIBED_TOOL_KEYS) and object_schema(
-        entry["input_schema"]
-    )
+    """An entry the export writes back as it is."""
+    return _plain_definition(entry) is not None
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "anthropic", _plain_tool)
+    return decode_tools(
+        raw, kept, _tool_definition, "anthropic", _plain_tool, _plain_definition
+    )
 
 
 def _encode_tools(
@@ -154,7 +173,11 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
             out["tool_choice"] = {"name": choice["name"]}
         if isinstance(choice.get("disable_parallel_tool_use"), bool):
             out["parallel_tool_calls"] = not choice["disable_parallel_tool_use"]
-    fmt = structured.from_anthropic(fields.get("output_config"))
+    fmt = (
+        structured.from_anthropic(fields["output_config"])
+        if "output_config" in fields
+        else None
+    )
     if fmt is not None:
         out["response_format"] = fmt
     metadata = fields.get("metadata")
@@ -247,10 +270,25 @@ def decode_request(body: Any) -> Request:
         body.get("messages"), "/messages", "`messages`, an array of message objects"
     )
     kept: dict[str, Any] = {}
+    messages = decode_plain(body.get("system"), raw_messages)
+    if messages is None:
+        messages = _decode_messages(body.get("system"), raw_messages, kept)
+    tools = _decode_tools(body.get("tools"), kept)
+    consumed = {"messages", "system", "tools"}
+    model, fields = body_rest(body, consumed)
+    return decoded_request(
+        WIRE, messages, tools, model, fields, kept, _settings(fields)
+    )
+
+
+def _decode_messages(
+    system: Any, raw_messages: list[Any], kept: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The long way: every block read, and what canonical messages have no place for kept."""
     messages: list[dict[str, Any]] = []
-    system = decode_system(body.get("system"), kept)
-    if system is not None:
-        messages.append(system)
+    decoded_system = decode_system(system, kept)
+    if decoded_system is not None:
+        messages.append(decoded_system)
     for i, raw in enumerate(raw_messages):
         pointer = f"/messages/{i}"
         msg = as_dict(raw, pointer, "a message object")
@@ -265,12 +303,7 @@ def decode_request(body: Any) -> Request:
                 f"{pointer}/role",
                 "user or assistant (the system prompt is the top-level `system` field)",
             )
-    tools = _decode_tools(body.get("tools"), kept)
-    consumed = {"messages", "system", "tools"}
-    model, fields = body_rest(body, consumed)
-    return decoded_request(
-        WIRE, messages, tools, model, fields, kept, _settings(fields)
-    )
+    return messages
 
 
 def encode_request(request: Request) -> dict[str, Any]:
@@ -285,18 +318,28 @@ def _encode_request(request: Request) -> dict[str, Any]:
         body["model"] = request.model
     if WIRE not in request.extras:
         body["max_tokens"] = DEFAULT_MAX_TOKENS
-    system = encode_system(request.messages, kept)
+    plain = encode_plain(request.messages)
+    if plain is None:
+        system = encode_system(request.messages, kept)
+        messages = _encode_messages(request.messages)
+    else:
+        system, messages = plain
     if system is not None:
         body["system"] = system
-    body["messages"] = [
-        encode_turn(side, group, f"/messages/{i}")
-        for i, (side, group) in enumerate(turns(request.messages, WIRE))
-    ]
+    body["messages"] = messages
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")
     _apply_settings(portable(request, WIRE, _settings(fields) if fields else {}), body)
     return fill(body, fields) if fields else body
+
+
+def _encode_messages(messages: list[dict[str, Any]]) -> list[Any]:
+    """The long way: every message's kept blocks, fields and grouping restored."""
+    return [
+        encode_turn(side, group, f"/messages/{i}")
+        for i, (side, group) in enumerate(turns(messages, WIRE))
+    ]
 
 
 def _error(body: Mapping[str, Any]) -> ProviderError:

@@ -275,12 +275,18 @@ def sampling_settings(
     stop_key: str,
 ) -> None:
     """Put into `out` the `max_tokens`, `temperature`, `top_p` and `stop` settings `config` states under these keys."""
-    if type(config.get(max_key)) is int:
-        out["max_tokens"] = config[max_key]
-    for key, setting in (("temperature", "temperature"), (top_key, "top_p")):
-        if number(config.get(key)):
-            out[setting] = config[key]
-    stop = stop_list(config.get(stop_key))
+    # Each key looked up once and tested only when present: most requests state one or two of them.
+    value = config.get(max_key)
+    if type(value) is int:
+        out["max_tokens"] = value
+    value = config.get("temperature")
+    if value is not None and number(value):
+        out["temperature"] = value
+    value = config.get(top_key)
+    if value is not None and number(value):
+        out["top_p"] = value
+    value = config.get(stop_key)
+    stop = None if value is None else stop_list(value)
     if stop is not None:
         out["stop"] = stop
 

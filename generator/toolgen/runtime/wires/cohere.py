@@ -55,7 +55,12 @@ from .base import (
     stop_value,
     weave,
 )
-from .export import decode_tools, encode_tools, plain_chat_function
+from .export import (
+    decode_tools,
+    encode_tools,
+    plain_chat_definition,
+    plain_chat_function,
+)
 
 WIRE = "cohere"
 
@@ -326,7 +331,14 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "openai", plain_chat_function)
+    return decode_tools(
+        raw,
+        kept,
+        _tool_definition,
+        "openai",
+        plain_chat_function,
+        plain_chat_definition,
+    )
 
 
 def _encode_tools(

@@ -346,15 +346,21 @@ def decode_tools(
     read: ToolReader,
     provider: str,
     plain: Callable[[Any], bool] | None = None,
+    short: ToolReader | None = None,
 ) -> list[dict[str, Any]]:
     """Canonical definitions of a request's `tools` (`read` turns one entry into one, or None for a tool that is
     not a function); the raw list is kept when encoding would not give it back.
 
     `plain(entry)` says True only of an entry the export writes back exactly as it is (it may say False of one
-    that would come back too): when it says so of every entry, nothing is exported to find out.
+    that would come back too): when it says so of every entry, nothing is exported to find out. `short(entry)` is
+    `read(entry)` for such an entry and None for any other: a list of them is read in one pass.
     """
     if not isinstance(raw, list):
         return []
+    if short is not None:
+        read_plain = plain_definitions(raw, short)
+        if read_plain is not None:
+            return read_plain
     tools: list[dict[str, Any]] = []
     told = plain or _not_told
     all_plain = plain is not None
@@ -368,6 +374,18 @@ def decode_tools(
     if not tools or not (all_plain or encode_tools(tools, None, read, provider) == raw):
         kept["tools"] = raw
     return tools
+
+
+def plain_definitions(raw: list[Any], short: ToolReader) -> list[dict[str, Any]] | None:
+    """The definitions `short` reads of every entry of a non-empty list; None when it reads none of some entry
+    (or the list is empty), and then the list takes the long way."""
+    tools: list[dict[str, Any]] = []
+    for entry in raw:
+        tool = short(entry)
+        if tool is None:
+            return None
+        tools.append(tool)
+    return tools or None
 
 
 def _not_told(entry: Any) -> bool:
@@ -395,16 +413,35 @@ _FUNCTION_KEYS = frozenset({"name", "parameters"})
 _DESCRIBED_FUNCTION_KEYS = _FUNCTION_KEYS | {"description"}
 
 
+def plain_chat_definition(entry: Any) -> dict[str, Any] | None:
+    """The definition of a chat-completions tool entry (OpenAI Chat and its dialects, Cohere, Ollama) that the
+    export writes back as it is, as those wires read it: a function of a name, a description and an object schema,
+    without `strict` (which it may rewrite for). None for any other entry."""
+    # Keys told by count and lookup, not a key view compared: this runs for every tool of every decoded request.
+    if type(entry) is not dict or len(entry) != 2 or entry.get("type") != "function":
+        return None
+    fn = entry.get("function")
+    if type(fn) is not dict:
+        return None
+    name, schema = fn.get("name"), fn.get("parameters")
+    if (
+        type(name) is not str
+        or type(schema) is not dict
+        or schema.get("type") != "object"
+    ):
+        return None
+    count = len(fn)
+    if count == 2:
+        return {"name": name, "inputSchema": schema}
+    description = fn.get("description")
+    if count != 3 or type(description) is not str or not description:
+        return None
+    return {"name": name, "description": description, "inputSchema": schema}
+
+
 def plain_chat_function(entry: Any) -> bool:
-    """A chat-completions tool entry (OpenAI Chat and its dialects, Cohere, Ollama) that the export writes back as
-    it is: a function of a name, a description and an object schema, without `strict` (which it may rewrite for)."""
-    return (
-        type(entry) is dict
-        and entry.keys() == {"type", "function"}
-        and entry["type"] == "function"
-        and named_entry(entry["function"], _FUNCTION_KEYS, _DESCRIBED_FUNCTION_KEYS)
-        and object_schema(entry["function"]["parameters"])
-    )
+    """A chat-completions tool entry that the export writes back as it is (see `plain_chat_definition`)."""
+    return plain_chat_definition(entry) is not None
 
 
 def encode_tools(

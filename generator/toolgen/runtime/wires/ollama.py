@@ -55,7 +55,12 @@ from .base import (
     stable_call_id,
     stop_value,
 )
-from .export import decode_tools, encode_tools, plain_chat_function
+from .export import (
+    decode_tools,
+    encode_tools,
+    plain_chat_definition,
+    plain_chat_function,
+)
 
 WIRE = "ollama"
 
@@ -325,7 +330,14 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "ollama", plain_chat_function)
+    return decode_tools(
+        raw,
+        kept,
+        _tool_definition,
+        "ollama",
+        plain_chat_function,
+        plain_chat_definition,
+    )
 
 
 def _encode_tools(

@@ -255,6 +255,88 @@ def _decode_function_result(
     return _finish_message(out, msg, {"role", "content", "name"}, kept, d)
 
 
+# ---- the short way: a conversation that keeps nothing ----
+
+
+def decode_plain(raw: list[Any], d: Dialect) -> list[dict[str, Any]] | None:
+    """The canonical messages of system, user and tool messages with string content and assistant messages with
+    string or null content and plain calls, no other keys, as `decode_message` gives them;
+    None for anything else."""
+    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other, and this costs
+    # less than comparing key views.
+    messages: list[dict[str, Any]] = []
+    id_key = d.key("tool_call_id")
+    for msg in raw:
+        if type(msg) is not dict:
+            return None
+        role, content = msg.get("role"), msg.get("content")
+        count = len(msg)
+        if role == "assistant":
+            message = _plain_assistant(msg, content, count, d)
+            if message is None:
+                return None
+            messages.append(message)
+        elif role == "tool":
+            call_id = msg.get(id_key)
+            if count != 3 or type(call_id) is not str or type(content) is not str:
+                return None
+            messages.append(
+                {"role": "tool", "tool_call_id": call_id, "content": content}
+            )
+        elif (role == "user" or role == "system") and count == 2:
+            if type(content) is not str:
+                return None
+            messages.append({"role": role, "content": content})
+        else:
+            return None
+    return messages
+
+
+def _plain_assistant(
+    msg: dict[str, Any], content: Any, count: int, d: Dialect
+) -> dict[str, Any] | None:
+    # Empty text is kept as the wire spelled it (`""`), so only non-empty text or null is plain.
+    if "content" not in msg or not (
+        content is None or (type(content) is str and content)
+    ):
+        return None
+    out: dict[str, Any] = {"role": "assistant", "content": content}
+    if count == 2:
+        return out
+    raw_calls = msg.get(d.key("tool_calls"))
+    if count != 3 or type(raw_calls) is not list:
+        return None
+    calls = []
+    # Entries are {"id", "type": "function", "function": {"name", "arguments"}}, without `type` where the dialect
+    # leaves it out: what `openai_chat_parts.call_block` writes back.
+    size = 3 if d.typed_calls else 2
+    for entry in raw_calls:
+        if type(entry) is not dict or len(entry) != size:
+            return None
+        call_id, fn = entry.get("id"), entry.get("function")
+        if (
+            type(call_id) is not str
+            or not call_id
+            or type(fn) is not dict
+            or len(fn) != 2
+        ):
+            return None
+        if d.typed_calls and entry.get("type") != "function":
+            return None
+        name, arguments = fn.get("name"), fn.get("arguments")
+        if type(name) is not str or type(arguments) is not str:
+            return None
+        calls.append(
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": arguments},
+            }
+        )
+    out["tool_calls"] = calls
+    return out
+
+
 # ---- encoding ----
 
 
