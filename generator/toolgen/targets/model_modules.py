@@ -41,6 +41,9 @@ class _Definition:
     # `name.model_rebuild()`, if any: it runs after every definition of its module, as in the module it came from,
     # since it resolves names that a mutually recursive definition further down provides.
     rebuild: str = ""
+    # Whether its annotations must stay strings: it names itself, or a field of its class takes a name the class
+    # body then reads (`date: date`), which an annotation evaluated in the class body would find instead.
+    lazy: bool = False
 
 
 def _lines(source: str) -> list[str]:
@@ -107,22 +110,39 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
         text = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in nodes)
         rebuild = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in rebuilds.get(name, []))
         refers: set[str] = set()
+        read: set[str] = set()
         for node in [*nodes, *rebuilds.get(name, [])]:
-            _mentions(node, refers)
-        definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild))
+            _mentions(node, refers, read)
+        lazy = name in read or not _bound_in_class(nodes[0]).isdisjoint(read)
+        definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild, lazy))
     return preamble, definitions
 
 
-def _mentions(node: ast.AST, found: set[str]) -> None:
+def _bound_in_class(node: ast.stmt) -> set[str]:
+    """The names a class body binds (its fields with a value, model_config, enum members); none for an alias."""
+    if not isinstance(node, ast.ClassDef):
+        return set()
+    bound: set[str] = set()
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            bound.add(item.target.id)
+        elif isinstance(item, ast.Assign):
+            bound.update(target.id for target in item.targets if isinstance(target, ast.Name))
+    return bound
+
+
+def _mentions(node: ast.AST, found: set[str], read: set[str]) -> None:
     """Add to `found` every name `node` holds, and every string: a forward reference written as a string counts
-    too (a description equal to a name only puts two definitions in one module). What ast.walk visits, without
-    its generators: a large module has a few hundred thousand nodes."""
+    too (a description equal to a name only puts two definitions in one module); to `read` the names it reads.
+    What ast.walk visits, without its generators: a large module has a few hundred thousand nodes."""
     stack = [node]
     while stack:
         sub = stack.pop()
         kind = type(sub)
         if kind is ast.Name:
             found.add(sub.id)  # type: ignore[attr-defined]
+            if type(sub.ctx) is ast.Load:  # type: ignore[attr-defined]
+                read.add(sub.id)  # type: ignore[attr-defined]
             continue  # its only child is its context
         if kind is ast.Constant:
             value = sub.value  # type: ignore[attr-defined]
@@ -221,13 +241,44 @@ def _tool_module(
     whose = f"the tool {named[0]!r}" if len(named) == 1 else f"the tools {', '.join(map(repr, named[:3]))}{more}"
     # repr() escapes whatever a tool's name holds; the docstring is a literal of its own kind, so no quote ends it.
     doc = repr(f"Models of {whose}, imported through the package's models module when first used.")
-    lines = [header, doc, "", _FUTURE, imports]
+    ordered = _defined_before_use(found)
+    # Annotations written as code when every name they read is defined above them: pydantic then reads the
+    # evaluated types, not strings it compiles and evaluates for each field whenever the module is first imported.
+    lines = [header, doc, "", *([_FUTURE] if ordered is None else []), imports]
     if eager:
         lines.append(f"from {package}.models import {', '.join(eager)}\n")
     lines.extend(f"from {home} import {', '.join(names)}\n" for home, names in sorted(by_home.items()))
-    lines.extend(f"\n{d.text}" for d in found)
+    lines.extend(f"\n{d.text}" for d in (found if ordered is None else ordered))
     lines.extend(_rebuilds(found))
     return "\n".join(lines)
+
+
+def _defined_before_use(found: list[_Definition]) -> list[_Definition] | None:
+    """`found` reordered so that each definition comes after those of `found` it refers to (else in the order
+    given), or None when some annotation must stay a string: a cycle, a rebuild, a `lazy` definition."""
+    if any(d.lazy or d.rebuild for d in found):
+        return None
+    position = {d.name: index for index, d in enumerate(found)}
+    ordered: list[_Definition] = []
+    placed: set[str] = set()
+    visiting: set[str] = set()
+
+    def place(definition: _Definition) -> bool:
+        if definition.name in placed:
+            return True
+        if definition.name in visiting:  # a cycle through other definitions
+            return False
+        visiting.add(definition.name)
+        # in module order, so the result is the same whatever the set's order
+        for index in sorted(position[name] for name in definition.refers_to if name in position):
+            if not place(found[index]):
+                return False
+        visiting.discard(definition.name)
+        placed.add(definition.name)
+        ordered.append(definition)
+        return True
+
+    return ordered if all(place(d) for d in found) else None
 
 
 def _rebuilds(found: list[_Definition]) -> list[str]:
