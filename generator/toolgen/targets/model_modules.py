@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from toolgen.collector import collector_paused
 from toolgen.ir import Project
 from toolgen.names import NameRegistry, snake
+from toolgen.targets.model_rewrites import DEFERRED_ROOT_BASE, RewrittenModule, Statement, module_statements
 
 FOLDER = "_tool_models"
-ROOT_BASE = "RootModel"
-DEFERRED_ROOT_BASE = "DeferredRootModel"
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -47,7 +46,7 @@ class _Definition:
 
 
 def _lines(source: str) -> list[str]:
-    """Lines as Python's tokenizer counts them (\\n, \\r\\n and \\r only), so AST line numbers index them."""
+    """Lines as Python's tokenizer counts them (\\n, \\r\\n and \\r only)."""
     return io.StringIO(source, newline="").readlines()
 
 
@@ -81,41 +80,41 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
     """The module's preamble (comments and imports) and its definitions in order, each with its text.
 
     A string after a definition (an alias's docstring) goes with it, and so does `X.model_rebuild()` with X
-    (kept apart: it runs once the module's definitions are all made).
+    (kept apart: it runs once the module's definitions are all made). The statements come from the parse the
+    rewrites made (RewrittenModule); any other text is parsed here.
     """
-    tree = ast.parse(source)
-    lines = _lines(source)
-    body = tree.body
-    first = next((i for i, node in enumerate(body) if _defined_name(node) is not None), len(body))
-    preamble = "".join(lines[: body[first].lineno - 1 if first < len(body) else len(lines)])
-    pieces: dict[str, list[ast.stmt]] = {}
-    rebuilds: dict[str, list[ast.stmt]] = {}
+    module = source if isinstance(source, RewrittenModule) else module_statements(source)
+    pieces: dict[str, list[Statement]] = {}
+    rebuilds: dict[str, list[Statement]] = {}
     last = ""
-    for node in body[first:]:
+    for statement in module.statements:
+        node = statement.node
         name = _defined_name(node)
         if name is not None:
-            if isinstance(node, ast.ClassDef):
-                _defer_root_base(node, lines)
-            pieces[name] = [node]
+            pieces[name] = [statement]
             last = name
         elif _is_string(node):
-            pieces[last].append(node)
+            pieces[last].append(statement)
         elif _rebuilt_name(node) in pieces:
-            rebuilds.setdefault(str(_rebuilt_name(node)), []).append(node)
+            rebuilds.setdefault(str(_rebuilt_name(node)), []).append(statement)
         else:
             raise AssertionError(f"models line {node.lineno}: a statement the models module does not hold")
     names = frozenset(pieces)
     definitions = []
-    for name, nodes in pieces.items():
-        text = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in nodes)
-        rebuild = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in rebuilds.get(name, []))
+    for name, statements in pieces.items():
+        text = "".join(statement.text for statement in statements)
+        rebuild = "".join(statement.text for statement in rebuilds.get(name, []))
         refers: set[str] = set()
         read: set[str] = set()
-        for node in [*nodes, *rebuilds.get(name, [])]:
-            _mentions(node, refers, read)
-        lazy = name in read or not _bound_in_class(nodes[0]).isdisjoint(read)
+        for statement in [*statements, *rebuilds.get(name, [])]:
+            for part in statement.mentions:
+                _mentions(part, refers, read)
+            refers.update(statement.strings)
+        first = statements[0]
+        bound = _bound_in_class(first.node) if first.is_class else set()
+        lazy = name in read or not bound.isdisjoint(read)
         definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild, lazy))
-    return preamble, definitions
+    return module.preamble, definitions
 
 
 def _bound_in_class(node: ast.stmt) -> set[str]:
@@ -155,21 +154,6 @@ def _mentions(node: ast.AST, found: set[str], read: set[str]) -> None:
                 stack.extend(item for item in value if isinstance(item, ast.AST))
             elif isinstance(value, ast.AST):
                 stack.append(value)
-
-
-def _defer_root_base(node: ast.ClassDef, lines: list[str]) -> None:
-    """`RootModel[...]` as a base becomes the runtime's DeferredRootModel[...]: RootModel[...] is a class of its own,
-    made at import with RootModel's config, which would build its validator there and then."""
-    for base in node.bases:
-        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == ROOT_BASE:
-            row = base.value.lineno - 1
-            line = lines[row]
-            start = len(line.encode("utf-8")[: base.value.col_offset].decode("utf-8"))
-            lines[row] = line[:start] + DEFERRED_ROOT_BASE + line[start + len(ROOT_BASE) :]
-
-
-def _first_line(node: ast.stmt) -> int:
-    return node.lineno - 1 - (len(node.decorator_list) if isinstance(node, ast.ClassDef) else 0)
 
 
 def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[str]:
