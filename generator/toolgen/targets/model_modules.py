@@ -169,8 +169,13 @@ def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[s
 
 def split_models(source: str, project: Project, header: str) -> ModelModules:
     """`models.py` as render_models made it, split into the eager core and one lazy module per tool set."""
-    with collector_paused():  # the parsed module lives only in there
-        preamble, definitions = _parse(source)
+    # The parsed module lives as long as `source` does: each pass of the collector would walk all of it.
+    with collector_paused():
+        return _split(source, project, header)
+
+
+def _split(source: str, project: Project, header: str) -> ModelModules:
+    preamble, definitions = _parse(source)
     edges = {d.name: d.refers_to for d in definitions}
     owners: dict[str, set[str]] = {}
     for tool in project.tools:
