@@ -173,6 +173,40 @@ def test_the_module_is_parsed_once_and_never_split_for_segments(monkeypatch: pyt
     assert rewritten.count(": TypeAlias = Literal['a', 'b']") == 50
 
 
+def test_the_split_cuts_the_rewritten_statements_from_the_same_parse_as_a_parse_of_the_text_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolgen.targets.model_modules import _parse
+
+    body = (
+        "class Cat(SchemaModel):\n    kind: Literal['cat']\n\n\n"
+        "class Dog(SchemaModel):\n    kind: Literal['dog']\n\n\n"
+        "class Pet(RootModel[Cat | Dog]):\n    root: Annotated[Cat | Dog, Field(discriminator='kind')]\n\n\n"
+        "class Unit(RootModel[Literal['c', 'f']]):\n    root: Annotated[Literal['c', 'f'], Field(description='Dog')]\n\n\n"
+        "class Tags(RootModel[list[Pet]]):\n    root: list[Pet]\n\n\n"
+        "class Home(SchemaModel):\n    pet: Annotated[Pet, Field(validate_default=True)] = {'kind': 'cat'}\n"
+        "    unit: Unit = 'c'\n    tags: list[str] = []\n\n\n"
+        "class Node(SchemaModel):\n    kids: list[Node] = []\n\n\n"
+        "Node.model_rebuild()\n"
+    )
+    calls: list[str] = []
+    parse = ast.parse
+
+    def counted_parse(*args: Any, **kwargs: Any) -> Any:
+        calls.append("parse")
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted_parse)
+    rewritten = _rewrite(body, unions=("Pet",))
+    preamble, definitions = _parse(rewritten)
+    assert calls == ["parse"], "the split reads the tree the rewrites parsed"
+    assert (preamble, definitions) == _parse(str(rewritten)), "what a parse of the rewritten text gives"
+    by_name = {d.name: d for d in definitions}
+    assert "class Tags(DeferredRootModel[list[Pet]]):" in by_name["Tags"].text
+    assert by_name["Unit"].refers_to == {"Dog"}, "an alias's docstring counts as a mention"
+    assert by_name["Node"].rebuild == "Node.model_rebuild()\n" and by_name["Node"].lazy
+
+
 @pytest.mark.parametrize(
     ("body", "unions", "message"),
     [

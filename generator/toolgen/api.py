@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from toolgen.ir import Tool
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
+    from toolgen.sdk_check import Verdict
     from toolgen.tool_snapshots import ToolSnapshot
     from toolgen.validate import Source, Tally
 
@@ -80,10 +81,14 @@ def _quiet(stage: str) -> None:
 
 
 def _render_all(
-    config: Config, progress: Progress = _quiet, format_cache: FormatCache | None = None
+    config: Config,
+    progress: Progress = _quiet,
+    format_cache: FormatCache | None = None,
+    rendered: Callable[[Mapping[str, str]], object] | None = None,
 ) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
     """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it;
-    `format_cache` keeps what the formatter made of each file for the next build (a build's, in its scratch)."""
+    `format_cache` keeps what the formatter made of each file for the next build (a build's, in its scratch);
+    `rendered` is given the package's files as soon as they are formatted, before the manifest hashes them."""
     from toolgen.load import MAX_DEPTH
     from toolgen.lower import lower
     from toolgen.render import render
@@ -97,6 +102,8 @@ def _render_all(
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config, format_cache)
+    if rendered is not None:
+        rendered(files)
     beside = beside_files(config, lowered.project)
     files[MANIFEST_NAME] = render_manifest(
         files, lowered.inputs, config=config_record(config), warnings=lowered.warnings, beside=beside
@@ -224,7 +231,7 @@ def _build(
 ) -> BuildResult:
     from toolgen.beside import beside_findings, plan_beside
     from toolgen.beside import on_disk as beside_on_disk
-    from toolgen.building import commit_build
+    from toolgen.building import commit_build, work_dir
     from toolgen.building import recover_package as recover
     from toolgen.drift import on_disk
     from toolgen.format import FormatCache
@@ -243,7 +250,17 @@ def _build(
     bytecode = config.root / CACHE_DIR / "bytecode"
     with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
         format_cache = None if refused is not None else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
-        files, inputs, warnings, beside = _render_all(config, progress, format_cache)
+        verdicts: list[Verdict] = []
+
+        def start_check(rendered: Mapping[str, str]) -> None:
+            # The check imports the files as rendered while the build hashes, plans and stages them: its verdict
+            # is awaited before the commit point, and it is stopped if the build fails before then.
+            if checker is not None:
+                verdicts.append(
+                    checker.start(work_dir(config, config.package_dir) / "checked", config.package, rendered)
+                )
+
+        files, inputs, warnings, beside = _render_all(config, progress, format_cache, start_check)
         manifest = files.pop(MANIFEST_NAME)
         plan = plan_beside(config, beside)
         if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
@@ -258,7 +275,8 @@ def _build(
             )
         progress("checking and writing")
         # A forced build rewrites every file; another moves in only those whose bytes differ.
-        written = commit_build(config, files, manifest, old_package, plan, checker, rewrite_unchanged=force)
+        verdict = verdicts[0] if verdicts else None
+        written = commit_build(config, files, manifest, old_package, plan, verdict, rewrite_unchanged=force)
     if format_cache is not None:
         format_cache.save()
     _remember_build(config, config_text, inputs, manifest, warnings)

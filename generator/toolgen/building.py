@@ -14,7 +14,7 @@ from toolgen.config import CACHE_DIR, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import EnvironmentProblem
 from toolgen.manifest import MANIFEST_NAME
-from toolgen.sdk_check import Checker, check_staged_package
+from toolgen.sdk_check import Checker, Verdict, check_staged_package
 from toolgen.write import (
     CommitPending,
     Written,
@@ -129,21 +129,23 @@ def commit_build(
     manifest: str,
     old_package: Path | None,
     beside: BesidePlan,
-    checker: Checker | None = None,
+    checking: Checker | Verdict | None = None,
     rewrite_unchanged: bool = True,
 ) -> Written:
-    """Check the staged package (with `checker`, when one was started earlier), write it (and the files `beside`
-    it) all or nothing, then remove the old package `package:` moved away from. Without `rewrite_unchanged`, files
-    already holding their new bytes are left as they are."""
+    """Check the staged package, write it (and the files `beside` it) all or nothing, then remove the old package
+    `package:` moved away from. `checking` is a Checker started earlier, to check the files while they are staged,
+    or the verdict of a check it has already been given `files` to (Checker.start); None checks the staged tree in
+    a fresh interpreter. Without `rewrite_unchanged`, files already holding their new bytes are left as they are."""
     refuse_foreign(config, files, old_package)
 
     def place(tool: str) -> tuple[str, int, int]:
         return _tool_place(config, tool)
 
     def verify(folder: Path, staged: Mapping[str, str]) -> Callable[[], object]:
-        if checker is None:  # a fresh interpreter, once the package is staged, reads it from there
+        if checking is None:  # a fresh interpreter, once the package is staged, reads it from there
             return lambda: check_staged_package(folder, config.package, place)
-        verdict = checker.start(folder, config.package, staged)  # checks `staged` while they are written
+        # checks `staged` while they are written, or was given them already
+        verdict = checking.start(folder, config.package, staged) if isinstance(checking, Checker) else checking
         return lambda: verdict(place)
 
     package_dir = config.package_dir

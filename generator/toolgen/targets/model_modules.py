@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from toolgen.collector import collector_paused
 from toolgen.ir import Project
 from toolgen.names import NameRegistry, snake
+from toolgen.targets.model_rewrites import DEFERRED_ROOT_BASE, RewrittenModule, Statement, module_statements
 
 FOLDER = "_tool_models"
-ROOT_BASE = "RootModel"
-DEFERRED_ROOT_BASE = "DeferredRootModel"
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -41,10 +40,13 @@ class _Definition:
     # `name.model_rebuild()`, if any: it runs after every definition of its module, as in the module it came from,
     # since it resolves names that a mutually recursive definition further down provides.
     rebuild: str = ""
+    # Whether its annotations must stay strings: it names itself, or a field of its class takes a name the class
+    # body then reads (`date: date`), which an annotation evaluated in the class body would find instead.
+    lazy: bool = False
 
 
 def _lines(source: str) -> list[str]:
-    """Lines as Python's tokenizer counts them (\\n, \\r\\n and \\r only), so AST line numbers index them."""
+    """Lines as Python's tokenizer counts them (\\n, \\r\\n and \\r only)."""
     return io.StringIO(source, newline="").readlines()
 
 
@@ -78,51 +80,68 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
     """The module's preamble (comments and imports) and its definitions in order, each with its text.
 
     A string after a definition (an alias's docstring) goes with it, and so does `X.model_rebuild()` with X
-    (kept apart: it runs once the module's definitions are all made).
+    (kept apart: it runs once the module's definitions are all made). The statements come from the parse the
+    rewrites made (RewrittenModule); any other text is parsed here.
     """
-    tree = ast.parse(source)
-    lines = _lines(source)
-    body = tree.body
-    first = next((i for i, node in enumerate(body) if _defined_name(node) is not None), len(body))
-    preamble = "".join(lines[: body[first].lineno - 1 if first < len(body) else len(lines)])
-    pieces: dict[str, list[ast.stmt]] = {}
-    rebuilds: dict[str, list[ast.stmt]] = {}
+    module = source if isinstance(source, RewrittenModule) else module_statements(source)
+    pieces: dict[str, list[Statement]] = {}
+    rebuilds: dict[str, list[Statement]] = {}
     last = ""
-    for node in body[first:]:
+    for statement in module.statements:
+        node = statement.node
         name = _defined_name(node)
         if name is not None:
-            if isinstance(node, ast.ClassDef):
-                _defer_root_base(node, lines)
-            pieces[name] = [node]
+            pieces[name] = [statement]
             last = name
         elif _is_string(node):
-            pieces[last].append(node)
+            pieces[last].append(statement)
         elif _rebuilt_name(node) in pieces:
-            rebuilds.setdefault(str(_rebuilt_name(node)), []).append(node)
+            rebuilds.setdefault(str(_rebuilt_name(node)), []).append(statement)
         else:
             raise AssertionError(f"models line {node.lineno}: a statement the models module does not hold")
     names = frozenset(pieces)
     definitions = []
-    for name, nodes in pieces.items():
-        text = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in nodes)
-        rebuild = "".join("".join(lines[_first_line(node) : node.end_lineno]) for node in rebuilds.get(name, []))
+    for name, statements in pieces.items():
+        text = "".join(statement.text for statement in statements)
+        rebuild = "".join(statement.text for statement in rebuilds.get(name, []))
         refers: set[str] = set()
-        for node in [*nodes, *rebuilds.get(name, [])]:
-            _mentions(node, refers)
-        definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild))
-    return preamble, definitions
+        read: set[str] = set()
+        for statement in [*statements, *rebuilds.get(name, [])]:
+            for part in statement.mentions:
+                _mentions(part, refers, read)
+            refers.update(statement.strings)
+        first = statements[0]
+        bound = _bound_in_class(first.node) if first.is_class else set()
+        lazy = name in read or not bound.isdisjoint(read)
+        definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild, lazy))
+    return module.preamble, definitions
 
 
-def _mentions(node: ast.AST, found: set[str]) -> None:
+def _bound_in_class(node: ast.stmt) -> set[str]:
+    """The names a class body binds (its fields with a value, model_config, enum members); none for an alias."""
+    if not isinstance(node, ast.ClassDef):
+        return set()
+    bound: set[str] = set()
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            bound.add(item.target.id)
+        elif isinstance(item, ast.Assign):
+            bound.update(target.id for target in item.targets if isinstance(target, ast.Name))
+    return bound
+
+
+def _mentions(node: ast.AST, found: set[str], read: set[str]) -> None:
     """Add to `found` every name `node` holds, and every string: a forward reference written as a string counts
-    too (a description equal to a name only puts two definitions in one module). What ast.walk visits, without
-    its generators: a large module has a few hundred thousand nodes."""
+    too (a description equal to a name only puts two definitions in one module); to `read` the names it reads.
+    What ast.walk visits, without its generators: a large module has a few hundred thousand nodes."""
     stack = [node]
     while stack:
         sub = stack.pop()
         kind = type(sub)
         if kind is ast.Name:
             found.add(sub.id)  # type: ignore[attr-defined]
+            if type(sub.ctx) is ast.Load:  # type: ignore[attr-defined]
+                read.add(sub.id)  # type: ignore[attr-defined]
             continue  # its only child is its context
         if kind is ast.Constant:
             value = sub.value  # type: ignore[attr-defined]
@@ -135,21 +154,6 @@ def _mentions(node: ast.AST, found: set[str]) -> None:
                 stack.extend(item for item in value if isinstance(item, ast.AST))
             elif isinstance(value, ast.AST):
                 stack.append(value)
-
-
-def _defer_root_base(node: ast.ClassDef, lines: list[str]) -> None:
-    """`RootModel[...]` as a base becomes the runtime's DeferredRootModel[...]: RootModel[...] is a class of its own,
-    made at import with RootModel's config, which would build its validator there and then."""
-    for base in node.bases:
-        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == ROOT_BASE:
-            row = base.value.lineno - 1
-            line = lines[row]
-            start = len(line.encode("utf-8")[: base.value.col_offset].decode("utf-8"))
-            lines[row] = line[:start] + DEFERRED_ROOT_BASE + line[start + len(ROOT_BASE) :]
-
-
-def _first_line(node: ast.stmt) -> int:
-    return node.lineno - 1 - (len(node.decorator_list) if isinstance(node, ast.ClassDef) else 0)
 
 
 def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[str]:
@@ -165,8 +169,13 @@ def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[s
 
 def split_models(source: str, project: Project, header: str) -> ModelModules:
     """`models.py` as render_models made it, split into the eager core and one lazy module per tool set."""
-    with collector_paused():  # the parsed module lives only in there
-        preamble, definitions = _parse(source)
+    # The parsed module lives as long as `source` does: each pass of the collector would walk all of it.
+    with collector_paused():
+        return _split(source, project, header)
+
+
+def _split(source: str, project: Project, header: str) -> ModelModules:
+    preamble, definitions = _parse(source)
     edges = {d.name: d.refers_to for d in definitions}
     owners: dict[str, set[str]] = {}
     for tool in project.tools:
@@ -221,13 +230,44 @@ def _tool_module(
     whose = f"the tool {named[0]!r}" if len(named) == 1 else f"the tools {', '.join(map(repr, named[:3]))}{more}"
     # repr() escapes whatever a tool's name holds; the docstring is a literal of its own kind, so no quote ends it.
     doc = repr(f"Models of {whose}, imported through the package's models module when first used.")
-    lines = [header, doc, "", _FUTURE, imports]
+    ordered = _defined_before_use(found)
+    # Annotations written as code when every name they read is defined above them: pydantic then reads the
+    # evaluated types, not strings it compiles and evaluates for each field whenever the module is first imported.
+    lines = [header, doc, "", *([_FUTURE] if ordered is None else []), imports]
     if eager:
         lines.append(f"from {package}.models import {', '.join(eager)}\n")
     lines.extend(f"from {home} import {', '.join(names)}\n" for home, names in sorted(by_home.items()))
-    lines.extend(f"\n{d.text}" for d in found)
+    lines.extend(f"\n{d.text}" for d in (found if ordered is None else ordered))
     lines.extend(_rebuilds(found))
     return "\n".join(lines)
+
+
+def _defined_before_use(found: list[_Definition]) -> list[_Definition] | None:
+    """`found` reordered so that each definition comes after those of `found` it refers to (else in the order
+    given), or None when some annotation must stay a string: a cycle, a rebuild, a `lazy` definition."""
+    if any(d.lazy or d.rebuild for d in found):
+        return None
+    position = {d.name: index for index, d in enumerate(found)}
+    ordered: list[_Definition] = []
+    placed: set[str] = set()
+    visiting: set[str] = set()
+
+    def place(definition: _Definition) -> bool:
+        if definition.name in placed:
+            return True
+        if definition.name in visiting:  # a cycle through other definitions
+            return False
+        visiting.add(definition.name)
+        # in module order, so the result is the same whatever the set's order
+        for index in sorted(position[name] for name in definition.refers_to if name in position):
+            if not place(found[index]):
+                return False
+        visiting.discard(definition.name)
+        placed.add(definition.name)
+        ordered.append(definition)
+        return True
+
+    return ordered if all(place(d) for d in found) else None
 
 
 def _rebuilds(found: list[_Definition]) -> list[str]:

@@ -17,7 +17,8 @@ What changes, and why:
 The module is parsed once. Every rewrite is an edit of the original text (a span and its replacement), found
 from that one tree and applied in a single join; a table of line starts turns AST positions into string
 offsets, so no rewrite re-parses or re-splits the module. The guard checks the same tree, reading it as the
-rewritten module will stand.
+rewritten module will stand, and the split into per-tool modules (model_modules) reads it too: the text comes
+with its top-level statements as rewritten, each cut from the one text with the edits inside it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from toolgen.targets.guard import AliasOf, check_models
 
 _FUTURE = "from __future__ import annotations\n"
 _DEFER_BUILD = "    model_config = ConfigDict(defer_build=True)\n"
+ROOT_BASE = "RootModel"
+DEFERRED_ROOT_BASE = "DeferredRootModel"
 
 
 class _Positions:
@@ -98,16 +101,120 @@ class _Module:
         return _Edit(start, self.positions.line_start(node.end_lineno + 1), text)
 
 
-def _apply(source: str, edits: Iterable[_Edit]) -> str:
+def _apply(source: str, edits: Iterable[_Edit], start: int = 0, end: int | None = None) -> str:
+    """`source[start:end]` with `edits` (which lie inside it) made."""
     pieces: list[str] = []
-    at = 0
+    at = start
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         if edit.start < at:
             raise ToolgenError(f"two rewrites of the models module overlap at offset {edit.start}")
         pieces += [source[at : edit.start], edit.text]
         at = edit.end
-    pieces.append(source[at:])
+    pieces.append(source[at:end])
     return "".join(pieces)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A top-level statement of the rewritten module after its imports: its whole lines as rewritten (a RootModel
+    base already the runtime's DeferredRootModel), and the parsed statement it was.
+
+    `mentions` are the expressions its rewritten text holds, `strings` the strings it adds (an enum alias's
+    docstring); of toolgen's own names that the rewrites write (TypeAlias, Annotated, Field, ConfigDict,
+    DeferredRootModel) none is listed, since no definition can take one: it would hide the import.
+    """
+
+    text: str
+    node: ast.stmt
+    mentions: tuple[ast.AST, ...]
+    strings: tuple[str, ...] = ()
+    is_class: bool = False
+
+
+class RewrittenModule(str):
+    """The rewritten module's text, holding also its preamble (the lines before its first definition) and its
+    statements after that, as rewritten: splitting it reads the one parsed tree instead of parsing it again."""
+
+    preamble: str
+    statements: tuple[Statement, ...]
+
+    @classmethod
+    def made(cls, text: str, preamble: str, statements: tuple[Statement, ...]) -> RewrittenModule:
+        module = cls(text)
+        module.preamble, module.statements = preamble, statements
+        return module
+
+
+def _defines(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ClassDef) or (
+        isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        or (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name))
+    )
+
+
+def _deferred_bases(module: _Module, node: ast.ClassDef) -> Iterator[_Edit]:
+    """`RootModel[...]` as a base becomes the runtime's DeferredRootModel[...]: RootModel[...] is a class of its own,
+    made at import with RootModel's config, which would build its validator there and then."""
+    for base in node.bases:
+        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == ROOT_BASE:
+            at = module.positions.offset(base.value.lineno, base.value.col_offset)
+            yield _Edit(at, at + len(ROOT_BASE), DEFERRED_ROOT_BASE)
+
+
+def _statements(
+    module: _Module,
+    edits: Sequence[_Edit],
+    removed: ast.stmt | None = None,
+    aliases: dict[int, _Alias] | None = None,
+    kept: Iterable[ast.ClassDef] = (),
+) -> tuple[str, tuple[Statement, ...]]:
+    """The preamble and the statements of `module` with `edits` made, `removed` left out, the classes of `aliases`
+    as their aliases, and the bases of the `kept` classes deferred: each statement's own lines, cut from the
+    one text, with the edits inside them."""
+    aliases = aliases or {}
+    body = [node for node in module.tree.body if node is not removed]
+    first = next((i for i, node in enumerate(body) if _defines(node)), len(body))
+    spans = []
+    for node in body[first:]:
+        assert node.end_lineno is not None  # a parsed statement has one
+        spans.append((module.positions.line_start(_first_line(node)), module.positions.line_start(node.end_lineno + 1)))
+    every = sorted([*edits, *(edit for node in kept for edit in _deferred_bases(module, node))], key=lambda e: e.start)
+    cut = spans[0][0] if spans else len(module.source)
+    index = 0
+    inside: list[_Edit] = []
+    while index < len(every) and every[index].start < cut:
+        inside.append(every[index])
+        index += 1
+    preamble = _apply(module.source, inside, 0, cut)
+    statements = []
+    for node, (start, end) in zip(body[first:], spans, strict=True):
+        inside = []
+        while index < len(every) and every[index].start < end:
+            if every[index].start >= start:  # an edit between two statements (a removed class) is no one's
+                inside.append(every[index])
+            index += 1
+        text = _apply(module.source, inside, start, end)
+        alias = aliases.get(id(node))
+        if alias is not None:
+            statements.append(Statement(text, node, alias.parts, alias.strings))
+        else:
+            statements.append(Statement(text, node, (node,), is_class=isinstance(node, ast.ClassDef)))
+    return preamble, tuple(statements)
+
+
+def _first_line(node: ast.stmt) -> int:
+    """The statement's first line, its decorators included."""
+    return node.lineno - (len(node.decorator_list) if isinstance(node, ast.ClassDef) else 0)
+
+
+def module_statements(source: str) -> RewrittenModule:
+    """`source` as it stands, as a RewrittenModule: its statements cut from one parse, RootModel bases deferred."""
+    with collector_paused():
+        module = _Module(source)
+        kept = [node for node in module.tree.body if isinstance(node, ast.ClassDef)]
+        preamble, statements = _statements(module, (), kept=kept)
+    return RewrittenModule.made(source, preamble, statements)
 
 
 def _is_root_model(node: ast.ClassDef) -> bool:
@@ -173,6 +280,7 @@ class _Alias:
     text: str
     parts: tuple[ast.expr, ...]
     names: frozenset[str]
+    strings: tuple[str, ...] = ()  # what the alias's text adds to its parts: its docstring
 
 
 def _union_alias(module: _Module, node: ast.ClassDef) -> _Alias:
@@ -222,7 +330,8 @@ def _enum_alias(module: _Module, node: ast.ClassDef) -> _Alias | None:
     description = described[0].value if described and isinstance(described[0], ast.Constant) else None
     docstring = f"{description!r}\n" if isinstance(description, str) and description else ""
     text = f"{node.name}: TypeAlias = {module.segment(annotation)}\n{docstring}"
-    return _Alias(text, (annotation,), frozenset(_names(annotation)))
+    strings = (description,) if docstring and isinstance(description, str) else ()
+    return _Alias(text, (annotation,), frozenset(_names(annotation)), strings)
 
 
 def _field_edits(module: _Module, node: ast.ClassDef, classes: set[str]) -> Iterator[_Edit]:
@@ -265,17 +374,22 @@ def _defer_build(module: _Module, node: ast.ClassDef) -> _Edit:
     return _Edit(at, at, _DEFER_BUILD)
 
 
-def rewrite_models(source: str, root_model: str, unions: Sequence[str], keep: frozenset[str], package: str) -> str:
+def rewrite_models(
+    source: str, root_model: str, unions: Sequence[str], keep: frozenset[str], package: str
+) -> RewrittenModule:
     """datamodel-code-generator's module `source` with toolgen's rewrites (see the module docstring), checked.
 
     `root_model` names the class to remove, `unions` the discriminated unions to make aliases, `keep` the
-    classes that stay classes whatever their shape (a tool's own arguments and result).
+    classes that stay classes whatever their shape (a tool's own arguments and result). The text comes with its
+    statements as rewritten (RewrittenModule), cut from the same parse.
     """
     with collector_paused():
         return _rewrite(source, root_model, unions, keep, package)
 
 
-def _rewrite(source: str, root_model: str, unions: Sequence[str], keep: frozenset[str], package: str) -> str:
+def _rewrite(
+    source: str, root_model: str, unions: Sequence[str], keep: frozenset[str], package: str
+) -> RewrittenModule:
     module = _Module(source)
     classes_by_name: dict[str, ast.ClassDef] = {}
     for node in module.tree.body:
@@ -304,6 +418,8 @@ def _rewrite(source: str, root_model: str, unions: Sequence[str], keep: frozense
             alias = aliases.get(id(node))
             if alias is None and node.name not in keep and _is_root_model(node):
                 alias = _enum_alias(module, node)
+                if alias is not None:
+                    aliases[id(node)] = alias
             if alias is None:
                 classes.add(node.name)
                 kept.append(node)
@@ -335,4 +451,5 @@ def _rewrite(source: str, root_model: str, unions: Sequence[str], keep: frozense
         # The formatter's import sorting merges it with the generator's own typing import.
         at = future + len(_FUTURE)
         edits.append(_Edit(at, at, "\nfrom typing import TypeAlias\n"))
-    return _apply(source, edits)
+    preamble, statements = _statements(module, edits, removed, aliases, kept)
+    return RewrittenModule.made(_apply(source, edits), preamble, statements)
