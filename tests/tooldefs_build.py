@@ -103,7 +103,9 @@ def _write_project(root: Path, package: str, defs: Iterable[dict[str, Any]], nor
     if normalize:
         config += "normalize: [types, shapes]\n"
     (root / "toolgen.yaml").write_text(config, encoding="utf-8")
-    (root / "tools.json").write_text(json.dumps({"tools": list(defs)}, indent=1, ensure_ascii=False), encoding="utf-8")
+    # One definition a line: json.dumps with `indent` runs its encoder in Python, some ten times slower than without.
+    lines = ",\n".join(json.dumps(raw, ensure_ascii=False) for raw in defs)
+    (root / "tools.json").write_text('{"tools": [\n' + lines + "\n]}\n", encoding="utf-8")
 
 
 def _tool_index(pointer: str) -> int | None:
