@@ -4,12 +4,25 @@ Two definitions with one name cannot share a build (the second is a duplicate to
 names dozens of times, which would take as many builds. A definition whose name an earlier one has is built under
 a numbered name no definition has (`get_current_weather_2`): a name plays no part in whether a definition builds
 beyond being one non-empty string, so its outcome is the same, and the chunks stay few and full.
+
+A build that succeeds has passed its staged check (toolgen.sdk_check): a fresh interpreter imported every module
+of the package, every per-tool model module included, and ran each tool's validators on example arguments (and an
+example result), which completes each model, forward references and all. So a built chunk's package is imported
+here only for the names in its TOOLS, and its models are not loaded a second time.
+
+Every job of a run (chunks to build, chunks whose front end alone runs) goes to one pool, the costliest first, so
+that neither core waits while the other finishes a long last chunk. Each worker builds its chunks one after another
+in one project of its own, in memory where the platform has a memory file system: a build there moves away the
+package of the chunk before, as it would after a change of `package:`, and the staged check reuses what it
+compiled of the runtime, whose files are the same in every chunk.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
+import os
 import sys
 import tempfile
 from collections import Counter
@@ -25,6 +38,10 @@ from toolgen.errors import InvalidInputError
 from toolgen.lower import lower
 
 CHUNK = 400
+WORKERS = 2
+# Where the projects are built: a memory file system, where creating and removing a package's thousand files does
+# not wait on a disk; the platform's temporary folder where there is none.
+_MEMORY = "/dev/shm"
 
 
 @dataclass(frozen=True)
@@ -86,7 +103,9 @@ def _write_project(root: Path, package: str, defs: Iterable[dict[str, Any]], nor
     if normalize:
         config += "normalize: [types, shapes]\n"
     (root / "toolgen.yaml").write_text(config, encoding="utf-8")
-    (root / "tools.json").write_text(json.dumps({"tools": list(defs)}, indent=1, ensure_ascii=False), encoding="utf-8")
+    # One definition a line: json.dumps with `indent` runs its encoder in Python, some ten times slower than without.
+    lines = ",\n".join(json.dumps(raw, ensure_ascii=False) for raw in defs)
+    (root / "tools.json").write_text('{"tools": [\n' + lines + "\n]}\n", encoding="utf-8")
 
 
 def _tool_index(pointer: str) -> int | None:
@@ -105,61 +124,108 @@ def _rejects(error: InvalidInputError, number: int) -> dict[int, Outcome]:
 
 
 def _import_names(root: Path, package: str) -> set[str]:
+    """The names in the built package's TOOLS, imported as a user would; its models stay unloaded (see the module
+    docstring: the build's staged check loaded and ran them)."""
     sys.path.insert(0, str(root / "generated"))
     try:
-        module = importlib.import_module(package)
-        for spec in module.TOOLS.values():
-            spec.args_model.model_json_schema()  # forces every forward reference to resolve
-            if spec.result_model is not None:
-                spec.result_model.model_json_schema()
-        return set(module.TOOLS)
+        importlib.invalidate_caches()  # the folder's listing changed since the chunk before was imported
+        return set(importlib.import_module(package).TOOLS)
     finally:
         sys.path.remove(str(root / "generated"))
-        # The chunk's package is never imported again: kept, its models would make every later garbage
+        # The chunk's package is never imported again: kept, its modules would make every later garbage
         # collection of this worker slower.
         for loaded in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
             del sys.modules[loaded]
 
 
-def build_chunk(job: tuple[int, list[dict[str, Any]], bool, bool]) -> list[Outcome]:
-    """Build the chunk; when some definitions are rejected, build again without them and import the result."""
+def _warm_worker() -> None:
+    """Import what every build uses, then keep those objects out of the garbage collector's scans: otherwise each
+    full collection of a build walks every module of toolgen, datamodel-code-generator, pydantic and Jinja again."""
+    import datamodel_code_generator  # noqa: F401
+
+    import toolgen.render  # noqa: F401
+    import toolgen.sdk_check  # noqa: F401
+
+    sys.dont_write_bytecode = True  # each chunk's package is imported once, from a folder of its own
+    gc.collect()
+    gc.freeze()
+
+
+Job = tuple[int, list[dict[str, Any]], bool, bool]
+
+
+def build_chunk(job: Job, scratch: Path | None = None) -> list[Outcome]:
+    """Build the chunk; when some definitions are rejected, build again without them and import the result.
+
+    `scratch` is the folder this worker's project lives in across its chunks (a temporary one without it).
+    """
     number, defs, normalize, render = job
+    if scratch is None:
+        with tempfile.TemporaryDirectory(prefix="tooldefs-", dir=_memory_folder()) as temporary:
+            return build_chunk(job, Path(temporary))
+    root = scratch / f"worker-{os.getpid()}"
+    root.mkdir(exist_ok=True)
     outcomes: dict[int, Outcome] = {}
-    with tempfile.TemporaryDirectory(prefix="tooldefs-") as scratch:
-        root = Path(scratch)
-        package = f"corpus_chunk_{number}"
-        _write_project(root, package, defs, normalize)
-        try:
-            if render:
-                toolgen.build(root)
-            else:
-                lower(load_config(root))
-        except InvalidInputError as error:
-            outcomes = _rejects(error, number)
-            if render:
-                _write_project(root, package, (d for i, d in enumerate(defs) if i not in outcomes), normalize)
-                toolgen.build(root)
-        accepted = [i for i in range(len(defs)) if i not in outcomes]
-        if not render:
-            return [outcomes.get(i, Outcome(i, True)) for i in range(len(defs))]
-        names = _import_names(root, package)
-        for i in accepted:
-            name = defs[i].get("name") or defs[i].get("api_name") or (defs[i].get("function") or {}).get("name")
-            outcomes[i] = Outcome(i, name in names, "" if name in names else "missing-after-build")
+    package = f"corpus_chunk_{number}"
+    _write_project(root, package, defs, normalize)
+    try:
+        if render:
+            toolgen.build(root)
+        else:
+            lower(load_config(root))
+    except InvalidInputError as error:
+        outcomes = _rejects(error, number)
+        if render:
+            _write_project(root, package, (d for i, d in enumerate(defs) if i not in outcomes), normalize)
+            toolgen.build(root)
+    if not render:
+        return [outcomes.get(i, Outcome(i, True)) for i in range(len(defs))]
+    names = _import_names(root, package)
+    for i in (i for i in range(len(defs)) if i not in outcomes):
+        name = defs[i].get("name") or defs[i].get("api_name") or (defs[i].get("function") or {}).get("name")
+        outcomes[i] = Outcome(i, name in names, "" if name in names else "missing-after-build")
     return [outcomes[i] for i in range(len(defs))]
 
 
-def classify(defs: Sequence[dict[str, Any]], normalize: bool, *, render: bool = True, workers: int = 2) -> Report:
+def _memory_folder() -> str | None:
+    return _MEMORY if os.path.isdir(_MEMORY) and os.access(_MEMORY, os.W_OK | os.X_OK) else None
+
+
+def _cost(job: Job) -> int:
+    """About how long a job takes, to start the longest first: a build costs some ten times its front end alone."""
+    _, defs, _, render = job
+    return len(json.dumps(defs)) * (10 if render else 1)
+
+
+def classify(defs: Sequence[dict[str, Any]], normalize: bool, *, render: bool = True, workers: int = WORKERS) -> Report:
     """Every definition's outcome; with render=False only the front end runs (what would be rejected)."""
+    return classify_runs(defs, [(normalize, render)], workers=workers)[0]
+
+
+def classify_runs(
+    defs: Sequence[dict[str, Any]], runs: Sequence[tuple[bool, bool]], *, workers: int = WORKERS
+) -> list[Report]:
+    """One Report per (normalize, render) run over `defs` (see `classify`), the jobs of every run in one pool."""
     defs = _numbered_duplicates(defs)
     chunks = _chunks(defs)
-    jobs = [(n, [defs[i] for i in indexes], normalize, render) for n, indexes in enumerate(chunks)]
-    report = Report()
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for indexes, results in zip(chunks, pool.map(build_chunk, jobs), strict=True):
-            report.outcomes.extend(Outcome(indexes[o.key], o.built, o.rule, o.message) for o in results)
-    report.outcomes.sort(key=lambda o: o.key)
-    return report
+    jobs = [
+        (run, indexes, (n, [defs[i] for i in indexes], normalize, render))
+        for run, (normalize, render) in enumerate(runs)
+        for n, indexes in enumerate(chunks)
+    ]
+    jobs.sort(key=lambda entry: _cost(entry[2]), reverse=True)
+    reports = [Report() for _ in runs]
+    with (
+        tempfile.TemporaryDirectory(prefix="tooldefs-", dir=_memory_folder()) as scratch,
+        ProcessPoolExecutor(max_workers=workers, initializer=_warm_worker) as pool,
+    ):
+        futures = [(run, indexes, pool.submit(build_chunk, job, Path(scratch))) for run, indexes, job in jobs]
+        for run, indexes, future in futures:
+            outcomes = future.result()
+            reports[run].outcomes.extend(Outcome(indexes[o.key], o.built, o.rule, o.message) for o in outcomes)
+    for report in reports:
+        report.outcomes.sort(key=lambda o: o.key)
+    return reports
 
 
 def distinct_definitions(root: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -176,8 +242,7 @@ def markdown_report(root: Path) -> str:
     """The README's corpus table: per source, built as written and after `normalize: [types, shapes]`."""
     entries = distinct_definitions(root)
     defs = [raw for _, raw in entries]
-    plain = classify(defs, False, render=False)
-    normalized = classify(defs, True)
+    plain, normalized = classify_runs(defs, [(False, False), (True, True)])
     sources = sorted({source for source, _ in entries})
     lines = [
         "| source | distinct definitions | build as written | build with `normalize: [types, shapes]` | rejected (rule: count) |",

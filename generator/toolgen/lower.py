@@ -90,11 +90,10 @@ class _Session:
             self.diagnostics.append(
                 document.diagnostic((*pointer, *where), "default-invalid", problem, Severity.WARNING)
             )
-        # A non-standard type already has a clearer diagnostic than the meta-schema's.
-        reported = {pointer_text((*pointer, *where)) for where, _ in found}
-        for diagnostic in _meta().check_json_schema(document, schema, pointer) if self.check_shapes else ():
-            if not any(diagnostic.pointer == p or diagnostic.pointer.startswith(p + "/") for p in reported):
-                self.diagnostics.append(diagnostic)
+        if self.check_shapes:
+            # A non-standard type already has a clearer diagnostic than the meta-schema's.
+            reported = [where for where, _ in found]
+            self.diagnostics.extend(_meta().check_json_schema(document, schema, pointer, reported))
         return schema
 
     def _in_dialect(self, document: Document, pointer: Pointer, schema: Any) -> Any:

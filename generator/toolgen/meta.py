@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -163,15 +163,25 @@ def message_shape_errors(message: Any) -> Iterator[tuple[tuple[str, ...], str]]:
             yield tuple(str(p) for p in (*error.absolute_path, *below)), _short(sentence)
 
 
-def check_json_schema(document: Document, schema: Any, prefix: Pointer) -> Iterator[Diagnostic]:
-    """A schema must itself be valid under the meta-schema of the draft it declares (2020-12 when silent)."""
+def check_json_schema(
+    document: Document, schema: Any, prefix: Pointer, reported: Collection[Pointer] = ()
+) -> Iterator[Diagnostic]:
+    """A schema must itself be valid under the meta-schema of the draft it declares (2020-12 when silent).
+
+    `reported` are places in `schema` (relative to it) that the caller has already reported more clearly, such as
+    a non-standard `type`: errors at or below them are left out, and when no other error can be, jsonschema is not
+    run.
+    """
     if isinstance(schema, bool):
         return
     if not isinstance(schema, Mapping):
         yield document.diagnostic(prefix, "schema-invalid", "a JSON Schema must be an object or a boolean")
         return
     validator = _meta_schema_validator(schema)
-    if validator is flat_2020_12_validator() and proven_valid(schema):
+    if validator is flat_2020_12_validator() and proven_valid(schema, frozenset(reported)):
         return  # the common case, shown valid keyword by keyword; jsonschema words the errors of the rest
+    covered = [pointer_text((*prefix, *place)) for place in reported]
     for error in validator.iter_errors(schema):
-        yield from _located(document, prefix, error, "schema-invalid")
+        for diagnostic in _located(document, prefix, error, "schema-invalid"):
+            if not any(diagnostic.pointer == above or diagnostic.pointer.startswith(above + "/") for above in covered):
+                yield diagnostic

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from types import MappingProxyType
 from typing import Any
 
+from toolgen.positions import Pointer
 from toolgen.runtime import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 
 _SIMPLE_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
@@ -125,12 +126,16 @@ _ANY_OTHER = frozenset(
 KNOWN_KEYWORDS = frozenset({*_VALUE_CHECKS, *_SCHEMA_SINGLES, *_SCHEMA_MAPS, *_SCHEMA_LISTS, *_ANY_OTHER})
 
 
-def proven_valid(schema: Any) -> bool:
+def proven_valid(schema: Any, excused: Collection[Pointer] = frozenset()) -> bool:
     """True only when `schema` is certainly valid under the 2020-12 meta-schema; False means "not proven here"
-    (it may still be valid), and the caller asks jsonschema, whose errors are the diagnostics."""
-    pending = [schema]
+    (it may still be valid), and the caller asks jsonschema, whose errors are the diagnostics.
+
+    A string `type` at one of the `excused` places (pointers to a `type` key, relative to `schema`) is not looked
+    at: True then says that every error jsonschema would find lies at one of those places.
+    """
+    pending: list[tuple[Any, Pointer]] = [(schema, ())]
     while pending:
-        node = pending.pop()
+        node, pointer = pending.pop()
         if isinstance(node, bool):
             continue
         if not isinstance(node, dict):
@@ -138,20 +143,20 @@ def proven_valid(schema: Any) -> bool:
         for key, value in node.items():
             check = _VALUE_CHECKS.get(key)
             if check is not None:
-                if not check(value):
+                if not check(value) and not (key == "type" and isinstance(value, str) and (*pointer, key) in excused):
                     return False
             elif key in _SCHEMA_SINGLES:
                 if not _is_schema(value):
                     return False
-                pending.append(value)
+                pending.append((value, (*pointer, key)))
             elif key in _SCHEMA_MAPS:
                 if not isinstance(value, dict):
                     return False
-                pending.extend(value.values())
+                pending.extend((sub, (*pointer, key, name)) for name, sub in value.items())
             elif key in _SCHEMA_LISTS:
                 if not isinstance(value, list) or not value:
                     return False
-                pending.extend(value)
+                pending.extend((sub, (*pointer, key, str(index))) for index, sub in enumerate(value))
             elif key in _ANY_OTHER or not isinstance(key, str):
                 return False
     return True
