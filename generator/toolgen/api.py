@@ -36,6 +36,7 @@ from toolgen.manifest import (
 from toolgen.recorded import recorded_config, recorded_project
 
 if TYPE_CHECKING:
+    from toolgen.beside import BesidePlan
     from toolgen.drift import CheckResult
     from toolgen.format import FormatCache
     from toolgen.ir import Tool
@@ -84,11 +85,12 @@ def _render_all(
     config: Config,
     progress: Progress = _quiet,
     format_cache: FormatCache | None = None,
-    rendered: Callable[[Mapping[str, str]], object] | None = None,
+    rendered: Callable[[Mapping[str, str], Mapping[str, str]], object] | None = None,
 ) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
     """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it;
     `format_cache` keeps what the formatter made of each file for the next build (a build's, in its scratch);
-    `rendered` is given the package's files as soon as they are formatted, before the manifest hashes them."""
+    `rendered` is given the package's files and the files beside it as soon as they are formatted, before the
+    manifest hashes them."""
     from toolgen.load import MAX_DEPTH
     from toolgen.lower import lower
     from toolgen.render import render
@@ -102,9 +104,9 @@ def _render_all(
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config, format_cache)
-    if rendered is not None:
-        rendered(files)
     beside = beside_files(config, lowered.project)
+    if rendered is not None:
+        rendered(files, beside)
     files[MANIFEST_NAME] = render_manifest(
         files, lowered.inputs, config=config_record(config), warnings=lowered.warnings, beside=beside
     )
@@ -229,13 +231,14 @@ def build(
 def _build(
     config: Config, config_path: str | Path | None, force: bool, progress: Progress, refused: OSError | None
 ) -> BuildResult:
-    from toolgen.beside import beside_findings, plan_beside
     from toolgen.beside import on_disk as beside_on_disk
+    from toolgen.beside import plan_beside
     from toolgen.building import commit_build, work_dir
     from toolgen.building import recover_package as recover
     from toolgen.drift import on_disk
     from toolgen.format import FormatCache
     from toolgen.sdk_check import started_checker
+    from toolgen.write import refuse_foreign
 
     recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
     old_package = _old_package(config)
@@ -252,13 +255,16 @@ def _build(
         format_cache = None if refused is not None else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
         verdicts: list[Verdict] = []
 
-        def start_check(rendered: Mapping[str, str]) -> None:
+        def start_check(rendered: Mapping[str, str], beside: Mapping[str, str]) -> None:
             # The check imports the files as rendered while the build hashes, plans and stages them: its verdict
             # is awaited before the commit point, and it is stopped if the build fails before then.
-            if checker is not None:
-                verdicts.append(
-                    checker.start(work_dir(config, config.package_dir) / "checked", config.package, rendered)
-                )
+            if checker is None:
+                return
+            # A build refused for files toolgen did not write leaves everything as it was, the check's compiled
+            # modules in the cache included: so it is refused before the check compiles anything.
+            _refuse_foreign_beside(config, plan_beside(config, beside))
+            refuse_foreign(config, rendered, old_package)
+            verdicts.append(checker.start(work_dir(config, config.package_dir) / "checked", config.package, rendered))
 
         files, inputs, warnings, beside = _render_all(config, progress, format_cache, start_check)
         manifest = files.pop(MANIFEST_NAME)
@@ -269,10 +275,7 @@ def _build(
             ):
                 return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), False, warnings)
             raise refused
-        if plan.foreign:
-            raise ForeignFilesError(
-                beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
-            )
+        _refuse_foreign_beside(config, plan)
         progress("checking and writing")
         # A forced build rewrites every file; another moves in only those whose bytes differ.
         verdict = verdicts[0] if verdicts else None
@@ -282,6 +285,16 @@ def _build(
     _remember_build(config, config_text, inputs, manifest, warnings)
     names = tuple(sorted([*files, MANIFEST_NAME]))
     return BuildResult(config.package_dir, names, True, warnings, written.changed, written.deleted)
+
+
+def _refuse_foreign_beside(config: Config, plan: BesidePlan) -> None:
+    """Stop the build when a file beside the package that it would overwrite is not one toolgen wrote."""
+    from toolgen.beside import beside_findings
+
+    if plan.foreign:
+        raise ForeignFilesError(
+            beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
+        )
 
 
 def check(
