@@ -31,14 +31,11 @@ from .events import (
 )
 
 if TYPE_CHECKING:
-    from .anthropic import AnthropicState
-    from .bedrock import BedrockState
-    from .eventstream import EventStreamDecoder
-    from .gemini import GeminiState
-    from .ollama import OllamaState
-    from .openai_chat import OpenAIChatState
-    from .responses import ResponsesState
     from .state import WireState
+
+# A wire's stream state, typed as Any: a package carries only the stream modules of the wires it asks for, so
+# this module, carried by all, may name none of them, not even for type checkers.
+AnyState = Any
 
 # One read in, its event, TAKEN, or None (not this shortcut's read).
 Shortcut = Callable[[bytes], object]
@@ -108,7 +105,7 @@ _CHAT_REST = re.compile(
 )
 
 
-def openai_chat(state: OpenAIChatState) -> Shortcut:
+def openai_chat(state: AnyState) -> Shortcut:
     """The shortcut of an OpenAI chat stream's argument and text chunks."""
     head_match = _CHAT_HEAD.match
     rest_match = _CHAT_REST.fullmatch
@@ -189,7 +186,7 @@ _ANTHROPIC_REST = re.compile(
 )
 
 
-def anthropic(state: AnthropicState) -> Shortcut:
+def anthropic(state: AnyState) -> Shortcut:
     """The shortcut of an Anthropic stream's argument and text deltas for an open block."""
     start = _ANTHROPIC_START
     at = len(start)
@@ -251,7 +248,7 @@ _RESPONSES_REST = re.compile(
 )
 
 
-def responses(state: ResponsesState) -> Shortcut:
+def responses(state: AnyState) -> Shortcut:
     """The shortcut of a Responses stream's argument deltas for an open call."""
     start = _RESPONSES_START
     at = len(start)
@@ -299,7 +296,7 @@ _GEMINI_REST = re.compile(
 _GEMINI_HEAD = ("modelVersion", "usageMetadata", "responseId")
 
 
-def gemini(state: GeminiState) -> Shortcut:
+def gemini(state: AnyState) -> Shortcut:
     """The shortcut of a Gemini stream's text chunks, once candidate 0 has text."""
     start = _GEMINI_START
     at = len(start)
@@ -360,7 +357,7 @@ _OLLAMA = re.compile(
 _OLLAMA_TOP = ("model", "created_at", "done")
 
 
-def ollama(state: OllamaState) -> Shortcut:
+def ollama(state: AnyState) -> Shortcut:
     """The shortcut of an Ollama stream's text lines."""
     fullmatch = _OLLAMA.fullmatch
     top = state.top
@@ -418,7 +415,7 @@ _BEDROCK = re.compile(
 )
 
 
-def bedrock(state: BedrockState, decoder: EventStreamDecoder) -> Shortcut:
+def bedrock(state: AnyState, decoder: Any) -> Shortcut:
     """The shortcut of a Bedrock stream's deltas for a started block, read through its eventstream decoder."""
     simple = decoder.simple
     fullmatch = _BEDROCK.fullmatch
