@@ -254,6 +254,7 @@ def _build(
     with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
         format_cache = None if refused is not None else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
         verdicts: list[Verdict] = []
+        plans: list[BesidePlan] = []  # the plan of the files beside the package, made once, when the check starts
 
         def start_check(rendered: Mapping[str, str], beside: Mapping[str, str]) -> None:
             # The check imports the files as rendered while the build hashes, plans and stages them: its verdict
@@ -262,13 +263,14 @@ def _build(
                 return
             # A build refused for files toolgen did not write leaves everything as it was, the check's compiled
             # modules in the cache included: so it is refused before the check compiles anything.
-            _refuse_foreign_beside(config, plan_beside(config, beside))
+            plans.append(plan_beside(config, beside))
+            _refuse_foreign_beside(config, plans[0])
             refuse_foreign(config, rendered, old_package)
             verdicts.append(checker.start(work_dir(config, config.package_dir) / "checked", config.package, rendered))
 
         files, inputs, warnings, beside = _render_all(config, progress, format_cache, start_check)
         manifest = files.pop(MANIFEST_NAME)
-        plan = plan_beside(config, beside)
+        plan = plans[0] if plans else plan_beside(config, beside)
         if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
             if on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest} and not (
                 plan.delete or plan.foreign or beside_on_disk(config, set(beside)) != beside
