@@ -120,6 +120,8 @@ def _key(key: Any) -> str:
 def _schema(kind: str, node: Mapping[str, Any]) -> Any:
     if kind == "model":
         return _model(node)
+    if kind == "function-wrap":
+        return _null_refusing(node)
     if kind == "model-fields":
         return _fields(node, None)
     if kind == "default" and ("default_factory" in node or "on_error" in node):
@@ -171,7 +173,21 @@ def _plain_discriminator(discriminator: Any) -> bool:
     )
 
 
-def _model(node: Mapping[str, Any]) -> Any:
+def _null_refusing(node: Mapping[str, Any]) -> Any:
+    """A NullRefusingModel, whose null refusal wraps the whole model: the model with that refusal as data."""
+    model = _null_refusing_model(node.get("function"))
+    inner = node.get("schema")
+    if model is None or not isinstance(inner, Mapping) or inner.get("type") != "model":
+        raise _NotData("a function validator")
+    refused = frozenset(
+        name
+        for name, field in model.model_fields.items()
+        if (field.alias or name) in model.toolgen_not_null
+    )
+    return _with_ref(_model(inner, refused), node)
+
+
+def _model(node: Mapping[str, Any], refused: frozenset[str] = frozenset()) -> Any:
     if node.get("custom_init") or node.get("post_init") or node.get("generic_origin"):
         raise _NotData("a model with its own __init__ or post-init")
     inner = node.get("schema")
@@ -179,6 +195,8 @@ def _model(node: Mapping[str, Any]) -> Any:
     if not isinstance(inner, Mapping):
         raise _NotData("a model without a schema")
     if node.get("root_model"):
+        if refused:
+            raise _NotData("a root model that refuses null")
         plain = _plain(inner)
         if (
             isinstance(config, Mapping)
@@ -189,7 +207,7 @@ def _model(node: Mapping[str, Any]) -> Any:
         return _with_ref(plain, node)
     if inner.get("type") != "model-fields":
         raise _NotData("a model whose schema is not its fields")
-    return _with_ref(_fields(inner, config), node)
+    return _with_ref(_fields(inner, config, refused), node)
 
 
 def _with_ref(plain: Any, node: Mapping[str, Any]) -> Any:
@@ -203,7 +221,9 @@ def _with_ref(plain: Any, node: Mapping[str, Any]) -> Any:
     return plain
 
 
-def _fields(node: Mapping[str, Any], config: Any) -> dict[str, Any]:
+def _fields(
+    node: Mapping[str, Any], config: Any, refused: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     unknown = set(node) - _FIELDS_KEYS - _DROPPED - {"ref", "from_attributes"}
     if unknown:
         raise _NotData(f"model fields with {sorted(unknown)}")
@@ -212,7 +232,9 @@ def _fields(node: Mapping[str, Any], config: Any) -> dict[str, Any]:
         raise _NotData("model fields without fields")
     plain: dict[str, Any] = {
         "type": "typed-dict",
-        "fields": {_key(name): _field(name, field) for name, field in fields.items()},
+        "fields": {
+            _key(name): _field(field, name in refused) for name, field in fields.items()
+        },
     }
     for key in ("strict", "extras_schema", "extra_behavior", "ref"):
         if key in node:
@@ -222,7 +244,7 @@ def _fields(node: Mapping[str, Any], config: Any) -> dict[str, Any]:
     return plain
 
 
-def _field(name: str, node: Any) -> dict[str, Any]:
+def _field(node: Any, refused: bool) -> dict[str, Any]:
     if not isinstance(node, Mapping) or node.get("type") != "model-field":
         raise _NotData("a model field that is not a model-field")
     unknown = set(node) - {
@@ -243,7 +265,7 @@ def _field(name: str, node: Any) -> dict[str, Any]:
     # A model field is optional exactly when its schema gives a default; a typed dict must be told.
     plain: dict[str, Any] = {
         "type": "typed-dict-field",
-        "schema": _field_schema(name, inner),
+        "schema": _field_schema(inner, refused),
         "required": inner.get("type") != "default",
     }
     if "validation_alias" in node:
@@ -251,24 +273,18 @@ def _field(name: str, node: Any) -> dict[str, Any]:
     return plain
 
 
-def _field_schema(name: str, node: Mapping[str, Any]) -> Any:
+def _field_schema(node: Mapping[str, Any], refused: bool) -> Any:
     """A field's schema, with the runtime's null refusal (NullRefusingModel) written as data."""
+    if not refused:
+        return _plain(node)
     if node.get("type") == "default" and isinstance(node.get("schema"), Mapping):
         outer = _schema(
             "default",
             {key: value for key, value in node.items() if key != "schema"}
             | {"schema": {"type": "any"}},
         )
-        return outer | {"schema": _field_schema(name, node["schema"])}
-    if node.get("type") == "function-after":
-        model = _null_refusing_model(node.get("function"))
-        inner = node.get("schema")
-        if model is None or not isinstance(inner, Mapping):
-            raise _NotData("a field validator")
-        field = model.model_fields.get(name)
-        key = field.alias if field is not None and field.alias else name
-        return _plain(_non_null(inner) if key in model.toolgen_not_null else inner)
-    return _plain(node)
+        return outer | {"schema": _field_schema(node["schema"], refused)}
+    return _plain(_non_null(node))
 
 
 def _null_refusing_model(function: Any) -> Any:
