@@ -70,6 +70,9 @@ def _decode(state: WireState) -> Response | ProviderError:
     if state.provider_error is not None and not state.has_content():
         return state.provider_error
     try:
+        plain = state.plain()
+        if plain is not None:
+            return plain
         body = state.body()
         result = state.decode(body)
         if isinstance(result, ProviderError) and state.has_content():
