@@ -48,14 +48,11 @@ def plain_response(state: Any) -> Response | None:
         rest["logprobs"] = None
     head = state.head
     response_id, model = head.get("id"), head.get("model")
-    fields = {
-        key: value
-        for key, value in head.items()
-        if not (
-            (key == "id" and isinstance(response_id, str))
-            or (key == "model" and isinstance(model, str))
-        )
-    }
+    fields = dict(head)
+    if isinstance(response_id, str):
+        del fields["id"]
+    if isinstance(model, str):
+        del fields["model"]
     fields["object"] = "chat.completion"
     return Response(
         message,
