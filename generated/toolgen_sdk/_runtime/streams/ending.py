@@ -14,16 +14,22 @@ from .state import Call, WireState
 def finalize(state: WireState) -> Response | ProviderError:
     """The stream's final message, and its last events (ToolCallEnd, Usage, Finish, MessageEnd) in state.out."""
     result = _decode(state)
-    closed = state.closed_calls()
+    calls = state.calls
+    # A stream without calls (the usual short answer) skips the calls' bookkeeping: each comprehension costs.
+    closed = state.closed_calls() if calls else []
     if isinstance(result, Response):
-        result = _patch_arguments(result, closed)
-        result = _mark_incomplete(result, state, state.errors)
+        if closed:
+            result = _patch_arguments(result, closed)
+        if state.errors:
+            result = _mark_incomplete(result, state, state.errors)
     tool_calls = (
         result.message.get("tool_calls") if isinstance(result, Response) else None
     )
     # Where each call sits in the final message: cut calls are not there.
-    positions = {call.index: position for position, call in enumerate(closed)}
-    for call in state.calls:
+    positions = (
+        {call.index: position for position, call in enumerate(closed)} if closed else {}
+    )
+    for call in calls:
         if not call.emitted:
             call.emitted = True
             position = positions.get(call.index)
@@ -61,7 +67,7 @@ def _status(state: WireState) -> str:
     """complete, cut, failed or corrupt: see MessageEnd."""
     if state.provider_error is not None:
         return "failed"
-    if not state.complete or any(call.cut for call in state.calls):
+    if not state.complete or (state.calls and any(call.cut for call in state.calls)):
         return "cut"
     return "corrupt" if state.errors else "complete"
 
@@ -70,6 +76,9 @@ def _decode(state: WireState) -> Response | ProviderError:
     if state.provider_error is not None and not state.has_content():
         return state.provider_error
     try:
+        plain = state.plain()
+        if plain is not None:
+            return plain
         body = state.body()
         result = state.decode(body)
         if isinstance(result, ProviderError) and state.has_content():

@@ -32,6 +32,7 @@ from .events import (
     set_delta_arguments,
     set_delta_index,
 )
+from .openai_chat_end import plain_response
 from .state import Call, WireState
 
 _REASONING_KEYS = ("reasoning_content", "reasoning")
@@ -452,6 +453,9 @@ class OpenAIChatState(WireState):
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
         return decode_response(body, self.wire)
+
+    def plain(self) -> Response | None:
+        return plain_response(self)
 
 
 def _same(seen: Any, data: dict[str, Any], text: bytes | None) -> bool:

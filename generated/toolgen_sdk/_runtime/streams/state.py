@@ -102,6 +102,11 @@ class WireState:
         """The wire's own decoder for a whole response body."""
         return self.fallback()
 
+    def plain(self) -> Response | None:
+        """The final message built from the state directly, when it is exactly what decode(body()) gives; None
+        (the default) when the body must go through the decoder."""
+        return None
+
     def finish(self) -> None:
         """The body ended: every call the wire did not close is cut."""
         for call in self.calls:
