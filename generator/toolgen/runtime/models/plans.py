@@ -97,12 +97,33 @@ def planned_problems(
     if items is None or plans is None or not 0 < len(items) <= MOST_SHAPE_ERRORS:
         return problems_from(error, data)
     if len(items) == 1:
+        # One error, most invalid data: planned, checked and quoted here, without the general path's loops.
         item = items[0]
         loc = item["loc"]
         # One error's pointer has slots for its indexes: the shape leaves them out.
         shape = loc if int not in map(type, loc) else _without_indexes(loc)
         key: Any = (item["type"], shape, item["msg"])
-    elif len(items) == 2:
+        plan = plans.get(key, _UNSEEN)
+        if plan is None:
+            return problems_from(error, data)
+        if plan is _UNSEEN:
+            return _learnt(error, data, plans, key)
+        if not _follows(plan[0][0], data, loc):
+            return problems_from(error, data)
+        entry = plan[1][0]
+        if type(entry) is ValidationProblem:
+            return [entry]
+        pointer, head, quoted = entry
+        problem: ValidationProblem = _new_object(ValidationProblem)
+        fields = problem.__dict__
+        fields["pointer"] = (
+            pointer
+            if type(pointer) is str
+            else "".join([p if type(p) is str else str(loc[p]) for p in pointer])
+        )
+        fields["message"] = head if quoted < 0 else head + shown(item["input"])
+        return [problem]
+    if len(items) == 2:
         # Two errors, the usual `str | list` miss: written out, without a comprehension's own frame.
         first, second = items
         key = (
@@ -117,23 +138,6 @@ def planned_problems(
     if plan is _UNSEEN:
         return _learnt(error, data, plans, key)
     routes, made = plan
-    if len(routes) == 1:
-        loc = items[0]["loc"]
-        if not _follows(routes[0], data, loc):
-            return problems_from(error, data)
-        entry = made[0]
-        if type(entry) is ValidationProblem:
-            return [entry]
-        pointer, head, quoted = entry
-        problem: ValidationProblem = _new_object(ValidationProblem)
-        fields = problem.__dict__
-        fields["pointer"] = (
-            pointer
-            if type(pointer) is str
-            else "".join([p if type(p) is str else str(loc[p]) for p in pointer])
-        )
-        fields["message"] = head if quoted < 0 else head + shown(items[0]["input"])
-        return [problem]
     for route, item in zip(routes, items, strict=True):
         if not _follows(route, data, item["loc"]):
             return problems_from(error, data)
