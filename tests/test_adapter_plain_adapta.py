@@ -8,7 +8,7 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import bedrock, bedrock_plain, responses, responses_plain
+from toolgen.runtime.wires import bedrock, bedrock_plain, gemini, gemini_plain, responses, responses_plain
 
 
 def _outcome(decode: Any, body: Any) -> Any:
@@ -79,6 +79,12 @@ BEDROCK_MESSAGES = st.one_of(
         lambda text, calls: {"role": "assistant", "content": text + calls},
         st.lists(PLAIN_TEXT, max_size=2),
         st.lists(PLAIN_CALLS, max_size=2),
+    ),
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["assistant", "user"]),
+            "content": st.lists(st.one_of(PLAIN_TEXT, PLAIN_CALLS, PLAIN_RESULTS), max_size=3),
+        }
     ),
     st.fixed_dictionaries(
         {"role": st.sampled_from(["user", "assistant", "system", 5]), "content": st.lists(BEDROCK_BLOCKS, max_size=3)}
@@ -229,4 +235,120 @@ def test_the_plain_responses_input_takes_the_short_way() -> None:
                 }
             },
         },
+    ]
+
+
+GEMINI_PARTS = st.sampled_from(
+    [
+        {"text": "hi"},
+        {"text": ""},
+        {"text": 5},
+        {"text": "hm", "thought": True},
+        {"text": "hi", "thoughtSignature": "s"},
+        {"inlineData": {"mimeType": "image/png", "data": "aGk="}},
+        {"functionCall": {"id": "c1", "name": "f", "args": {"city": "Paris"}}},
+        {"functionCall": {"id": "c2", "name": "f", "args": {}}},
+        {"functionCall": {"id": "c3", "name": "f"}},
+        {"functionCall": {"name": "f", "args": {}}},
+        {"functionCall": {"id": "", "name": "f", "args": {}}},
+        {"functionCall": {"id": "c4", "name": "f", "args": None}},
+        {"functionCall": {"id": "c4", "name": "f", "args": {"n": float("nan")}}},
+        {"functionCall": {"id": "c4", "name": "f", "args": {"t": (1, 2)}}},
+        {"functionCall": {"id": "c4", "name": "f", "args": {1: 2}}},
+        {"functionCall": {"id": "c5", "name": 5, "args": {}}},
+        {"functionCall": {"id": "c5", "name": "f", "args": "text"}},
+        {"function_call": {"id": "c6", "name": "f", "args": {}}},
+        {"functionCall": {"id": "c7", "name": "f", "args": {}}, "thoughtSignature": "s"},
+        {"functionCall": "not a call"},
+        {"functionResponse": {"id": "c1", "name": "f", "response": {"output": "sunny"}}},
+        {"functionResponse": {"id": "c1", "name": "f", "response": {"error": "no"}}},
+        {"functionResponse": {"id": "c1", "name": "f", "response": {"result": "sunny"}}},
+        {"functionResponse": {"id": "c1", "name": "f", "response": {"output": {"t": 21}}}},
+        {"functionResponse": {"id": "c1", "name": "f", "response": {"output": "a", "error": "b"}}},
+        {"functionResponse": {"id": "c1", "name": "f", "response": "sunny"}},
+        {"functionResponse": {"name": "f", "response": {"output": "sunny"}}},
+        {"functionResponse": {"id": "", "name": "f", "response": {"output": "sunny"}}},
+        {"functionResponse": {"id": "c1", "response": {"output": "sunny"}}},
+        {"functionResponse": {"id": "c1", "name": "f", "response": {"output": "sunny"}, "willContinue": True}},
+        {"function_response": {"id": "c1", "name": "f", "response": {"output": "sunny"}}},
+        {},
+        "not a part",
+        None,
+    ]
+)
+PLAIN_GEMINI_TEXT = st.sampled_from([{"text": "hi"}, {"text": ""}])
+PLAIN_GEMINI_CALLS = st.sampled_from(
+    [
+        {"functionCall": {"id": "c1", "name": "f", "args": {"city": "Paris"}}},
+        {"functionCall": {"id": "c2", "name": "g", "args": {"a": [1, 2.5, None, True]}}},
+    ]
+)
+PLAIN_GEMINI_RESPONSES = st.sampled_from(
+    [
+        {"functionResponse": {"id": "c1", "name": "f", "response": {"output": "sunny"}}},
+        {"functionResponse": {"id": "c2", "name": "g", "response": {"error": ""}}},
+    ]
+)
+GEMINI_TURNS = st.one_of(
+    # What the short way takes, most of the time, so that it is compared often.
+    st.fixed_dictionaries({"role": st.just("user"), "parts": st.lists(PLAIN_GEMINI_TEXT, min_size=1, max_size=2)}),
+    st.fixed_dictionaries({"role": st.just("user"), "parts": st.lists(PLAIN_GEMINI_RESPONSES, min_size=1, max_size=2)}),
+    st.builds(
+        lambda text, calls: {"role": "model", "parts": text + calls},
+        st.lists(PLAIN_GEMINI_TEXT, max_size=2),
+        st.lists(PLAIN_GEMINI_CALLS, max_size=2),
+    ),
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["model", "user"]),
+            "parts": st.lists(st.one_of(PLAIN_GEMINI_TEXT, PLAIN_GEMINI_CALLS, PLAIN_GEMINI_RESPONSES), max_size=3),
+        }
+    ),
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "model", "system", 5]), "parts": st.lists(GEMINI_PARTS, max_size=3)}
+    ),
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "model"]), "parts": st.sampled_from(["hi", 5, None])}),
+    st.sampled_from(
+        [
+            {"role": "user", "parts": [{"text": "hi"}], "name": "x"},
+            {"parts": [{"text": "hi"}]},
+            {"role": "model"},
+            {"role": "user"},
+            "not a turn",
+            None,
+        ]
+    ),
+)
+GEMINI_SYSTEMS = st.sampled_from(
+    [None, {"parts": [{"text": "Be brief."}]}, {"parts": [{"text": "a"}, {"text": "b"}]}, "Be brief.", 5]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(system=GEMINI_SYSTEMS, raw=st.lists(GEMINI_TURNS, max_size=5))
+def test_a_gemini_body_read_the_short_way_is_what_the_long_way_reads(system: Any, raw: list[Any]) -> None:
+    body: dict[str, Any] = {"contents": raw}
+    if system is not None:
+        body["systemInstruction"] = system
+    short = _outcome(gemini.decode_request, body)
+    assert short == _long_way(gemini, gemini.decode_request, body)
+    plain = gemini_plain.decode_plain(raw, None)
+    if plain is not None and system is None:
+        assert short == ("ok", gemini.decode_request(body))
+        assert short[1].messages == plain
+
+
+def test_the_plain_gemini_contents_take_the_short_way() -> None:
+    raw = [
+        {"role": "user", "parts": [{"text": "Weather?"}]},
+        {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "f", "args": {"city": "Paris"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "f", "response": {"output": "sunny"}}}]},
+        {"role": "model", "parts": [{"text": "Sunny."}]},
+    ]
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"city":"Paris"}'}}
+    assert gemini_plain.decode_plain(raw, "system") == [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "name": "f", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
     ]
