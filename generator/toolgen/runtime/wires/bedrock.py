@@ -59,6 +59,7 @@ from .bedrock_messages import (
     encode_blocks,
     encode_turn,
 )
+from .bedrock_plain import decode_plain
 from .export import decode_tools, encode_tools, named_entry, object_schema
 
 __all__ = [
@@ -247,8 +248,29 @@ def decode_request(body: Any) -> Request:
         body.get("messages"), "/messages", "`messages`, an array of message objects"
     )
     kept: dict[str, Any] = {}
-    messages: list[dict[str, Any]] = []
     system = body.get("system")
+    messages = decode_plain(system, raw_messages)
+    if messages is None:
+        messages = _decode_messages(system, raw_messages, kept)
+    config = body.get("toolConfig")
+    tools = _decode_tools(config, kept)
+    consumed = {"messages"}
+    if isinstance(system, list) and system:
+        consumed.add("system")
+    model, fields = body_rest(body, consumed, "modelId")
+    if "tools" in kept or tools:
+        fields["toolConfig"] = {
+            key: value for key, value in config.items() if key != "tools"
+        }
+    return decoded_request(
+        WIRE, messages, tools, model, fields, kept, _settings(fields)
+    )
+
+
+def _decode_messages(
+    system: Any, raw_messages: list[Any], kept: dict[str, Any]
+) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
     if isinstance(system, list) and system:
         parts, _, skeleton = decode_blocks(system, "/system")
         if not is_trivial(skeleton):
@@ -269,19 +291,7 @@ def decode_request(body: Any) -> Request:
                 f"{pointer}/role",
                 "user or assistant (the system prompt is the top-level `system` field)",
             )
-    config = body.get("toolConfig")
-    tools = _decode_tools(config, kept)
-    consumed = {"messages"}
-    if isinstance(system, list) and system:
-        consumed.add("system")
-    model, fields = body_rest(body, consumed, "modelId")
-    if "tools" in kept or tools:
-        fields["toolConfig"] = {
-            key: value for key, value in config.items() if key != "tools"
-        }
-    return decoded_request(
-        WIRE, messages, tools, model, fields, kept, _settings(fields)
-    )
+    return messages
 
 
 def encode_request(request: Request) -> dict[str, Any]:

@@ -63,6 +63,7 @@ from .gemini_contents import (
     encode_system,
     encode_user_turn,
 )
+from .gemini_plain import decode_plain
 from .google_errors import array_error, status_body, status_error
 
 __all__ = [
@@ -390,6 +391,22 @@ def decode_request(body: Any) -> Request:
     system = decode_system(body, kept)
     if system is not None:
         messages.append(system)
+    plain = decode_plain(contents, messages[-1]["role"] if messages else None)
+    if plain is None:
+        _decode_contents(contents, messages)
+    else:
+        messages.extend(plain)
+    tools = _decode_tools(body.get("tools"), kept)
+    consumed = {"contents", "tools", "systemInstruction", "system_instruction"}
+    model, fields = body_rest(body, consumed)
+    if model is not None:
+        kept["model_in_body"] = True
+    return decoded_request(
+        WIRE, messages, tools, model, fields, kept, _settings(fields)
+    )
+
+
+def _decode_contents(contents: list[Any], messages: list[dict[str, Any]]) -> None:
     pending: list[tuple[str, str]] = []
     for i, raw in enumerate(contents):
         pointer = f"/contents/{i}"
@@ -406,14 +423,6 @@ def decode_request(body: Any) -> Request:
             messages.extend(
                 decode_user_turn(turn, pointer, f"{WIRE}/contents/{i}", pending, before)
             )
-    tools = _decode_tools(body.get("tools"), kept)
-    consumed = {"contents", "tools", "systemInstruction", "system_instruction"}
-    model, fields = body_rest(body, consumed)
-    if model is not None:
-        kept["model_in_body"] = True
-    return decoded_request(
-        WIRE, messages, tools, model, fields, kept, _settings(fields)
-    )
 
 
 def encode_request(request: Request) -> dict[str, Any]:

@@ -65,6 +65,7 @@ from .responses_items import (
     encode_result,
     encode_run,
 )
+from .responses_plain import decode_plain
 
 __all__ = [
     "WIRE",
@@ -244,10 +245,12 @@ def decode_request(body: Any) -> Request:
         kept["input_string"] = True
         messages.append({"role": "user", "content": raw_input})
     else:
-        decode_input(
-            as_list(raw_input, "/input", "`input`, a string or an array of items"),
-            messages,
-        )
+        items = as_list(raw_input, "/input", "`input`, a string or an array of items")
+        plain = decode_plain(items)
+        if plain is None:
+            decode_input(items, messages)
+        else:
+            messages.extend(plain)
     tools = _decode_tools(body.get("tools"), kept)
     consumed = {"input"}
     if isinstance(body.get("tools"), list):

@@ -1,0 +1,146 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Gemini contents that keep nothing, the short way: to canonical messages without the part skeletons, generated
+ids, kept fields and regrouping marks `gemini_contents` reads for the rest.
+
+It gives exactly what the long way gives, or None, and then the caller takes the long way: so contents the long
+way would refuse, or keep something of, are always its business.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import args_object, args_text, assistant_content
+
+
+def decode_plain(
+    contents: list[Any], before: str | None
+) -> list[dict[str, Any]] | None:
+    """The canonical messages of turns that keep nothing (text parts, calls and responses with their ids, string
+    outputs, no other keys), as `decode_model_turn` and `decode_user_turn` of `gemini_contents` give them after
+    a message of role `before`; None for anything else."""
+    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other.
+    messages: list[dict[str, Any]] = []
+    for turn in contents:
+        if type(turn) is not dict or len(turn) != 2:
+            return None
+        role, parts = turn.get("role"), turn.get("parts")
+        if type(parts) is not list:
+            return None
+        if role == "model":
+            if not _plain_model(parts, messages):
+                return None
+        elif role != "user" or not _plain_user(parts, messages, before):
+            return None
+        before = messages[-1]["role"]
+    return messages
+
+
+def _plain_user(
+    parts: list[Any], messages: list[dict[str, Any]], before: str | None
+) -> bool:
+    # Text and responses in one turn, or responses right after a tool message, are marked by the long way.
+    if not parts:
+        return False
+    first = parts[0]
+    if type(first) is dict and "functionResponse" in first:
+        if before == "tool":
+            return False
+        results = []
+        for block in parts:
+            result = _plain_response(block)
+            if result is None:
+                return False
+            results.append(result)
+        messages.extend(results)
+        return True
+    texts = _texts(parts)
+    if texts is None:
+        return False
+    content = texts[0]["text"] if len(texts) == 1 else texts
+    messages.append({"role": "user", "content": content})
+    return True
+
+
+def _texts(parts: list[Any]) -> list[dict[str, Any]] | None:
+    texts = []
+    for block in parts:
+        if type(block) is not dict or len(block) != 1:
+            return None
+        text = block.get("text")
+        if type(text) is not str:
+            return None
+        texts.append({"type": "text", "text": text})
+    return texts
+
+
+def _plain_response(block: Any) -> dict[str, Any] | None:
+    if type(block) is not dict or len(block) != 1:
+        return None
+    fr = block.get("functionResponse")
+    if type(fr) is not dict or len(fr) != 3:
+        return None
+    call_id, name, response = fr.get("id"), fr.get("name"), fr.get("response")
+    # Responses without an id are paired with calls by name, and that is the long way's.
+    if type(call_id) is not str or not call_id or type(name) is not str:
+        return None
+    if type(response) is not dict or len(response) != 1:
+        return None
+    output, error = response.get("output"), response.get("error")
+    out: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "name": name}
+    if type(output) is str:
+        out["content"] = output
+    elif type(error) is str:
+        out["content"] = error
+        out["is_error"] = True
+    else:
+        return None
+    return out
+
+
+def _plain_model(parts: list[Any], messages: list[dict[str, Any]]) -> bool:
+    texts: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    for block in parts:
+        if type(block) is not dict or len(block) != 1:
+            return False
+        fc = block.get("functionCall")
+        if fc is not None:
+            call = _plain_call(fc)
+            if call is None:
+                return False
+            calls.append(call)
+            continue
+        text = block.get("text")
+        # Text after a call is laid out again by the long way's skeleton.
+        if type(text) is not str or calls:
+            return False
+        texts.append({"type": "text", "text": text})
+    out: dict[str, Any] = {"role": "assistant", "content": assistant_content(texts)}
+    if calls:
+        out["tool_calls"] = calls
+    messages.append(out)
+    return True
+
+
+def _plain_call(fc: Any) -> dict[str, Any] | None:
+    if type(fc) is not dict or len(fc) != 3:
+        return None
+    call_id, name, args = fc.get("id"), fc.get("name"), fc.get("args")
+    # Calls without an id get generated ones, and that is the long way's.
+    if type(call_id) is not str or not call_id or type(name) is not str:
+        return None
+    if type(args) is not dict:
+        return None
+    try:
+        arguments = args_text(args)
+        # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
+        if args_object(arguments, "") != args:
+            return None
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
