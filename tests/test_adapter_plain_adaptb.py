@@ -18,7 +18,11 @@ from toolgen.runtime.wires import (
     interactions_steps,
     ollama,
     ollama_plain,
+    openai_chat,
+    openai_chat_plain,
 )
+from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
+from toolgen.runtime.wires.openai_chat_dialects import dialect_of
 
 # Values that are not what they look like: a str that is not a str, a dict that is not a dict.
 
@@ -474,6 +478,50 @@ def test_interactions_steps_encoded_the_short_way_are_what_the_long_way_writes(m
     short = interactions_plain.encode_plain(messages)
     try:
         long_way = interactions_steps.encode_input_steps(messages)
+    except _REFUSED:
+        assert short is None  # what the long way refuses never takes the short way
+        return
+    if short is not None:
+        _same(short, long_way)
+
+
+CHAT_CANONICAL = st.lists(
+    st.one_of(
+        PLAIN_CANONICAL,
+        ODD_CANONICAL,
+        st.sampled_from(
+            [
+                {"role": "user", "content": "hi", "name": "ann"},
+                {"role": "user"},
+                {"role": "system", "content": None},
+                {"role": "assistant", "content": "", "name": "bot", "refusal": "no"},
+                {"role": "assistant"},
+                {"role": "tool", "tool_call_id": "c1"},
+                {"role": "tool", "tool_call_id": "c1", "content": None, "name": "f"},
+                {"role": "tool", "tool_call_id": ["c1"], "content": "sunny"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{**_CALL, "function": {"name": "f", "arguments": 5}}],
+                },
+                {"role": "assistant", "content": None, "tool_calls": [{**_CALL, "id": 5}]},
+            ]
+        ),
+    ),
+    max_size=6,
+)
+
+
+@pytest.mark.parametrize("dialect", CHAT_DIALECTS)
+@settings(max_examples=400, deadline=None)
+@given(messages=CHAT_CANONICAL)
+def test_a_chat_conversation_encoded_the_short_way_is_what_the_long_way_writes(
+    dialect: str, messages: list[Any]
+) -> None:
+    d = dialect_of(dialect)
+    short = openai_chat_plain.encode_plain(messages, d)
+    try:
+        long_way = openai_chat._encode_messages(messages, d)
     except _REFUSED:
         assert short is None  # what the long way refuses never takes the short way
         return
