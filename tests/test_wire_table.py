@@ -130,6 +130,7 @@ def test_a_package_carries_only_the_wires_it_asks_for(make_project: Callable[...
         "openai_chat_dialects.py",
         "openai_chat_messages.py",
         "openai_chat_parts.py",
+        "openai_chat_plain.py",
         "pairing.py",
         "sniff.py",
         "structured.py",

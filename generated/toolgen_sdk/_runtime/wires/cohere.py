@@ -55,6 +55,7 @@ from .base import (
     stop_value,
     weave,
 )
+from .cohere_plain import decode_plain, encode_plain
 from .export import (
     decode_tools,
     encode_tools,
@@ -421,9 +422,9 @@ def decode_request(body: Any) -> Request:
     raw_messages = as_list(
         body.get("messages"), "/messages", "`messages`, an array of message objects"
     )
-    messages = [
-        _decode_message(raw, f"/messages/{i}") for i, raw in enumerate(raw_messages)
-    ]
+    messages = decode_plain(raw_messages)
+    if messages is None:
+        messages = _decode_messages(raw_messages)
     kept: dict[str, Any] = {}
     tools = _decode_tools(body.get("tools"), kept)
     consumed = (
@@ -433,6 +434,18 @@ def decode_request(body: Any) -> Request:
     return decoded_request(
         WIRE, messages, tools, model, fields, kept, _settings(fields)
     )
+
+
+def _decode_messages(raw_messages: list[Any]) -> list[dict[str, Any]]:
+    """The long way: every message and block read, and what canonical messages have no place for kept."""
+    return [
+        _decode_message(raw, f"/messages/{i}") for i, raw in enumerate(raw_messages)
+    ]
+
+
+def _encode_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The long way: every message's kept blocks, calls, plan and fields restored."""
+    return [_encode_message(msg, f"/messages/{i}") for i, msg in enumerate(messages)]
 
 
 def encode_request(request: Request) -> dict[str, Any]:
@@ -445,9 +458,10 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
-    body["messages"] = [
-        _encode_message(msg, f"/messages/{i}") for i, msg in enumerate(request.messages)
-    ]
+    messages = encode_plain(request.messages)
+    if messages is None:
+        messages = _encode_messages(request.messages)
+    body["messages"] = messages
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")

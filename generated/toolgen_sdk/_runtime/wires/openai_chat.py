@@ -70,6 +70,7 @@ from .openai_chat_messages import (
     decode_plain,
     encode_message,
 )
+from .openai_chat_plain import encode_plain
 
 __all__ = [
     "WIRES",
@@ -392,6 +393,13 @@ def _decode_messages(
     ]
 
 
+def _encode_messages(
+    messages: list[dict[str, Any]], d: Dialect
+) -> list[dict[str, Any]]:
+    """The long way: every message's kept parts, call entries, made-up ids and fields restored."""
+    return [encode_message(msg, f"/messages/{i}", d) for i, msg in enumerate(messages)]
+
+
 def encode_request(request: Request, wire: str = "openai-chat") -> dict[str, Any]:
     """A chat-completions request body from canonical terms."""
     return guarded(partial(_encode_request, wire=wire), request)
@@ -403,10 +411,10 @@ def _encode_request(request: Request, wire: str = "openai-chat") -> dict[str, An
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
-    body["messages"] = [
-        encode_message(msg, f"/messages/{i}", d)
-        for i, msg in enumerate(request.messages)
-    ]
+    messages = encode_plain(request.messages, d)
+    if messages is None:
+        messages = _encode_messages(request.messages, d)
+    body["messages"] = messages
     if request.tools or "tools" in kept:
         body["functions" if kept.get("tools_key") == "functions" else "tools"] = (
             _encode_tools(request.tools, d, kept)

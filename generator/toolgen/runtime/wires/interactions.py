@@ -48,6 +48,7 @@ from .base import (
 )
 from .export import export_checked, named_entry, object_schema
 from .google_errors import array_error, status_body, status_error
+from .interactions_plain import decode_plain, encode_plain
 from .interactions_steps import (
     WIRE,
     ModelSteps,
@@ -117,13 +118,46 @@ def _plain_tool(entry: Any) -> bool:
     )
 
 
+def _plain_definition(entry: Any) -> dict[str, Any] | None:
+    """The definition of an entry `_plain_tool` tells plain, as `_tool_definition` reads it; None for any other."""
+    # One pass, keys told by count and lookup: this runs for every tool of every decoded request.
+    if type(entry) is not dict:
+        return None
+    name, schema = entry.get("name"), entry.get("parameters")
+    if (
+        type(name) is not str
+        or not object_schema(schema)
+        or entry.get("type") != "function"
+    ):
+        return None
+    count = len(entry)
+    if count == 3:
+        return {"name": name, "inputSchema": schema}
+    description = entry.get("description")
+    if count != 4 or type(description) is not str or not description:
+        return None
+    return {"name": name, "description": description, "inputSchema": schema}
+
+
+def _plain_definitions(raw: list[Any]) -> list[dict[str, Any]] | None:
+    tools = []
+    for entry in raw:
+        tool = _plain_definition(entry)
+        if tool is None:
+            return None
+        tools.append(tool)
+    return tools
+
+
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
         return []
-    tools = [tool for tool in map(_tool_definition, raw) if tool is not None]
     # A list of plain entries is what exporting its tools gives: nothing is exported to find that out.
-    plain = bool(tools) and all(map(_plain_tool, raw))
-    if not plain and _encode_tools(tools, None) != raw:
+    plain = _plain_definitions(raw) if raw else None
+    if plain is not None:
+        return plain
+    tools = [tool for tool in map(_tool_definition, raw) if tool is not None]
+    if _encode_tools(tools, None) != raw:
         kept["tools"] = raw
     return tools
 
@@ -260,7 +294,11 @@ def decode_request(body: Any) -> Request:
             kept["input_content"] = True
             messages.extend(decode_user_input(steps, "/input", None))
         else:
-            decode_input_steps(steps, messages)
+            plain = decode_plain(steps, messages[-1]["role"] if messages else None)
+            if plain is None:
+                decode_input_steps(steps, messages)
+            else:
+                messages.extend(plain)
     tools = _decode_tools(body.get("tools"), kept)
     model = body.get("model")
     consumed = {"input", "tools"} | (
@@ -310,7 +348,8 @@ def _encode_request(request: Request) -> dict[str, Any]:
     ):
         body["input"] = encode_input_steps(conversation)[0]["content"]
     else:
-        body["input"] = encode_input_steps(request.messages)
+        steps = encode_plain(request.messages)
+        body["input"] = encode_input_steps(request.messages) if steps is None else steps
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")

@@ -61,6 +61,7 @@ from .export import (
     plain_chat_definition,
     plain_chat_function,
 )
+from .ollama_plain import decode_plain, encode_plain
 
 WIRE = "ollama"
 
@@ -311,6 +312,11 @@ def _restore_call(
     )
 
 
+def _encode_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The long way: every message's kept fields, call entries and made-up ids restored."""
+    return [_encode_message(msg, f"/messages/{i}") for i, msg in enumerate(messages)]
+
+
 # ---- tools, usage ----
 
 
@@ -402,11 +408,9 @@ def decode_request(body: Any) -> Request:
     raw_messages = as_list(
         body.get("messages"), "/messages", "`messages`, an array of message objects"
     )
-    pending: list[tuple[str, str]] = []
-    messages = [
-        _decode_message(raw, f"/messages/{i}", f"{WIRE}/messages/{i}", pending)
-        for i, raw in enumerate(raw_messages)
-    ]
+    messages = decode_plain(raw_messages)
+    if messages is None:
+        messages = _decode_messages(raw_messages)
     kept: dict[str, Any] = {}
     tools = _decode_tools(body.get("tools"), kept)
     consumed = (
@@ -416,6 +420,15 @@ def decode_request(body: Any) -> Request:
     return decoded_request(
         WIRE, messages, tools, model, fields, kept, _settings(fields)
     )
+
+
+def _decode_messages(raw_messages: list[Any]) -> list[dict[str, Any]]:
+    """The long way: every message read, what canonical messages have no place for kept, results paired."""
+    pending: list[tuple[str, str]] = []
+    return [
+        _decode_message(raw, f"/messages/{i}", f"{WIRE}/messages/{i}", pending)
+        for i, raw in enumerate(raw_messages)
+    ]
 
 
 def encode_request(request: Request) -> dict[str, Any]:
@@ -428,9 +441,10 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
-    body["messages"] = [
-        _encode_message(msg, f"/messages/{i}") for i, msg in enumerate(request.messages)
-    ]
+    messages = encode_plain(request.messages)
+    if messages is None:
+        messages = _encode_messages(request.messages)
+    body["messages"] = messages
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")
