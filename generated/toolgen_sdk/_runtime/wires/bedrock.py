@@ -59,8 +59,8 @@ from .bedrock_messages import (
     encode_blocks,
     encode_turn,
 )
-from .bedrock_plain import decode_plain
-from .export import decode_tools, encode_tools, named_entry, object_schema
+from .bedrock_plain import decode_plain, encode_plain
+from .export import decode_tools, encode_tools
 
 __all__ = [
     "WIRE",
@@ -110,28 +110,40 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
     return tool
 
 
-_SPEC_KEYS = frozenset({"name", "inputSchema"})
-_DESCRIBED_SPEC_KEYS = _SPEC_KEYS | {"description"}
+def _plain_definition(entry: Any) -> dict[str, Any] | None:
+    """The definition of an entry the export writes back as it is (a toolSpec of a name, a description and an
+    object schema, nothing else), as `_tool_definition` reads it; None for any other entry."""
+    # Keys told by count and lookup, not a key view compared: this runs for every tool of every decoded request.
+    if type(entry) is not dict or len(entry) != 1:
+        return None
+    spec = entry.get("toolSpec")
+    if type(spec) is not dict:
+        return None
+    name, wrapped = spec.get("name"), spec.get("inputSchema")
+    if type(name) is not str or type(wrapped) is not dict or len(wrapped) != 1:
+        return None
+    schema = wrapped.get("json")
+    if type(schema) is not dict or schema.get("type") != "object":
+        return None
+    count = len(spec)
+    if count == 2:
+        return {"name": name, "inputSchema": schema}
+    description = spec.get("description")
+    if count != 3 or type(description) is not str or not description:
+        return None
+    return {"name": name, "description": description, "inputSchema": schema}
 
 
 def _plain_tool(entry: Any) -> bool:
     """An entry the export writes back as it is: a toolSpec of a name, a description and an object schema."""
-    if type(entry) is not dict or entry.keys() != {"toolSpec"}:
-        return False
-    spec = entry["toolSpec"]
-    if not named_entry(spec, _SPEC_KEYS, _DESCRIBED_SPEC_KEYS):
-        return False
-    schema = spec["inputSchema"]
-    return (
-        type(schema) is dict
-        and schema.keys() == {"json"}
-        and object_schema(schema["json"])
-    )
+    return _plain_definition(entry) is not None
 
 
 def _decode_tools(config: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
     raw = config.get("tools") if isinstance(config, dict) else None
-    return decode_tools(raw, kept, _tool_definition, "bedrock", _plain_tool)
+    return decode_tools(
+        raw, kept, _tool_definition, "bedrock", _plain_tool, _plain_definition
+    )
 
 
 def _encode_tools(
@@ -304,18 +316,25 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None:
         body["modelId"] = request.model
-    body["messages"] = [
-        encode_turn(side, group, f"/messages/{i}")
-        for i, (side, group) in enumerate(turns(request.messages, WIRE))
-    ]
-    system = [
-        part
-        for m in request.messages
-        if m.get("role") == "system"
-        for part in parts_of(m.get("content"))
-    ]
-    if system:
-        body["system"] = encode_blocks(system, [], kept.get("system"), "/system")
+    # A kept system layout is restored by the long way.
+    plain = None if "system" in kept else encode_plain(request.messages)
+    if plain is None:
+        body["messages"] = [
+            encode_turn(side, group, f"/messages/{i}")
+            for i, (side, group) in enumerate(turns(request.messages, WIRE))
+        ]
+        system = [
+            part
+            for m in request.messages
+            if m.get("role") == "system"
+            for part in parts_of(m.get("content"))
+        ]
+        if system:
+            body["system"] = encode_blocks(system, [], kept.get("system"), "/system")
+    else:
+        blocks, body["messages"] = plain
+        if blocks:
+            body["system"] = blocks
     fields = dict(kept.get("fields") or {})
     config = (
         fields.pop("toolConfig") if isinstance(fields.get("toolConfig"), dict) else {}

@@ -1,13 +1,14 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Converse conversations that keep nothing, the short way: to canonical messages without the block skeletons,
-kept fields and regrouping marks `bedrock_messages` reads for the rest.
+"""Converse conversations that keep nothing, the short way: to canonical messages and back without the block
+skeletons, kept fields and regrouping marks `bedrock_messages` reads and writes for the rest.
 
-It gives exactly what the long way gives, or None, and then the caller takes the long way: so a conversation the
-long way would refuse, or keep something of, is always its business.
+Each function gives exactly what the long way gives, or None, and then the caller takes the long way: so a body
+or a conversation the long way would refuse, or keep something of, is always its business.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .base import args_object, args_text, assistant_content
@@ -149,3 +150,64 @@ def _plain_call(use: Any) -> dict[str, Any] | None:
         "type": "function",
         "function": {"name": name, "arguments": arguments},
     }
+
+
+def encode_plain(
+    messages: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """(system blocks, wire messages) of a conversation that kept nothing from a decoded body: string contents,
+    calls, string tool results; as `encode_turn` of `bedrock_messages` over `base.turns`, and `encode_blocks` of
+    the system prompts, give them. None for anything else, and for anything they would refuse."""
+    system: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    previous = None
+    try:
+        for message in messages:
+            if "extras" in message:
+                return None
+            role, content = message["role"], message.get("content")
+            if type(content) is not str and (
+                role != "assistant" or content is not None
+            ):
+                return None
+            if role == "system":
+                system.append({"text": content})
+                # System prompts go outside the conversation: they part no run of results (see `turns`).
+                continue
+            if role == "tool":
+                result: dict[str, Any] = {
+                    "toolUseId": message["tool_call_id"],
+                    "content": [{"text": content}],
+                }
+                if "is_error" in message:
+                    result["status"] = "error" if message["is_error"] else "success"
+                # Consecutive results share one user message, as `turns` groups them.
+                if previous == "tool":
+                    out[-1]["content"].append({"toolResult": result})
+                else:
+                    out.append({"role": "user", "content": [{"toolResult": result}]})
+            elif role == "user":
+                out.append({"role": "user", "content": [{"text": content}]})
+            elif role == "assistant":
+                out.append({"role": "assistant", "content": _plain_blocks(message)})
+            else:
+                return None
+            previous = role
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        return None
+    return system, out
+
+
+def _plain_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    blocks: list[dict[str, Any]] = [] if content is None else [{"text": content}]
+    for call in message.get("tool_calls") or ():
+        fn = call["function"]
+        use = {
+            "toolUseId": call["id"],
+            "name": fn["name"],
+            # Bad arguments raise here and take the long way, which names them with their pointer.
+            "input": args_object(fn["arguments"], ""),
+        }
+        blocks.append({"toolUse": use})
+    return blocks

@@ -63,7 +63,7 @@ from .gemini_contents import (
     encode_system,
     encode_user_turn,
 )
-from .gemini_plain import decode_plain
+from .gemini_plain import decode_plain, encode_plain
 from .google_errors import array_error, status_body, status_error
 
 __all__ = [
@@ -435,21 +435,16 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None and kept.get("model_in_body"):
         body["model"] = request.model
-    encode_system(request.messages, kept, body)
-    names = {
-        call["id"]: call["function"]["name"]
-        for message in request.messages
-        for call in message.get("tool_calls") or ()
-    }
-    contents = []
-    for i, (side, group) in enumerate(turns(request.messages, WIRE)):
-        pointer = f"/contents/{i}"
-        contents.append(
-            encode_model_turn(group[0], pointer)
-            if side == "assistant"
-            else encode_user_turn(group, names, pointer)
-        )
-    body["contents"] = contents
+    # A kept system layout is restored by the long way.
+    plain = None if "system" in kept else encode_plain(request.messages)
+    if plain is None:
+        encode_system(request.messages, kept, body)
+        body["contents"] = _encode_contents(request.messages)
+    else:
+        system, contents = plain
+        if system:
+            body["systemInstruction"] = {"parts": system}
+        body["contents"] = contents
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)
     fields = kept.get("fields")
@@ -465,6 +460,24 @@ def _encode_request(request: Request) -> dict[str, Any]:
         )
         _apply_settings(changed, body)
     return fill(body, fields) if fields else body
+
+
+def _encode_contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The long way: every turn's kept parts, fields, ids and grouping restored."""
+    names = {
+        call["id"]: call["function"]["name"]
+        for message in messages
+        for call in message.get("tool_calls") or ()
+    }
+    contents = []
+    for i, (side, group) in enumerate(turns(messages, WIRE)):
+        pointer = f"/contents/{i}"
+        contents.append(
+            encode_model_turn(group[0], pointer)
+            if side == "assistant"
+            else encode_user_turn(group, names, pointer)
+        )
+    return contents
 
 
 def decode_response(body: Any) -> Response | ProviderError:

@@ -1,13 +1,14 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Gemini contents that keep nothing, the short way: to canonical messages without the part skeletons, generated
-ids, kept fields and regrouping marks `gemini_contents` reads for the rest.
+"""Gemini contents that keep nothing, the short way: to canonical messages and back without the part skeletons,
+generated ids, kept fields and regrouping marks `gemini_contents` reads and writes for the rest.
 
-It gives exactly what the long way gives, or None, and then the caller takes the long way: so contents the long
-way would refuse, or keep something of, are always its business.
+Each function gives exactly what the long way gives, or None, and then the caller takes the long way: so contents
+or a conversation the long way would refuse, or keep something of, are always its business.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .base import args_object, args_text, assistant_content
@@ -144,3 +145,72 @@ def _plain_call(fc: Any) -> dict[str, Any] | None:
         "type": "function",
         "function": {"name": name, "arguments": arguments},
     }
+
+
+def encode_plain(
+    messages: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """(system instruction parts, contents) of a conversation that kept nothing from a decoded body: string
+    contents, calls, string tool results; as `encode_system`, `encode_model_turn` and `encode_user_turn` of
+    `gemini_contents` over `base.turns` give them. None for anything else, and for anything they would refuse."""
+    system: list[dict[str, Any]] = []
+    contents: list[dict[str, Any]] = []
+    previous = None
+    try:
+        # Every call's name, later ones too, as the long way finds the function a result answers.
+        names = {
+            call["id"]: call["function"]["name"]
+            for message in messages
+            for call in message.get("tool_calls") or ()
+        }
+        for message in messages:
+            if "extras" in message:
+                return None
+            role, content = message["role"], message.get("content")
+            if type(content) is not str and (
+                role != "assistant" or content is not None
+            ):
+                return None
+            if role == "system":
+                system.append({"text": content})
+                # System prompts go outside the contents: they part no run of results (see `turns`).
+                continue
+            if role == "tool":
+                call_id = message["tool_call_id"]
+                name = message.get("name") or names.get(call_id) or ""
+                if not name:
+                    return None  # refused by the long way, with its pointer
+                key = "error" if message.get("is_error") else "output"
+                response = {"id": call_id, "name": name, "response": {key: content}}
+                # Consecutive results share one user turn, as `turns` groups them.
+                if previous == "tool":
+                    contents[-1]["parts"].append({"functionResponse": response})
+                else:
+                    contents.append(
+                        {"role": "user", "parts": [{"functionResponse": response}]}
+                    )
+            elif role == "user":
+                contents.append({"role": "user", "parts": [{"text": content}]})
+            elif role == "assistant":
+                contents.append({"role": "model", "parts": _plain_parts(message)})
+            else:
+                return None
+            previous = role
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        return None
+    return system, contents
+
+
+def _plain_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    parts: list[dict[str, Any]] = [] if content is None else [{"text": content}]
+    for call in message.get("tool_calls") or ():
+        fn = call["function"]
+        called = {
+            "id": call["id"],
+            "name": fn["name"],
+            # Bad arguments raise here and take the long way, which names them with their pointer.
+            "args": args_object(fn["arguments"], ""),
+        }
+        parts.append({"functionCall": called})
+    return parts
