@@ -20,7 +20,7 @@ from toolgen.runtime.wires import (
     anthropic_plain,
     bedrock,
     cohere,
-    gemini,
+    gemini_tools,
     interactions,
     ollama,
     openai_chat,
@@ -211,14 +211,14 @@ def gemini_lists(draw: st.DrawFn) -> list[Any]:
 @settings(max_examples=300, deadline=None)
 @given(raw=gemini_lists())
 def test_a_gemini_tool_list_told_plain_is_one_the_export_writes_back(raw: list[Any]) -> None:
-    if gemini._plain_tools(raw):
-        assert export_tools(gemini._declarations(raw), "gemini").tools == raw
+    if gemini_tools.plain_tools(raw):
+        assert export_tools(gemini_tools.declarations(raw), "gemini").tools == raw
     kept: dict[str, Any] = {}
     try:
-        tools = gemini._decode_tools(raw, kept)
+        tools = gemini_tools.decode_tools(raw, kept)
     except ValueError:
         return
-    assert ("tools" in kept) == (not tools or gemini._encode_tools(tools, None) != raw)
+    assert ("tools" in kept) == (not tools or gemini_tools.encode_tools(tools, None) != raw)
 
 
 @st.composite

@@ -8,12 +8,14 @@ from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_adapter_fast_paths import bedrock_entries
+from test_adapter_fast_paths import bedrock_entries, gemini_lists
 from test_adapter_plain_adaptb import ODD_CANONICAL, PLAIN_CANONICAL, _same
 
-from toolgen.runtime.wires import bedrock, bedrock_plain, gemini, gemini_plain
-from toolgen.runtime.wires.base import Request
-from toolgen.runtime.wires.export import decode_tools
+from toolgen.runtime.wires import bedrock, bedrock_plain, gemini, gemini_plain, gemini_tools
+from toolgen.runtime.wires.base import Request, args_object, args_text
+from toolgen.runtime.wires.export import decode_tools, export_tools
+from toolgen.runtime.wires.gemini_contents import decode_system
+from toolgen.runtime.wires.plain_arguments import plain_arguments
 
 _CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}
 # What these two wires lay out in their own way: system prompts among results, several of them, empty texts.
@@ -244,3 +246,72 @@ def test_a_result_with_no_function_to_name_takes_the_gemini_long_way_and_its_poi
     assert gemini_plain.encode_plain(orphan) is None
     outcome = _outcome(gemini.encode_request, Request(orphan))
     assert outcome[0] == "ValueError" and "/contents/1/name" in outcome[1]
+
+
+# ---- arguments told plain by their types ----
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=12,
+)
+ODD_VALUES = st.sampled_from([(1, 2), {1: "a"}, {"a": (1,)}, {"s": {1}}, float("nan"), b"x"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(given=st.dictionaries(st.text(max_size=3), JSON_VALUES | ODD_VALUES, max_size=4))
+def test_arguments_told_plain_are_those_that_read_back_as_they_came(given: dict[str, Any]) -> None:
+    text = plain_arguments(given)
+    try:
+        written = args_text(given)
+        reads_back = args_object(written, "") == given
+    except (TypeError, ValueError, RecursionError):
+        assert text is None
+        return
+    assert text == (written if reads_back else None)
+
+
+def test_arguments_nested_past_the_typed_depth_are_still_told_by_reading_them_back() -> None:
+    deep: Any = "leaf"
+    for _ in range(60):
+        deep = {"k": [deep]}
+    assert plain_arguments({"deep": deep}) == args_text({"deep": deep})
+    assert plain_arguments({"nan": [float("nan")]}) is None
+    assert plain_arguments({"inf": float("inf")}) == '{"inf":Infinity}'
+
+
+# ---- Gemini tool lists and system instructions read the short way ----
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=gemini_lists())
+def test_a_gemini_tool_list_read_in_one_pass_is_what_the_long_way_reads(raw: list[Any]) -> None:
+    plain = gemini_tools.plain_declarations(raw)
+    assert plain is None or plain == gemini_tools.declarations(raw)
+    if plain is not None:
+        assert export_tools(plain, "gemini").tools == raw  # what it reads needs nothing kept
+
+
+SYSTEM_PARTS = st.sampled_from(
+    [{"text": "Be brief."}, {"text": ""}, {"text": 5}, {"text": "hm", "thought": True}, {"inlineData": {}}, "odd", None]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    system=st.one_of(
+        st.fixed_dictionaries({"parts": st.lists(SYSTEM_PARTS, max_size=3)}),
+        st.fixed_dictionaries({"parts": st.lists(SYSTEM_PARTS, max_size=2), "role": st.just("system")}),
+        st.sampled_from([None, "Be brief.", {"parts": "odd"}, {}, 5]),
+    )
+)
+def test_a_gemini_system_instruction_read_the_short_way_is_what_the_long_way_reads(system: Any) -> None:
+    short = gemini_plain.decode_plain_system(system)
+    kept: dict[str, Any] = {}
+    try:
+        long_way = decode_system({"systemInstruction": system}, kept)
+    except ValueError:
+        assert short is None  # what the long way refuses never takes the short way
+        return
+    if short is not None:
+        assert (short, kept) == (long_way, {})

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import args_object, args_text, assistant_content
+from .base import args_object, assistant_content
+from .plain_arguments import plain_arguments
 
 
 def decode_plain(system: Any, raw: list[Any]) -> list[dict[str, Any]] | None:
@@ -82,9 +83,9 @@ def _plain_assistant(content: Any, messages: list[dict[str, Any]]) -> bool:
                 or type(given) is not dict
             ):
                 return False
-            arguments = args_text(given)
+            arguments = plain_arguments(given)
             # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
-            if args_object(arguments, "") != given:
+            if arguments is None:
                 return False
             calls.append(
                 {

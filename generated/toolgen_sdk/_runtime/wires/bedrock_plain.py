@@ -11,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import args_object, args_text, assistant_content
+from .base import args_object, assistant_content
+from .plain_arguments import plain_arguments
 
 
 def decode_plain(system: Any, raw: list[Any]) -> list[dict[str, Any]] | None:
     """The canonical messages of a conversation that keeps nothing (text blocks, calls, single-text tool results,
     no other keys), as `decode_blocks`, `decode_user` and `decode_assistant` of `bedrock_messages` give them;
     None for anything else."""
-    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other.
+    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other. One loop with
+    # few calls: this runs for every message of every decoded request.
     messages: list[dict[str, Any]] = []
     if type(system) is list and system:
         parts = _texts(system)
@@ -32,11 +34,32 @@ def decode_plain(system: Any, raw: list[Any]) -> list[dict[str, Any]] | None:
         role, content = msg.get("role"), msg.get("content")
         if type(content) is not list or not content:
             return None
+        first = content[0]
         if role == "assistant":
             if not _plain_assistant(content, messages):
                 return None
-        elif role != "user" or not _plain_user(content, messages):
+        elif role != "user" or type(first) is not dict:
             return None
+        elif "toolResult" in first:
+            # Results right after a tool message were split from it on the wire: the long way marks that.
+            if messages and messages[-1]["role"] == "tool":
+                return None
+            for block in content:
+                result = _plain_result(block)
+                if result is None:
+                    return None
+                messages.append(result)
+        elif len(content) == 1:
+            text = first.get("text")
+            if len(first) != 1 or type(text) is not str:
+                return None
+            messages.append({"role": "user", "content": text})
+        else:
+            # Text and results in one wire message are marked by the long way: _texts refuses a result.
+            parts = _texts(content)
+            if parts is None:
+                return None
+            messages.append({"role": "user", "content": parts})
     return messages
 
 
@@ -50,28 +73,6 @@ def _texts(blocks: list[Any]) -> list[dict[str, Any]] | None:
             return None
         parts.append({"type": "text", "text": text})
     return parts
-
-
-def _plain_user(content: list[Any], messages: list[dict[str, Any]]) -> bool:
-    # Text and results in one wire message, or results right after a tool message, are marked by the long way.
-    first = content[0]
-    if type(first) is dict and "toolResult" in first:
-        if messages and messages[-1]["role"] == "tool":
-            return False
-        results = []
-        for block in content:
-            result = _plain_result(block)
-            if result is None:
-                return False
-            results.append(result)
-        messages.extend(results)
-        return True
-    parts = _texts(content)
-    if parts is None:
-        return False
-    text = parts[0]["text"] if len(parts) == 1 else parts
-    messages.append({"role": "user", "content": text})
-    return True
 
 
 def _plain_result(block: Any) -> dict[str, Any] | None:
@@ -94,62 +95,53 @@ def _plain_result(block: Any) -> dict[str, Any] | None:
         or len(blocks) != 1
     ):
         return None
-    parts = _texts(blocks)
-    if parts is None:
+    only = blocks[0]
+    if type(only) is not dict or len(only) != 1:
         return None
-    out: dict[str, Any] = {
-        "role": "tool",
-        "tool_call_id": call_id,
-        "content": parts[0]["text"],
-    }
+    text = only.get("text")
+    if type(text) is not str:
+        return None
+    out: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": text}
     if status is not None:
         out["is_error"] = status == "error"
     return out
 
 
 def _plain_assistant(content: list[Any], messages: list[dict[str, Any]]) -> bool:
-    parts: list[dict[str, Any]] = []
+    texts: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     for block in content:
         if type(block) is not dict or len(block) != 1:
             return False
         use = block.get("toolUse")
-        if use is not None:
-            call = _plain_call(use)
-            if call is None:
+        if use is None:
+            text = block.get("text")
+            # Text after a call is laid out again by the long way's skeleton.
+            if type(text) is not str or calls:
                 return False
-            calls.append(call)
+            texts.append({"type": "text", "text": text})
             continue
-        text = block.get("text")
-        # Text after a call is laid out again by the long way's skeleton.
-        if type(text) is not str or calls:
+        if type(use) is not dict or len(use) != 3:
             return False
-        parts.append({"type": "text", "text": text})
-    out: dict[str, Any] = {"role": "assistant", "content": assistant_content(parts)}
+        call_id, name, given = use.get("toolUseId"), use.get("name"), use.get("input")
+        if type(call_id) is not str or type(name) is not str or type(given) is not dict:
+            return False
+        arguments = plain_arguments(given)
+        # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
+        if arguments is None:
+            return False
+        calls.append(
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": arguments},
+            }
+        )
+    out: dict[str, Any] = {"role": "assistant", "content": assistant_content(texts)}
     if calls:
         out["tool_calls"] = calls
     messages.append(out)
     return True
-
-
-def _plain_call(use: Any) -> dict[str, Any] | None:
-    if type(use) is not dict or len(use) != 3:
-        return None
-    call_id, name, given = use.get("toolUseId"), use.get("name"), use.get("input")
-    if type(call_id) is not str or type(name) is not str or type(given) is not dict:
-        return None
-    try:
-        arguments = args_text(given)
-        # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
-        if args_object(arguments, "") != given:
-            return None
-    except (TypeError, ValueError, RecursionError):
-        return None
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": arguments},
-    }
 
 
 def encode_plain(

@@ -52,7 +52,6 @@ from .base import (
     sampling_settings,
     turns,
 )
-from .export import export_checked, named_entry, object_schema
 from .gemini_contents import (
     WIRE,
     decode_model_turn,
@@ -63,7 +62,8 @@ from .gemini_contents import (
     encode_system,
     encode_user_turn,
 )
-from .gemini_plain import decode_plain, encode_plain
+from .gemini_plain import decode_plain, decode_plain_system, encode_plain
+from .gemini_tools import decode_tools, encode_tools
 from .google_errors import array_error, status_body, status_error
 
 __all__ = [
@@ -117,125 +117,6 @@ _FINISH_OUT = MappingProxyType(
         "error": "OTHER",
     }
 )
-# OpenAPI-subset schema types, by name and by enum number, as JSON Schema type names.
-_SCHEMA_TYPES = MappingProxyType(
-    {
-        1: "string",
-        2: "number",
-        3: "integer",
-        4: "boolean",
-        5: "array",
-        6: "object",
-        7: "null",
-    }
-)
-
-
-# ---- tools ----
-
-
-def _json_schema(schema: Any) -> Any:
-    """An OpenAPI-subset `parameters` schema with JSON Schema type names (`OBJECT` and 6 both become `object`)."""
-    if not isinstance(schema, dict):
-        return schema
-    out = dict(schema)
-    kind = out.get("type")
-    if isinstance(kind, int) and not isinstance(kind, bool):
-        out["type"] = _SCHEMA_TYPES.get(kind, kind)
-    elif isinstance(kind, str):
-        out["type"] = kind.lower()
-    if isinstance(out.get("properties"), dict):
-        out["properties"] = {
-            key: _json_schema(value) for key, value in out["properties"].items()
-        }
-    if "items" in out:
-        out["items"] = _json_schema(out["items"])
-    for key in ("anyOf", "any_of"):
-        if isinstance(out.get(key), list):
-            out[key] = [_json_schema(value) for value in out[key]]
-    return out
-
-
-def _tool_definition(decl: Any) -> dict[str, Any] | None:
-    if not isinstance(decl, dict) or not isinstance(decl.get("name"), str):
-        return None
-    tool: dict[str, Any] = {"name": decl["name"]}
-    if isinstance(decl.get("description"), str):
-        tool["description"] = decl["description"]
-    schema = either_case(decl, "parametersJsonSchema", "parameters_json_schema")
-    if schema is None and "parameters" in decl:
-        schema = _json_schema(decl["parameters"])
-    tool["inputSchema"] = (
-        schema if schema is not None else {"type": "object", "properties": {}}
-    )
-    output = either_case(decl, "responseJsonSchema", "response_json_schema")
-    if output is None and "response" in decl:
-        output = _json_schema(decl["response"])
-    if output is not None:
-        tool["outputSchema"] = output
-    return tool
-
-
-def _declarations(raw: list[Any]) -> list[dict[str, Any]]:
-    tools: list[dict[str, Any]] = []
-    for entry in raw:
-        if isinstance(entry, dict):
-            decls = either_case(entry, "functionDeclarations", "function_declarations")
-            if isinstance(decls, list):
-                tools.extend(
-                    tool for tool in map(_tool_definition, decls) if tool is not None
-                )
-    return tools
-
-
-_DECLARATION_KEYS = frozenset({"name", "parametersJsonSchema"})
-_DESCRIBED_DECLARATION_KEYS = _DECLARATION_KEYS | {"description"}
-
-
-def _plain_tools(raw: list[Any]) -> bool:
-    """A tool list the export writes back as it is, so that it need not be exported to find out: one entry of
-    function declarations, each a name, a description and an object schema as parametersJsonSchema."""
-    if len(raw) != 1 or type(raw[0]) is not dict:
-        return False
-    if raw[0].keys() != {"functionDeclarations"}:
-        return False
-    declarations = raw[0]["functionDeclarations"]
-    if type(declarations) is not list or not declarations:
-        return False  # no declarations export as no entry at all
-    for declaration in declarations:
-        if not named_entry(
-            declaration, _DECLARATION_KEYS, _DESCRIBED_DECLARATION_KEYS
-        ) or not object_schema(declaration["parametersJsonSchema"]):
-            return False
-    return True
-
-
-def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    if not isinstance(raw, list):
-        return []
-    tools = _declarations(raw)
-    if not tools or not (_plain_tools(raw) or _encode_tools(tools, None) == raw):
-        kept["tools"] = raw
-    return tools
-
-
-def _encode_tools(
-    tools: list[dict[str, Any]], kept: Mapping[str, Any] | None
-) -> list[Any]:
-    raw = kept.get("tools") if kept else None
-    if raw is not None and _declarations(raw) == tools:
-        return list(raw)
-    exported = export_checked(tools, "gemini")
-    if raw is not None:
-        exported.extend(
-            entry
-            for entry in raw
-            if not (
-                isinstance(entry, dict)
-                and either_case(entry, "functionDeclarations", "function_declarations")
-            )
-        )
-    return exported
 
 
 # ---- settings, usage, finish ----
@@ -388,7 +269,9 @@ def decode_request(body: Any) -> Request:
     )
     kept: dict[str, Any] = {}
     messages: list[dict[str, Any]] = []
-    system = decode_system(body, kept)
+    system = decode_plain_system(body.get("systemInstruction"))
+    if system is None:
+        system = decode_system(body, kept)
     if system is not None:
         messages.append(system)
     plain = decode_plain(contents, messages[-1]["role"] if messages else None)
@@ -396,7 +279,7 @@ def decode_request(body: Any) -> Request:
         _decode_contents(contents, messages)
     else:
         messages.extend(plain)
-    tools = _decode_tools(body.get("tools"), kept)
+    tools = decode_tools(body.get("tools"), kept)
     consumed = {"contents", "tools", "systemInstruction", "system_instruction"}
     model, fields = body_rest(body, consumed)
     if model is not None:
@@ -446,7 +329,7 @@ def _encode_request(request: Request) -> dict[str, Any]:
             body["systemInstruction"] = {"parts": system}
         body["contents"] = contents
     if request.tools or "tools" in kept:
-        body["tools"] = _encode_tools(request.tools, kept)
+        body["tools"] = encode_tools(request.tools, kept)
     fields = kept.get("fields")
     changed = portable(request, WIRE, _settings(fields) if fields else {})
     if changed:

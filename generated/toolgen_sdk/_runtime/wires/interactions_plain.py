@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import args_object, args_text, assistant_content, is_trivial
+from .base import args_object, assistant_content, is_trivial
+from .plain_arguments import plain_arguments
 
 WIRE = "google-interactions"
 
@@ -105,12 +106,9 @@ class _Model:
         call_id, name, given = step.get("id"), step.get("name"), step.get("arguments")
         if type(call_id) is not str or type(name) is not str or type(given) is not dict:
             return False
-        try:
-            arguments = args_text(given)
-            # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
-            if args_object(arguments, "") != given:
-                return False
-        except (ValueError, TypeError, RecursionError):
+        arguments = plain_arguments(given)
+        # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
+        if arguments is None:
             return False
         self.calls.append(
             {

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import args_object, args_text, assistant_content
+from .base import args_object, assistant_content
+from .plain_arguments import plain_arguments
 
 
 def decode_plain(
@@ -35,6 +36,20 @@ def decode_plain(
             return None
         before = messages[-1]["role"]
     return messages
+
+
+def decode_plain_system(system: Any) -> dict[str, Any] | None:
+    """The canonical system message of a `systemInstruction` of text parts and nothing else, as `decode_system`
+    of `gemini_contents` gives it when it keeps nothing; None for anything else."""
+    if type(system) is not dict or len(system) != 1:
+        return None
+    blocks = system.get("parts")
+    if type(blocks) is not list or not blocks:
+        return None
+    texts = _texts(blocks)
+    if texts is None:
+        return None
+    return {"role": "system", "content": texts[0]["text"] if len(texts) == 1 else texts}
 
 
 def _plain_user(
@@ -133,12 +148,9 @@ def _plain_call(fc: Any) -> dict[str, Any] | None:
         return None
     if type(args) is not dict:
         return None
-    try:
-        arguments = args_text(args)
-        # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
-        if args_object(arguments, "") != args:
-            return None
-    except (TypeError, ValueError, RecursionError):
+    arguments = plain_arguments(args)
+    # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
+    if arguments is None:
         return None
     return {
         "id": call_id,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import args_object, args_text
+from .base import args_object
+from .plain_arguments import plain_arguments
 
 # A tuple, not a set: a role may be any value, unhashable too.
 _ROLES = ("system", "user")
@@ -76,12 +77,9 @@ def _plain_calls(raw: Any) -> list[dict[str, Any]] | None:
         name, given = fn.get("name"), fn.get("arguments")
         if type(name) is not str or type(given) is not dict:
             return None
-        try:
-            arguments = args_text(given)
-            # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
-            if args_object(arguments, "") != given:
-                return None
-        except (ValueError, TypeError, RecursionError):
+        arguments = plain_arguments(given)
+        # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
+        if arguments is None:
             return None
         calls.append(
             {
