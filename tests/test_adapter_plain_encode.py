@@ -1,4 +1,4 @@
-"""The Converse and Gemini short ways to a request body give exactly what the long ways give, or step aside: plain
+"""The Converse, Gemini and Responses short ways to a request body give exactly what the long ways give, or step aside: plain
 conversations, conversations that keep something, and hostile ones drawn side by side."""
 
 from __future__ import annotations
@@ -8,10 +8,18 @@ from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_adapter_fast_paths import bedrock_entries, gemini_lists
+from test_adapter_fast_paths import bedrock_entries, gemini_lists, responses_entries
 from test_adapter_plain_adaptb import ODD_CANONICAL, PLAIN_CANONICAL, _same
 
-from toolgen.runtime.wires import bedrock, bedrock_plain, gemini, gemini_plain, gemini_tools
+from toolgen.runtime.wires import (
+    bedrock,
+    bedrock_plain,
+    gemini,
+    gemini_plain,
+    gemini_tools,
+    responses,
+    responses_plain,
+)
 from toolgen.runtime.wires.base import Request, args_object, args_text
 from toolgen.runtime.wires.export import decode_tools, export_tools
 from toolgen.runtime.wires.gemini_contents import decode_system
@@ -315,3 +323,74 @@ def test_a_gemini_system_instruction_read_the_short_way_is_what_the_long_way_rea
         return
     if short is not None:
         assert (short, kept) == (long_way, {})
+
+
+# ---- Responses ----
+
+
+@settings(max_examples=600, deadline=None)
+@given(messages=CONVERSATIONS)
+def test_responses_input_encoded_the_short_way_is_what_the_long_way_writes(messages: list[Any]) -> None:
+    short = responses_plain.encode_plain(messages)
+    body: dict[str, Any] = {}
+    try:
+        long_way = responses._encode_input(messages, body)
+    except _REFUSED:
+        assert short is None  # what the long way refuses never takes the short way
+        return
+    if short is not None:
+        _same(short, long_way)
+        assert body == {}  # nothing kept to put beside the input
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    messages=CONVERSATIONS,
+    extras=st.sampled_from([{}, {"openai-responses": {"input_string": True}}]),
+    model=st.sampled_from([None, "gpt-5"]),
+)
+def test_a_responses_request_encoded_either_way_is_the_same_body_or_the_same_refusal(
+    messages: list[Any], extras: dict[str, Any], model: str | None
+) -> None:
+    request = Request(messages, [{"name": "f", "inputSchema": {"type": "object"}}], model, extras)
+    short = _outcome(responses.encode_request, request)
+    with mock.patch.object(responses, "encode_plain", lambda *_: None):
+        long_way = _outcome(responses.encode_request, request)
+    assert short[0] == long_way[0]
+    _same(short, long_way)
+
+
+def test_the_benchmark_s_conversation_takes_the_responses_short_way() -> None:
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [_CALL]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    assert responses_plain.encode_plain(messages) == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Weather in Paris?"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": '{"a":1}'},
+        {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(responses_entries(), max_size=3))
+def test_a_responses_tool_list_read_in_one_pass_is_what_the_long_way_reads(raw: list[dict[str, Any]]) -> None:
+    for entry in raw:
+        definition = responses._plain_definition(entry)
+        assert definition is None or definition == responses._tool_definition(entry)
+    outcomes = []
+    for decode in (
+        responses._decode_tools,
+        lambda raw, kept: decode_tools(raw, kept, responses._tool_definition, "openai-responses", None),
+    ):
+        kept: dict[str, Any] = {}
+        try:
+            outcomes.append(("decoded", decode(raw, kept), kept))
+        except ValueError as error:
+            outcomes.append(("refused", str(error)))
+    assert outcomes[0] == outcomes[1]

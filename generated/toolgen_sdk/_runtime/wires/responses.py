@@ -56,7 +56,7 @@ from .base import (
     number,
     portable,
 )
-from .export import decode_tools, encode_tools, named_entry, object_schema
+from .export import decode_tools, encode_tools
 from .responses_items import (
     WIRE,
     AssistantRun,
@@ -65,7 +65,7 @@ from .responses_items import (
     encode_result,
     encode_run,
 )
-from .responses_plain import decode_plain
+from .responses_plain import decode_plain, encode_plain
 
 __all__ = [
     "WIRE",
@@ -100,23 +100,52 @@ def _tool_definition(entry: Any) -> dict[str, Any] | None:
     return tool
 
 
-_TOOL_KEYS = frozenset({"type", "name", "parameters", "strict"})
-_DESCRIBED_TOOL_KEYS = _TOOL_KEYS | {"description"}
+def _plain_definition(entry: Any) -> dict[str, Any] | None:
+    """The definition of an entry the export writes back as it is (a function with a name, a description, an
+    object schema and `strict: false`, nothing else), as `_tool_definition` reads it; None for any other entry.
+    A strict one may have been rewritten for strict mode, so it takes the long way."""
+    # Keys told by count and lookup, not a key view compared: this runs for every tool of every decoded request.
+    if (
+        type(entry) is not dict
+        or entry.get("type") != "function"
+        or entry.get("strict") is not False
+    ):
+        return None
+    name, schema = entry.get("name"), entry.get("parameters")
+    if (
+        type(name) is not str
+        or type(schema) is not dict
+        or schema.get("type") != "object"
+    ):
+        return None
+    count = len(entry)
+    if count == 4:
+        return {"name": name, "inputSchema": schema, "strict": False}
+    description = entry.get("description")
+    if count != 5 or type(description) is not str or not description:
+        return None
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": schema,
+        "strict": False,
+    }
 
 
 def _plain_tool(entry: Any) -> bool:
-    """An entry the export writes back as it is: a function with a name, a description, an object schema and
-    `strict: false` (a strict one may have been rewritten for strict mode)."""
-    return (
-        named_entry(entry, _TOOL_KEYS, _DESCRIBED_TOOL_KEYS)
-        and entry["type"] == "function"
-        and entry["strict"] is False
-        and object_schema(entry["parameters"])
-    )
+    """An entry the export writes back as it is (see `_plain_definition`)."""
+    return _plain_definition(entry) is not None
 
 
 def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
-    return decode_tools(raw, kept, _tool_definition, "openai-responses", _plain_tool)
+    return decode_tools(
+        raw,
+        kept,
+        _tool_definition,
+        "openai-responses",
+        _plain_tool,
+        _plain_definition,
+    )
 
 
 def _encode_tools(
@@ -273,18 +302,9 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
-    items: list[Any] = []
-    for i, message in enumerate(request.messages):
-        pointer = f"/input/{i}"
-        role = message.get("role")
-        if role == "system" and extras_of(message, WIRE).get("instructions"):
-            body["instructions"] = message["content"]
-        elif role == "assistant":
-            items.extend(encode_run(message, pointer, False))
-        elif role == "tool":
-            items.append(encode_result(message, pointer))
-        else:
-            items.append(encode_input_message(message, pointer))
+    items = encode_plain(request.messages)
+    if items is None:
+        items = _encode_input(request.messages, body)
     plain = (
         len(items) == 1
         and items[0].get("role") == "user"
@@ -296,6 +316,23 @@ def _encode_request(request: Request) -> dict[str, Any]:
     fields = kept.get("fields")
     _apply_settings(portable(request, WIRE, _settings(fields) if fields else {}), body)
     return fill(body, fields) if fields else body
+
+
+def _encode_input(messages: list[dict[str, Any]], body: dict[str, Any]) -> list[Any]:
+    """The long way: every item's kept parts, fields and layout restored; kept instructions go into `body`."""
+    items: list[Any] = []
+    for i, message in enumerate(messages):
+        pointer = f"/input/{i}"
+        role = message.get("role")
+        if role == "system" and extras_of(message, WIRE).get("instructions"):
+            body["instructions"] = message["content"]
+        elif role == "assistant":
+            items.extend(encode_run(message, pointer, False))
+        elif role == "tool":
+            items.append(encode_result(message, pointer))
+        else:
+            items.append(encode_input_message(message, pointer))
+    return items
 
 
 def _error(body: Mapping[str, Any], error: Any) -> ProviderError:

@@ -1,9 +1,9 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Responses input that keeps nothing, the short way: to canonical messages without the part skeletons and kept
-fields `responses_items` reads for the rest.
+"""Responses input that keeps nothing, the short way: to canonical messages and back without the part skeletons
+and kept fields `responses_items` reads and writes for the rest.
 
-It gives exactly what the long way gives, or None, and then the caller takes the long way: so input the long way
-would refuse, or keep something more of, is always its business.
+Each function gives exactly what the long way gives, or None, and then the caller takes the long way: so input
+or a conversation the long way would refuse, or keep something more of, is always its business.
 """
 
 from __future__ import annotations
@@ -103,3 +103,51 @@ class _Run:
         if self.parts:
             out["extras"] = {WIRE: {"blocks": self.skeleton}}
         return out
+
+
+# A tuple, not a set: a role may be any value, unhashable too.
+_INPUT_ROLES = ("system", "user")
+
+
+def encode_plain(messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The input items of a conversation that kept nothing from a decoded body: string contents, calls, string
+    tool results; as `encode_input_message`, `encode_run` and `encode_result` of `responses_items` give them.
+    None for anything else, and for anything they would refuse."""
+    items: list[dict[str, Any]] = []
+    try:
+        for message in messages:
+            if "extras" in message:
+                return None
+            role, content = message["role"], message.get("content")
+            if type(content) is not str and (
+                role != "assistant" or content is not None
+            ):
+                return None
+            if role == "assistant":
+                if content is not None:
+                    items.append({"role": "assistant", "content": content})
+                for call in message.get("tool_calls") or ():
+                    fn = call["function"]
+                    items.append(
+                        {
+                            "type": "function_call",
+                            "call_id": call["id"],
+                            "name": fn["name"],
+                            "arguments": fn["arguments"],
+                        }
+                    )
+            elif role == "tool":
+                items.append(
+                    {
+                        "type": "function_call_output",
+                        "call_id": message["tool_call_id"],
+                        "output": content,
+                    }
+                )
+            elif role in _INPUT_ROLES:
+                items.append({"role": role, "content": content})
+            else:
+                return None
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        return None
+    return items
