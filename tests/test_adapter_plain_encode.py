@@ -17,6 +17,7 @@ from toolgen.runtime.wires import (
     gemini,
     gemini_plain,
     gemini_tools,
+    interactions,
     responses,
     responses_plain,
 )
@@ -394,3 +395,32 @@ def test_a_responses_tool_list_read_in_one_pass_is_what_the_long_way_reads(raw: 
         except ValueError as error:
             outcomes.append(("refused", str(error)))
     assert outcomes[0] == outcomes[1]
+
+
+# ---- Interactions tool lists: its own export, spelled as Anthropic's with `parameters` ----
+
+CANONICAL_TOOLS = st.lists(
+    st.fixed_dictionaries(
+        {"name": st.sampled_from(["f", "g"])},
+        optional={
+            "description": st.sampled_from(["", "Gets it."]),
+            "inputSchema": st.sampled_from([{}, True, {"type": "object"}, {"properties": {"a": {}}}]),
+        },
+    ).map(lambda tool: {"inputSchema": {"type": "object"}, **tool}),
+    max_size=3,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tools=CANONICAL_TOOLS)
+def test_interactions_tools_export_as_anthropic_s_spelled_with_parameters(tools: list[dict[str, Any]]) -> None:
+    anthropic_spelled = [
+        {
+            "type": "function",
+            **{k: v for k, v in entry.items() if k != "input_schema"},
+            "parameters": entry["input_schema"],
+        }
+        for entry in export_tools(tools, "anthropic").tools
+    ]
+    _same(interactions._encode_tools(tools, None), anthropic_spelled)
+    assert export_tools(tools, "google-interactions").notes == export_tools(tools, "anthropic").notes

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from types import MappingProxyType
@@ -325,14 +325,17 @@ def stop_value(
 
 
 def body_rest(
-    body: Mapping[str, Any], consumed: set[str], model_key: str = "model"
+    body: Mapping[str, Any], consumed: Collection[str], model_key: str = "model"
 ) -> tuple[str | None, dict[str, Any]]:
     """The request's model (when the body names one as text) and the body fields no canonical field took."""
     model = body.get(model_key)
-    taken = consumed | {model_key} if isinstance(model, str) else consumed
-    return (model if isinstance(model, str) else None), {
-        key: value for key, value in body.items() if key not in taken
-    }
+    if isinstance(model, str):
+        return model, {
+            key: value
+            for key, value in body.items()
+            if key not in consumed and key != model_key
+        }
+    return None, {key: value for key, value in body.items() if key not in consumed}
 
 
 def decoded_request(

@@ -157,11 +157,8 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
     config = fields.get("inferenceConfig")
     if isinstance(config, dict):
         sampling_settings(config, out, "maxTokens", "topP", "stopSequences")
-    choice = (
-        fields.get("toolConfig", {}).get("toolChoice")
-        if isinstance(fields.get("toolConfig"), dict)
-        else None
-    )
+    tool_config = fields.get("toolConfig")
+    choice = tool_config.get("toolChoice") if isinstance(tool_config, dict) else None
     if isinstance(choice, dict) and len(choice) == 1:
         ((kind, value),) = choice.items()
         if kind in ("auto", "any"):
@@ -172,9 +169,10 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
             and isinstance(value.get("name"), str)
         ):
             out["tool_choice"] = {"name": value["name"]}
-    fmt = structured.from_bedrock(fields.get("outputConfig"))
-    if fmt is not None:
-        out["response_format"] = fmt
+    if "outputConfig" in fields:
+        fmt = structured.from_bedrock(fields["outputConfig"])
+        if fmt is not None:
+            out["response_format"] = fmt
     return out
 
 
@@ -253,6 +251,10 @@ def _finish(raw: Any, has_calls: bool) -> dict[str, Any] | None:
 # ---- bodies ----
 
 
+_MESSAGES_ONLY = ("messages",)
+_WITH_SYSTEM = ("messages", "system")
+
+
 def decode_request(body: Any) -> Request:
     """A Converse request body in canonical terms."""
     body = as_dict(body, "", "a request body object")
@@ -266,14 +268,15 @@ def decode_request(body: Any) -> Request:
         messages = _decode_messages(system, raw_messages, kept)
     config = body.get("toolConfig")
     tools = _decode_tools(config, kept)
-    consumed = {"messages"}
-    if isinstance(system, list) and system:
-        consumed.add("system")
+    # A tuple, built once: the fields no canonical field took are what is left of these.
+    consumed = _WITH_SYSTEM if isinstance(system, list) and system else _MESSAGES_ONLY
     model, fields = body_rest(body, consumed, "modelId")
     if "tools" in kept or tools:
-        fields["toolConfig"] = {
-            key: value for key, value in config.items() if key != "tools"
-        }
+        fields["toolConfig"] = (
+            {key: value for key, value in config.items() if key != "tools"}
+            if len(config) > 1
+            else {}
+        )
     return decoded_request(
         WIRE, messages, tools, model, fields, kept, _settings(fields)
     )

@@ -21,7 +21,8 @@ def decode_plain(
     """The canonical messages of turns that keep nothing (text parts, calls and responses with their ids, string
     outputs, no other keys), as `decode_model_turn` and `decode_user_turn` of `gemini_contents` give them after
     a message of role `before`; None for anything else."""
-    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other.
+    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other. One loop with
+    # few calls: this runs for every turn of every decoded request.
     messages: list[dict[str, Any]] = []
     for turn in contents:
         if type(turn) is not dict or len(turn) != 2:
@@ -29,11 +30,31 @@ def decode_plain(
         role, parts = turn.get("role"), turn.get("parts")
         if type(parts) is not list:
             return None
+        first = parts[0] if parts else None
         if role == "model":
             if not _plain_model(parts, messages):
                 return None
-        elif role != "user" or not _plain_user(parts, messages, before):
+        elif role != "user" or type(first) is not dict:
             return None
+        elif "functionResponse" in first:
+            # Text and responses in one turn, or responses right after a tool message, are marked by the long way.
+            if before == "tool":
+                return None
+            for block in parts:
+                result = _plain_response(block)
+                if result is None:
+                    return None
+                messages.append(result)
+        elif len(parts) == 1:
+            text = first.get("text")
+            if len(first) != 1 or type(text) is not str:
+                return None
+            messages.append({"role": "user", "content": text})
+        else:
+            texts = _texts(parts)
+            if texts is None:
+                return None
+            messages.append({"role": "user", "content": texts})
         before = messages[-1]["role"]
     return messages
 
@@ -50,32 +71,6 @@ def decode_plain_system(system: Any) -> dict[str, Any] | None:
     if texts is None:
         return None
     return {"role": "system", "content": texts[0]["text"] if len(texts) == 1 else texts}
-
-
-def _plain_user(
-    parts: list[Any], messages: list[dict[str, Any]], before: str | None
-) -> bool:
-    # Text and responses in one turn, or responses right after a tool message, are marked by the long way.
-    if not parts:
-        return False
-    first = parts[0]
-    if type(first) is dict and "functionResponse" in first:
-        if before == "tool":
-            return False
-        results = []
-        for block in parts:
-            result = _plain_response(block)
-            if result is None:
-                return False
-            results.append(result)
-        messages.extend(results)
-        return True
-    texts = _texts(parts)
-    if texts is None:
-        return False
-    content = texts[0]["text"] if len(texts) == 1 else texts
-    messages.append({"role": "user", "content": content})
-    return True
 
 
 def _texts(parts: list[Any]) -> list[dict[str, Any]] | None:

@@ -126,7 +126,8 @@ def _plain_definition(entry: Any) -> dict[str, Any] | None:
     name, schema = entry.get("name"), entry.get("parameters")
     if (
         type(name) is not str
-        or not object_schema(schema)
+        or type(schema) is not dict
+        or schema.get("type") != "object"
         or entry.get("type") != "function"
     ):
         return None
@@ -171,11 +172,7 @@ def _encode_tools(
         and [t for t in map(_tool_definition, raw) if t is not None] == tools
     ):
         return list(raw)
-    # Interactions spells a function tool like Anthropic's, with `parameters` for `input_schema`.
-    out: list[Any] = []
-    for entry in export_checked(tools, "anthropic"):
-        schema = entry.pop("input_schema")
-        out.append({"type": "function", **entry, "parameters": schema})
+    out = export_checked(tools, "google-interactions")
     if raw is not None:
         out.extend(entry for entry in raw if _tool_definition(entry) is None)
     return out
@@ -289,7 +286,13 @@ def decode_request(body: Any) -> Request:
         messages.append({"role": "user", "content": raw_input})
     else:
         steps = as_list(raw_input, "/input", "`input`, a string or an array of steps")
-        if steps and all(isinstance(step, dict) and is_content(step) for step in steps):
+        # The first step tells most bodies apart without a generator over them all.
+        first = steps[0] if steps else None
+        if (
+            isinstance(first, dict)
+            and is_content(first)
+            and all(isinstance(step, dict) and is_content(step) for step in steps)
+        ):
             # Bare content blocks: one user turn.
             kept["input_content"] = True
             messages.extend(decode_user_input(steps, "/input", None))
@@ -301,9 +304,9 @@ def decode_request(body: Any) -> Request:
                 messages.extend(plain)
     tools = _decode_tools(body.get("tools"), kept)
     model = body.get("model")
-    consumed = {"input", "tools"} | (
-        {"system_instruction"} if isinstance(system, str) else set()
-    )
+    consumed = {"input", "tools"}
+    if isinstance(system, str):
+        consumed.add("system_instruction")
     if isinstance(model, str):
         consumed.add("model")
     fields = {k: v for k, v in body.items() if k not in consumed}

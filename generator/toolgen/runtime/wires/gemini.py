@@ -132,10 +132,19 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
     config = either_case(fields, "generationConfig", "generation_config")
     if isinstance(config, dict):
         sampling_settings(config, out, "maxOutputTokens", "topP", "stopSequences")
-        sampling_settings(config, out, "max_output_tokens", "top_p", "stop_sequences")
-        fmt = structured.from_gemini(config)
-        if fmt is not None:
-            out["response_format"] = fmt
+        # snake_case spellings win where a body has both; most bodies have neither, and skip the second read.
+        if (
+            "max_output_tokens" in config
+            or "top_p" in config
+            or "stop_sequences" in config
+        ):
+            sampling_settings(
+                config, out, "max_output_tokens", "top_p", "stop_sequences"
+            )
+        if "responseMimeType" in config or "response_mime_type" in config:
+            fmt = structured.from_gemini(config)
+            if fmt is not None:
+                out["response_format"] = fmt
         if type(config.get("seed")) is int:
             out["seed"] = config["seed"]
     tool_config = either_case(fields, "toolConfig", "tool_config")

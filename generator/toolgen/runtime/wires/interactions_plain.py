@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import args_object, assistant_content, is_trivial
+from .base import args_object, assistant_content
 from .plain_arguments import plain_arguments
 
 WIRE = "google-interactions"
@@ -20,32 +20,74 @@ def decode_plain(steps: list[Any], before: str | None) -> list[dict[str, Any]] |
     """The canonical messages of input steps of text, function calls with object arguments and string results,
     no other keys, as `interactions_steps.decode_input_steps` gives them after a message of role `before`
     (with the step layout it keeps of model output); None for anything else."""
-    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other.
+    # Keys are told by count and lookup: a dict of n entries holding n wanted keys has no other. One loop with
+    # few calls: this runs for every step of every decoded request.
     messages: list[dict[str, Any]] = []
-    model: _Model | None = None
+    # The model-side steps since the last user input, gathered into one assistant message: its text parts,
+    # calls, and the step layout `ModelSteps` keeps when model output grouped its text.
+    texts: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    layout: list[dict[str, Any]] = []
+    grouped = False
     for step in steps:
         if type(step) is not dict:
             return None
         kind = step.get("type")
-        if kind == "user_input" and len(step) == 2:
-            if model is not None:
-                messages.append(model.message())
-                model = None
+        count = len(step)
+        if kind == "user_input" and count == 2:
+            if layout:
+                messages.append(_assistant(texts, calls, layout, grouped))
+                texts, calls, layout, grouped = [], [], [], False
             previous = messages[-1]["role"] if messages else before
             if not _plain_input(step.get("content"), previous, messages):
                 return None
-        elif kind == "function_call" and len(step) == 4:
-            model = model or _Model()
-            if not model.call(step):
+        elif kind == "function_call" and count == 4:
+            call_id, name, given = (
+                step.get("id"),
+                step.get("name"),
+                step.get("arguments"),
+            )
+            if (
+                type(call_id) is not str
+                or type(name) is not str
+                or type(given) is not dict
+            ):
                 return None
-        elif kind == "model_output" and len(step) == 2:
-            model = model or _Model()
-            if not model.output(step.get("content")):
+            arguments = plain_arguments(given)
+            # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
+            if arguments is None:
                 return None
+            calls.append(
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": arguments},
+                }
+            )
+            layout.append({"call": {}})
+        elif kind == "model_output" and count == 2:
+            content = step.get("content")
+            if type(content) is not list:
+                return None
+            for block in content:
+                if (
+                    type(block) is not dict
+                    or len(block) != 2
+                    or block.get("type") != "text"
+                ):
+                    return None
+                text = block.get("text")
+                if type(text) is not str:
+                    return None
+                texts.append({"type": "text", "text": text})
+            layout.append(
+                {"group": {"type": "model_output"}, "parts": [{} for _ in content]}
+            )
+            grouped = True
         else:
             return None
-    if model is not None:
-        messages.append(model.message())
+    if layout:
+        messages.append(_assistant(texts, calls, layout, grouped))
     return messages
 
 
@@ -60,6 +102,12 @@ def _plain_input(
     if type(first) is not dict:
         return False
     if first.get("type") == "text":
+        if len(content) == 1:
+            text = first.get("text")
+            if len(first) != 2 or type(text) is not str:
+                return False
+            messages.append({"role": "user", "content": text})
+            return True
         parts = []
         for block in content:
             if (
@@ -72,12 +120,10 @@ def _plain_input(
             if type(text) is not str:
                 return False
             parts.append({"type": "text", "text": text})
-        text_content: Any = parts[0]["text"] if len(parts) == 1 else parts
-        messages.append({"role": "user", "content": text_content})
+        messages.append({"role": "user", "content": parts})
         return True
     if previous == "tool":
         return False
-    results = []
     for block in content:
         if (
             type(block) is not dict
@@ -88,70 +134,25 @@ def _plain_input(
         call_id, result = block.get("call_id"), block.get("result")
         if type(call_id) is not str or type(result) is not str:
             return False
-        results.append({"role": "tool", "tool_call_id": call_id, "content": result})
-    messages.extend(results)
+        # A refused block discards the whole list (the caller returns None), so results go straight in.
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
     return True
 
 
-class _Model:
-    """Model-side steps gathered into one assistant message, with the step layout `ModelSteps` keeps."""
-
-    def __init__(self) -> None:
-        self.parts: list[dict[str, Any]] = []
-        self.calls: list[dict[str, Any]] = []
-        self.skeleton: list[dict[str, Any]] = []
-        self.grouped = False
-
-    def call(self, step: dict[str, Any]) -> bool:
-        call_id, name, given = step.get("id"), step.get("name"), step.get("arguments")
-        if type(call_id) is not str or type(name) is not str or type(given) is not dict:
-            return False
-        arguments = plain_arguments(given)
-        # Arguments that do not read back as they came (NaN, non-string keys) are kept by the long way.
-        if arguments is None:
-            return False
-        self.calls.append(
-            {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": name, "arguments": arguments},
-            }
-        )
-        self.skeleton.append({"call": {}})
-        return True
-
-    def output(self, content: Any) -> bool:
-        if type(content) is not list:
-            return False
-        parts = []
-        for block in content:
-            if (
-                type(block) is not dict
-                or len(block) != 2
-                or block.get("type") != "text"
-            ):
-                return False
-            text = block.get("text")
-            if type(text) is not str:
-                return False
-            parts.append({"type": "text", "text": text})
-        self.parts.extend(parts)
-        self.skeleton.append(
-            {"group": {"type": "model_output"}, "parts": [{} for _ in parts]}
-        )
-        self.grouped = True
-        return True
-
-    def message(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "role": "assistant",
-            "content": assistant_content(self.parts),
-        }
-        if self.calls:
-            out["tool_calls"] = self.calls
-        if self.grouped or not is_trivial(self.skeleton):
-            out["extras"] = {WIRE: {"blocks": self.skeleton}}
-        return out
+def _assistant(
+    texts: list[dict[str, Any]],
+    calls: list[dict[str, Any]],
+    layout: list[dict[str, Any]],
+    grouped: bool,
+) -> dict[str, Any]:
+    """One assistant message of model-side steps; the layout is kept when model output grouped its text (calls
+    alone lay out as the encoder writes them anyway)."""
+    out: dict[str, Any] = {"role": "assistant", "content": assistant_content(texts)}
+    if calls:
+        out["tool_calls"] = calls
+    if grouped:
+        out["extras"] = {WIRE: {"blocks": layout}}
+    return out
 
 
 def encode_plain(messages: list[Any]) -> list[dict[str, Any]] | None:
