@@ -23,10 +23,15 @@ def decode_plain(system: Any, raw: list[Any]) -> list[dict[str, Any]] | None:
     # few calls: this runs for every message of every decoded request.
     messages: list[dict[str, Any]] = []
     if type(system) is list and system:
-        parts = _texts(system)
-        if parts is None:
-            return None
-        content = parts[0]["text"] if len(parts) == 1 else parts
+        only = system[0]
+        if len(system) == 1 and type(only) is dict and len(only) == 1:
+            content: Any = only.get("text")
+            if type(content) is not str:
+                return None
+        else:
+            content = _texts(system)
+            if content is None:
+                return None
         messages.append({"role": "system", "content": content})
     for msg in raw:
         if type(msg) is not dict or len(msg) != 2:
