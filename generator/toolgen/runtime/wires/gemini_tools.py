@@ -111,11 +111,6 @@ def plain_declarations(raw: list[Any]) -> list[dict[str, Any]] | None:
     return tools
 
 
-def plain_tools(raw: list[Any]) -> bool:
-    """A tool list the export writes back as it is (see `plain_declarations`)."""
-    return plain_declarations(raw) is not None
-
-
 def decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
         return []
