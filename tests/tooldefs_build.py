@@ -43,6 +43,8 @@ WORKERS = 2
 # Where the projects are built: a memory file system, where creating and removing a package's thousand files does
 # not wait on a disk; the platform's temporary folder where there is none.
 _MEMORY = "/dev/shm"
+# What every build imports: a worker has them before its first chunk.
+_WARM_MODULES = ("datamodel_code_generator", "toolgen.render", "toolgen.sdk_check")
 
 
 @dataclass(frozen=True)
@@ -142,11 +144,8 @@ def _import_names(root: Path, package: str) -> set[str]:
 def _warm_worker() -> None:
     """Import what every build uses, then keep those objects out of the garbage collector's scans: otherwise each
     full collection of a build walks every module of toolgen, datamodel-code-generator, pydantic and Jinja again."""
-    import datamodel_code_generator  # noqa: F401
-
-    import toolgen.render  # noqa: F401
-    import toolgen.sdk_check  # noqa: F401
-
+    for module in _WARM_MODULES:
+        importlib.import_module(module)
     sys.dont_write_bytecode = True  # each chunk's package is imported once, from a folder of its own
     gc.collect()
     gc.freeze()
@@ -192,9 +191,12 @@ def _clean_start() -> multiprocessing.context.BaseContext:
     """Workers started from a fresh interpreter, not forked from the caller: a forked worker runs on the caller's
     Python stack, and at pytest's depth the build's hottest calls cross a 16 KiB chunk of CPython 3.11's frame
     stack back and forth, each crossing a mmap and a munmap (200,000 a run, a third more CPU than from a shallow
-    stack)."""
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method)
+    stack). The fork server imports what every build uses once, for all the workers it forks."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["tooldefs_build", *_WARM_MODULES])
+    return context
 
 
 def _memory_folder() -> str | None:
