@@ -18,14 +18,6 @@ def definitions() -> list[dict[str, object]]:
     return [raw for _, raw in distinct_definitions(shared_dir("tooldefs"))]
 
 
-@pytest.fixture(scope="module")
-def reports(definitions: list[dict[str, object]]) -> dict[str, Report]:
-    """Built with normalized types, and as written through the front end alone: one pool runs both, so that the
-    short front-end jobs fill the time the last builds would leave a core idle."""
-    normalized, as_written = classify_runs(definitions, [(True, True), (False, False)])
-    return {"normalized": normalized, "as written": as_written}
-
-
 def _schema_of(raw: dict[str, object]) -> object:
     function = raw.get("function")
     source = function if isinstance(function, dict) else raw
@@ -41,10 +33,19 @@ def _has_nonstandard_type(schema: object) -> bool:
     return False
 
 
-def test_with_normalized_types_every_definition_builds_or_is_rejected_clearly(
-    definitions: list[dict[str, object]], reports: dict[str, Report]
+def test_corpus_builds_or_is_rejected_clearly_and_never_accepts_a_nonstandard_type_silently(
+    definitions: list[dict[str, object]],
 ) -> None:
-    report = reports["normalized"]
+    """One test, so that the corpus is built once: pytest-xdist gives each worker that runs a test of a module
+    its own module-scoped fixtures. Built with normalized types, and as written through the front end alone, in
+    one pool, so that the short front-end jobs fill the time the last builds would leave a core idle."""
+    normalized, as_written = classify_runs(definitions, [(True, True), (False, False)])
+    _check_normalized(definitions, normalized)
+    _check_as_written(definitions, as_written)
+
+
+def _check_normalized(definitions: list[dict[str, object]], report: Report) -> None:
+    """With normalized types every definition builds or is rejected clearly."""
     assert len(report.outcomes) == len(definitions)
     for outcome in report.outcomes:
         if not outcome.built:
@@ -59,10 +60,8 @@ def test_with_normalized_types_every_definition_builds_or_is_rejected_clearly(
     assert still_rejected == []
 
 
-def test_as_written_a_nonstandard_type_is_never_accepted_silently(
-    definitions: list[dict[str, object]], reports: dict[str, Report]
-) -> None:
-    report = reports["as written"]
+def _check_as_written(definitions: list[dict[str, object]], report: Report) -> None:
+    """As written, a non-standard type is never accepted silently."""
     assert len(report.outcomes) == len(definitions)
     for index, raw in enumerate(definitions):
         if _has_nonstandard_type(_schema_of(raw)):
