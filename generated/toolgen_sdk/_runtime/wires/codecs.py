@@ -66,8 +66,23 @@ def conversion(wire: str, name: str) -> Callable[..., Any]:
     )
     if shares_module(row, "codec"):
         # A module serving several wires (dialects of one format) is told which one.
-        return partial(function, wire=row.name)
-    return function
+        function = partial(function, wire=row.name)
+    return _within_depth(function)
+
+
+def _within_depth(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`function`, raising ValueError where a body or value nests too deeply for Python's recursion limit: the
+    conversions recurse once a level or so, and a hostile body may nest a thousand levels in a few kilobytes."""
+
+    def converted(value: Any) -> Any:
+        try:
+            return function(value)
+        except RecursionError:
+            raise ValueError(
+                "/: nests arrays and objects too deeply to convert"
+            ) from None
+
+    return converted
 
 
 def carried_wires() -> tuple[Wire, ...]:

@@ -181,7 +181,7 @@ def _describe(content: Any) -> str:
     )
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
     if isinstance(value, dict):
         return ", ".join(f"{key}: {item}" for key, item in value.items())

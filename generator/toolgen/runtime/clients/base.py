@@ -112,6 +112,8 @@ def _parsed(arguments: str) -> tuple[Any, str | None]:
         return (json.loads(arguments) if arguments.strip() else {}), None
     except ValueError as error:
         return None, f"the arguments are not valid JSON: {error}"
+    except RecursionError:
+        return None, "the arguments nest arrays and objects too deeply to read"
 
 
 def decode_body(body: Any, wire: str) -> Response | ProviderError:

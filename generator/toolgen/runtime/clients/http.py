@@ -552,6 +552,14 @@ def _whole_response(wire: str, content: bytes) -> Response:
         raise ProviderError(
             wire, f"the response is not JSON: {text!r}", type="invalid_response"
         ) from None
+    except (
+        RecursionError
+    ):  # json.loads recurses once per level: a hostile server can nest past the limit
+        raise ProviderError(
+            wire,
+            "the response nests arrays and objects too deeply to read",
+            type="invalid_response",
+        ) from None
     result = decode_body(body, wire)
     if isinstance(result, ProviderError):
         raise result
@@ -562,7 +570,7 @@ def _status_error(wire: str, status: int, content: bytes, reason: str) -> Provid
     """The provider's error body as a ProviderError with the HTTP status; a body that is no error object as text."""
     try:
         body = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
     # The wire's own error shape first, then any other (a proxy or gateway in front of the model).
     for reader in (wire, "http"):

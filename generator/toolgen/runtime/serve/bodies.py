@@ -39,6 +39,10 @@ def parse_json_body(raw: bytes) -> Any:
         return json.loads(raw or b"null")
     except ValueError as error:
         raise BodyError("", f"the body is not JSON: {error}") from None
+    except RecursionError:
+        raise BodyError(
+            "", "the body nests arrays and objects too deeply to read"
+        ) from None
 
 
 def _object(body: Any) -> Mapping[str, Any]:
@@ -95,6 +99,10 @@ def approval(body: Any) -> Approval:
             arguments = json.loads(arguments)
         except ValueError as error:
             raise BodyError("/arguments", f"arguments is not JSON: {error}") from None
+        except RecursionError:
+            raise BodyError(
+                "/arguments", "arguments nests arrays and objects too deeply to read"
+            ) from None
     if not isinstance(arguments, Mapping):
         raise BodyError("/arguments", "an edit needs arguments: a JSON object")
     return Approval("edit", reason, json_text(dict(arguments)))
