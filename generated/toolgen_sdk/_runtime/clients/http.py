@@ -552,9 +552,8 @@ def _whole_response(wire: str, content: bytes) -> Response:
         raise ProviderError(
             wire, f"the response is not JSON: {text!r}", type="invalid_response"
         ) from None
-    except (
-        RecursionError
-    ):  # json.loads recurses once per level: a hostile server can nest past the limit
+    except RecursionError:
+        # json.loads recurses once a level: a hostile server can nest past the limit.
         raise ProviderError(
             wire,
             "the response nests arrays and objects too deeply to read",
