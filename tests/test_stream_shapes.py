@@ -3,8 +3,9 @@
 The oracle is the same aggregator fed read by read through `Aggregator.feed`, which never asks a shortcut: for
 random strings (escapes, surrogates, control characters, invalid UTF-8), indexes and repeat marks, and for hostile
 reads (whitespace, key order, extra and repeated keys, CRLF, two events in one read, huge indexes), both give the
-same events, the same final message and the same repeat count. Each wire with shapes has both tests: the property,
-and a direct look at what its shortcut takes and leaves.
+same events, the same final message and the same repeat count, read as given and in network reads of several
+events each. Each wire with shapes has both tests: the property, and a direct look at what its shortcut takes and
+leaves.
 """
 
 from __future__ import annotations
@@ -70,9 +71,18 @@ def _generic(reads: list[bytes], wire: str) -> list[Event]:
     return events + aggregator.close()
 
 
+# Network reads of the same body at these sizes: several events a read, events split across reads.
+_READ_SIZES = (97, 700, 4096)
+
+
 def _same(reads: list[bytes], wire: str) -> list[Event]:
     fast = list(stream_events(reads, wire))
     assert fast == _generic(reads, wire)
+    body = b"".join(reads)
+    for size in _READ_SIZES:
+        # A read of several events is cut into its events, each offered to the shortcut (Aggregator._several).
+        regrouped = [body[at : at + size] for at in range(0, len(body), size)]
+        assert list(stream_events(regrouped, wire)) == _generic(regrouped, wire), size
     return fast
 
 
@@ -481,3 +491,34 @@ def test_bedrock_shortcut_takes_its_shapes() -> None:
     assert take(_message(b"contentBlockDelta", _bedrock_payload(b"1", b"toolUse", b'"x"', b""), True)) is None
     assert take(_message(b"contentBlockStop", _bedrock_payload(b"1", b"toolUse", b'"x"', b""))) is None
     assert take(_message(b"contentBlockDelta", _bedrock_payload(b"2", b"toolUse", b'"x"', b""))) is None
+
+
+# ---- Reads of several events ----
+
+
+def test_reads_of_several_events_take_the_shortcut_event_by_event(monkeypatch: Any) -> None:
+    """Reads of 4 KiB (a dozen events each, most split across two reads) go to the generic path only for the
+    events the shortcut leaves and the start of the last event of each read, not for every event."""
+    start = [_chat(b'{"role":"assistant","content":""}', b"p0"), _chat_head(0)]
+    fragments = [b'{\\"a\\":\\"'] + [b"x%d" % n for n in range(400)] + [b'\\"}']
+    body = [
+        _chat(b'{"tool_calls":[{"index":0,"function":{"arguments":"' + fragment + b'"}}]}', b"m%d" % n)
+        for n, fragment in enumerate(fragments)
+    ]
+    text = b"".join(start + body + [_chat(b"{}", b"fin", b'"tool_calls"'), b"data: [DONE]\n\n"])
+    reads = [text[at : at + 4096] for at in range(0, len(text), 4096)]
+    fed: list[bytes] = []
+    feed = Aggregator.feed
+
+    def counted(self: Aggregator, chunk: Any) -> list[Event]:
+        fed.append(chunk)
+        return feed(self, chunk)
+
+    monkeypatch.setattr(Aggregator, "feed", counted)
+    events = list(stream_events(reads, "openai-chat"))
+    assert [e.arguments for e in events if isinstance(e, ToolCallDelta)][1:-1] == [f"x{n}" for n in range(400)]
+    assert events[-1].complete  # type: ignore[union-attr]
+    # After the first read (the wire is not known yet), about one piece a read: the start of its last event.
+    assert sum(len(chunk) for chunk in fed[1:]) < len(text) // 4
+    monkeypatch.setattr(Aggregator, "feed", feed)
+    assert events == _generic(reads, "openai-chat")

@@ -173,8 +173,14 @@ class Aggregator:
         # (a head, a finish, [DONE]) never pays for making it or for reads it does not take.
         shortcut: Shortcut | None = None
         deferred = 2
+        # Set once an SSE read made several events: reads are then cut into their events (see `_several`).
+        several = False
         try:
             for chunk in chunks:
+                if several and type(chunk) is bytes:
+                    yield from self._several(chunk)
+                    state, simple, decoder, plain = self._fast()
+                    continue
                 if shortcut is not None and type(chunk) is bytes:
                     # A read of a known shape: framed, parsed and fed in one match (see `shapes`).
                     made = shortcut(chunk)
@@ -233,6 +239,10 @@ class Aggregator:
                 state, simple, decoder, plain = self._fast()
                 shortcut = None if deferred else self._shortcut_while(plain)
                 if events:
+                    if len(events) > 2 and type(chunk) is bytes:
+                        # A read of several events (a network read of some KiB): from here on, each whole
+                        # event of a read may take the shortcut, as a read of one event does.
+                        several = self._sse_shortcut() is not None
                     yield from events
         except Exception as error:  # noqa: BLE001 - a dropped connection ends the stream with a StreamError
             self._fault(
@@ -255,6 +265,57 @@ class Aggregator:
         )
         return state, simple, decoder, plain
 
+    def _several(self, chunk: bytes) -> Iterator[Event]:
+        """The events of an SSE read that may hold several events, in order, as feed(chunk) would give them.
+
+        The read is cut after each blank line; a whole event met while the decoder holds no partial one is offered
+        to the shortcut as if it had been read alone, and every other piece (the end of an event begun in an
+        earlier read, a piece the shortcut leaves, the start of the next event) goes to feed(). The pieces put
+        together are the read, and SSE gives the same events however its text is split into reads.
+        """
+        # partition() rather than `in`: see the data-only check in `stream`.
+        decoder = self._decoder
+        if type(decoder) is not SSEDecoder:
+            yield from self.feed(chunk)
+            return
+        separator = b"\r\n\r\n" if chunk.partition(b"\r")[1] else b"\n\n"
+        pieces = chunk.split(separator)
+        tail = pieces.pop()
+        take = self._sse_shortcut()
+        for piece in pieces:
+            piece += separator
+            if take is not None:
+                if not decoder.idle:
+                    # The end of an event an earlier read began: the whole event, when that is all it holds.
+                    whole = decoder.completed(piece)
+                    if whole is not None:
+                        piece = whole
+                if decoder.idle:
+                    made = take(piece)
+                    if made is not None:
+                        if made is not TAKEN:
+                            yield made  # type: ignore[misc] # a shortcut's one event
+                        continue
+            yield from self.feed(piece)
+            take = self._sse_shortcut()
+        if tail:
+            yield from self.feed(tail)
+
+    def _sse_shortcut(self) -> Shortcut | None:
+        """The state's shortcut for SSE reads, whatever the decoder holds now; None while there is none."""
+        if self._state is None or type(self._decoder) is not SSEDecoder:
+            return None
+        return self._cached_shortcut("sse")
+
+    def _cached_shortcut(self, framing: str) -> Shortcut | None:
+        state, decoder = self._state, self._decoder
+        assert state is not None
+        of = self._shortcut_of
+        if of is None or of[0] is not state or of[1] is not decoder:
+            self._shortcut_of = (state, decoder)
+            self._shortcut = shortcut_for(state, decoder, framing)
+        return self._shortcut
+
     def _shortcut_while(self, plain: bool) -> Shortcut | None:
         """The state's known-shapes shortcut while the decoder holds no partial event; else None.
 
@@ -273,11 +334,7 @@ class Aggregator:
             framing = "eventstream"  # its simple() checks for a partial message itself
         else:
             return None
-        of = self._shortcut_of
-        if of is None or of[0] is not state or of[1] is not decoder:
-            self._shortcut_of = (state, decoder)
-            self._shortcut = shortcut_for(state, decoder, framing)
-        return self._shortcut
+        return self._cached_shortcut(framing)
 
     def close(self) -> list[Event]:
         """The body ended: the last events, ending with MessageEnd. Calling it again returns nothing."""

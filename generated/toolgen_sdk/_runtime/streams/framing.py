@@ -141,6 +141,19 @@ class SSEDecoder:
         self.event = known if known is not None else self._name(name)
         return data
 
+    def completed(self, piece: bytes) -> bytes | None:
+        """The whole text of the event `piece` ends (it ends with a blank line), when all this decoder holds is
+        the start of that event: it then holds nothing, and the text read from idle gives what feed(piece) would.
+        None otherwise, and nothing changed."""
+        pending = self._pending
+        if not pending or self._skip_lf or self._data or self._event is not None:
+            return None
+        pending.append(piece)
+        whole = b"".join(pending)
+        pending.clear()
+        self.idle = True
+        return whole
+
     @property
     def started(self) -> bool:
         """Some of the body has been read (a BOM is only looked for before that)."""
