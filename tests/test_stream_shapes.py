@@ -327,7 +327,38 @@ _GEMINI_FINISH = (
     b'data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}],'
     b'"modelVersion":"gemini-2.5-flash","responseId":"r1"}\r\n\r\n'
 )
+
+
+def _partial(path: bytes, value: bytes, more: bytes = b"true", call_more: bytes = b"true") -> bytes:
+    """A partialArgs chunk of one string entry (value a JSON literal) for the call candidate 0 streams."""
+    entry = b'{"jsonPath":"' + path + b'","stringValue":' + value + b',"willContinue":' + more + b"}"
+    return _gemini(b'{"functionCall":{"partialArgs":[' + entry + b'],"willContinue":' + call_more + b"}}")
+
+
+_GEMINI_CALL_START = _gemini(b'{"functionCall":{"name":"search","willContinue":true}}')
+_GEMINI_CALL_END = _gemini(b'{"functionCall":{}}')
+# Mostly the path the call's string streams under, so that most entries go on with it.
+_GEMINI_PATHS = st.one_of(
+    st.just(b"$.query"), st.sampled_from([b"$.query", b"$.notes[0]", b"$.a.b", b"$['q']", b"$['query']", b"", b"$"])
+)
+_GEMINI_PARTIAL = st.builds(
+    _partial,
+    _GEMINI_PATHS,
+    _LITERALS,
+    st.sampled_from([b"true", b"true", b"true", b"false"]),
+    st.sampled_from([b"true", b"true", b"true", b"true", b"true", b"false"]),
+)
 _GEMINI_READ = st.one_of(
+    _GEMINI_PARTIAL,
+    _GEMINI_PARTIAL,
+    _GEMINI_PARTIAL,
+    st.sampled_from(
+        [
+            _GEMINI_CALL_START,
+            _GEMINI_CALL_END,
+            _gemini(b'{"functionCall":{"partialArgs":[{"jsonPath":"$.n","numberValue":1}],"willContinue":true}}'),
+        ]
+    ),
     st.builds(
         lambda literal, usage, end: _gemini(b'{"text":' + literal + b"}", usage, end),
         _LITERALS,
@@ -355,12 +386,30 @@ _GEMINI_READ = st.one_of(
 @FEW
 @given(st.data())
 def test_gemini_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
-    reads = [_gemini(b'{"text":"Hello"}'), _gemini(b'{"text":" a"}'), _gemini(b'{"text":" b"}')] + data.draw(
-        st.lists(_GEMINI_READ, min_size=1, max_size=12)
-    )
+    reads = [_gemini(b'{"text":"Hello"}'), _gemini(b'{"text":" a"}'), _gemini(b'{"text":" b"}')]
+    if data.draw(st.booleans()):
+        # A call whose arguments stream as partialArgs entries, opened early so that most entries go on with it.
+        reads += [_GEMINI_CALL_START, _partial(b"$.query", b'"a"')]
+    reads += data.draw(st.lists(_GEMINI_READ, min_size=1, max_size=12))
     if data.draw(st.booleans()):
         reads = data.draw(_edited(reads))
     _same(reads + [_GEMINI_FINISH], "gemini")
+
+
+_GEMINI_ENTRY = st.builds(
+    lambda path, text, more: _partial(path, json.dumps(text).encode(), more),
+    st.one_of(st.just(b"$.query"), st.just(b"$.query"), st.sampled_from([b"$.notes[0]", b"$['query']", b"$.b"])),
+    st.text(max_size=6),
+    st.sampled_from([b"true", b"true", b"true", b"false"]),
+)
+
+
+@FEW
+@given(st.lists(_GEMINI_ENTRY, min_size=1, max_size=20))
+def test_gemini_partial_args_shortcut_matches_the_generic_path(entries: list[bytes]) -> None:
+    """Mostly valid string entries under one path, closed and reopened, beside other paths: the shortcut's case."""
+    reads = [_gemini(b'{"text":"Hello"}'), _gemini(b'{"text":" a"}'), _GEMINI_CALL_START, _partial(b"$.query", b'"a"')]
+    _same([*reads, *entries, _GEMINI_CALL_END, _GEMINI_FINISH], "gemini")
 
 
 def test_gemini_shortcut_takes_its_shapes() -> None:
@@ -374,6 +423,24 @@ def test_gemini_shortcut_takes_its_shapes() -> None:
     assert take(_gemini(b'{"text":""}')) is None  # the empty part a finish carries: the generic path
     assert take(_gemini(b'{"text":"x"}', b'{"a":01}')) is None  # usage the parser rejects
     assert state.candidates[0].parts[-1][1] == ["Hello", " world"]
+
+
+def test_gemini_shortcut_takes_a_streamed_string_argument_going_on() -> None:
+    state = new_state("gemini")
+    take = shapes.gemini(state)  # type: ignore[arg-type]
+    for read in (_gemini(b'{"text":"Hello"}'), _GEMINI_CALL_START):
+        state.feed(None, json.loads(read[6:-4]))
+    assert take(_partial(b"$.query", b'"the "')) is None  # the first entry of a path opens it: the generic path
+    state.feed(None, json.loads(_partial(b"$.query", b'"the "')[6:-4]))
+    assert take(_partial(b"$.query", b'"qu\\"ick"')) == ToolCallDelta(0, 'qu\\"ick')
+    assert take(_partial(b"$['query']", b'"x"')) is None  # the same path in other words: parsed on the generic path
+    assert take(_partial(b"$.query", b'"\\ud800"')) is None  # a lone surrogate the parser rejects
+    assert take(_partial(b"$.query", b'""')) is shapes.TAKEN  # nothing to add: no event
+    assert take(_partial(b"$.query", b'" fox"', b"false")) == ToolCallDelta(0, ' fox"')
+    assert take(_partial(b"$.query", b'"more"')) is None  # the string was closed
+    assert take(_partial(b"$.query", b'"x"', call_more=b"false")) is None  # the call ends: the generic path
+    state.feed(None, json.loads(_GEMINI_CALL_END[6:-4]))
+    assert state.calls[0].arguments == '{"query":"the qu\\"ick fox"}'
 
 
 # ---- Ollama ----

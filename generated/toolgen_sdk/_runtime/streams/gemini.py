@@ -125,6 +125,22 @@ class PartialArgs:
         self._string = path if kind == "string" and continues else None
         return text
 
+    def appended(self, raw_path: str, value: str, continues: bool) -> str | None:
+        """What apply() makes of a string entry that goes on with the string the entry before left open, under the
+        very same jsonPath text (the entry Gemini sends most): the JSON text it adds. None, and nothing changed,
+        for any other entry."""
+        last_raw, path = self._last_path
+        if raw_path != last_raw or not path or self._string != path:
+            return None
+        slot = self.values.get(path)
+        if slot is None or not slot[0]:
+            return None
+        slot[1].append(value)
+        self._string = path if continues else None
+        if not self.live:
+            return ""
+        return _escape(value) + ("" if continues else '"')
+
     def close(self) -> str:
         """The text that closes everything still open."""
         if not self.live:

@@ -288,25 +288,58 @@ def responses(state: AnyState) -> Shortcut:
 # (modelVersion, usageMetadata, responseId), which the state keeps as the latest values: taken as the generic
 # path takes them, usageMetadata parsed by the generic parser unless its text is the one parsed last.
 _GEMINI_START = b'data: {"candidates":[{"content":{"role":"model","parts":[{"text":'
-_GEMINI_REST = re.compile(
-    _STRING + rb'\}\]\},"index":0\}\],"modelVersion":"(' + _ASCII + rb')",'
+# What follows a chunk's one part: the candidate's index and the head Gemini repeats on every chunk.
+_GEMINI_TAIL = (
+    rb'\}\]\},"index":0\}\],"modelVersion":"(' + _ASCII + rb')",'
     rb'"usageMetadata":(\{(?:"[A-Za-z]{1,64}":[0-9]{1,16},){0,16}"[A-Za-z]{1,64}":[0-9]{1,16}\}),'
     rb'"responseId":"(' + _ASCII + rb')"\}(?:\r\n\r\n|\n\n)'
+)
+_GEMINI_REST = re.compile(_STRING + _GEMINI_TAIL)
+# A streamed call's string argument going on under the jsonPath of the entry before (Gemini 3's partialArgs).
+_GEMINI_PARTIAL_START = b'data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"'
+_GEMINI_PARTIAL_REST = re.compile(
+    rb"("
+    + _ASCII
+    + rb')","stringValue":'
+    + _STRING
+    + rb',"willContinue":(true|false)\}\],'
+    rb'"willContinue":true\}' + _GEMINI_TAIL
 )
 _GEMINI_HEAD = ("modelVersion", "usageMetadata", "responseId")
 
 
 def gemini(state: AnyState) -> Shortcut:
-    """The shortcut of a Gemini stream's text chunks, once candidate 0 has text."""
+    """The shortcut of a Gemini stream's text chunks, once candidate 0 has text, and of a streamed call's string
+    argument going on (partialArgs) while candidate 0 streams that call."""
     start = _GEMINI_START
     at = len(start)
     rest_match = _GEMINI_REST.fullmatch
+    partial_start = _GEMINI_PARTIAL_START
+    partial_at = len(partial_start)
+    partial_match = _GEMINI_PARTIAL_REST.fullmatch
     head = state.head
     candidates = state.candidates
     text_parts = state.text_parts
     usage: list[Any] = [b"", None]  # the usageMetadata text parsed last, and its value
 
+    def usage_of(text: bytes) -> bool:
+        """Whether the usageMetadata text parses; its value is then usage[1]."""
+        if text != usage[0] or head["usageMetadata"] is not usage[1]:
+            try:
+                value = parse_json(text)
+            except ValueError:
+                return False
+            usage[0], usage[1] = text, value
+        return True
+
+    def set_head(model: bytes, response_id: bytes) -> None:
+        head["modelVersion"] = model.decode()
+        head["usageMetadata"] = usage[1]
+        head["responseId"] = response_id.decode()
+
     def take(chunk: bytes) -> object:
+        if chunk.startswith(partial_start):
+            return take_partial(chunk)
         if not chunk.startswith(start):
             return None
         match = rest_match(chunk, at)
@@ -330,20 +363,45 @@ def gemini(state: AnyState) -> Shortcut:
         text = _text(plain, escaped)
         if not text:
             return None  # an empty part (as with a finishReason), or a string the parser rejects
-        if usage_text != usage[0] or head["usageMetadata"] is not usage[1]:
-            try:
-                value = parse_json(usage_text)
-            except ValueError:
-                return None
-            usage[0], usage[1] = usage_text, value
+        if not usage_of(usage_text):
+            return None
         candidate.role = "model"
         last[1].append(text)
         candidate.fields["index"] = 0
-        head["modelVersion"] = model.decode()
-        head["usageMetadata"] = usage[1]
-        head["responseId"] = response_id.decode()
+        set_head(model, response_id)
         text_parts.append(text)
         return _text_delta(text)
+
+    def take_partial(chunk: bytes) -> object:
+        match = partial_match(chunk, partial_at)
+        if match is None or not state.started:
+            return None
+        candidate = candidates.get(0)
+        if candidate is None or candidate.finished or not candidate.primary:
+            return None
+        args, call = candidate.args, candidate.call
+        if (
+            args is None
+            or call is None
+            or "index" not in candidate.fields
+            or not all(key in head for key in _GEMINI_HEAD)
+        ):
+            return None
+        path, plain, escaped, more, model, usage_text, response_id = match.groups()
+        value = _text(plain, escaped)
+        if value is None or not usage_of(usage_text):
+            return None
+        # Checked, then applied, by the call's own PartialArgs: None leaves it untouched.
+        fragment = args.appended(path.decode(), value, more == b"true")
+        if fragment is None:
+            return None
+        candidate.role = "model"
+        candidate.fields["index"] = 0
+        set_head(model, response_id)
+        if not fragment:
+            return TAKEN
+        call.parts.append(fragment)
+        return _delta(call.index, fragment)
 
     return take
 
