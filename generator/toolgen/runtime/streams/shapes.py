@@ -224,23 +224,37 @@ def anthropic(state: AnyState) -> Shortcut:
             call = block.call
             if call is None:
                 return None
-            fragment = _text(plain, escaped)
+            # _text and _delta inlined, as in openai_chat's shortcut.
+            try:
+                fragment = _text(plain, escaped) if escaped else plain.decode()
+            except ValueError:
+                return None
             if fragment is None:
                 return None
             if not fragment:
                 return TAKEN
             call.parts.append(fragment)
-            return _delta(call.index, fragment)
+            event = new_object(ToolCallDelta)
+            set_delta_index(event, call.index)
+            set_delta_arguments(event, fragment)
+            return event
         if not state.started:
             return None
-        text = _text(text_plain, text_escaped)
+        try:
+            text = (
+                _text(text_plain, text_escaped) if text_escaped else text_plain.decode()
+            )
+        except ValueError:
+            return None
         if text is None:
             return None
         if not text:
             return TAKEN
         block.parts.append(text)
         text_parts.append(text)
-        return _text_delta(text)
+        made = new_object(TextDelta)
+        set_text(made, text)
+        return made
 
     return take
 
@@ -288,14 +302,21 @@ def responses(state: AnyState) -> Shortcut:
         call = item.call
         if call is None:
             return None
-        fragment = _text(plain, escaped)
+        # _text and _delta inlined, as in openai_chat's shortcut.
+        try:
+            fragment = _text(plain, escaped) if escaped else plain.decode()
+        except ValueError:
+            return None
         if fragment is None:
             return None
         sequence.add(number)
         if not fragment or call.closed:
             return TAKEN
         call.parts.append(fragment)
-        return _delta(call.index, fragment)
+        event = new_object(ToolCallDelta)
+        set_delta_index(event, call.index)
+        set_delta_arguments(event, fragment)
+        return event
 
     return take
 
