@@ -67,19 +67,6 @@ def _text(plain: bytes, escaped: bytes) -> str | None:
     return value if type(value) is str else None
 
 
-def _delta(index: int, fragment: str) -> ToolCallDelta:
-    event: ToolCallDelta = new_object(ToolCallDelta)
-    set_delta_index(event, index)
-    set_delta_arguments(event, fragment)
-    return event
-
-
-def _text_delta(text: str) -> TextDelta:
-    event: TextDelta = new_object(TextDelta)
-    set_text(event, text)
-    return event
-
-
 # OpenAI chat: an argument fragment or a text delta of choice 0, as OpenAI sends them (head keys in OpenAI's
 # order; the optional ones as other compatibles leave them out). The state's inline path reads nothing at the
 # top level but the choices, usage (null here) and the obfuscation pad, which is kept as the generic path keeps
@@ -169,7 +156,9 @@ def openai_chat(state: AnyState) -> Shortcut:
             return TAKEN
         choice.content.append(text)
         text_parts.append(text)
-        return _text_delta(text)
+        made = new_object(TextDelta)
+        set_text(made, text)
+        return made
 
     return take
 
@@ -342,7 +331,8 @@ _GEMINI_PARTIAL_REST = re.compile(
     + rb',"willContinue":(true|false)\}\],'
     rb'"willContinue":true\}' + _GEMINI_TAIL
 )
-_GEMINI_HEAD = ("modelVersion", "usageMetadata", "responseId")
+# A set, so that one keys() comparison (a C call) asks for all three.
+_GEMINI_HEAD = frozenset({"modelVersion", "usageMetadata", "responseId"})
 
 
 def gemini(state: AnyState) -> Shortcut:
@@ -393,7 +383,7 @@ def gemini(state: AnyState) -> Shortcut:
             or last[0].get("thought")
             or "thoughtSignature" in last[0]
             or "index" not in candidate.fields
-            or not all(key in head for key in _GEMINI_HEAD)
+            or not head.keys() >= _GEMINI_HEAD
         ):
             return None
         plain, escaped, model, usage_text, response_id = match.groups()
@@ -407,7 +397,9 @@ def gemini(state: AnyState) -> Shortcut:
         candidate.fields["index"] = 0
         set_head(model, response_id)
         text_parts.append(text)
-        return _text_delta(text)
+        made = new_object(TextDelta)
+        set_text(made, text)
+        return made
 
     def take_partial(chunk: bytes) -> object:
         match = partial_match(chunk, partial_at)
@@ -421,7 +413,7 @@ def gemini(state: AnyState) -> Shortcut:
             args is None
             or call is None
             or "index" not in candidate.fields
-            or not all(key in head for key in _GEMINI_HEAD)
+            or not head.keys() >= _GEMINI_HEAD
         ):
             return None
         path, plain, escaped, more, model, usage_text, response_id = match.groups()
@@ -438,7 +430,10 @@ def gemini(state: AnyState) -> Shortcut:
         if not fragment:
             return TAKEN
         call.parts.append(fragment)
-        return _delta(call.index, fragment)
+        event = new_object(ToolCallDelta)
+        set_delta_index(event, call.index)
+        set_delta_arguments(event, fragment)
+        return event
 
     return take
 
@@ -489,7 +484,9 @@ def ollama(state: AnyState) -> Shortcut:
             return TAKEN
         content.append(text)
         text_parts.append(text)
-        return _text_delta(text)
+        made = new_object(TextDelta)
+        set_text(made, text)
+        return made
 
     return take
 
@@ -533,23 +530,37 @@ def bedrock(state: AnyState, decoder: Any) -> Shortcut:
             call = block.call
             if call is None:
                 return None
-            fragment = _text(plain, escaped)
+            # _text and _delta inlined, as in openai_chat's shortcut.
+            try:
+                fragment = _text(plain, escaped) if escaped else plain.decode()
+            except ValueError:
+                return None
             if fragment is None:
                 return None
             if not fragment:
                 return TAKEN
             call.parts.append(fragment)
-            return _delta(call.index, fragment)
+            event = new_object(ToolCallDelta)
+            set_delta_index(event, call.index)
+            set_delta_arguments(event, fragment)
+            return event
         if not state.started:
             return None
-        text = _text(text_plain, text_escaped)
+        try:
+            text = (
+                _text(text_plain, text_escaped) if text_escaped else text_plain.decode()
+            )
+        except ValueError:
+            return None
         if text is None:
             return None
         if not text:
             return TAKEN
         block.texts.append(text)
         text_parts.append(text)
-        return _text_delta(text)
+        made = new_object(TextDelta)
+        set_text(made, text)
+        return made
 
     return take
 
