@@ -518,3 +518,73 @@ def test_an_object_the_stream_closed_but_that_is_not_an_object_is_an_error_the_m
     assert isinstance(final, MessageEnd) and isinstance(final.response, Response)
     # As the whole response says: the text as sent, for the loop's dispatch to answer as a bad call.
     assert final.response.message["tool_calls"][0]["function"]["arguments"] == "null"
+
+
+def _string_places(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The paths of every string inside a decoded payload."""
+    if isinstance(value, str):
+        return [at]
+    if isinstance(value, dict):
+        return [path for key, item in value.items() for path in _string_places(item, (*at, key))]
+    if isinstance(value, list):
+        return [path for index, item in enumerate(value) for path in _string_places(item, (*at, index))]
+    return []
+
+
+def _with(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _with(value[head], rest, new)}
+    return [_with(item, rest, new) if index == head else item for index, item in enumerate(value)]
+
+
+NOT_STRINGS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@SOME
+@given(name=st.sampled_from(NAMES), data=st.data())
+def test_a_string_a_server_sends_as_another_json_type_never_raises(name: str, data: st.DataObject) -> None:
+    """Any string of any payload (a text, reasoning or argument fragment among them) sent as a number, an array,
+    an object, a boolean or null: the stream ends honestly, as JSON text and as decoded payloads."""
+    payloads: list[Any] = [payload for _, payload in payloads_of(frames(name)) if payload != "[DONE]"]
+    places = [(at, path) for at, payload in enumerate(payloads) for path in _string_places(payload)]
+    assume(places)
+    for _ in range(data.draw(st.integers(1, 3))):
+        at, path = data.draw(st.sampled_from(places))
+        payloads[at] = _with(payloads[at], path, data.draw(NOT_STRINGS))
+    honest(list(stream_events(payloads, wire_of(name))))
+    body = b"".join(b"data: " + json.dumps(payload).encode() + b"\n\n" for payload in payloads)
+    honest(list(stream_events(data.draw(pieces(body)), wire_of(name))))
+
+
+@pytest.mark.parametrize(
+    ("wire", "lines"),
+    [
+        (
+            "openai-chat",
+            [
+                b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m",'
+                b'"choices":[{"index":0,"delta":{"reasoning_content":1.5}}]}\n\n',
+            ],
+        ),
+        (
+            "ollama",
+            [b'{"model":"m","created_at":"t","message":{"role":"assistant","content":7},"done":false}\n'],
+        ),
+    ],
+)
+def test_a_fragment_that_is_not_a_string_is_a_stream_error_and_not_kept(wire: str, lines: list[bytes]) -> None:
+    events = list(stream_events(lines, wire))
+    end = honest(events)
+    faults = [event for event in events if isinstance(event, StreamError)]
+    assert faults and any("must be a string" in fault.message for fault in faults), faults
+    assert not end.complete and not any(isinstance(event, TextDelta) for event in events)

@@ -139,6 +139,9 @@ class WireState:
             self.out.append(event)
 
     def text(self, text: str) -> None:
+        if type(text) is not str:
+            self.not_text("text", text)
+            return
         if not self.started:
             self.begin()
         self.text_parts.append(text)
@@ -147,6 +150,9 @@ class WireState:
         self.out.append(event)
 
     def reasoning(self, text: str) -> None:
+        if type(text) is not str:
+            self.not_text("reasoning", text)
+            return
         if not self.started:
             self.begin()
         self.reasoning_parts.append(text)
@@ -163,6 +169,9 @@ class WireState:
         return call
 
     def arguments(self, call: Call, fragment: str) -> None:
+        if type(fragment) is not str:
+            self.not_text("tool call arguments", fragment)
+            return
         call.parts.append(fragment)
         event = new_object(ToolCallDelta)
         set_delta_index(event, call.index)
@@ -233,6 +242,14 @@ class WireState:
             call.error = (
                 f"arguments are not a JSON object (JSON {type(value).__name__})"
             )
+
+    def not_text(self, what: str, value: Any) -> None:
+        """A fragment a server sent as something other than a string: a fault, and nothing kept of it."""
+        self.fault(
+            f"unexpected {self.wire} stream payload: {what} must be a string,"
+            f" not {_json_kind(value)}",
+            raw=value,
+        )
 
     def fault(self, message: str, raw: Any = None, type: str | None = None) -> None:
         """A fault of the stream itself (not an error the provider sent); type "cut" when the body ended early."""
@@ -307,3 +324,18 @@ class _NoState(WireState):
 
     def body(self) -> dict[str, Any]:
         return {}
+
+
+def _json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's type, for a fault's sentence."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
