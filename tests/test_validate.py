@@ -71,6 +71,21 @@ def test_a_record_that_is_not_json_is_exit_3_and_the_rest_is_still_checked(proje
         assert f"logs/nan.jsonl:1:29: error json-refused /content: is {constant}," in refused.stdout
 
 
+def test_a_record_nested_thousands_deep_is_refused_at_its_line_and_the_next_one_still_checked(project: Project) -> None:
+    # Its findings were placed through a table of whole pointers, the square of the depth in memory (20,000
+    # levels took 2 GB; 100,000 had the process killed).
+    deep = "[" * 20_000 + "]" * 20_000
+    project.write(
+        "logs/deep.jsonl", f'{{"role": "user", "content": "hi"}}\n{deep}\n{{"role": "wizard", "content": "x"}}\n'
+    )
+    result = project.cli("validate", "logs/deep.jsonl", "--as", "message")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines() == [
+        "logs/deep.jsonl:2:1: error json-refused (root): nests arrays and objects deeper than 128 levels (129)",
+        "logs/deep.jsonl:3:10: error payload-invalid /role: expected one of 'system', 'user', 'assistant', 'tool', got \"wizard\"",
+    ]
+
+
 def test_a_json_document_is_one_record_placed_by_line_and_column(project: Project) -> None:
     conversation = [
         {"role": "user", "content": "hi"},

@@ -6,6 +6,7 @@ import bisect
 import json
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -59,15 +60,60 @@ def yaml_duplicate_keys(node: yaml.Node | None) -> Iterator[tuple[Pointer, int, 
 # Whitespace matches none of them, so `finditer` steps over it.
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 
+# The container the top-level value sits in, as if it were the one member of an outer container.
+_OUTSIDE = -1
 
-def _json_offsets(text: str) -> tuple[dict[Pointer, int], list[Pointer]]:
-    """Where each value (and each key, under KEY) of JSON text starts, and the keys repeated within one object.
 
-    One pass over the tokens with an explicit stack, so the nesting depth costs no recursion.
+@dataclass(frozen=True)
+class _JsonOffsets:
+    """Where each value and key of JSON text starts, held as each container's members, never as whole pointers.
+
+    A pointer is as long as the depth it reaches, so a table keyed by whole pointers costs the square of the depth:
+    text nested 20,000 deep took 2 GB. Here each entry is one (container, member) pair, and a pointer is walked
+    from the top when asked about.
     """
-    offsets: dict[Pointer, int] = {}
-    duplicates: list[Pointer] = []
-    # Open containers, innermost last: [pointer, is_object, index of the next array item, key of the member].
+
+    values: dict[tuple[int, str], int]
+    keys: dict[tuple[int, str], int]
+    # The container a member opens, if it is an array or object.
+    opened: dict[tuple[int, str], int]
+    # Each container's own place: the container it sits in and its member name there.
+    parents: list[tuple[int, str]]
+    # Keys repeated within one object: container, key and offset of each occurrence after the first, in order.
+    repeated: list[tuple[int, str, int]]
+
+    def find(self, pointer: Pointer) -> int | None:
+        is_key = bool(pointer) and pointer[-1] == KEY
+        route = pointer[:-1] if is_key else pointer
+        place = (_OUTSIDE, "")
+        for member in route:
+            container = self.opened.get(place)
+            if container is None:
+                return None
+            place = (container, member)
+        return (self.keys if is_key else self.values).get(place)
+
+    def pointer(self, container: int, member: str) -> Pointer:
+        route = [member]
+        while container != _OUTSIDE:
+            container, member = self.parents[container]
+            route.append(member)
+        route.pop()  # the top-level value's own (empty) member name
+        return tuple(reversed(route))
+
+
+def _json_offsets(text: str) -> _JsonOffsets:
+    """Where each value (and each key) of JSON text starts, and the keys repeated within one object.
+
+    One pass over the tokens with an explicit stack, so the nesting depth costs no recursion, and each token
+    costs the same at any depth.
+    """
+    values: dict[tuple[int, str], int] = {}
+    keys: dict[tuple[int, str], int] = {}
+    opened: dict[tuple[int, str], int] = {}
+    parents: list[tuple[int, str]] = []
+    repeated: list[tuple[int, str, int]] = []
+    # Open containers, innermost last: [its number, is_object, index of the next array item, key of the member].
     stack: list[list[Any]] = []
     expect_key = False
     for match in _JSON_TOKEN.finditer(text):
@@ -88,25 +134,26 @@ def _json_offsets(text: str) -> tuple[dict[Pointer, int], list[Pointer]]:
         if expect_key:
             frame = stack[-1]
             key = token[1:-1] if "\\" not in token else str(json.loads(token))
-            at = (*frame[0], key, KEY)
-            if at in offsets:
-                duplicates.append(at)
-            offsets[at] = match.start()
+            at = (frame[0], key)
+            if at in keys:
+                repeated.append((frame[0], key, match.start()))
+            keys[at] = match.start()
             frame[3] = key
             expect_key = False
             continue
         if not stack:
-            pointer: Pointer = ()
+            place = (_OUTSIDE, "")
         else:
             frame = stack[-1]
-            pointer = (*frame[0], frame[3]) if frame[1] else (*frame[0], str(frame[2]))
-        offsets[pointer] = match.start()
-        if first == "{":
-            stack.append([pointer, True, 0, ""])
-            expect_key = True
-        elif first == "[":
-            stack.append([pointer, False, 0, ""])
-    return offsets, duplicates
+            place = (frame[0], frame[3]) if frame[1] else (frame[0], str(frame[2]))
+        values[place] = match.start()
+        if first == "{" or first == "[":
+            number = len(parents)
+            parents.append(place)
+            opened[place] = number
+            stack.append([number, first == "{", 0, ""])
+            expect_key = first == "{"
+    return _JsonOffsets(values, keys, opened, parents, repeated)
 
 
 def _line_col(text: str) -> Callable[[int], tuple[int, int]]:
@@ -126,26 +173,20 @@ _NEWLINE = re.compile("\n")
 def json_locator(text: str) -> Callable[[Pointer], tuple[int, int] | None]:
     """Line:col of the value (or key) at a pointer in JSON text, or None; offsets are turned into line:col only
     for the pointers asked about."""
-    offsets, _ = _json_offsets(text)
+    offsets = _json_offsets(text)
     convert = _line_col(text)
 
     def find(pointer: Pointer) -> tuple[int, int] | None:
-        offset = offsets.get(pointer)
+        offset = offsets.find(pointer)
         return None if offset is None else convert(offset)
 
     return find
 
 
-def json_positions(text: str) -> dict[Pointer, tuple[int, int]]:
-    offsets, _ = _json_offsets(text)
-    convert = _line_col(text)
-    return {pointer: convert(offset) for pointer, offset in offsets.items()}
-
-
 def json_duplicate_keys(text: str) -> Iterator[tuple[Pointer, int, int]]:
     """Keys repeated within one object (the second occurrence), in document order."""
-    offsets, duplicates = _json_offsets(text)
+    offsets = _json_offsets(text)
     convert = _line_col(text)
-    for duplicate in duplicates:
-        line, col = convert(offsets[duplicate])
-        yield duplicate[:-1], line, col
+    for container, key, offset in offsets.repeated:
+        line, col = convert(offset)
+        yield offsets.pointer(container, key), line, col

@@ -11,7 +11,7 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import InvalidInputError
 from toolgen.ir import freeze, thaw
 from toolgen.lower import Lowered
-from toolgen.positions import Pointer, json_positions
+from toolgen.positions import Pointer, json_locator
 
 SNAPSHOT_FORMAT = "toolgen-breaking-snapshot"
 
@@ -96,7 +96,7 @@ def dump_snapshot(tools: Iterable[ToolSnapshot]) -> str:
 
 
 def _snapshot_error(display: str, text: str, pointer: Pointer, message: str) -> InvalidInputError:
-    line, col = json_positions(text).get(pointer, (1, 1)) if pointer else (1, 1)
+    line, col = (json_locator(text)(pointer) or (1, 1)) if pointer else (1, 1)
     return InvalidInputError([Diagnostic(display, line, col, Severity.ERROR, "snapshot-invalid", message)])
 
 

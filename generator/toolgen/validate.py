@@ -164,13 +164,21 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def _place(record: Record, pointer: str, positions: dict[tuple[str, ...], tuple[int, int]]) -> tuple[int, int]:
+def _place(
+    record: Record, pointer: str, positions: Callable[[tuple[str, ...]], tuple[int, int] | None]
+) -> tuple[int, int]:
     """Line and column of the value at `pointer` (or of its nearest ancestor) within the file."""
     parts = tuple(_unescape(p) for p in pointer.split("/")[1:]) if pointer else ()
-    while parts not in positions and parts:
-        parts = parts[:-1]
-    line, col = positions.get(parts, (1, 1))
-    return record.line + line - 1, col
+    for length in range(len(parts), -1, -1):
+        found = positions(parts[:length])
+        if found is not None:
+            line, col = found
+            return record.line + line - 1, col
+    return record.line, 1
+
+
+def _nowhere(pointer: tuple[str, ...]) -> tuple[int, int] | None:
+    return None
 
 
 def _argument_problems(sdk: ModuleType, kind: str, data: Any) -> Iterator[tuple[str, str, str]]:
@@ -240,12 +248,12 @@ def _placed(record: Record, found: list[tuple[str, str, str]]) -> list[Diagnosti
     """Findings placed in the record's file, in order; past MAX_FINDINGS_PER_RECORD, one counts the rest."""
     if not found:
         return []
-    from toolgen.positions import json_positions  # and YAML, for its other half: only for a record with findings
+    from toolgen.positions import json_locator  # and YAML, for its other half: only for a record with findings
 
     try:
-        positions = json_positions(record.text)
+        positions = json_locator(record.text)
     except (ValueError, IndexError, RecursionError):
-        positions = {}  # text the strict parse refused may not be walkable: findings go to the record's start
+        positions = _nowhere  # text the strict parse refused may not be walkable: findings go to the record's start
     diagnostics = []
     for pointer, rule, message in found:
         line, col = _place(record, pointer, positions)
