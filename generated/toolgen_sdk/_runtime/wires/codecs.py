@@ -81,6 +81,15 @@ def _within_depth(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
             raise ValueError(
                 "/: nests arrays and objects too deeply to convert"
             ) from None
+        except ValueError as error:
+            # Python's own refusal to write an integer of more digits than sys.get_int_max_str_digits(), from
+            # wherever a value is turned into text: said in the shape of every other conversion error.
+            if "integer string conversion" not in str(error):
+                raise
+            raise ValueError(
+                "/: expected integers Python can write as text; the value holds one with more digits than "
+                f"its limit ({sys.get_int_max_str_digits()})"
+            ) from None
 
     return converted
 

@@ -115,8 +115,9 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
         return {"type": "thinking", "thinking": part.get("text", "")}
     if kind == "image" and ("url" in part or "data" in part):
         url = (
-            part.get("url")
-            or f"data:{part.get('media_type', 'image/png')};base64,{part['data']}"
+            part["url"]
+            if "url" in part
+            else f"data:{part.get('media_type', 'image/png')};base64,{part['data']}"
         )
         image = {"url": url}
         if "detail" in part:
