@@ -90,8 +90,8 @@ TRIGGERS = [
     Case("tool-added", [T_PLAIN], [T_PLAIN, U], "new tool 'u'"),
     Case(
         "model-renamed",
-        [{**T_PLAIN, "name": "get_x"}],
-        [{**T_PLAIN, "name": "get_x"}, {**U, "name": "get-x"}],
+        [{**T_PLAIN, "name": "get-x"}],
+        [{**T_PLAIN, "name": "get-x"}, {**U, "name": "get_x"}],
         "arguments class is now GetXArgs2, was GetXArgs",
         symmetric=True,
     ),

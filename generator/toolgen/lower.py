@@ -27,7 +27,7 @@ from toolgen.keyword_typos import misspelled_keywords
 from toolgen.load import Document, LoadError, load_file
 from toolgen.manifest import text_digest
 from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
-from toolgen.names import NameRegistry, pascal, snake
+from toolgen.names import NameRegistry, claim_in_turn, pascal, snake, written_as_snake
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.positions import Pointer, pointer_text
 from toolgen.ref_depth import too_deep
@@ -268,10 +268,17 @@ def _tools(
         first_seen[name] = raw
         accepted.append(raw)
     result = []
-    for raw in sorted(accepted, key=lambda r: r.value("name")):
-        stem = pascal(raw.value("name"), fallback="Tool")
-        args = names.claim(f"{stem}Args")
-        returns = names.claim(f"{stem}Result") if raw.value("outputSchema") is not None else None
+    ordered = sorted(accepted, key=lambda r: r.value("name"))
+    stems = [pascal(raw.value("name"), fallback="Tool") for raw in ordered]
+    first = [written_as_snake(raw.value("name")) for raw in ordered]
+    every_args = claim_in_turn(names, [f"{stem}Args" for stem in stems], first)
+    with_result = [(at, raw) for at, raw in enumerate(ordered) if raw.value("outputSchema") is not None]
+    claimed_results = claim_in_turn(
+        names, [f"{stems[at]}Result" for at, _ in with_result], [first[at] for at, _ in with_result]
+    )
+    results = {at: name for (at, _), name in zip(with_result, claimed_results, strict=True)}
+    for at, raw in enumerate(ordered):
+        stem, args, returns = stems[at], every_args[at], results.get(at)
         if args != f"{stem}Args":
             session.diagnostics.append(
                 raw.document.diagnostic(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keyword
 import re
 import unicodedata
+from collections.abc import Sequence
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -47,3 +48,20 @@ class NameRegistry:
             suffix += 1
         self._taken.add(name)
         return name
+
+
+def written_as_snake(name: str) -> bool:
+    """Whether a tool's name is spelled as the snake_case identifier it folds to (`get_weather`, not `getWeather`)."""
+    return bool(ascii_words(name)) and snake(name) == name
+
+
+def claim_in_turn(registry: NameRegistry, wanted: Sequence[str], first: Sequence[bool]) -> list[str]:
+    """`registry.claim` of each wanted name, returned in their order, those marked `first` claiming before the rest.
+
+    Names fold onto one identifier (`get-weather`, `getWeather`, `GetWeather`, `get_weather`); the one spelled
+    as that identifier keeps it, so that adding a tool whose name sorts before it never takes its name away.
+    """
+    claimed = [""] * len(wanted)
+    for index in sorted(range(len(wanted)), key=lambda at: not first[at]):
+        claimed[index] = registry.claim(wanted[index])
+    return claimed

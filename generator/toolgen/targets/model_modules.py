@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from toolgen.collector import collector_paused
 from toolgen.ir import Project
-from toolgen.names import NameRegistry, snake
+from toolgen.names import NameRegistry, claim_in_turn, snake, written_as_snake
 from toolgen.targets.model_rewrites import DEFERRED_ROOT_BASE, RewrittenModule, Statement, module_statements
 
 FOLDER = "_tool_models"
@@ -184,7 +184,9 @@ def _split(source: str, project: Project, header: str) -> ModelModules:
     # Eager: the canonical models, definitions no tool reaches, and everything those refer to.
     core = _closure([d.name for d in definitions if d.name in project.canonical_models or d.name not in owners], edges)
     registry = NameRegistry(frozenset({"__init__"}))
-    module_of_tools = {tool.name: registry.claim(snake(tool.name, fallback="tool")) for tool in project.tools}
+    wanted = [snake(tool.name, fallback="tool") for tool in project.tools]
+    claimed = claim_in_turn(registry, wanted, [written_as_snake(tool.name) for tool in project.tools])
+    module_of_tools = {tool.name: module for tool, module in zip(project.tools, claimed, strict=True)}
     module_of_set: dict[frozenset[str], str] = {}
     members: dict[str, list[_Definition]] = {}
     for definition in definitions:

@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 
 from toolgen.ir import Project, thaw
-from toolgen.names import NameRegistry, snake
+from toolgen.names import NameRegistry, claim_in_turn, snake, written_as_snake
 from toolgen.resources import templates_dir
 from toolgen.runtime import ROWS, WIRES
 
@@ -111,7 +111,9 @@ def render_package(
     validator_names = sorted([v.function for v in validators] + ["validate_tool_arguments", "validate_tool_result"])
     public_models = sorted(set(project.canonical_models) | set(tool_models))
     attributes = NameRegistry(_REGISTRY_MEMBERS)
-    entries = [(tool, attributes.claim(snake(tool.name, fallback="tool"))) for tool in project.tools]
+    wanted = [snake(tool.name, fallback="tool") for tool in project.tools]
+    claimed = claim_in_turn(attributes, wanted, [written_as_snake(tool.name) for tool in project.tools])
+    entries = list(zip(project.tools, claimed, strict=True))
     common = {"header": header, "package": project.package}
     files = {
         "tools.py": environment.get_template("tools.py.jinja").render(
