@@ -353,6 +353,20 @@ def test_a_build_with_changes_on_a_read_only_checkout_names_the_path(project: Pr
     assert project.snapshot() == before
 
 
+def test_a_build_into_an_output_folder_that_is_a_bind_mount_writes_the_package(project: Project) -> None:
+    # The same device on both sides, so the work folder stays in the cache, but a rename across two mounts fails
+    # with EXDEV: it had stopped every such build past its commit point (a Docker volume, a bind mount).
+    project.write("schemas/time.yaml", SECOND_TOOL)
+    output = project.root / "generated"
+    result = _namespaced(
+        f"mount --bind {output} {output} && cd {project.root} && {TOOLGEN} build -q; echo exit=$?; "
+        f"{TOOLGEN} check -q; echo exit=$?; find {output} -name '*toolgen-copy*'"
+    )
+    assert result.stdout.splitlines() == ["exit=0", "exit=0"], result.stderr
+    assert "get_time" in (project.package_dir / "tools.py").read_text(encoding="utf-8")
+    assert project.cli("check").returncode == 0
+
+
 def test_a_full_disk_names_the_file_and_writes_nothing(tmp_path: Path) -> None:
     disk = tmp_path / "disk"
     disk.mkdir()

@@ -4,6 +4,7 @@ and the disk serves waits that come together in one go (a journal commit, a batc
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -29,6 +30,26 @@ def fsync_file(path: Path) -> None:
             os.close(descriptor)
     except OSError as error:
         raise named(error, path) from error
+
+
+def moved(source: Path, target: Path) -> None:
+    """os.replace(source, target); across two mounts of one file system (a bind mount, a container volume), where
+    a rename fails with EXDEV though both report the same device, a copy made beside the target replaces it.
+
+    Either way the target is the old file or the whole new one, and repeating the move after a kill is safe: the
+    source goes only once the target holds it.
+    """
+    try:
+        os.replace(source, target)
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+        beside = target.with_name(f".{target.name}.toolgen-copy")
+        shutil.copyfile(source, beside)
+        shutil.copymode(source, beside)
+        fsync_file(beside)
+        os.replace(beside, target)
+        source.unlink()
 
 
 def fsync_folder(path: Path) -> None:

@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 from toolgen.config import USER_DIR, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.disk import fsync_file, fsync_folder, named, remove_tree, syncing
+from toolgen.disk import fsync_file, fsync_folder, moved, named, remove_tree, syncing
 from toolgen.errors import ForeignFilesError, ForeignOutputError
 from toolgen.manifest import MANIFEST_NAME, read_manifest, text_digest
 
@@ -391,7 +391,7 @@ def _apply(commit: Path, package_dir: Path) -> None:
         _reached(f"deleted beside {name}")
     for name in plan.get("beside_write", []):
         if (commit / _BESIDE / name).is_file():
-            os.replace(commit / _BESIDE / name, package_dir.parent / name)
+            moved(commit / _BESIDE / name, package_dir.parent / name)
             _reached(f"wrote beside {name}")
     touched = {package_dir}
     aside = commit / _ASIDE
@@ -405,7 +405,7 @@ def _apply(commit: Path, package_dir: Path) -> None:
             # file on ext4 with discard); removing the commit tree below frees them all, a few at once.
             with contextlib.suppress(OSError, NotImplementedError):  # no old file, or no hard links here
                 os.link(target, aside / str(index), follow_symlinks=False)
-            os.replace(source, target)
+            moved(source, target)
             _reached(f"wrote {name}")
         touched.add(target.parent)
     for folder in sorted(touched):
