@@ -504,3 +504,49 @@ def test_ctrl_c_while_the_command_line_loads_or_starts_is_one_line_and_exit_130(
     assert result.returncode == 130, result.stderr
     assert result.stderr.splitlines()[-1] == "toolgen: interrupted; nothing was written"
     assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_validate_names_a_link_in_a_loop_or_leading_nowhere_as_unreadable(project: Project) -> None:
+    payloads = project.root / "payloads"
+    payloads.mkdir()
+    (payloads / "ok.json").write_text('{"role": "user", "content": "hi"}', encoding="utf-8")
+    (payloads / "loop.json").symlink_to("loop.json")
+    (payloads / "gone.jsonl").symlink_to(project.root / "missing.jsonl")
+    alone = project.cli("validate", "payloads/loop.json", "--as", "message")
+    assert alone.returncode == 3, alone.stderr
+    assert (
+        alone.stdout == "payloads/loop.json:1:1: error file-unreadable cannot read: Too many levels of symbolic links\n"
+    )
+    # Inside a folder they were skipped without a word; each is named as the link, not as what it misses.
+    folder = project.cli("validate", "payloads", "--as", "message")
+    assert folder.returncode == 3, folder.stderr
+    assert folder.stdout.splitlines() == [
+        "payloads/gone.jsonl:1:1: error file-unreadable cannot read: No such file or directory",
+        "payloads/loop.json:1:1: error file-unreadable cannot read: Too many levels of symbolic links",
+    ]
+    assert "1 record(s), 0 invalid, 2 unreadable" in folder.stderr
+
+
+@pytest.mark.parametrize("verb", [("export", "--format", "openai"), ("breaking", "--export")])
+def test_an_output_file_in_a_folder_that_does_not_exist_is_named_not_an_internal_error(
+    project: Project, verb: tuple[str, ...]
+) -> None:
+    result = project.cli(*verb, *(["-o"] if verb[0] == "export" else []), "no/such/folder/out.json")
+    assert result.returncode == 4, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        "toolgen: cannot write no/such/folder/out.json: No such file or directory; its folder does not exist: "
+        "create it first"
+    )
+    assert "internal error" not in result.stderr
+    assert not (project.root / "no").exists()
+
+
+def test_an_output_file_is_whole_and_keeps_its_mode(project: Project, tmp_path: Path) -> None:
+    target = project.root / "tools.json"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+    result = project.cli("export", "--format", "openai", "-o", "tools.json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(target.read_text(encoding="utf-8"))[0]["type"] == "function"
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in project.root.iterdir() if p.name.startswith(".tools.json")) == []

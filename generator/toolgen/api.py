@@ -20,6 +20,7 @@ from toolgen.config import (
     display_path,
     keep_conflicts,
     load_config,
+    resolved,
 )
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ForeignFilesError, InvalidInputError, ToolgenError
@@ -420,9 +421,10 @@ def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".", kind
         if str(given) == "-":
             sources.append(Source(None, "<stdin>"))
             continue
-        path = Path(given).resolve()
+        path = resolved(Path(given))
+        # A link that leads nowhere (dangling, or a loop) is kept: reading it says it is unreadable, not skipped.
         found = (
-            sorted(p for p in path.rglob("*") if payload_suffix(p) in suffixes and p.is_file())
+            sorted(p for p in path.rglob("*") if payload_suffix(p) in suffixes and (p.is_file() or _broken_link(p)))
             if path.is_dir()
             else [path]
         )
@@ -565,3 +567,7 @@ def _git_tree(config: Config, against: str, scratch: Path) -> Path:
         else:  # Python before 3.10.12 / 3.11.4: the tree comes from the user's own repository
             tar.extractall(scratch / "tree")
     return scratch / "tree" / prefix
+
+
+def _broken_link(path: Path) -> bool:
+    return path.is_symlink() and not path.exists()

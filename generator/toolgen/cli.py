@@ -18,6 +18,7 @@ from toolgen.cli_options import Progress, build_summary, common_options, fail_on
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
 from toolgen.kinds import KINDS, PAYLOAD_KINDS, WIRE_KINDS
+from toolgen.output_file import write_output
 from toolgen.runtime import MCP, NAMES
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ def export_command(
         if output is None:
             click.echo(text, nl=False)
         else:
-            output.write_text(text, encoding="utf-8")
+            write_output(output, text)
         click.echo(f"toolgen: {len(result.tools)} {provider} tool entries", err=True)
         return ExitCode.OK
 
@@ -442,7 +443,7 @@ def breaking_command(
             if str(export_path) == "-":
                 click.echo(text, nl=False)
             else:
-                export_path.write_text(text, encoding="utf-8")
+                write_output(export_path, text)
             click.echo(f"toolgen: wrote a breaking-change snapshot to {export_path}", err=True)
             return ExitCode.OK
         findings = toolgen.breaking(str(against), root=project, config_path=config_path)
@@ -460,7 +461,7 @@ def _write_json(value: Any, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_output(output, text)
 
 
 # Wire names as the runtime's table of wires spells them, old spellings (aliases) included.
