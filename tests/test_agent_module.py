@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,22 @@ def test_importing_the_package_does_not_import_the_loop_the_clients_or_httpx(sou
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]", result.stdout
+
+
+def test_the_command_line_whose_reader_left_stops_without_a_traceback(source_build: Path) -> None:
+    # `python -m <package> --events ... | head -1`: the pipe's reader gone before the first event is written.
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", SOURCE_PACKAGE, "--events", "Where is order AB-123456?"],
+            cwd=source_build,
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    finally:
+        os.close(writer)
+    assert result.returncode == 141, result.stderr
+    assert result.stderr == ""

@@ -5,6 +5,7 @@ offline with the prompt-following scripted model (and the demo handlers, in pack
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -150,6 +151,18 @@ def main(
         from .serve_mcp import mcp_main
 
         return mcp_main(arguments[1:], make_registry, prog=f"{prog} mcp")
+    try:
+        return _prompt_main(arguments, make_registry, prog)
+    except BrokenPipeError:
+        # The reader left (`| head`): stop as Unix tools do, without a traceback, and let Python's final flush of
+        # stdout go nowhere rather than fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # SIGPIPE's status
+
+
+def _prompt_main(
+    arguments: list[str], make_registry: Callable[[], Registry], prog: str
+) -> int:
     parser = _parser(prog)
     options = parser.parse_args(arguments)
     registry = _registry(options, parser, make_registry)
