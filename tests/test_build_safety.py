@@ -282,6 +282,45 @@ def test_a_build_killed_at_a_step_leaves_nothing_beside_the_package_and_check_te
     assert not list((project.root / ".toolgen-cache" / "write").rglob("*"))
 
 
+INTERRUPTED_AT = """\
+import os, signal, sys
+import toolgen.cli, toolgen.write as write
+step = sys.argv[1]
+def reached(name):
+    if name == step:
+        os.kill(os.getpid(), signal.SIGINT)
+write._reached = reached
+sys.argv = ["toolgen", "build", "-C", sys.argv[2]]
+toolgen.cli.main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("step", "said", "new"),
+    [
+        ("staged", "interrupted; nothing was written", False),
+        ("committed", "interrupted once the new package was committed; it is written in full", True),
+        ("wrote models.py", "interrupted once the new package was committed; it is written in full", True),
+        ("applied", "interrupted once the new package was committed; it is written in full", True),
+    ],
+)
+def test_ctrl_c_at_a_step_of_the_write_says_what_was_written(project: Project, step: str, said: str, new: bool) -> None:
+    # Ctrl-C past the commit point had said that nothing was written (or, in the middle of removing the commit,
+    # failed as an internal error): the package is finished first, and the message says so.
+    old = files_of(project.package_dir)
+    project.write("schemas/time.yaml", SECOND_TOOL)
+    result = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_AT, step, str(project.root)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 130, result.stderr
+    assert result.stderr.splitlines()[-1] == f"toolgen: {said}"
+    assert ("GetTimeArgs" in (project.package_dir / "models.py").read_text(encoding="utf-8")) == new
+    if not new:
+        assert files_of(project.package_dir) == old
+    assert project.cli("check").returncode == (0 if new else 1)
+    assert not list((project.root / ".toolgen-cache" / "write").rglob("*"))
+
+
 def test_check_reports_what_an_older_toolgen_left_beside_the_package(project: Project) -> None:
     for name in (".sdk.staging-abc123", ".sdk.previous"):
         shutil.copytree(project.package_dir, project.root / "generated" / name)

@@ -23,7 +23,7 @@ from toolgen.config import (
     resolved,
 )
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.errors import ForeignFilesError, InvalidInputError, ToolgenError
+from toolgen.errors import ForeignFilesError, InterruptedAfterCommit, InvalidInputError, ToolgenError
 from toolgen.kinds import KINDS, WIRE_KINDS
 from toolgen.manifest import (
     MANIFEST_NAME,
@@ -225,12 +225,30 @@ def build(
     from toolgen.building import build_lock, environment_errors
 
     config = _config(root, config_path)
-    with environment_errors(config.root), build_lock(config.root) as refused:
-        return _build(config, config_path, force, progress, refused)
+    committed: list[Path] = []
+    with _interrupted_after(committed), environment_errors(config.root), build_lock(config.root) as refused:
+        return _build(config, config_path, force, progress, refused, committed)
+
+
+@contextlib.contextmanager
+def _interrupted_after(committed: list[Path]) -> Iterator[None]:
+    """Ctrl-C once the build has committed (`committed` is not empty) is InterruptedAfterCommit: the package is
+    written in full, and the message must not say that nothing was."""
+    try:
+        yield
+    except KeyboardInterrupt as interrupt:
+        if committed and not isinstance(interrupt, InterruptedAfterCommit):
+            raise InterruptedAfterCommit from None
+        raise
 
 
 def _build(
-    config: Config, config_path: str | Path | None, force: bool, progress: Progress, refused: OSError | None
+    config: Config,
+    config_path: str | Path | None,
+    force: bool,
+    progress: Progress,
+    refused: OSError | None,
+    committed: list[Path],
 ) -> BuildResult:
     from toolgen.beside import on_disk as beside_on_disk
     from toolgen.beside import plan_beside
@@ -283,6 +301,7 @@ def _build(
         # A forced build rewrites every file; another moves in only those whose bytes differ.
         verdict = verdicts[0] if verdicts else None
         written = commit_build(config, files, manifest, old_package, plan, verdict, rewrite_unchanged=force)
+        committed.append(config.package_dir)
     if format_cache is not None:
         format_cache.save()
     _remember_build(config, config_text, inputs, manifest, warnings)

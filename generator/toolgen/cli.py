@@ -16,7 +16,7 @@ import toolgen
 from toolgen.cli_import import import_action, import_options
 from toolgen.cli_options import Progress, build_summary, common_options, fail_on_option, failed
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.errors import ExitCode, InvalidInputError, ToolgenError
+from toolgen.errors import ExitCode, InterruptedAfterCommit, InvalidInputError, ToolgenError
 from toolgen.kinds import KINDS, PAYLOAD_KINDS, WIRE_KINDS
 from toolgen.output_file import write_output
 from toolgen.runtime import MCP, NAMES
@@ -85,6 +85,9 @@ def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
     except ToolgenError as error:
         click.echo(f"toolgen: {error}", err=True)
         code = error.exit_code
+    except InterruptedAfterCommit:
+        click.echo("toolgen: interrupted once the new package was committed; it is written in full", err=True)
+        code = ExitCode.INTERRUPTED
     except KeyboardInterrupt:
         click.echo("toolgen: interrupted; nothing was written", err=True)
         code = ExitCode.INTERRUPTED

@@ -14,7 +14,8 @@
     └── UnsafeOutputError (INTERNAL 4)         generated code holds a statement no schema should produce; nothing is written
 
 Findings (drift, lint, breaking changes) are results, not exceptions: they exit FINDINGS (1) through the CLI.
-USAGE (2) is click's, for arguments it refuses; INTERRUPTED (130) is Ctrl-C.
+USAGE (2) is click's, for arguments it refuses; INTERRUPTED (130) is Ctrl-C (InterruptedAfterCommit when it came
+once the new package was committed, which is then written in full).
 """
 
 from __future__ import annotations
@@ -95,3 +96,7 @@ class BrokenPackageError(ToolgenError):
     """The staged package does not import: a bug in toolgen, caught before the commit point."""
 
     exit_code = ExitCode.INTERNAL
+
+
+class InterruptedAfterCommit(KeyboardInterrupt):
+    """Ctrl-C that came past a build's commit point: the new package was written in full before it was raised."""

@@ -16,7 +16,9 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -25,7 +27,7 @@ from urllib.parse import quote
 from toolgen.config import USER_DIR, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.disk import fsync_file, fsync_folder, moved, named, remove_tree, syncing
-from toolgen.errors import ForeignFilesError, ForeignOutputError
+from toolgen.errors import ForeignFilesError, ForeignOutputError, InterruptedAfterCommit
 from toolgen.manifest import MANIFEST_NAME, read_manifest, text_digest
 
 _PLAN = "plan.json"
@@ -350,25 +352,68 @@ def write_package(
         fsync_folder(staging)
         _reached("staged")
         package_dir.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(staging, commit)
-        fsync_folder(work_dir)
     except BaseException:
+        _drop(staging, work_dir)
+        raise
+    # From just before the commit point to the package in place, Ctrl-C waits: the write ends whole either way.
+    with _interrupts_held() as interrupted:
         try:
-            remove_tree(staging)
-        except OSError:
-            shutil.rmtree(staging, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            work_dir.rmdir()
-        raise
-    _reached("committed")
-    try:
-        _apply(commit, package_dir)
-    except KeyboardInterrupt:
-        _apply(commit, package_dir)  # past the commit point the new package is finished, never left half done
-        raise
-    except OSError as error:
-        raise CommitPending(error) from error
+            os.rename(staging, commit)
+        except BaseException:
+            _drop(staging, work_dir)
+            raise
+        fsync_folder(work_dir)
+        _reached("committed")
+        try:
+            _apply(commit, package_dir)
+        except KeyboardInterrupt:
+            _finish(commit, package_dir)  # past the commit point the new package is finished, never left half done
+            raise InterruptedAfterCommit from None
+        except OSError as error:
+            raise CommitPending(error) from error
+    if interrupted:
+        raise InterruptedAfterCommit
     return Written(changed, tuple(name for name in sorted(every) if name not in changed), tuple(stale))
+
+
+def _drop(staging: Path, work_dir: Path) -> None:
+    """Remove a staging tree the write gave up before its commit point."""
+    try:
+        remove_tree(staging)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        work_dir.rmdir()
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[list[int]]:
+    """Ctrl-C held while a commit is applied, so that the package is finished first; the list says it came.
+
+    Held only where Python's own handler would raise KeyboardInterrupt (the main thread, no handler of the
+    caller's), so a program that embeds builds keeps its own handling.
+    """
+    came: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:
+        yield came
+        return
+    signal.signal(signal.SIGINT, lambda number, frame: came.append(number))
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _finish(commit: Path, package_dir: Path) -> None:
+    """Apply a commit an interrupt stopped; one that had got as far as removing its own tree is applied already."""
+    if (commit / _PLAN).is_file():
+        _apply(commit, package_dir)
+    elif commit.exists():
+        remove_tree(commit)
 
 
 def _apply(commit: Path, package_dir: Path) -> None:
