@@ -550,3 +550,57 @@ def test_an_output_file_is_whole_and_keeps_its_mode(project: Project, tmp_path: 
     assert json.loads(target.read_text(encoding="utf-8"))[0]["type"] == "function"
     assert target.stat().st_mode & 0o777 == 0o640
     assert sorted(p.name for p in project.root.iterdir() if p.name.startswith(".tools.json")) == []
+
+
+def test_empty_files_a_byte_that_is_no_utf_8_and_a_missing_name_are_said_where_they_are(
+    make_project: Callable[..., Project],
+) -> None:
+    project = make_project()
+    project.write("toolgen.yaml", config(["schemas/*.yaml", "schemas/*.json"]))
+    project.write("schemas/weather.yaml", TOOL)
+    project.write("schemas/blank.yaml", "  \n")
+    project.write("schemas/empty.json", "")
+    project.write("schemas/unnamed.yaml", "description: x\ninputSchema: {type: object}\n")
+    project.write("schemas/listed.yaml", "tools:\n  - name: a\n    inputSchema: {type: object}\n  - inputSchema: {}\n")
+    (project.root / "schemas/latin.yaml").write_bytes(b"name: a\n\ndescription: caf\xe9\n")
+    before = project.snapshot()
+    result = project.cli("build")
+    assert result.returncode == 3, result.stderr
+    assert result.stdout.splitlines() == [
+        "schemas/blank.yaml:1:1: error tool-shape the file is empty: expected a tool definition (a mapping)",
+        "schemas/empty.json:1:1: error syntax the file is empty: expected JSON",
+        "schemas/latin.yaml:3:17: error syntax not UTF-8 text: byte 0xe9 starts no UTF-8 character (save the file "
+        "as UTF-8)",
+        "schemas/listed.yaml:4:5: error tool-shape /tools/1/name: expected a value (it is required), got nothing",
+        "schemas/unnamed.yaml:1:1: error tool-shape /name: expected a value (it is required), got nothing",
+    ]
+    assert project.snapshot() == before
+
+
+def test_a_config_or_project_that_is_not_there_is_named_as_given(
+    make_project: Callable[..., Project], tmp_path: Path
+) -> None:
+    project = make_project()
+    project.write("schemas/weather.yaml", TOOL)
+    missing = tmp_path / "elsewhere" / "toolgen.yaml"
+    for args, said in [
+        (("--config", str(missing)), f"toolgen: the config file {missing} does not exist"),
+        (("--config", "sub/other.yaml"), f"toolgen: the config file {project.root / 'sub/other.yaml'} does not exist"),
+        (("-C", str(tmp_path / "nowhere")), f"toolgen: the project folder {tmp_path / 'nowhere'} does not exist"),
+    ]:
+        result = project.cli("build", *args)
+        assert result.returncode == 3, result.stderr
+        assert result.stderr.strip() == said
+
+
+def test_a_tool_defined_twice_names_both_places(make_project: Callable[..., Project]) -> None:
+    project = make_project()
+    project.write("toolgen.yaml", config(["schemas/*.yaml"]))
+    project.write("schemas/a.yaml", TOOL)
+    project.write("schemas/b.yaml", TOOL)
+    result = project.cli("build")
+    assert result.returncode == 3
+    assert result.stdout.splitlines() == [
+        "schemas/b.yaml:1:7: error duplicate-tool tool 'get_weather' is defined here and at schemas/a.yaml:1:7; "
+        "names must be unique"
+    ]

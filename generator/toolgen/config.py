@@ -186,8 +186,13 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
     """
     from toolgen.load import LoadError, load_file  # YAML loads only for the verbs that read the config
 
-    path = path or root / CONFIG_NAME
+    given, path = path, path or root / CONFIG_NAME
     if not path.is_file():
+        if given is not None:  # --config names the file: say that one, as given
+            what = "is a folder, not a file" if path.is_dir() else "does not exist"
+            raise ConfigNotFoundError(f"the config file {path} {what}")
+        if not root.is_dir():
+            raise ConfigNotFoundError(f"the project folder {root} does not exist")
         raise ConfigNotFoundError(f"no {path.name} in {root} (run `toolgen init` to create one)")
     try:
         document = load_file(path, display_path(root, path))

@@ -129,6 +129,8 @@ def _parse_yaml(text: str, path: Path, display: str) -> Document:
 def parse_text(text: str, path: Path, display: str) -> Document:
     """Parse `text`: JSON for a .json file, YAML (of which JSON is a subset) otherwise."""
     if path.suffix.lower() == ".json":
+        if not text.strip():
+            raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", "the file is empty: expected JSON"))
         return _parse_json(text, path, display)
     if text.lstrip()[:1] in ("{", "["):
         try:
@@ -228,7 +230,10 @@ def load_file(path: Path, display: str) -> Document:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise LoadError(
-            Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"not UTF-8 text (byte {error.start})")
-        ) from None
+        # The place of the first byte that is no UTF-8 (utf-8-sig counts from after a byte order mark).
+        before = bytes(error.object[: error.start])
+        line, col = before.count(b"\n") + 1, error.start - before.rfind(b"\n")
+        byte = bytes(error.object[error.start : error.start + 1]).hex()
+        message = f"not UTF-8 text: byte 0x{byte} starts no UTF-8 character (save the file as UTF-8)"
+        raise LoadError(Diagnostic(display, line, col, Severity.ERROR, "syntax", message)) from None
     return parse_text(text, path, display)

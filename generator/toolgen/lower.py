@@ -155,8 +155,14 @@ def _tool_diagnostics(session: _Session, raw: shapes.RawTool) -> list[Diagnostic
     problems: list[Diagnostic] = []
     if not session.check_shapes:
         return problems
+    present = {name for name, _, _ in raw.fields}
     for path, message in _meta().tool_shape_errors(raw.as_dict()):
-        pointer = (*raw.where(path[0]), *path[1:]) if path else raw.pointer
+        if not path:
+            pointer = raw.pointer
+        elif path[0] in present:
+            pointer = (*raw.where(path[0]), *path[1:])
+        else:  # a required field left out: named below the tool, placed at the tool
+            pointer = (*raw.pointer, *path)
         problems.append(document.diagnostic(pointer, "tool-shape", f"{pointer_text(pointer) or '/'}: {message}"))
     return problems
 
@@ -261,7 +267,7 @@ def _tools(
                 raw.document.diagnostic(
                     raw.where("name"),
                     "duplicate-tool",
-                    f"tool {name!r} is already defined at {other.document.display}:{line}:{col}",
+                    f"tool {name!r} is defined here and at {other.document.display}:{line}:{col}; names must be unique",
                 )
             )
             continue

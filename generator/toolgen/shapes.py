@@ -170,6 +170,8 @@ def _function_fields(obj: dict[str, Any], base: Pointer) -> list[tuple[str, Any,
 
 
 def _classify(document: Document, obj: Any, pointer: Pointer, read_dialects: bool) -> RawTool | Diagnostic:
+    if obj is None and not pointer:
+        return document.diagnostic(pointer, "tool-shape", "the file is empty: expected a tool definition (a mapping)")
     if not isinstance(obj, dict):
         return document.diagnostic(
             pointer, "tool-shape", f"a tool definition must be a mapping, found {type(obj).__name__}"
