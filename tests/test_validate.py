@@ -245,3 +245,18 @@ def test_a_call_valid_for_the_schema_that_the_handler_model_cannot_hold_is_a_war
     assert "2 record(s), 0 invalid" in result.stderr
     github = project.cli("validate", "calls.jsonl", "--as", "tool-call", "--format", "github")
     assert github.stdout.startswith("::warning file=calls.jsonl,line=1,col=78,title=arguments-unholdable::")
+
+
+def test_a_byte_that_is_no_utf_8_is_placed_at_its_line_and_an_empty_document_says_so(project: Project) -> None:
+    (project.root / "logs").mkdir()
+    (project.root / "logs/latin.jsonl").write_bytes(
+        b'{"role": "user", "content": "ok"}\n{"role": "user", "content": "caf\xe9"}\n'
+    )
+    (project.root / "logs/empty.json").write_bytes(b"")
+    result = project.cli("validate", "logs", "--as", "message")
+    assert result.returncode == 3, result.stderr
+    assert result.stdout.splitlines() == [
+        "logs/empty.json:1:1: error json-invalid the file is empty: expected a JSON record",
+        "logs/latin.jsonl:2:33: error file-unreadable cannot read: not UTF-8 text: byte 0xe9 starts no UTF-8 "
+        "character (save the file as UTF-8)",
+    ]

@@ -50,7 +50,21 @@ def expected_size(path: Path) -> int:
     return size * _EXPECTED_RATIO if is_compressed(path) else size
 
 
+def undecodable_at(path: Path) -> tuple[int, int, str] | None:
+    """Line, column (in bytes, from 1) and reason of the first byte of `path` that starts no UTF-8 character."""
+    with open_binary(path) as handle:
+        for number, line in enumerate(handle, 1):  # a newline byte is never inside a UTF-8 character
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                return number, error.start + 1, unreadable_reason(error)
+    return None
+
+
 def unreadable_reason(error: Exception) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        byte = bytes(error.object[error.start : error.start + 1]).hex()
+        return f"not UTF-8 text: byte 0x{byte} starts no UTF-8 character (save the file as UTF-8)"
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     if isinstance(error, (EOFError, zlib.error)):

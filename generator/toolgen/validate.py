@@ -30,6 +30,7 @@ from toolgen.payload_files import (
     open_text,
     payload_suffix,
     read_all,
+    undecodable_at,
     unreadable_reason,
 )
 from toolgen.runtime import MAX_JSON_DEPTH, JSONTextError, parse_json
@@ -216,6 +217,9 @@ _WARNINGS = frozenset({"arguments-unholdable"})
 
 def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]:
     """Every problem of one record, placed in its file."""
+    if not record.text.strip():  # a .json file with nothing in it (blank lines of JSON Lines are no records)
+        message = "the file is empty: expected a JSON record"
+        return [Diagnostic(record.path, record.line, 1, Severity.ERROR, "json-invalid", message)]
     try:
         data = parse_json(record.text, max_chars=None)
     except JSONTextError as error:
@@ -494,8 +498,12 @@ def _findings(
                         progress(batch_size)
             except UNREADABLE as error:
                 tally.unreadable += 1
-                reason = unreadable_reason(error)
-                yield Diagnostic(source.display, 1, 1, Severity.ERROR, "file-unreadable", f"cannot read: {reason}")
+                line, col, reason = 1, 1, unreadable_reason(error)
+                if isinstance(error, UnicodeDecodeError) and source.path is not None:
+                    # The decoder counts from the chunk it read: the place is found again in the file's bytes.
+                    line, col, reason = undecodable_at(source.path) or (line, col, reason)
+                message = f"cannot read: {reason}"
+                yield Diagnostic(source.display, line, col, Severity.ERROR, "file-unreadable", message)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)

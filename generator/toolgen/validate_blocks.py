@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.payload_files import unreadable_reason
 from toolgen.validate import Record, Tally, check_record, stream_findings
 from toolgen.validate_summary import Summary
 
@@ -37,7 +38,7 @@ def check_lines(sdk: ModuleType, kind: str, display: str, data: bytes, summarize
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return BlockResult(unreadable=str(error))
+        return BlockResult(unreadable=unreadable_reason(error))
     summary = Summary() if summarize else None
     found: list[tuple[Diagnostic, ...]] = []
     records = 0
@@ -59,7 +60,7 @@ def check_document(sdk: ModuleType, kind: str, display: str, data: bytes, summar
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return BlockResult(unreadable=str(error))
+        return BlockResult(unreadable=unreadable_reason(error))
     problems = check_record(sdk, kind, Record(display, 1, text))
     summary = Summary() if summarize else None
     if summary is not None:
