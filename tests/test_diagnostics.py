@@ -490,6 +490,14 @@ def test_paths_are_relative_to_the_project_root(project: Project) -> None:
             "schemas/laughs.yaml:1:10: error syntax YAML aliases expand to more than",
         ),
         (
+            # Under the node limit, but 400 bytes that had expanded into a 35 MB package.
+            "chuckles.yaml",
+            "x-parts:\n  a: &a [1,1,1,1,1,1,1,1,1]\n"
+            + "".join(f"  {n}: &{n} [{', '.join(['*' + p] * 9)}]\n" for p, n in zip("abcd", "bcde", strict=True))
+            + "name: t\ninputSchema: {type: object, properties: {x: {type: array, default: *e}}}\n",
+            "schemas/chuckles.yaml:1:1: error syntax YAML aliases expand the 35 values written here into 141,183, over 100 times",
+        ),
+        (
             "nan.yaml",
             "tools:\n  - name: n\n    inputSchema: {type: object, properties: {a: {default: .nan}}}\n",
             "schemas/nan.yaml:3:59: error syntax YAML value nan has no JSON equivalent",

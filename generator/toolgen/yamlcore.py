@@ -20,6 +20,10 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
 # A YAML file whose aliases expand past this many nodes is refused rather than expanded.
 MAX_EXPANDED_NODES = 2_000_000
+# Nor may aliases multiply what a file writes by more than this, past a few thousand nodes: a 400-byte file of
+# nested aliases had expanded into a 35 MB package (sharing a fragment a few dozen times stays far below it).
+MAX_ALIAS_GROWTH = 100
+_GROWTH_FROM = 10_000
 
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
@@ -95,6 +99,7 @@ def check_aliases(root: yaml.Node | None) -> None:
         return
     expanded = 0
     on_path: set[int] = set()
+    written: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, leaving = stack.pop()
@@ -104,11 +109,18 @@ def check_aliases(root: yaml.Node | None) -> None:
         if id(node) in on_path:
             raise AliasError("a YAML alias refers to a node that contains it; JSON has no such values", node.start_mark)
         expanded += 1
+        written.add(id(node))
         if expanded > MAX_EXPANDED_NODES:
             raise AliasError(f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} nodes", node.start_mark)
         on_path.add(id(node))
         stack.append((node, True))
         stack.extend((child, False) for child in _children(node))
+    if expanded > _GROWTH_FROM and expanded > MAX_ALIAS_GROWTH * len(written):
+        message = (
+            f"YAML aliases expand the {len(written):,} values written here into {expanded:,}, over "
+            f"{MAX_ALIAS_GROWTH} times as many; write the values out, or share a schema with $defs and $ref"
+        )
+        raise AliasError(message, root.start_mark)
 
 
 def compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
