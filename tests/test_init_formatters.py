@@ -139,3 +139,17 @@ def test_init_that_refuses_leaves_pyproject_untouched(tmp_path: Path, name: str)
     with pytest.raises(toolgen.ProjectExistsError):
         toolgen.init_project(tmp_path)
     assert (tmp_path / "pyproject.toml").read_text(encoding="utf-8") == USER_PYPROJECT
+
+
+def test_a_pyproject_that_is_no_toml_is_left_as_it_is_and_said_to_be_broken(tmp_path: Path) -> None:
+    broken = '[project]\nname = "x"\n[tool.ruff\n'
+    (tmp_path / "pyproject.toml").write_text(broken, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "toolgen", "init"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "pyproject.toml").read_text(encoding="utf-8") == broken
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("toolgen: pyproject.toml is not valid TOML (")
+    assert "at line 3, column 11" in first
+    assert "toolgen: pyproject.toml: add to [tool.ruff]: " in result.stderr

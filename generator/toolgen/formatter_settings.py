@@ -86,6 +86,19 @@ def _parses(text: str, check: Callable[[dict[str, Any]], bool]) -> bool:
         return False
 
 
+def _toml_error(text: str) -> str | None:
+    """Why `text` is not TOML (with its line and column), or None; None too without tomllib (Python 3.10)."""
+    try:
+        import tomllib
+    except ImportError:  # pragma: no cover - Python 3.10
+        return None
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        return f"is not valid TOML ({error}): it is left as it is, so add these settings once it is fixed"
+    return None
+
+
 def _joined(text: str, addition: str) -> str:
     if not text:
         return addition
@@ -138,7 +151,7 @@ def exclude_generated(root: Path, output: str) -> SettingsOutcome:
     original = pyproject.read_text(encoding="utf-8") if pyproject.is_file() else ""
     text = original
     edits: dict[Path, str] = {}
-    notes: list[str] = []
+    notes: list[str] = [] if (broken := _toml_error(original)) is None else [f"{PYPROJECT} {broken}"]
     for setting in settings_for(folder):
         own = next((root / name for name in RUFF_FILES if (root / name).is_file()), None)
         if setting.tool == "ruff" and own is not None:
