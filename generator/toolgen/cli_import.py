@@ -35,8 +35,15 @@ def import_options(function: F) -> F:
             type=click.Path(file_okay=False, path_type=Path),
             default=Path("schemas/tools"),
             show_default=True,
+            help="Folder to write one schema file per tool into.",
         ),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=60.0,
+            show_default=True,
+            help="Seconds to wait for an MCP server to start and list its tools.",
+        ),
         click.option("--force", is_flag=True, help="Replace schema files that exist already."),
     ]
     for decorate in reversed(decorators):
