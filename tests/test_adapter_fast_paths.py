@@ -255,9 +255,9 @@ JSON = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
-    | st.floats(allow_nan=False)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text()
-    | st.sampled_from([float("inf"), -0.0, 10**40]),
+    | st.sampled_from([-0.0, 10**40]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=12,
 )
@@ -269,6 +269,13 @@ def test_arguments_text_and_objects_are_what_json_makes_of_them(value: dict[str,
     text = args_text(value)
     assert text == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     assert args_object(pad + text + pad, "/a") == json.loads(text)
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), float("-inf")])
+def test_arguments_holding_nan_or_infinity_have_no_json_text(number: float) -> None:
+    # A wire that sends arguments as an object made '{"a":NaN}', which no JSON reader takes.
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        args_text({"a": [number]})
 
 
 @pytest.mark.parametrize(

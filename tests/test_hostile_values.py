@@ -137,3 +137,13 @@ def test_an_image_part_with_an_empty_url_is_sent_to_cohere_as_that_url(rt: Modul
         rt.encode_request(rt.decode(bare, "cohere", "request"), "cohere")
     except ValueError as error:
         assert str(error).startswith("/")
+
+
+def test_object_arguments_holding_nan_are_a_value_error_not_arguments_text_no_json_reader_takes(rt: ModuleType) -> None:
+    body = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {"a": float("nan")}}],
+    }
+    with pytest.raises(ValueError, match="^/: expected values JSON can hold; the value holds NaN or infinity"):
+        rt.decode(body, "anthropic", "response")

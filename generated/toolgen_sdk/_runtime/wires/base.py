@@ -10,7 +10,8 @@ stream give equal messages:
   (`{"type": "reasoning", "text", "signature", "redacted", "encrypted"}`) or other typed parts, and None when
   the model only called tools.
 - Tool call arguments are the JSON text the model produced; providers that send an object get it serialized
-  with `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`.
+  with `json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`: an object holding NaN
+  or infinity has no JSON text, and its body is a ValueError.
 - Fields the canonical model has no place for go into `message["extras"][<wire>]`, read back only when encoding
   to that same wire.
 - A call without an id on the wire gets `stable_call_id(...)`, listed in `extras[<wire>]["generated_ids"]` so
@@ -25,7 +26,6 @@ stream give equal messages:
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -94,14 +94,6 @@ class ProviderError(Exception):
         return f"ProviderError(wire={self.wire!r}, message={self.message!r}, type={self.type!r}, code={self.code!r})"
 
 
-def stable_call_id(scope: str, index: int, name: str, arguments: str) -> str:
-    """An id for a call the wire sent without one: the same call in the same place always gets the same id."""
-    text = f"{scope}\x00{index}\x00{name}\x00{arguments}"
-    # surrogatepass: a lone surrogate is a legal JSON escape (\ud800); it gets an id, not UnicodeError.
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"call_{digest[:24]}"
-
-
 # Helpers the wire modules share. Decoded values share structure with the body they came from and encoded bodies
 # share structure with the canonical values: nothing is deep-copied, so treat both as read-only.
 
@@ -135,7 +127,10 @@ def as_str(value: Any, pointer: str, expected: str = "a string") -> str:
 
 
 # json.dumps with these options builds a new encoder on every call; this one is configured once, never changed.
-_ARGS_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+# NaN and infinity are refused: arguments are JSON text, and JSON has no words for them.
+_ARGS_JSON = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False
+)
 # json's C encoder with the options json.dumps passes it, but no table of the containers being written: a
 # circular value then runs out of recursion, and the encoder above says what json.dumps says. None without C.
 _C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
@@ -143,7 +138,7 @@ _ENCODE_ARGS: Any = (
     None
     if _C_ENCODER is None
     else _C_ENCODER(
-        None, _ARGS_JSON.default, encode_basestring, None, ":", ",", False, False, True
+        None, _ARGS_JSON.default, encode_basestring, None, ":", ",", False, False, False
     )
 )
 # The scanner of a default decoder, as json.loads has its own: (value, end) of the JSON value at an index.

@@ -28,9 +28,9 @@ from .base import (
     restore,
     signed_for,
     split_marks,
-    stable_call_id,
     weave,
 )
+from .call_ids import stable_call_id
 from .media import inline
 
 WIRE = "gemini"

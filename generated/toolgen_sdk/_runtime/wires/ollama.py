@@ -52,9 +52,9 @@ from .base import (
     portable,
     restore,
     sampling_settings,
-    stable_call_id,
     stop_value,
 )
+from .call_ids import stable_call_id
 from .export import (
     decode_tools,
     encode_tools,

@@ -19,8 +19,8 @@ from .base import (
     keep_entry,
     parts_of,
     restore,
-    stable_call_id,
 )
+from .call_ids import stable_call_id
 from .openai_chat_dialects import Dialect
 from .openai_chat_parts import (
     call_block,

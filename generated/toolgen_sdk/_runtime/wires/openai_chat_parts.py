@@ -14,9 +14,9 @@ from .base import (
     is_trivial,
     keep_entry,
     restore,
-    stable_call_id,
     weave,
 )
+from .call_ids import stable_call_id
 from .openai_chat_dialects import Dialect
 
 # ---- content parts ----

@@ -84,6 +84,10 @@ def _within_depth(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
         except ValueError as error:
             # Python's own refusal to write an integer of more digits than sys.get_int_max_str_digits(), from
             # wherever a value is turned into text: said in the shape of every other conversion error.
+            if "Out of range float values" in str(error):
+                raise ValueError(
+                    "/: expected values JSON can hold; the value holds NaN or infinity"
+                ) from None
             if "integer string conversion" not in str(error):
                 raise
             raise ValueError(
