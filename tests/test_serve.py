@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -219,3 +220,40 @@ def test_a_port_already_taken_is_exit_4_naming_it(tmp_path: Path) -> None:
         result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 4, result.stderr
     assert f"could not listen on 127.0.0.1:{port}" in result.stderr
+
+
+def test_hostile_requests_are_refused_in_json_and_leave_no_run_stuck(tmp_path: Path) -> None:
+    # Each of these had been a 500 with a traceback, a run stuck for good in `running` or `awaiting_approval`,
+    # a stream that never ended, or a body read whole before it was refused.
+    with serving(tmp_path) as server:
+        client = server.client
+        user = {"role": "user", "content": "hi"}
+
+        def refused(body: bytes, status: int, field: str) -> None:
+            answer = client.post("/runs", content=body, headers={"content-type": "application/json"})
+            assert (answer.status_code, answer.json()["error"]["field"]) == (status, field), answer.text
+
+        refused(b'{"messages": [{"role": "user", "content": "hi", "x": NaN}]}', 422, "/messages/0/x")
+        refused(b'{"messages": [{"role": "user", "content": "\\ud800"}]}', 422, "/messages/0/content")
+        for calls in ('"zzz"', "[1]", '[{"id": []}]', '{"a": 1}'):
+            body = f'{{"messages": [{json.dumps(user)}, {{"role": "assistant", "tool_calls": {calls}}}]}}'
+            answer = client.post("/runs", content=body.encode(), headers={"content-type": "application/json"})
+            assert answer.status_code == 422 and answer.json()["error"]["field"].startswith("/messages/1/tool_calls")
+        call = {"type": "function", "function": {"name": "run_command", "arguments": '{"program": "ls"}'}}
+        twice = {"role": "assistant", "tool_calls": [{**call, "id": "dup"}, {**call, "id": "dup"}]}
+        refused(json.dumps({"messages": [user, twice]}).encode(), 422, "/messages/1/tool_calls/1/id")
+        too_large = client.post("/runs", content=b" " * 16_000_001, headers={"content-type": "application/json"})
+        assert too_large.status_code == 413 and "larger than 16,000,000 bytes" in too_large.text
+        for path, method, status in [("/nope", "GET", 404), ("/runs", "OPTIONS", 405), ("/runs", "DELETE", 405)]:
+            answer = client.request(method, path)
+            assert answer.status_code == status and answer.headers["content-type"] == "application/json", answer.text
+        run_id = server.start_run("What's the weather in Paris?")
+        server.wait_for(run_id, over)
+        for cursor in ("9223372036854775808", "+3", "1_0", "99999999999999999999"):
+            answer = client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": cursor})
+            assert answer.status_code == 422 and answer.json()["error"]["field"] == "Last-Event-ID", cursor
+        last = server.events(run_id)[-1][0]
+        # Reconnecting after run_finished is told there is nothing more (EventSource stops on 204).
+        assert client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": str(last)}).status_code == 204
+        assert server.state(run_id)["status"] == "finished"
+        assert "Traceback" not in server.log()

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..loop.policies import Approval, json_text
+from ..models.jsontext import JSONTextError, parse_json
+from ..models.problems import escape_pointer_part
 
 ROLES = ("system", "user", "assistant", "tool")
 DECISIONS = ("approve", "deny", "edit")
@@ -26,6 +29,13 @@ class BodyError(ValueError):
         return {"error": {"field": self.field, "message": self.message}}
 
 
+class BodyTooLarge(BodyError):
+    """A body past MAX_BODY_BYTES: refused (413) before it is read whole."""
+
+    def __init__(self) -> None:
+        super().__init__("", f"the body is larger than {MAX_BODY_BYTES:,} bytes")
+
+
 @dataclass(frozen=True)
 class NewRun:
     """What `POST /runs` asks for."""
@@ -34,15 +44,51 @@ class NewRun:
     conversation_id: str | None
 
 
+# The largest body the service reads; a run's conversation and an edit are far smaller.
+MAX_BODY_BYTES = 16_000_000
+
+
 def parse_json_body(raw: bytes) -> Any:
+    """The body as strict JSON: no NaN or Infinity, no repeated key, no lone surrogate (which neither the store
+    nor UTF-8 can hold), nothing nested past the runtime's limit."""
     try:
-        return json.loads(raw or b"null")
-    except ValueError as error:
-        raise BodyError("", f"the body is not JSON: {error}") from None
-    except RecursionError:
+        data = parse_json(raw or b"null", max_chars=MAX_BODY_BYTES)
+    except JSONTextError as error:
+        problem = error.problems[0]
+        if error.line is not None or not problem.pointer:
+            raise BodyError("", f"the body is not JSON: {problem.message}") from None
+        raise BodyError(problem.pointer, f"the body {problem.message}") from None
+    lone = _lone_surrogate(data)
+    if lone is not None:
         raise BodyError(
-            "", "the body nests arrays and objects too deeply to read"
-        ) from None
+            lone,
+            "a string holds a lone surrogate (\\ud800-\\udfff), which no UTF-8 text can",
+        )
+    return data
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The pointer of the first string (or key) holding a lone surrogate, or None; walked without recursion."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        pointer, current = stack.pop()
+        if isinstance(current, str):
+            if not current.isascii() and _SURROGATE.search(current):
+                return pointer
+        elif isinstance(current, dict):
+            for key, item in current.items():
+                at = f"{pointer}/{escape_pointer_part(key)}"
+                if not key.isascii() and _SURROGATE.search(key):
+                    return at
+                stack.append((at, item))
+        elif isinstance(current, list):
+            stack.extend(
+                (f"{pointer}/{index}", item) for index, item in enumerate(current)
+            )
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _object(body: Any) -> Mapping[str, Any]:
@@ -59,6 +105,7 @@ def new_run(body: Any) -> NewRun:
     messages = data.get("messages")
     if not isinstance(messages, list) or not messages:
         raise BodyError("/messages", "messages must be a non-empty list of messages")
+    call_ids: set[str] = set()
     for index, message in enumerate(messages):
         where = f"/messages/{index}"
         if not isinstance(message, Mapping):
@@ -68,6 +115,21 @@ def new_run(body: Any) -> NewRun:
         content = message.get("content")
         if content is not None and not isinstance(content, (str, list)):
             raise BodyError(f"{where}/content", "content must be a string or a list")
+        for at, part in enumerate(content if isinstance(content, list) else ()):
+            if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
+                raise BodyError(
+                    f"{where}/content/{at}",
+                    "a content part must be an object with a string type",
+                )
+        _check_calls(message.get("tool_calls"), f"{where}/tool_calls", call_ids)
+        answered = message.get("tool_call_id")
+        if message["role"] == "tool" and (
+            not isinstance(answered, str) or not answered
+        ):
+            raise BodyError(
+                f"{where}/tool_call_id",
+                "a tool message needs tool_call_id: a non-empty string",
+            )
     conversation = data.get("conversation_id")
     if conversation is not None and (
         not isinstance(conversation, str) or not conversation.strip()
@@ -76,6 +138,38 @@ def new_run(body: Any) -> NewRun:
             "/conversation_id", "conversation_id must be a non-empty string"
         )
     return NewRun([dict(m) for m in messages], conversation)
+
+
+def _check_calls(calls: Any, where: str, seen: set[str]) -> None:
+    """Tool calls the run can read back and answer: a malformed one had stopped its run half way, for good."""
+    if calls is None:
+        return
+    if not isinstance(calls, list):
+        raise BodyError(where, "tool_calls must be a list of calls")
+    for index, call in enumerate(calls):
+        at = f"{where}/{index}"
+        if not isinstance(call, Mapping):
+            raise BodyError(at, "a tool call must be an object")
+        call_id = call.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            raise BodyError(f"{at}/id", "a tool call needs an id: a non-empty string")
+        if call_id in seen:
+            # Approvals and answers are keyed by id: a second call of one id could never be decided.
+            raise BodyError(
+                f"{at}/id",
+                f"tool call id {call_id!r} is used twice; each call needs its own",
+            )
+        seen.add(call_id)
+        function = call.get("function")
+        if (
+            not isinstance(function, Mapping)
+            or not isinstance(function.get("name"), str)
+            or not isinstance(function.get("arguments", ""), str)
+        ):
+            raise BodyError(
+                f"{at}/function",
+                "function must be an object with a string name and string arguments",
+            )
 
 
 def approval(body: Any) -> Approval:

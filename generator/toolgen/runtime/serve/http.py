@@ -29,22 +29,29 @@ _POLL_SECONDS = 0.1
 _KEEP_ALIVE_SECONDS = 15.0
 
 
+# Event ids are the database's 64-bit integers: a larger cursor is no id (and the database refuses to compare it).
+_LARGEST_ID = 2**63 - 1
+# A run in one of these has written its last event.
+_ENDED = frozenset({"finished", "error", "stopped"})
+
+
 def _last_event_id(request: Any) -> int | None:
+    """The cursor a reader gives (digits only: int() would also take `+3`, `1_0` and ` 7`), or None."""
     raw = request.headers.get("last-event-id") or request.query_params.get("after")
     if raw is None or raw == "":
         return 0
-    try:
-        value = int(raw)
-    except ValueError:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
         return None
-    return value if value >= 0 else None
+    value = int(raw)
+    return value if value <= _LARGEST_ID else None
 
 
 def service_app(runs: DurableRuns) -> Any:
     """The Starlette app serving `runs`; needs the `serve` extra (starlette, uvicorn)."""
     try:
         from starlette.applications import Starlette
-        from starlette.requests import Request
+        from starlette.exceptions import HTTPException
+        from starlette.requests import ClientDisconnect, Request
         from starlette.responses import (
             HTMLResponse,
             JSONResponse,
@@ -63,6 +70,35 @@ def service_app(runs: DurableRuns) -> Any:
     def _error(status: int, field: str, message: str) -> Response:
         return JSONResponse({"error": {"field": field, "message": message}}, status)
 
+    def _refused(error: bodies.BodyError) -> Response:
+        status = (
+            413
+            if isinstance(error, bodies.BodyTooLarge)
+            else 422
+            if error.field
+            else 400
+        )
+        return JSONResponse(error.to_json(), status)
+
+    async def _body(request: Request) -> Any:
+        """The body as JSON, read only up to its limit: a larger one is refused as it comes, not held whole."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > bodies.MAX_BODY_BYTES:
+            raise bodies.BodyTooLarge()
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > bodies.MAX_BODY_BYTES:
+                raise bodies.BodyTooLarge()
+            chunks.append(chunk)
+        return bodies.parse_json_body(b"".join(chunks))
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        # Starlette's own 404 and 405 (no route, a method a route does not take) in the service's JSON shape.
+        status = error.status_code if isinstance(error, HTTPException) else 500
+        detail = error.detail if isinstance(error, HTTPException) else "internal error"
+        return _error(status, "", str(detail))
+
     def page(request: Request) -> Response:
         return HTMLResponse(PAGE_HTML)
 
@@ -71,9 +107,11 @@ def service_app(runs: DurableRuns) -> Any:
 
     async def start(request: Request) -> Response:
         try:
-            asked = bodies.new_run(bodies.parse_json_body(await request.body()))
+            asked = bodies.new_run(await _body(request))
         except bodies.BodyError as error:
-            return JSONResponse(error.to_json(), 400 if not error.field else 422)
+            return _refused(error)
+        except ClientDisconnect:
+            return Response(status_code=400)  # nobody is left to read it
         run_id = await asyncio.to_thread(
             runs.start, asked.messages, asked.conversation_id
         )
@@ -104,7 +142,14 @@ def service_app(runs: DurableRuns) -> Any:
         conversation = run.conversation_id
         after = _last_event_id(request)
         if after is None:
-            return _error(422, "Last-Event-ID", "Last-Event-ID must be a whole number")
+            return _error(
+                422, "Last-Event-ID", "Last-Event-ID must be a whole number below 2**63"
+            )
+        if run.status in _ENDED and not await asyncio.to_thread(
+            store.events_after, run_id, after, 1
+        ):
+            # Nothing past the cursor of a run that has ended: 204 tells EventSource to stop reconnecting.
+            return Response(status_code=204)
 
         async def stream() -> AsyncIterator[str]:
             seen, quiet = after, 0.0
@@ -141,9 +186,11 @@ def service_app(runs: DurableRuns) -> Any:
         run_id = request.path_params["run_id"]
         call_id = request.path_params["call_id"]
         try:
-            answer = bodies.approval(bodies.parse_json_body(await request.body()))
+            answer = bodies.approval(await _body(request))
         except bodies.BodyError as error:
-            return JSONResponse(error.to_json(), 400 if not error.field else 422)
+            return _refused(error)
+        except ClientDisconnect:
+            return Response(status_code=400)
         if await asyncio.to_thread(store.run, run_id) is None:
             return _error(404, "/id", f"no run {run_id!r}")
         if not await asyncio.to_thread(runs.decide, run_id, call_id, answer):
@@ -163,4 +210,7 @@ def service_app(runs: DurableRuns) -> Any:
         Route("/runs/{run_id}/events", events, methods=["GET"]),
         Route("/runs/{run_id}/approvals/{call_id}", decide, methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    return Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: http_error, Exception: http_error},
+    )
