@@ -247,6 +247,11 @@ def test_hostile_requests_are_refused_in_json_and_leave_no_run_stuck(tmp_path: P
         for path, method, status in [("/nope", "GET", 404), ("/runs", "OPTIONS", 405), ("/runs", "DELETE", 405)]:
             answer = client.request(method, path)
             assert answer.status_code == status and answer.headers["content-type"] == "application/json", answer.text
+        waiting = server.start_run(LIST_FILES)
+        server.wait_for(waiting, awaiting)
+        head = client.head(f"/runs/{waiting}/events")
+        assert head.status_code == 200 and head.headers["content-type"].startswith("text/event-stream")
+        assert client.get(f"/runs/{waiting}").status_code == 200  # the connection after a HEAD still answers
         run_id = server.start_run("What's the weather in Paris?")
         server.wait_for(run_id, over)
         for cursor in ("9223372036854775808", "+3", "1_0", "99999999999999999999"):
@@ -257,3 +262,7 @@ def test_hostile_requests_are_refused_in_json_and_leave_no_run_stuck(tmp_path: P
         assert client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": str(last)}).status_code == 204
         assert server.state(run_id)["status"] == "finished"
         assert "Traceback" not in server.log()
+        # SIGTERM with a run still awaiting approval: the process had stayed on, joining DBOS's waiting thread.
+        assert server.process is not None
+        server.process.terminate()
+        assert server.process.wait(timeout=30) == 0

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..serve.durable import DurableRuns, DurableRunsError
 from ..serve.http import service_app
@@ -131,6 +132,24 @@ def serve_main(
     server = uvicorn.Server(
         uvicorn.Config(app, host=options.host, port=options.port, log_level="warning")
     )
+    code = _served(server, runs, options)
+    stuck = [
+        thread
+        for thread in threading.enumerate()
+        if thread is not threading.current_thread() and not thread.daemon
+    ]
+    if stuck:
+        # A run waiting for a decision holds one of DBOS's worker threads, which the interpreter would join at
+        # exit for as long as the wait lasts (an hour); its state is in the database and it resumes at the next
+        # start, so the process ends now, as a service manager expects of SIGTERM.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+def _served(server: Any, runs: DurableRuns, options: argparse.Namespace) -> int:
+    """Run `server` until it stops; the exit status that stop means."""
     try:
         # uvicorn.run() swallows the Ctrl-C it re-raises after a graceful stop: run the server itself to see it.
         with _terminate_as_stop():

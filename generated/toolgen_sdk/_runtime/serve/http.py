@@ -145,6 +145,10 @@ def service_app(runs: DurableRuns) -> Any:
             return _error(
                 422, "Last-Event-ID", "Last-Event-ID must be a whole number below 2**63"
             )
+        if (
+            request.method == "HEAD"
+        ):  # the headers alone: a stream that no one reads would never end
+            return Response(headers=dict(SSE_HEADERS))
         if run.status in _ENDED and not await asyncio.to_thread(
             store.events_after, run_id, after, 1
         ):
