@@ -123,6 +123,7 @@ def test_a_package_carries_only_the_wires_it_asks_for(make_project: Callable[...
     runtime = chat_only.package_dir / "_runtime"
     assert sorted(p.name for p in (runtime / "wires").glob("*.py") if p.name != "__init__.py") == [
         "base.py",
+        "call_ids.py",
         "codecs.py",
         "export.py",
         "losses.py",

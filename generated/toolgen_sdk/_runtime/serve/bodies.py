@@ -55,9 +55,11 @@ def parse_json_body(raw: bytes) -> Any:
         data = parse_json(raw or b"null", max_chars=MAX_BODY_BYTES)
     except JSONTextError as error:
         problem = error.problems[0]
-        if error.line is not None or not problem.pointer:
+        if error.line is not None:
             raise BodyError("", f"the body is not JSON: {problem.message}") from None
-        raise BodyError(problem.pointer, f"the body {problem.message}") from None
+        # JSON, but not JSON data the service takes (NaN, a repeated key, too deep): at its place, when it has one.
+        where = f"the value at {problem.pointer}" if problem.pointer else "the body"
+        raise BodyError(problem.pointer, f"{where} {problem.message}") from None
     lone = _lone_surrogate(data)
     if lone is not None:
         raise BodyError(
