@@ -1,7 +1,8 @@
 """An MCP server written with the official SDK's own low-level server API, for the tests of toolgen's client.
 
 `python mcp_server_script.py MODE`: `good` serves working tools (and some that fail in the ways servers do),
-`not-object` lists a tool whose input schema is a string, `bad-meta` one whose _meta.timeout is not a number.
+`not-object` lists a tool whose input schema is a string, `bad-meta` one whose _meta.timeout is not a number,
+`endless-list` pages its tools list with a cursor that never ends.
 """
 
 from __future__ import annotations
@@ -44,7 +45,10 @@ if MODE == "bad-meta":
 
 
 async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[types.Tool.model_validate(tool) for tool in TOOLS.values()])
+    listed = [types.Tool.model_validate(tool) for tool in TOOLS.values()]
+    if MODE == "endless-list":
+        return types.ListToolsResult(tools=listed[:1], next_cursor="again")
+    return types.ListToolsResult(tools=listed)
 
 
 async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:

@@ -94,7 +94,9 @@ def test_a_server_that_dies_mid_call_is_a_tool_error_not_a_hang() -> None:
 def test_a_tools_list_toolgen_cannot_use_is_refused_by_name() -> None:
     with pytest.raises(MCPToolsError) as raised:
         mcp_tools(Registry({}), [sys.executable, SCRIPT, "bad-meta"], timeout=DEADLINE)
-    assert "tools[6] ('late'): _meta.timeout must be a positive number of seconds, not 'soon'" in str(raised.value)
+    assert "tools[6] ('late'): _meta.timeout must be a positive number of seconds, at most 604,800, not 'soon'" in str(
+        raised.value
+    )
 
 
 def test_a_schema_that_is_not_an_object_fails_the_connection_with_the_servers_words() -> None:
@@ -123,12 +125,22 @@ def test_a_schema_that_is_not_an_object_fails_the_connection_with_the_servers_wo
             "_meta.returnDirect must be true or false",
         ),
         ([{"name": "t", "inputSchema": {"type": "object"}}] * 2, "tools[1]: a second tool named 't'"),
+        (
+            # Past threading's limit every call had failed with OverflowError after the server ran it.
+            [{"name": "t", "inputSchema": {"type": "object"}, "_meta": {"timeout": 1e10}}],
+            "_meta.timeout must be a positive number of seconds, at most 604,800, not 10000000000.0",
+        ),
     ],
 )
 def test_malformed_tools_lists_name_the_tool_and_field(tools: Any, said: str) -> None:
     with pytest.raises(MCPToolsError) as raised:
         definitions_from_mcp(tools)
     assert said in str(raised.value)
+
+
+def test_a_tools_list_whose_cursor_never_ends_is_refused_not_cut_short() -> None:
+    with pytest.raises(MCPToolsError, match="its tools list repeats the cursor 'again'; it never ends"):
+        mcp_tools(Registry({}), [sys.executable, SCRIPT, "endless-list"], timeout=DEADLINE)
 
 
 def test_a_command_that_is_not_an_mcp_server_is_a_connection_error() -> None:

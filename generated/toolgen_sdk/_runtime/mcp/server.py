@@ -18,6 +18,7 @@ from typing import Any, Literal
 import pydantic
 import pydantic_core
 
+from ..tools.guards import sendable
 from ..tools.registry import Registry, ToolOutcome
 from ..wires.export import export_tools
 from .sdk import mcp_module, mcp_types, uses_input_required
@@ -58,8 +59,14 @@ def _structured(tools: Registry, outcome: ToolOutcome) -> Any:
         return None
     result = outcome.result
     if isinstance(result, pydantic.BaseModel):
-        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return pydantic_core.to_jsonable_python(result)
+        data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    else:
+        data = pydantic_core.to_jsonable_python(result)
+    # A lone surrogate (a file name that is no UTF-8, as os.listdir gives it) had made the SDK's writer fail and
+    # the stdio server exit: it becomes U+FFFD, as in the text content.
+    text = json.dumps(data, ensure_ascii=False)
+    cleaned = sendable(text)
+    return data if cleaned is text else json.loads(cleaned)
 
 
 def call_result(tools: Registry, outcome: ToolOutcome) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from .guards import (
     sendable,
 )
 from .pool import HandlerPool
+from .results import default_converter
 
 if TYPE_CHECKING:
     from ..wires.export import GeminiSchema
@@ -97,18 +98,6 @@ class ToolOutcome:
         if self.is_error:
             message["is_error"] = True
         return message
-
-
-def default_converter(result: Any) -> str | list[Any]:
-    """Text sent back to the model: a string as it is, a model or other value as JSON."""
-    if isinstance(result, pydantic.RootModel) and isinstance(result.root, str):
-        return result.root
-    if isinstance(result, str):
-        return result
-    if isinstance(result, pydantic.BaseModel):
-        return result.model_dump_json(by_alias=True, exclude_none=True)
-    # NaN and Infinity are not JSON: such a result is an error the model is told about, not invalid JSON.
-    return json.dumps(result, ensure_ascii=False, default=str, allow_nan=False)
 
 
 class ToolEntry(Generic[A, R]):

@@ -119,7 +119,7 @@ class MCPConnection:
     def refresh(self) -> list[dict[str, Any]]:
         """The server's tools now, as canonical definitions (raises MCPToolsError for a list toolgen cannot use)."""
         pages: list[dict[str, Any]] = []
-        cursor = None
+        cursor, seen = None, set()
         for _ in range(1000):  # a server whose cursor never ends cannot hang this
             listed = self._portal.call(self._list_page, cursor)
             data = listed.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -127,6 +127,15 @@ class MCPConnection:
             cursor = listed.next_cursor
             if cursor is None:
                 break
+            if cursor in seen:
+                raise MCPToolsError(
+                    f"{self.label}: its tools list repeats the cursor {cursor!r}; it never ends"
+                )
+            seen.add(cursor)
+        else:
+            raise MCPToolsError(
+                f"{self.label}: its tools list did not end after 1,000 pages"
+            )
         self.definitions = definitions_from_mcp(pages)
         self._approval = frozenset(
             d["name"] for d in self.definitions if d.get("requiresApproval")

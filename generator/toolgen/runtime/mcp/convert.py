@@ -26,6 +26,10 @@ POLICY_KEYS = (
 )
 
 
+# A week: far past any tool call, and far inside what a thread's wait can count (threading.TIMEOUT_MAX).
+_LONGEST_TIMEOUT = 7 * 24 * 3600
+
+
 class MCPToolsError(ValueError):
     """A tools list from an MCP server that toolgen cannot use; the message names the tool and the field.
 
@@ -82,9 +86,12 @@ def _policies(meta: Mapping[str, Any], where: str) -> dict[str, Any]:
             or not isinstance(timeout, (int, float))
             or not math.isfinite(timeout)
             or timeout <= 0
+            # Past threading's limit a wait fails with OverflowError after the call was sent: refused here.
+            or timeout > _LONGEST_TIMEOUT
         ):
             raise MCPToolsError(
-                f"{where}: _meta.timeout must be a positive number of seconds, not {timeout!r}",
+                f"{where}: _meta.timeout must be a positive number of seconds, at most "
+                f"{_LONGEST_TIMEOUT:,}, not {timeout!r}",
                 ("_meta", "timeout"),
             )
         found["timeout"] = timeout
