@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import importlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from body_places import places, with_value
 
 from local_http import Answer, LocalServer, queue
 
@@ -29,26 +28,6 @@ def _deep(levels: int, kind: str) -> Any:
     for _ in range(levels):
         value = [value] if kind == "list" else {"a": value}
     return value
-
-
-def _places(value: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if at:
-        yield at
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _places(item, (*at, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _places(item, (*at, index))
-
-
-def _with(body: Any, at: tuple[Any, ...], new: Any) -> Any:
-    changed = copy.deepcopy(body)
-    parent = changed
-    for step in at[:-1]:
-        parent = parent[step]
-    parent[at[-1]] = new
-    return changed
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +62,8 @@ def test_a_body_nesting_too_deeply_anywhere_is_a_value_error_or_decodes(
     body = json.loads(fixture.read_text(encoding="utf-8"))
     wire, direction = fixture.parts[-3], fixture.parts[-2]
     deep = _deep(LEVELS, kind)
-    for at in list(_places(body))[:40]:
-        hostile = _with(body, at, deep)
+    for at in list(places(body))[:40]:
+        hostile = with_value(body, at, deep)
         try:
             decoded = rt.decode(hostile, wire, direction)
         except ValueError:

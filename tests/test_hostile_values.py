@@ -7,12 +7,12 @@ from __future__ import annotations
 import copy
 import importlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from body_places import places, with_value
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "payloads"
 HUGE = 10**5000
@@ -22,26 +22,6 @@ TARGETS = ("openai-chat", "anthropic", "gemini", "openai-responses", "bedrock-co
 @pytest.fixture(scope="module")
 def rt(source_package: ModuleType) -> ModuleType:
     return importlib.import_module(f"{source_package.__name__}._runtime")
-
-
-def _places(value: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if at:
-        yield at
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _places(item, (*at, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _places(item, (*at, index))
-
-
-def _with(body: Any, at: tuple[Any, ...], new: Any) -> Any:
-    changed = copy.deepcopy(body)
-    parent = changed
-    for step in at[:-1]:
-        parent = parent[step]
-    parent[at[-1]] = new
-    return changed
 
 
 def _round_trip(rt: ModuleType, body: Any, wire: str, direction: str) -> None:
@@ -71,16 +51,16 @@ def test_an_integer_too_long_for_python_to_write_anywhere_is_a_value_error_that_
 ) -> None:
     body = json.loads(fixture.read_text(encoding="utf-8"))
     wire, direction = fixture.parts[-3], fixture.parts[-2]
-    for at in list(_places(body))[:60]:
-        _round_trip(rt, _with(body, at, HUGE), wire, direction)
+    for at in list(places(body))[:60]:
+        _round_trip(rt, with_value(body, at, HUGE), wire, direction)
 
 
 @pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda path: "/".join(path.parts[-3:]))
 def test_a_lone_surrogate_in_any_string_decodes_or_is_a_value_error(rt: ModuleType, fixture: Path) -> None:
     body = json.loads(fixture.read_text(encoding="utf-8"))
     wire, direction = fixture.parts[-3], fixture.parts[-2]
-    for at in list(_places(body))[:60]:
-        _round_trip(rt, _with(body, at, "x\ud800"), wire, direction)
+    for at in list(places(body))[:60]:
+        _round_trip(rt, with_value(body, at, "x\ud800"), wire, direction)
 
 
 def test_a_call_without_an_id_whose_arguments_hold_a_lone_surrogate_gets_a_stable_id(rt: ModuleType) -> None:
