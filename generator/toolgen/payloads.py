@@ -149,20 +149,97 @@ def canonical_json(result: Request | Response | ProviderError, wire: str, kind: 
     return out
 
 
-def decode_payload(payload: Payload, wire: str | None = None) -> dict[str, Any]:
-    """A payload's canonical JSON; the wire and kind come from the content unless given."""
+def decode_payload(payload: Payload, wire: str | None = None, option: str = "--wire") -> dict[str, Any]:
+    """A payload's canonical JSON; the wire and kind come from the content unless given.
+
+    A wire given (by `option` on the command line) that the body is not written in is refused with the wire the
+    body looks like: when its shape does not fit, when reading it keeps nothing, and when the wire detection
+    names reads more of it (an Anthropic request read as OpenAI Chat would lose its calls)."""
     if payload.kind == "stream":
-        return _decode_stream(payload, wire)
+        return _decode_stream(payload, wire, option)
     try:
         found_wire, found_kind = adapters.detect(payload.data) if wire is None or not payload.kind else ("", "")
-        wire = wire or found_wire
-        kind = payload.kind or found_kind
-        result = adapters.decode(payload.data, wire, kind)
     except ValueError as error:
         raise PayloadError(str(error), pointer_of(error)) from None
+    given = wire
+    wire = wire or found_wire
+    kind = payload.kind or found_kind
+    try:
+        result = adapters.decode(payload.data, wire, kind)
+    except ValueError as error:
+        other = look_alike(payload.data, wire, option) if given else None
+        raise PayloadError(f"{error}; {other}" if other else str(error), pointer_of(error)) from None
     if kept_nothing(result):
-        raise PayloadError(unrecognized(payload.data, wire, kind))
+        raise PayloadError(unrecognized(payload.data, wire, kind, option))
+    if given:
+        other = misread(payload.data, wire, kind, option)
+        if other:
+            raise PayloadError(other)
     return canonical_json(result, wire, kind)
+
+
+def look_alike(body: Any, wire: str, option: str = "--wire", subject: str = "this body") -> str | None:
+    """One sentence naming the wire a body looks like when detection names another than `wire`, else None."""
+    try:
+        found_wire, found_kind = adapters.detect(body)
+    except ValueError:
+        return None
+    if _same_wire(found_wire, wire):
+        return None
+    return (
+        f"{subject} looks like the {found_wire} wire's {found_kind}; "
+        f"give {option} {found_wire}, or leave {option} out to detect it"
+    )
+
+
+def _same_wire(one: str, other: str) -> bool:
+    try:
+        return bool(adapters.canonical_name(one) == adapters.canonical_name(other))
+    except ValueError:
+        return one == other
+
+
+def misread(body: Any, wire: str, kind: str, option: str = "--wire") -> str | None:
+    """One sentence when `wire` reads a body that detection gives to another wire, which reads more of it (an
+    Anthropic request read as OpenAI Chat loses its calls); None when the wires read it alike or it is `wire`'s.
+
+    Costs one detection unless the wires differ; toolgen's own runtime reads the body (whatever package decoded it)."""
+    try:
+        found_wire, found_kind = adapters.detect(body)
+    except ValueError:
+        return None
+    if _same_wire(found_wire, wire):
+        return None
+    try:
+        ours = adapters.decode(body, wire, kind)
+        theirs = adapters.decode(body, found_wire, kind)
+    except ValueError:
+        return None  # a shape error is the caller's to report; the one given stands when the other cannot read it
+    if _kept(canonical_json(ours, wire, kind)) == _kept(canonical_json(theirs, found_wire, kind)):
+        return None  # the wires read this body alike (a body of the shape several write): the one given stands
+    return (
+        f"this body looks like the {found_wire} wire's {found_kind}, and read as {wire} it loses what "
+        f"{found_wire} reads in it; give {option} {found_wire}, or leave {option} out to detect it"
+    )
+
+
+def _kept(decoded: dict[str, Any]) -> Any:
+    """What a reading of a body kept, without the wire-keyed extras (which differ between wires by design)."""
+    kept = _comparable(decoded)
+    if "error" in kept:
+        return {key: value for key, value in kept["error"].items() if key != "wire"}
+    if "request" in decoded:
+        # The generation settings are wire-neutral in canonical terms: a wire that leaves them in extras loses them.
+        kept["settings"] = decoded["request"]["extras"].get("settings")
+    return _without_extras({key: value for key, value in kept.items() if key != "usage"})
+
+
+def _without_extras(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_extras(item) for key, item in value.items() if key != "extras"}
+    if isinstance(value, list):
+        return [_without_extras(item) for item in value]
+    return value
 
 
 def kept_nothing(result: Any) -> bool:
@@ -182,21 +259,20 @@ def kept_nothing(result: Any) -> bool:
     )
 
 
-def unrecognized(body: Any, wire: str, kind: str) -> str:
+def unrecognized(body: Any, wire: str, kind: str, option: str = "--wire") -> str:
     """Why a body decoded to nothing: the wire it looks like instead, when detection can tell."""
-    try:
-        found_wire, found_kind = adapters.detect(body)
-    except ValueError:
-        return f"nothing in this body is a {wire} {kind}: no message, tool, finish or usage was found"
-    if found_wire == wire and found_kind == kind:
-        return f"nothing in this body is a {wire} {kind}: no message, tool, finish or usage was found"
-    return (
-        f"nothing in this body is a {wire} {kind}: it looks like the {found_wire} wire's {found_kind}; "
-        f"give --wire {found_wire}, or leave --wire out to detect it"
-    )
+    other = look_alike(body, wire, option, subject="it")
+    if other is None:
+        return f"nothing in this body is {_a(wire)} {kind}: no message, tool, finish or usage was found"
+    return f"nothing in this body is {_a(wire)} {kind}: {other}"
 
 
-def _decode_stream(payload: Payload, wire: str | None) -> dict[str, Any]:
+def _a(wire: str) -> str:
+    """The wire's name with its article, as the sentences here say it ("an anthropic", "a gemini")."""
+    return f"an {wire}" if wire[:1] in "aeiou" else f"a {wire}"
+
+
+def _decode_stream(payload: Payload, wire: str | None, option: str = "--wire") -> dict[str, Any]:
     end: MessageEnd | None = None
     errors: list[StreamError] = []
     events = 0
@@ -214,9 +290,15 @@ def _decode_stream(payload: Payload, wire: str | None) -> dict[str, Any]:
         raise PayloadError("the stream produced no final message")
     if not content and not any(error.provider for error in errors):
         # Only the aggregator's own complaints: not a body, and not a stream of any wire either.
-        what = f"a {wire} stream" if wire else "a JSON body or a recorded stream of any known wire"
+        what = f"{_a(wire)} stream" if wire else "a JSON body or a recorded stream of any known wire"
         reason = errors[0].message if errors else "no event"
-        raise PayloadError(f"not {what}: {reason}")
+        other = _stream_look_alike(payload, wire, option) if wire else None
+        raise PayloadError(f"not {what}: {reason}" + (f"; {other}" if other else ""))
+    if wire and not end.complete:
+        other = _stream_look_alike(payload, wire, option)
+        if other:
+            reason = errors[0].message if errors else "it did not end as a complete message"
+            raise PayloadError(f"not {_a(wire)} stream: {reason}; {other}")
     response = end.response
     found_wire = found_wire or _wire_of(response) or "unknown"
     out = canonical_json(response, found_wire, "stream")
@@ -224,6 +306,17 @@ def _decode_stream(payload: Payload, wire: str | None) -> dict[str, Any]:
     out["events"] = events
     out["stream_errors"] = [{"message": e.message, "code": e.code, "type": e.type} for e in errors]
     return out
+
+
+def _stream_look_alike(payload: Payload, wire: str, option: str) -> str | None:
+    """For a stream the given wire could not read whole: the wire its own payloads name, when that is another."""
+    found = None
+    for event in stream_events(payload.raw, None, framing=payload.framing):
+        if isinstance(event, MessageEnd):
+            found = _wire_of(event.response) if event.complete else None
+    if found is None or _same_wire(found, wire):
+        return None
+    return f"this stream looks like the {found} wire's; give {option} {found}, or leave {option} out to detect it"
 
 
 def _wire_of(result: Response | ProviderError) -> str | None:
@@ -340,7 +433,7 @@ def encode(data: Any, wire: str) -> Any:
 
 def convert_noted(payload: Payload, to_wire: str, from_wire: str | None = None) -> Converted:
     """A payload in another wire format (a stream becomes that wire's whole response body), with its notes."""
-    return encode_noted(decode_payload(payload, from_wire), to_wire)
+    return encode_noted(decode_payload(payload, from_wire, "--from"), to_wire)
 
 
 def convert(payload: Payload, to_wire: str, from_wire: str | None = None) -> Any:
