@@ -16,8 +16,6 @@ from toolgen import decode
 from conftest import REPO_ROOT, shared_dir
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
-# Mistral's streams carry nothing that tells them from OpenAI Chat's; decoding them as openai-chat is right.
-AMBIGUOUS = {("mistral", "stream")}
 # The recorded files that are a provider's error instead of a response (read from each file).
 ERROR_BODIES = {
     "groq-error-tool-use-failed.json",
@@ -55,8 +53,7 @@ def test_decode_detects_wire_and_kind_of_every_recorded_file() -> None:
         decoded = decode(path)  # in-process: the CLI is the same call, tested above and below
         json.dumps(decoded)  # the canonical JSON is JSON
         assert decoded["kind"] == kind, path
-        if (wire, kind) not in AMBIGUOUS:
-            assert decoded["wire"] == wire, path
+        assert decoded["wire"] == wire, path
         assert ("error" in decoded) == (path.name in ERROR_BODIES), path
 
 
