@@ -407,7 +407,9 @@ class HTTPModel(ModelClientBase):
         try:
             # A connection dropped mid-stream, or the deadline passing, ends the events with a StreamError.
             chunks = _kept(self._within(response.iter_bytes(), deadline), received)
-            for event in stream_events(chunks, self.wire):
+            # A server that ignored `stream` answers whole, as JSON: the content type helps tell (streams/whole.py).
+            kind = response.headers.get("content-type")
+            for event in stream_events(chunks, self.wire, content_type=kind):
                 yield self._redactor.event(event)
             whole = True
         finally:
@@ -505,7 +507,8 @@ class HTTPModel(ModelClientBase):
                 chunks = _akept(
                     self._awithin(response.aiter_bytes(), deadline), received
                 )
-                async for event in astream_events(chunks, self.wire):
+                kind = response.headers.get("content-type")
+                async for event in astream_events(chunks, self.wire, content_type=kind):
                     yield self._redactor.event(event)
                 whole = True
             finally:
