@@ -58,7 +58,10 @@ def detect_wire(
         predicate = getattr(
             importlib.import_module(f".{module}", __package__), function
         )
-        found: str | None = predicate(payload, event)
+        try:
+            found: str | None = predicate(payload, event)
+        except (AttributeError, TypeError):
+            continue  # a predicate that cannot read a payload's odd values does not recognize it
         if found is not None:
             return found
     return None
