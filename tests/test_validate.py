@@ -36,7 +36,7 @@ def test_jsonl_findings_have_exact_lines_pointers_and_exit_1(project: Project) -
     result = project.cli("validate", "logs/chat.jsonl", "--as", "message")
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
-        "logs/chat.jsonl:4:145: error arguments-invalid arguments of 'get_current_weather' at /location: expected a string, got 5",
+        "logs/chat.jsonl:4:161: error arguments-invalid arguments of 'get_current_weather' at /location: expected a string, got 5",
         "logs/chat.jsonl:5:1: error payload-invalid /tool_call_id: expected a value (it is required), got nothing",
         "logs/chat.jsonl:6:10: error payload-invalid /role: expected one of 'system', 'user', 'assistant', 'tool', got \"wizard\"",
         "logs/chat.jsonl:7:92: error unknown-tool there is no tool named 'nope' (the tools: get_current_weather)",
@@ -44,7 +44,7 @@ def test_jsonl_findings_have_exact_lines_pointers_and_exit_1(project: Project) -
     assert "7 record(s), 4 invalid, 0 unreadable" in result.stderr
     as_json = json.loads(project.cli("validate", "logs/chat.jsonl", "--as", "message", "--format", "json").stdout)
     assert [(f["line"], f["pointer"]) for f in as_json] == [
-        (4, "/tool_calls/0/function/arguments"),
+        (4, "/tool_calls/0/function/arguments/location"),
         (5, "/tool_call_id"),
         (6, "/role"),
         (7, "/tool_calls/0/function/name"),
@@ -106,7 +106,7 @@ def test_a_json_document_is_one_record_placed_by_line_and_column(project: Projec
         in lines
     )
     assert (
-        "payloads/conversation.json:15:24: error arguments-invalid arguments of 'get_current_weather' at /location: expected a value (it is required), got nothing"
+        "payloads/conversation.json:15:25: error arguments-invalid arguments of 'get_current_weather' at /location: expected a value (it is required), got nothing"
         in lines
     )
     assert "1 record(s), 1 invalid" in result.stderr
@@ -134,7 +134,7 @@ def test_valid_payloads_exit_0_and_tool_calls_alone_are_checked(project: Project
     result = project.cli("validate", "calls.jsonl", "--as", "tool-call")
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "calls.jsonl:2:91: error arguments-invalid arguments of 'get_current_weather' at /location: expected a value (it is required), got nothing"
+        "calls.jsonl:2:92: error arguments-invalid arguments of 'get_current_weather' at /location: expected a value (it is required), got nothing"
     ]
     project.write("ok.jsonl", "\n".join(RECORDS[:2]) + "\n")
     assert project.cli("validate", "ok.jsonl", "--as", "message").returncode == 0
@@ -182,8 +182,8 @@ def test_provider_bodies_are_decoded_then_checked(project: Project) -> None:
     result = project.cli("validate", "wire.jsonl", "--as", "openai-chat.request")
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "wire.jsonl:1:1: error arguments-invalid canonical /1/tool_calls/0/function/arguments: arguments of 'get_current_weather' at /location: expected a string, got 5",
-        "wire.jsonl:1:1: error pairing-invalid canonical /1/tool_calls/0: tool call 'c1' has no tool message answering it",
+        "wire.jsonl:1:101: error pairing-invalid /messages/1/tool_calls/0: tool call 'c1' has no tool message answering it",
+        "wire.jsonl:1:207: error arguments-invalid /messages/1/tool_calls/0/function/arguments/location: arguments of 'get_current_weather' at /location: expected a string, got 5",
         "wire.jsonl:2:14: error wire-invalid not a valid openai-chat request: /messages: expected `messages`, an array of message objects, got 3",
     ]
     project.write("error.json", json.dumps(error))

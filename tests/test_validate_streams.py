@@ -79,8 +79,10 @@ def test_a_recorded_stream_is_one_record_checked_as_its_aggregated_message(proje
     assert "1 record(s), 0 invalid" in ok.stderr
     refused = project.cli("validate", f"logs/bad{suffix}", "--as", "openai-chat.response")
     assert refused.returncode == 1
+    # At the event that started the call, pointed into its payload (past `data: ` in an SSE file).
+    col = 255 if suffix == ".sse" else 249
     assert refused.stdout.splitlines() == [
-        f"logs/bad{suffix}:1:1: error arguments-invalid canonical /tool_calls/0/function/arguments: "
+        f"logs/bad{suffix}:1:{col}: error arguments-invalid /choices/0/delta/tool_calls/0/function/arguments/location: "
         "arguments of 'get_current_weather' at /location: expected a string, got 5"
     ]
 
@@ -90,7 +92,8 @@ def test_a_stream_whose_call_is_cut_is_a_stream_finding(project: Project) -> Non
     project.write("logs/cut.sse", "".join(f"data: {json.dumps(chat_chunk({'tool_calls': [call]}))}\n\n"))
     result = project.cli("validate", "logs/cut.sse", "--as", "openai-chat.response")
     assert result.returncode == 1
-    assert "logs/cut.sse:1:1: error stream-invalid not a valid openai-chat stream: tool call 0" in result.stdout
+    # Where the stream stops: its last event.
+    assert "logs/cut.sse:1:7: error stream-invalid not a valid openai-chat stream: tool call 0" in result.stdout
 
 
 def test_a_jsonl_log_of_whole_responses_is_still_one_record_a_line(project: Project) -> None:

@@ -92,7 +92,7 @@ def test_provider_requests_are_counted_on_their_canonical_calls(project: Project
             [project.root / "wire.jsonl"], kind="openai-chat.request", root=project.root, summary=summary
         )
     )
-    assert [d.rule for d in found] == ["arguments-invalid", "pairing-invalid"]
+    assert [d.rule for d in found] == ["pairing-invalid", "arguments-invalid"]
     assert summary.tools["get_current_weather"] == ToolStats(
         True, calls=1, invalid=1, by_rule={"arguments-invalid": 1, "pairing-invalid": 1}, results_missing=1
     )

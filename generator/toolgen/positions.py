@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -181,6 +182,103 @@ def json_locator(text: str) -> Callable[[Pointer], tuple[int, int] | None]:
         return None if offset is None else convert(offset)
 
     return find
+
+
+class JsonPlaces:
+    """Where values of JSON text are, by pointer: line:col of a value (or of its nearest ancestor), and inside a
+    string that holds JSON text itself (tool arguments), the place of a value of that inner text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._offsets = _json_offsets(text)
+        self._convert = _line_col(text)
+
+    def exact(self, pointer: Pointer) -> int | None:
+        """Offset of the value at `pointer`, or None when there is none."""
+        return self._offsets.find(pointer)
+
+    def near(self, pointer: Pointer) -> tuple[int, int] | None:
+        """Line:col of the value at `pointer` or of its nearest ancestor that is there (None past the top)."""
+        for length in range(len(pointer), -1, -1):
+            offset = self._offsets.find(pointer[:length])
+            if offset is not None:
+                return self._convert(offset)
+        return None
+
+    def inside(self, string: Pointer, inner: Pointer) -> tuple[int, int] | None:
+        """Line:col, in this text, of the value at `inner` (or its nearest ancestor) of the JSON text that the
+        string at `string` holds; None when there is no string there or its content is no JSON."""
+        offset = self._offsets.find(string)
+        if offset is None:
+            return None
+        found = string_inner_offset(self.text, offset, inner)
+        return None if found is None else self._convert(found)
+
+
+# One JSON string literal, its quotes included.
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_ESCAPES = MappingProxyType({'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"})
+
+
+def _unescaped(literal: str) -> tuple[str, list[int]] | None:
+    """The text a JSON string literal (without its quotes) holds, and where in the literal each character starts."""
+    chars: list[str] = []
+    starts: list[int] = []
+    i, end = 0, len(literal)
+    while i < end:
+        char = literal[i]
+        if char != "\\":
+            chars.append(char)
+            starts.append(i)
+            i += 1
+            continue
+        kind = literal[i + 1] if i + 1 < end else ""
+        if kind in _ESCAPES:
+            chars.append(_ESCAPES[kind])
+            starts.append(i)
+            i += 2
+            continue
+        if kind != "u" or i + 6 > end:
+            return None
+        try:
+            code = int(literal[i + 2 : i + 6], 16)
+        except ValueError:
+            return None
+        width = 6
+        if 0xD800 <= code < 0xDC00 and literal[i + 6 : i + 8] == "\\u":
+            try:
+                low = int(literal[i + 8 : i + 12], 16)
+            except ValueError:
+                low = 0
+            if 0xDC00 <= low < 0xE000:  # a surrogate pair: one character, as json.loads reads it
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                width = 12
+        chars.append(chr(code))
+        starts.append(i)
+        i += width
+    return "".join(chars), starts
+
+
+def string_inner_offset(text: str, quote: int, inner: Pointer) -> int | None:
+    """Offset in `text` of the value at `inner` (or its nearest ancestor) within the JSON text held by the JSON
+    string literal that starts at offset `quote`; None when there is no literal there or it holds no JSON."""
+    match = _JSON_STRING.match(text, quote)
+    if match is None:
+        return None
+    read = _unescaped(match.group()[1:-1])
+    if read is None:
+        return None
+    held, starts = read
+    try:
+        json.loads(held)
+        offsets = _json_offsets(held)
+    except (ValueError, IndexError, RecursionError):
+        return None  # not JSON: the string itself is the place
+    for length in range(len(inner), -1, -1):
+        found = offsets.find(inner[:length])
+        if found is not None:
+            return quote + 1 + starts[found] if found < len(starts) else None
+    return None
 
 
 def json_duplicate_keys(text: str) -> Iterator[tuple[Pointer, int, int]]:

@@ -1,7 +1,8 @@
 """Validate stage: payload records (JSON, JSON Lines, stdin) checked with the generated SDK, each problem at file:line:col.
 
 Records stream: a JSON Lines file is read a batch at a time and checked on every core, so memory stays flat
-however long the log is; findings come back in file order.
+however long the log is; findings come back in file order. What is wrong with a record, at which JSON pointer,
+is found by validate_problems.py (recorded streams: validate_streams.py); here each is placed at its line:col.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import pydantic
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import SdkNotBuiltError
-from toolgen.kinds import KINDS
 from toolgen.payload_files import (
     UNREADABLE,
     expected_size,
@@ -34,10 +34,22 @@ from toolgen.payload_files import (
     unreadable_reason,
 )
 from toolgen.runtime import MAX_JSON_DEPTH, JSONTextError, parse_json
-from toolgen.validate_fast import SNAKE_KEYS, PlainCheck, snake_messages, tool_calls
+from toolgen.validate_fast import PlainCheck
+from toolgen.validate_problems import (
+    Finding,
+    argument_problems,
+    canonical_problems,
+    decoded_canonical,
+    decoded_problems,
+    wire_problems,
+)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from toolgen.positions import JsonPlaces
+
+__all__ = ["Record", "Source", "Tally", "check_record", "decoded_problems", "load_sdk", "stream_findings"]
 
 BATCH = 2000
 # What one worker gets at a time from a large JSON Lines file; four per worker are in flight at most.
@@ -161,54 +173,10 @@ def _open(source: Source) -> IO[str]:
     return open_text(source.path)
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def _place(
-    record: Record, pointer: str, positions: Callable[[tuple[str, ...]], tuple[int, int] | None]
-) -> tuple[int, int]:
-    """Line and column of the value at `pointer` (or of its nearest ancestor) within the file."""
-    parts = tuple(_unescape(p) for p in pointer.split("/")[1:]) if pointer else ()
-    for length in range(len(parts), -1, -1):
-        found = positions(parts[:length])
-        if found is not None:
-            line, col = found
-            return record.line + line - 1, col
-    return record.line, 1
-
-
-def _nowhere(pointer: tuple[str, ...]) -> tuple[int, int] | None:
-    return None
-
-
 def _argument_problems(sdk: ModuleType, kind: str, data: Any) -> Iterator[tuple[str, str, str]]:
-    """(pointer, rule, sentence) for every tool call naming no tool of the SDK or with arguments its tool refuses."""
-    for pointer, call in tool_calls(kind, data):
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            continue  # the payload check already says what is wrong with this call
-        name, arguments = function["name"], function.get("arguments")
-        spec = sdk.TOOLS.get(name)
-        if spec is None:
-            known = ", ".join(sorted(sdk.TOOLS)) or "none"
-            yield f"{pointer}/function/name", "unknown-tool", f"there is no tool named {name!r} (the tools: {known})"
-            continue
-        if not isinstance(arguments, str):
-            continue
-        try:
-            # Read as dispatch reads them: blank text is a call without arguments.
-            args = spec.check_arguments(arguments if arguments.strip() else "{}")
-        except sdk.ToolgenValidationError as error:
-            for problem in error.problems:
-                inner = problem.pointer or "(root)"
-                message = f"arguments of {name!r} at {inner}: {problem.message}"
-                yield f"{pointer}/function/arguments", "arguments-invalid", message
-            continue
-        if not isinstance(args, spec.args_model):
-            model = spec.args_model.__name__
-            message = f"arguments of {name!r} fit its input schema, but not {model}, which its handler takes: dispatch refuses this call"
-            yield f"{pointer}/function/arguments", "arguments-unholdable", message
+    """(pointer, rule, sentence) of every tool call problem of a record (validate_problems.argument_problems)."""
+    for finding in argument_problems(sdk, kind, data):
+        yield finding.pointer, finding.rule, finding.message
 
 
 # Findings that do not make a record invalid: the payload is valid, but something downstream will not take it.
@@ -234,7 +202,7 @@ def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]
             ]
         # JSON text strict parsing refuses (NaN, a repeated key, too deep, an integer too long): a finding in
         # a readable record, at the value's place.
-        refused = [(p.pointer, "json-refused", f"{p.pointer or '(root)'}: {p.message}") for p in error.problems]
+        refused = [Finding(p.pointer, "json-refused", f"{p.pointer or '(root)'}: {p.message}") for p in error.problems]
         return _placed(record, refused)
     try:
         return _placed(record, _record_problems(sdk, kind, data))
@@ -244,25 +212,30 @@ def check_record(sdk: ModuleType, kind: str, record: Record) -> list[Diagnostic]
         return [Diagnostic(record.path, record.line, 1, Severity.ERROR, "check-failed", message)]
 
 
-def _record_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str, str]]:
-    return _wire_problems(sdk, kind, data) if "." in kind else _canonical_problems(sdk, kind, data)
+def _record_problems(sdk: ModuleType, kind: str, data: Any) -> list[Finding]:
+    return wire_problems(sdk, kind, data) if "." in kind else canonical_problems(sdk, kind, data)
 
 
-def _placed(record: Record, found: list[tuple[str, str, str]]) -> list[Diagnostic]:
-    """Findings placed in the record's file, in order; past MAX_FINDINGS_PER_RECORD, one counts the rest."""
+def _placed(record: Record, found: list[Finding], canonical: dict[Diagnostic, str] | None = None) -> list[Diagnostic]:
+    """Findings placed in the record's file, in order; past MAX_FINDINGS_PER_RECORD, one counts the rest.
+    `canonical` is given each placed finding's canonical place, when it has one."""
     if not found:
         return []
-    from toolgen.positions import json_locator  # and YAML, for its other half: only for a record with findings
+    from toolgen.positions import JsonPlaces  # and YAML, for its other half: only for a record with findings
 
+    places: JsonPlaces | None
     try:
-        positions = json_locator(record.text)
+        places = JsonPlaces(record.text) if record.text else None
     except (ValueError, IndexError, RecursionError):
-        positions = _nowhere  # text the strict parse refused may not be walkable: findings go to the record's start
+        places = None  # text the strict parse refused may not be walkable: findings go to the record's start
     diagnostics = []
-    for pointer, rule, message in found:
-        line, col = _place(record, pointer, positions)
-        severity = Severity.WARNING if rule in _WARNINGS else Severity.ERROR
-        diagnostics.append(Diagnostic(record.path, line, col, severity, rule, message, pointer))
+    for finding in found:
+        line, col = _place(record, finding, places)
+        severity = Severity.WARNING if finding.rule in _WARNINGS else Severity.ERROR
+        diagnostic = Diagnostic(record.path, line, col, severity, finding.rule, finding.message, finding.pointer)
+        diagnostics.append(diagnostic)
+        if canonical is not None and finding.canonical is not None:
+            canonical[diagnostic] = finding.canonical
     diagnostics.sort()
     if len(diagnostics) <= MAX_FINDINGS_PER_RECORD:
         return diagnostics
@@ -273,74 +246,25 @@ def _placed(record: Record, found: list[tuple[str, str, str]]) -> list[Diagnosti
     return kept
 
 
-def _canonical_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str, str]]:
-    found: list[tuple[str, str, str]] = []
-    try:
-        getattr(sdk, KINDS[kind])(data)
-    except sdk.ToolgenValidationError as error:
-        found.extend((p.pointer, "payload-invalid", f"{p.pointer or '(root)'}: {p.message}") for p in error.problems)
-    found.extend(_argument_problems(sdk, kind, data))
-    if kind == "messages" and not any(rule == "payload-invalid" for _, rule, _ in found):
-        found.extend(_pairing_problems(sdk, data))
-    return found
+def _place(record: Record, finding: Finding, places: JsonPlaces | None) -> tuple[int, int]:
+    """Line and column of the value a finding names (inside the JSON text of a string it goes on into, or its
+    nearest ancestor) within the file."""
+    if finding.at is not None:
+        return finding.at
+    if places is None:
+        return record.line, 1
+    found = None
+    if finding.string is not None and finding.pointer.startswith(finding.string):
+        found = places.inside(_parts(finding.string), _parts(finding.pointer[len(finding.string) :]))
+    found = found or places.near(_parts(finding.pointer))
+    if found is None:
+        return record.line, 1
+    line, col = found
+    return record.line + line - 1, col
 
 
-def _pairing_problems(sdk: ModuleType, messages: list[Any]) -> list[tuple[str, str, str]]:
-    """Tool results that answer no call, and calls no result answers, pointed at where the record spells them."""
-    found = []
-    for problem in sdk._runtime.check_pairing(snake_messages(messages)):
-        pointer = problem.pointer
-        index, _, rest = pointer[1:].partition("/")
-        for camel, snake in SNAKE_KEYS:
-            if rest.startswith(snake) and camel in messages[int(index)]:
-                pointer = f"/{index}/{camel}{rest[len(snake) :]}"
-        found.append((pointer, "pairing-invalid", f"{pointer}: {problem.message}"))
-    return found
-
-
-def _without_place(message: str, pointer: str) -> str:
-    """A canonical problem's sentence without the pointer it starts with (the caller names the place once)."""
-    place = f"{pointer or '(root)'}: "
-    return message[len(place) :] if message.startswith(place) else message
-
-
-def _wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[tuple[str, str, str]]:
-    """A provider body decoded to canonical messages, then checked like them; problems after decoding name the
-    canonical place, since the wire has no single place for them."""
-    wire, body_kind = kind.rsplit(".", 1)
-    runtime = (
-        sdk._runtime
-    )  # its names were read by load_sdk, so they are this package's even when another took the name
-    try:
-        decoded = runtime.decode(data, wire, body_kind)
-    except ValueError as error:
-        from toolgen.payloads import pointer_of
-
-        return [(pointer_of(error), "wire-invalid", f"not a valid {wire} {body_kind}: {error}")]
-    from toolgen.payloads import kept_nothing, unrecognized
-
-    if kept_nothing(decoded):  # a body of another wire, which this one reads as an empty message
-        return [("", "wire-invalid", unrecognized(data, wire, body_kind))]
-    return decoded_problems(sdk, decoded, body_kind)
-
-
-def decoded_problems(sdk: ModuleType, decoded: Any, body_kind: str) -> list[tuple[str, str, str]]:
-    """A decoded body's canonical messages checked (and a request's calls paired with their results)."""
-    if type(decoded).__name__ == "ProviderError":
-        # A provider's error body is a valid recording of an error. By name: modules a wire loads on first use
-        # may come from another package of the same name validated earlier in this process.
-        return []
-    if body_kind == "response":
-        messages, canonical = [decoded.message], "message"
-    else:
-        messages, canonical = list(decoded.messages), "messages"
-    found = [
-        ("", rule, f"canonical {pointer or '/'}: {_without_place(message, pointer)}")
-        for pointer, rule, message in _canonical_problems(
-            sdk, canonical, messages[0] if body_kind == "response" else messages
-        )
-    ]
-    return found  # a request's messages are paired as `--as messages` pairs them
+def _parts(pointer: str) -> tuple[str, ...]:
+    return tuple(p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]) if pointer else ()
 
 
 @dataclass(frozen=True)
@@ -519,22 +443,24 @@ def _stream_framing(kind: str, path: Path | None) -> str | None:
 
 def stream_findings(
     sdk: ModuleType, kind: str, display: str, data: bytes, framing: str
-) -> tuple[list[Diagnostic], Any]:
-    """The findings of a recorded stream file, one record (see validate_streams), and what it aggregated to."""
+) -> tuple[list[Diagnostic], Any, dict[Diagnostic, str]]:
+    """The findings of a recorded stream file, one record (see validate_streams), what it aggregated to, and the
+    canonical place (`/tool_calls/0/...`) of each finding about its final message."""
     from toolgen.validate_streams import stream_problems
 
     wire = kind.rsplit(".", 1)[0]
 
-    def problems(decoded: Any) -> list[tuple[str, str, str]]:
-        return decoded_problems(sdk, decoded, "response")
+    def problems(decoded: Any) -> tuple[list[Any], list[Finding]]:
+        return decoded_canonical(sdk, decoded, "response")
 
     found, result = stream_problems(wire, data, framing, problems)
-    return _placed(Record(display, 1, ""), found), result
+    canonical: dict[Diagnostic, str] = {}
+    return _placed(Record(display, 1, ""), found, canonical), result, canonical
 
 
 def _stream(sdk: ModuleType, kind: str, source: Source, framing: str) -> Iterator[tuple[int, list[list[Diagnostic]]]]:
     assert source.path is not None
-    found, _ = stream_findings(sdk, kind, source.display, read_all(source.path), framing)
+    found, _, _ = stream_findings(sdk, kind, source.display, read_all(source.path), framing)
     yield 1, [found] if found else []
 
 

@@ -70,11 +70,11 @@ def check_document(sdk: ModuleType, kind: str, display: str, data: bytes, summar
 
 def check_stream(sdk: ModuleType, kind: str, display: str, data: bytes, framing: str, summarize: bool) -> BlockResult:
     """A recorded stream file: one record, its calls those of the message it aggregated to."""
-    problems, result = stream_findings(sdk, kind, display, data, framing)
+    problems, result, canonical = stream_findings(sdk, kind, display, data, framing)
     summary = Summary() if summarize else None
     message = getattr(result, "message", None)
     if summary is not None and message is not None:
-        summary.add_record(sdk, "message", json.dumps(message), problems)
+        summary.add_record(sdk, "message", json.dumps(message), problems, canonical)
     return BlockResult(0, 1, (tuple(problems),) if problems else (), summary)
 
 

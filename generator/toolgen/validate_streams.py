@@ -4,7 +4,8 @@ A file given as `<wire>.response` is a recorded stream when its framing says so 
 `.eventstream`, Gemini's `alt=json` array in a `.json` file), or, for a `.jsonl` or `.ndjson` file, when its
 first line is a stream chunk rather than a finished response (a log of whole responses has a finish on every line; a stream's
 first chunk has none yet). The stream is aggregated, faults of the stream itself (a cut call, a payload that
-does not parse) are findings, and the final message is checked with the SDK as a whole response is.
+does not parse) are findings at the event where they showed, and the final message is checked with the SDK as a
+whole response is, a call's problems placed at the event that started the call (stream_places.py).
 
 Streams are read with toolgen's own runtime, the code every SDK carries byte for byte (`toolgen check` says when
 an SDK's copy is stale): the SDK's stream states load on first use, and in a process that has validated with
@@ -14,12 +15,25 @@ another package of the same name, they would load from that package.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from toolgen.payload_files import UNREADABLE, open_binary, payload_suffix, read_all
-from toolgen.runtime import MessageEnd, ProviderError, Response, StreamError, decode, detect_wire, stream_events
+from toolgen.runtime import (
+    MessageEnd,
+    ProviderError,
+    Response,
+    StreamError,
+    ToolCallEnd,
+    ToolCallStart,
+    decode,
+    detect_wire,
+    stream_events,
+)
+from toolgen.stream_places import Chunk, call_member, chunks, find_call
+from toolgen.validate_problems import Finding, without_place
+from toolgen.wire_places import resolve, tokens
 
 # Framing by extension; JSON Lines files are sniffed (see stream_framing), `.json` only when it holds an array.
 _FRAMED = {".sse": "sse", ".eventstream": "eventstream"}
@@ -81,22 +95,129 @@ def _lines_framing(wire: str, path: Path) -> str | None:
     return "jsonl"
 
 
-# (pointer, rule, sentence) findings of a decoded response, Response or ProviderError, as validate makes them.
-DecodedProblems = Callable[[Any], list[tuple[str, str, str]]]
+# A decoded response's canonical message and its findings at canonical pointers (`/0/...`), as validate makes them.
+DecodedCanonical = Callable[[Any], tuple[list[Any], list[Finding]]]
 
 
 def stream_problems(
-    wire: str, data: bytes, framing: str, decoded_problems: DecodedProblems
-) -> tuple[list[tuple[str, str, str]], Any]:
-    """Every problem of one recorded stream (its own faults, then its final message's, at canonical places), and
-    what it aggregated to (a Response or ProviderError)."""
-    found: list[tuple[str, str, str]] = []
+    wire: str, data: bytes, framing: str, decoded_canonical: DecodedCanonical
+) -> tuple[list[Finding], Any]:
+    """Every problem of one recorded stream, and what it aggregated to (a Response or ProviderError).
+
+    The stream's own faults are placed at the event the aggregator was reading when it found them (the end of
+    the file for what only the end shows, a call left open); its final message's problems at the event that
+    started the call they concern, pointed into that event's payload (see stream_places).
+    """
+    cut = chunks(data, framing)
+    pieces = [chunk.piece for chunk in cut] if cut else [data]
+    reading = [-1]
+
+    def feed() -> Iterator[bytes]:
+        for index, piece in enumerate(pieces):
+            reading[0] = index
+            yield piece
+        reading[0] = len(pieces)
+
+    started: dict[int, tuple[int, str | None, str | None]] = {}
+    ended: dict[int, str | None] = {}
+    found: list[Finding] = []
     result: Any = None
-    for event in stream_events(data, wire, framing=framing):
-        if isinstance(event, StreamError) and not event.provider:
-            found.append(("", "stream-invalid", f"not a valid {wire} stream: {event.message}"))
+    for event in stream_events(feed(), wire, framing=framing):
+        if isinstance(event, ToolCallStart):
+            started.setdefault(event.index, (reading[0], event.id, event.name))
+        elif isinstance(event, ToolCallEnd):
+            ended[event.index] = event.id
+        elif isinstance(event, StreamError) and not event.provider:
+            message = f"not a valid {wire} stream: {event.message}"
+            found.append(Finding("", "stream-invalid", message, at=_event_place(cut, reading[0])))
         elif isinstance(event, MessageEnd):
             result = event.response
     if result is not None:
-        found.extend(decoded_problems(result))
+        messages, canonical = decoded_canonical(result)
+        if canonical:
+            places = _CallPlaces(wire, cut, started, ended, messages[0] if messages else {})
+            found.extend(places.placed(finding) for finding in canonical)
     return found, result
+
+
+def _event_place(cut: list[Chunk] | None, index: int) -> tuple[int, int] | None:
+    """Where the event read at `index` starts; past the last, where the last event with a payload starts."""
+    if not cut:
+        return None
+    if 0 <= index < len(cut):
+        return cut[index].lines[0]
+    with_payload = [chunk for chunk in cut if chunk.text is not None or chunk.whole is not None]
+    return (with_payload or cut)[-1].lines[0]
+
+
+class _CallPlaces:
+    """Canonical problems of a stream's final message placed at the events that started their calls."""
+
+    def __init__(
+        self,
+        wire: str,
+        cut: list[Chunk] | None,
+        started: dict[int, tuple[int, str | None, str | None]],
+        ended: dict[int, str | None],
+        message: Any,
+    ) -> None:
+        self.wire, self.cut, self.started, self.ended, self.message = wire, cut, started, ended, message
+        self._holders: dict[int, tuple[int, str] | None] = {}
+        self._taken: dict[int, set[str]] = {}
+
+    def placed(self, finding: Finding) -> Finding:
+        parts = tokens(finding.pointer)
+        own = finding.pointer[2:]  # the message's own pointer (a response is message 0)
+        sentence = without_place(finding.message, own)
+        if len(parts) >= 3 and parts[1] == "tool_calls" and parts[2].isdigit() and self.cut:
+            found = self._holder(int(parts[2]))
+            if found is not None:
+                index, holder = found
+                chunk = self.cut[index]
+                value = resolve(chunk.value(), holder)
+                member, string = call_member(value, parts[3:], self.wire)
+                pointer = holder + member
+                at = chunk.place(pointer, None if string is None else holder + string)
+                shown = chunk.prefix + pointer
+                return Finding(shown, finding.rule, f"{shown}: {sentence}", at=at, canonical=own)
+        first = _event_place(self.cut, 0)
+        return Finding("", finding.rule, f"canonical {own or '/'}: {sentence}", at=first, canonical=own)
+
+    def _holder(self, number: int) -> tuple[int, str] | None:
+        """(event index, pointer in its payload) of the object that started canonical call `number`."""
+        calls = self.message.get("tool_calls") if isinstance(self.message, dict) else None
+        call = calls[number] if isinstance(calls, list) and number < len(calls) else None
+        call_id = call.get("id") if isinstance(call, dict) else None
+        start = next(
+            (
+                k
+                for k, (_, wire_id, _) in self.started.items()
+                if self.ended.get(k, wire_id) == call_id or wire_id == call_id
+            ),
+            None,
+        )
+        if start is None and number < len(self.started):
+            start = sorted(self.started)[number]  # ids that do not match: the calls in the order they began
+        if start is None:
+            return None
+        # Every call that began before is found first: calls told apart by name only are then found in turn.
+        for earlier in sorted(self.started):
+            if earlier > start:
+                break
+            if earlier not in self._holders:
+                self._holders[earlier] = self._find(*self.started[earlier])
+        return self._holders[start]
+
+    def _find(self, index: int, call_id: str | None, name: str | None) -> tuple[int, str] | None:
+        assert self.cut is not None
+        last = min(index, len(self.cut) - 1)
+        # The event the call began in first, then the ones before it (an event the aggregator held back), then after;
+        # by its id, else by its name (an id the stream state made up for a wire that sends none is nowhere).
+        for key in dict.fromkeys((call_id, None)):
+            for at in [*range(last, -1, -1), *range(last + 1, len(self.cut))]:
+                taken = self._taken.setdefault(at, set())
+                pointer = find_call(self.cut[at].value(), key, name, taken)
+                if pointer is not None:
+                    taken.add(pointer)
+                    return at, pointer
+        return None

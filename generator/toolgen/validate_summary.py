@@ -9,7 +9,7 @@ their results-missing column says `-`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -18,6 +18,7 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.runtime import JSONTextError, parse_json
 from toolgen.validate import Tally
 from toolgen.validate_fast import tool_calls
+from toolgen.wire_places import BodyPlaces
 
 # Distinct tool names the SDK does not know kept apart; past this many, the rest share one row, so a model that
 # invents a new name on every call cannot grow the report without bound.
@@ -71,17 +72,28 @@ class Summary:
         for name, stats in other.tools.items():
             self._stats(name, stats.known, capped=True).merge(stats)
 
-    def add_record(self, sdk: ModuleType, kind: str, text: str, problems: Iterable[Diagnostic]) -> None:
-        """The tool calls of one record, each with the findings placed inside it."""
+    def add_record(
+        self,
+        sdk: ModuleType,
+        kind: str,
+        text: str,
+        problems: Iterable[Diagnostic],
+        canonical_of: Mapping[Diagnostic, str] | None = None,
+    ) -> None:
+        """The tool calls of one record, each with the findings placed inside it. `canonical_of` gives the
+        canonical place of findings whose pointer is elsewhere (a recorded stream's, into its events)."""
         problems = list(problems)
         if any(p.rule in _UNPARSED for p in problems):
             return  # not JSON: there is no call to count
-        canonical = _canonical(sdk, kind, text)
+        canonical = _canonical(sdk, kind, text, placed=bool(problems) and canonical_of is None)
         if canonical is None:
             return
-        canonical_kind, data = canonical
+        canonical_kind, data, body_calls = canonical
         answered = _answered(data) if canonical_kind == "messages" else None
-        places = [(_canonical_pointer(kind, p), p) for p in problems]
+        if canonical_of is not None:
+            places = [(canonical_of.get(p, "\0"), p) for p in problems]
+        else:
+            places = [(_canonical_pointer(kind, p, body_calls), p) for p in problems]
         for pointer, call in tool_calls(canonical_kind, data):
             function = call.get("function") if isinstance(call, dict) else None
             name = function.get("name") if isinstance(function, dict) else None
@@ -165,14 +177,17 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-def _canonical(sdk: ModuleType, kind: str, text: str) -> tuple[str, Any] | None:
-    """The record as the canonical kind whose tool calls are counted, or None when it holds none to count."""
+def _canonical(
+    sdk: ModuleType, kind: str, text: str, placed: bool = False
+) -> tuple[str, Any, list[tuple[str, str]]] | None:
+    """The record as the canonical kind whose tool calls are counted (or None when it holds none to count), and
+    for a provider body with findings to attribute (`placed`), (canonical pointer, body pointer) of each call."""
     try:
         data = parse_json(text, max_chars=None)
     except (JSONTextError, RecursionError):
         return None
     if "." not in kind:
-        return kind, data
+        return kind, data, []
     wire, body_kind = kind.rsplit(".", 1)
     runtime = sdk._runtime
     try:
@@ -181,18 +196,32 @@ def _canonical(sdk: ModuleType, kind: str, text: str) -> tuple[str, Any] | None:
         return None
     if isinstance(decoded, runtime.ProviderError):
         return None
+    messages = [decoded.message] if body_kind == "response" else list(decoded.messages)
+    calls: list[tuple[str, str]] = []
+    if placed:
+        places = BodyPlaces(data, messages, wire)
+        calls = [
+            (f"/{index}/tool_calls/{number}", body)
+            for index, message in enumerate(messages)
+            for number in range(len(message.get("tool_calls") or ()))
+            if (body := places.call(index, number)) is not None
+        ]
     if body_kind == "response":
-        return "message", decoded.message
-    return "messages", list(decoded.messages)
+        return "message", decoded.message, [(pointer[2:], body) for pointer, body in calls]
+    return "messages", messages, calls
 
 
-def _canonical_pointer(kind: str, finding: Diagnostic) -> str:
-    """Where a finding is in the canonical record: its pointer, or for a provider body the one its sentence names."""
+def _canonical_pointer(kind: str, finding: Diagnostic, calls: list[tuple[str, str]]) -> str:
+    """Where a finding is in the canonical record: its pointer, or for a provider body, the call whose place in
+    the body holds it (or the place its sentence names)."""
     if "." not in kind:
         return finding.pointer
     if finding.message.startswith("canonical "):
         place = finding.message[len("canonical ") :].split(": ", 1)[0]
         return "" if place == "/" else place
+    for canonical, body in calls:
+        if finding.pointer == body or finding.pointer.startswith(body + "/"):
+            return canonical
     return "\0"  # a finding about the wire body itself belongs to no canonical call
 
 
