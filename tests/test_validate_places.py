@@ -1089,3 +1089,48 @@ def _calls(result: Any, response: type) -> list[str]:
     if not isinstance(result, response):
         return []
     return [call["function"]["name"] for call in result.message.get("tool_calls") or ()]
+
+
+# ---- a body of another wire ----
+
+
+ANTHROPIC_REQUEST = {
+    "model": "claude",
+    "max_tokens": 10,
+    "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": NAME, "input": {"location": "P"}}]},
+    ],
+}
+ANTHROPIC_RESPONSE = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "content": [{"type": "text", "text": "hi"}],
+    "model": "c",
+    "stop_reason": "end_turn",
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "said"),
+    [
+        # openai-chat reads this request without fault, its call gone: refused, not passed as valid.
+        (ANTHROPIC_REQUEST, "openai-chat.request", "read as openai-chat it loses what anthropic reads"),
+        # a shape error, and which wire the body is
+        (ANTHROPIC_RESPONSE, "openai-chat.response", "/choices: expected"),
+        # a body this wire reads as nothing at all
+        (ANTHROPIC_RESPONSE, "gemini.response", "nothing in this body is a gemini response"),
+    ],
+)
+def test_a_body_of_another_wire_is_named_with_the_kind_to_give(
+    built: Project, body: dict[str, Any], kind: str, said: str
+) -> None:
+    path = built.root / "other-wire.json"
+    path.write_text(json.dumps(body))
+    code, found = findings(built, "other-wire.json", kind)
+    assert code == 1
+    wanted = f"looks like the anthropic wire's {kind.rsplit('.', 1)[1]}"
+    messages = [f["message"] for f in found if f["rule"] == "wire-invalid"]
+    assert any(said in m and wanted in m and m.endswith(f"give --as anthropic.{kind.rsplit('.', 1)[1]}") for m in messages), messages

@@ -178,8 +178,11 @@ def decode_payload(payload: Payload, wire: str | None = None, option: str = "--w
     return canonical_json(result, wire, kind)
 
 
-def look_alike(body: Any, wire: str, option: str = "--wire", subject: str = "this body") -> str | None:
-    """One sentence naming the wire a body looks like when detection names another than `wire`, else None."""
+def look_alike(
+    body: Any, wire: str, option: str = "--wire", subject: str = "this body", suffix: str = ""
+) -> str | None:
+    """One sentence naming the wire a body looks like when detection names another than `wire`, else None;
+    suffix follows the wire in the option's value (validate's `--as anthropic.request`)."""
     try:
         found_wire, found_kind = adapters.detect(body)
     except ValueError:
@@ -188,8 +191,15 @@ def look_alike(body: Any, wire: str, option: str = "--wire", subject: str = "thi
         return None
     return (
         f"{subject} looks like the {found_wire} wire's {found_kind}; "
-        f"give {option} {found_wire}, or leave {option} out to detect it"
+        f"{_give(option, found_wire, suffix)}"
     )
+
+
+def _give(option: str, wire: str, suffix: str) -> str:
+    """What to type instead; validate's --as has no detection to fall back on, the other verbs' --wire has."""
+    if option == "--as":
+        return f"give {option} {wire}{suffix}"
+    return f"give {option} {wire}{suffix}, or leave {option} out to detect it"
 
 
 def _same_wire(one: str, other: str) -> bool:
@@ -199,7 +209,7 @@ def _same_wire(one: str, other: str) -> bool:
         return one == other
 
 
-def misread(body: Any, wire: str, kind: str, option: str = "--wire") -> str | None:
+def misread(body: Any, wire: str, kind: str, option: str = "--wire", suffix: str = "") -> str | None:
     """One sentence when `wire` reads a body that detection gives to another wire, which reads more of it (an
     Anthropic request read as OpenAI Chat loses its calls); None when the wires read it alike or it is `wire`'s.
 
@@ -219,7 +229,7 @@ def misread(body: Any, wire: str, kind: str, option: str = "--wire") -> str | No
         return None  # the wires read this body alike (a body of the shape several write): the one given stands
     return (
         f"this body looks like the {found_wire} wire's {found_kind}, and read as {wire} it loses what "
-        f"{found_wire} reads in it; give {option} {found_wire}, or leave {option} out to detect it"
+        f"{found_wire} reads in it; {_give(option, found_wire, suffix)}"
     )
 
 
@@ -259,9 +269,9 @@ def kept_nothing(result: Any) -> bool:
     )
 
 
-def unrecognized(body: Any, wire: str, kind: str, option: str = "--wire") -> str:
+def unrecognized(body: Any, wire: str, kind: str, option: str = "--wire", suffix: str = "") -> str:
     """Why a body decoded to nothing: the wire it looks like instead, when detection can tell."""
-    other = look_alike(body, wire, option, subject="it")
+    other = look_alike(body, wire, option, subject="it", suffix=suffix)
     if other is None:
         return f"nothing in this body is {_a(wire)} {kind}: no message, tool, finish or usage was found"
     return f"nothing in this body is {_a(wire)} {kind}: {other}"

@@ -233,7 +233,7 @@ class _Reduced:
 def wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[Finding]:
     """A provider body's problems: its wire shape, its decoding, then its canonical messages', all at body
     pointers (a canonical problem nothing of the body can be tied to keeps its canonical place)."""
-    from toolgen.payloads import kept_nothing, pointer_of, unrecognized
+    from toolgen.payloads import kept_nothing, look_alike, misread, pointer_of, unrecognized
     from toolgen.wire_shape_specs import shape_problems
 
     wire, body_kind = kind.rsplit(".", 1)
@@ -260,18 +260,29 @@ def wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[Finding]:
                 found = [f for f in found if f.pointer != pointer]
                 found.append(Finding(pointer, "wire-invalid", f"not a valid {wire} {body_kind}: {message}"))
             if body_kind != "request" or not reduced.drop(at):
-                return found
+                return _named_look_alike(found, look_alike(data, wire, "--as", suffix=f".{body_kind}"))
     else:
-        return found
+        return _named_look_alike(found, look_alike(data, wire, "--as", suffix=f".{body_kind}"))
     if not reduced.dropped and kept_nothing(
         decoded
     ):  # a body of another wire, which this one reads as an empty message
-        return [*found, Finding("", "wire-invalid", unrecognized(data, wire, body_kind))]
+        return [*found, Finding("", "wire-invalid", unrecognized(data, wire, body_kind, "--as", f".{body_kind}"))]
+    lost = None if reduced.dropped else misread(data, wire, body_kind, "--as", f".{body_kind}")
+    if lost is not None:  # read as the wire given, a body of another wire would lose what its own wire reads
+        return [*found, Finding("", "wire-invalid", f"not a valid {wire} {body_kind}: {lost}")]
     messages, canonical = decoded_canonical(sdk, decoded, body_kind, reduced.unreadable())
     if canonical:
         places = BodyPlaces(reduced.body, messages, wire)
         found.extend(_in_body(finding, places, reduced, body_kind) for finding in canonical)
     return found
+
+
+def _named_look_alike(found: list[Finding], sentence: str | None) -> list[Finding]:
+    """The shape findings, the first one saying which wire the body looks like when detection names another."""
+    if sentence is None or not found:
+        return found
+    first = found[0]
+    return [first._replace(message=f"{first.message}; {sentence}"), *found[1:]]
 
 
 def _in_body(finding: Finding, places: BodyPlaces, reduced: _Reduced, body_kind: str) -> Finding:
