@@ -33,7 +33,7 @@ from test_stream_properties import BODIES, body_of, comparable, pieces
 
 NAMES = sorted(BODIES)
 SOME = settings(max_examples=100, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-STATUSES = {"complete", "cut", "failed", "corrupt"}
+STATUSES = {"complete", "incomplete", "cut", "failed", "corrupt"}
 
 
 @functools.cache
