@@ -2,7 +2,7 @@
 
 The canonical JSON is stable, for other tools to read: an object with `wire`, `kind` (request, response or
 stream) and one of `request` ({messages, tools, model, extras}), `response` ({message, finish, usage, model,
-id, extras}) or `error` ({wire, message, type, code, status}); a stream adds `complete` and `stream_errors`.
+id, extras}) or `error` ({wire, message, type, code, status}); a stream adds `complete`, `status` and `stream_errors`.
 """
 
 from __future__ import annotations
@@ -313,6 +313,8 @@ def _decode_stream(payload: Payload, wire: str | None, option: str = "--wire") -
     found_wire = found_wire or _wire_of(response) or "unknown"
     out = canonical_json(response, found_wire, "stream")
     out["complete"] = end.complete
+    # Why it is not complete (cut, incomplete, failed, corrupt): the event's own word, see MessageEnd.
+    out["status"] = end.status
     out["events"] = events
     out["stream_errors"] = [{"message": e.message, "code": e.code, "type": e.type} for e in errors]
     return out
