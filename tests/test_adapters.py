@@ -215,10 +215,10 @@ PORTABLE = {
 
 def test_generation_settings_are_written_in_each_wires_spelling() -> None:
     anthropic = convert(SETTINGS, "anthropic")
-    assert {k: anthropic[k] for k in ("max_tokens", "temperature", "top_p", "stop_sequences", "tool_choice")} == {
+    # No temperature or top_p: the anthropic SDK took them out of messages.create in 1.0.
+    assert "temperature" not in anthropic and "top_p" not in anthropic
+    assert {k: anthropic[k] for k in ("max_tokens", "stop_sequences", "tool_choice")} == {
         "max_tokens": 300,
-        "temperature": 0.2,
-        "top_p": 0.9,
         "stop_sequences": ["END"],
         "tool_choice": {"type": "any", "disable_parallel_tool_use": True},
     }
@@ -250,8 +250,9 @@ def test_generation_settings_are_written_in_each_wires_spelling() -> None:
     for wire in ("anthropic", "gemini", "bedrock-converse"):
         request = decode(convert(SETTINGS, wire))
         assert isinstance(request, Request)
+        unsent = {"parallel_tool_calls", *(("temperature", "top_p") if wire == "anthropic" else ())}
         assert {k: v for k, v in request.extras["settings"].items() if k != "parallel_tool_calls"} == {
-            k: v for k, v in PORTABLE.items() if k != "parallel_tool_calls"
+            k: v for k, v in PORTABLE.items() if k not in unsent
         }
     named = convert({**SETTINGS, "tool_choice": {"type": "function", "function": {"name": "get_weather"}}}, "anthropic")
     assert named["tool_choice"] == {"type": "tool", "name": "get_weather", "disable_parallel_tool_use": True}
