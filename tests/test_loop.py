@@ -241,7 +241,7 @@ def test_edited_arguments_are_the_ones_that_run_and_the_transcript_shows_them(sd
     model = sdk.runtime.ScriptedModel([sdk.runtime.assistant_turn(None, call(sdk, "run_command", LS, "r1")), "OK."])
     approve = edit if mode == "sync" else edit_async
     result = drive(sdk, mode, USER, model, command_tools(sdk, ran), approve=approve)
-    assert [(a.program, a.args) for a in ran] == [("cat", ["notes.txt"])]
+    assert [(a.program, a.args) for a in ran] == [("cat", ("notes.txt",))]  # arguments are frozen: a tuple
     sent = model.requests[1].messages[-2]["tool_calls"][0]["function"]["arguments"]
     assert json.loads(sent) == {"program": "cat", "args": ["notes.txt"]}
     assert result.calls[0].status == "ok"

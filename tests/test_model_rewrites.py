@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import gc
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -43,10 +44,11 @@ def _rewrite(body: str, unions: tuple[str, ...] = (), keep: frozenset[str] = fro
 
 def _body(rewritten: str) -> str:
     """What follows the imports: the rewrites' own text, the root class gone."""
-    assert rewritten.startswith(HEAD.replace("annotations\n", "annotations\n\nfrom typing import TypeAlias\n", 1)) or (
-        rewritten.startswith(HEAD)
-    )
-    return rewritten.split("from sdk._runtime import SchemaModel\n\n\n", 1)[1].rstrip("\n") + "\n"
+    head, body = rewritten.split("from sdk._runtime import SchemaModel\n\n\n", 1)
+    # The imports the rewrites add after the __future__ one: TypeAlias, and the runtime's frozen containers.
+    added = r"\nfrom typing import TypeAlias\n|\nfrom sdk\._runtime import (FrozenAny|FrozenList|FrozenMap)(, (FrozenList|FrozenMap))*\n"
+    assert re.sub(added, "", head) + "from sdk._runtime import SchemaModel\n\n\n" == HEAD
+    return body.rstrip("\n") + "\n"
 
 
 def test_the_root_class_goes_and_plain_models_stay_as_written() -> None:
@@ -93,10 +95,10 @@ def test_a_tool_model_and_a_root_model_of_no_literal_stay_classes_and_defer_thei
     )
     rewritten = _rewrite(body, keep=frozenset({"ModeArgs"}))
     assert _body(rewritten) == (
-        "class Tags(RootModel[list[str]]):\n"
+        "class Tags(RootModel[FrozenList[str]]):\n"
         '    """\n    Tags.\n    """\n'
         "    model_config = ConfigDict(defer_build=True)\n"
-        "    root: list[str]\n\n\n"
+        "    root: FrozenList[str]\n\n\n"
         "class ModeArgs(RootModel[Literal['a']]):\n"
         "    model_config = ConfigDict(defer_build=True)\n"
         "    root: Literal['a']\n"
@@ -115,7 +117,7 @@ def test_defaults_become_fields_where_a_bare_value_would_be_wrong() -> None:
     rewritten = _rewrite(body)
     assert _body(rewritten).split("\n\n\n")[1] == (
         "class Call(SchemaModel):\n"
-        "    tags: list[str] = Field(default=[])\n"
+        "    tags: FrozenList[str] = Field(default=[])\n"
         # validate_default goes where the type names no model; the text after a non-ASCII description stays put
         "    unit: Annotated[Literal['c', 'f'], Field(description='Ünit «x»')] = 'c'\n"
         "    opts: Annotated[Opts, Field(validate_default=True)] = Field(default={'k': 1}, validate_default=True)\n"
@@ -202,7 +204,7 @@ def test_the_split_cuts_the_rewritten_statements_from_the_same_parse_as_a_parse_
     assert calls == ["parse"], "the split reads the tree the rewrites parsed"
     assert (preamble, definitions) == _parse(str(rewritten)), "what a parse of the rewritten text gives"
     by_name = {d.name: d for d in definitions}
-    assert "class Tags(DeferredRootModel[list[Pet]]):" in by_name["Tags"].text
+    assert "class Tags(DeferredRootModel[FrozenList[Pet]]):" in by_name["Tags"].text
     assert by_name["Unit"].refers_to == {"Dog"}, "an alias's docstring counts as a mention"
     assert by_name["Node"].rebuild == "Node.model_rebuild()\n" and by_name["Node"].lazy
 

@@ -232,7 +232,7 @@ def test_results_are_python_data_and_root_models_are_strict(
     toolgen.build(project.root)
     sdk = load_package(project)
     assert sdk.validate_tool_result("say", "plain text, not JSON").root == "plain text, not JSON"
-    assert sdk.validate_tool_result("counts", [1, 2]).root == [1, 2]
+    assert sdk.validate_tool_result("counts", [1, 2]).root == (1, 2)
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_result("counts", ["5", True])
     assert [p.pointer for p in caught.value.problems] == ["/0", "/1"]
@@ -683,8 +683,8 @@ def test_a_field_with_a_default_is_typed_without_none_unless_its_schema_allows_n
         "count: Annotated[int, Field(ge=0)] = 3",
         "ratio: float = 0.5",
         "flag: bool = False",
-        'tags: list[str] = Field(default=["a"])',
-        "opts: dict[str, Any] = Field(default={})",
+        'tags: FrozenList[str] = Field(default=["a"])',
+        "opts: FrozenMap[str, FrozenAny] = Field(default={})",
         'maybe: str | None = "x"',
         "none: Box | None = None",
     ):
@@ -700,7 +700,7 @@ def test_a_field_with_a_default_is_typed_without_none_unless_its_schema_allows_n
         0.5,
         False,
     )
-    assert (args.tags, args.opts, args.box.side, args.maybe, args.none) == (["a"], {}, 2, "x", None)
+    assert (args.tags, args.opts, args.box.side, args.maybe, args.none) == (("a",), {}, 2, "x", None)
     assert sdk.validate_tool_arguments("d", {"maybe": None}).maybe is None
     nulls = {key: None for key in ("unit", "color", "text", "count", "ratio", "flag", "tags", "opts", "box", "none")}
     with pytest.raises(sdk.ToolgenValidationError) as caught:
@@ -801,14 +801,14 @@ def test_named_enums_are_literal_aliases_and_a_tool_result_stays_a_model(
     docstring = aliases["Color"][1]
     assert isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
     assert docstring.value.value == nasty
-    assert "class Colors(DeferredRootModel[list[Color]])" in source
+    assert "class Colors(DeferredRootModel[FrozenList[Color]])" in source
     assert "class PaintResult(DeferredRootModel[Color])" in source
     assert "    level: Level = 2\n" in source
     sdk = load_package(project)
     models = importlib.import_module("models_t_enum_alias.models")
     assert typing.get_args(models.Color) == ("red", "green") and not isinstance(models.Color, type)
     args = sdk.validate_tool_arguments("paint", {"color": "green", "kind": "only"})
-    assert (args.color, args.level, args.kind, args.more.root) == ("green", 2, "only", ["red"])
+    assert (args.color, args.level, args.kind, args.more.root) == ("green", 2, "only", ("red",))
     assert args.color == "green"
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("paint", {"color": "blue", "level": 5})

@@ -36,6 +36,11 @@ RESERVED_NAMES = frozenset(
         "Literal",
         "RootModel",
         "ConfigDict",
+        # The runtime's frozen containers, which the models' types name (targets/model_rewrites.py).
+        "FrozenList",
+        "FrozenMap",
+        "FrozenAny",
+        "FrozenSize",
     }
 )
 
@@ -70,6 +75,8 @@ class Tool:
     # The JSON Schema draft each check reads its schema as (`input`/`output` -> `$schema` URI), when the tool
     # declares one other than 2020-12: bundling drops `$schema`, and `dependencies` or array `items` need it.
     dialects: str | None = None
+    # The meta keys folded into the description providers are sent (JSON: true or a list), when any are.
+    describe_meta: str | None = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,12 @@ What changes, and why:
   itself, and mypy checks it against the annotation;
 - `from typing import TypeAlias` is added when an alias needs it;
 - every RootModel left gets the bases' `defer_build`, so no validator is built while the package imports;
-- mutable defaults, and data defaults of fields that validate their default, become `Field(default=...)`.
+- mutable defaults, and data defaults of fields that validate their default, become `Field(default=...)`
+  (the runtime freezes a list or dict default: models/base.py);
+- in every type the module writes, `list`, `dict` and `Any` become the runtime's FrozenList, FrozenMap and
+  FrozenAny (runtime/models/frozen.py): they validate as before, and a model holds tuples and read-only dicts;
+  the length bounds of a list or dict move from its Field to the runtime's FrozenSize, which puts them on the
+  list or dict it validates as (pydantic would check Field's on the tuple, with errors of its own).
 
 The module is parsed once. Every rewrite is an edit of the original text (a span and its replacement), found
 from that one tree and applied in a single join; a table of line starts turns AST positions into string
@@ -27,6 +32,7 @@ import ast
 import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from toolgen.collector import collector_paused
 from toolgen.errors import ToolgenError
@@ -36,6 +42,11 @@ _FUTURE = "from __future__ import annotations\n"
 _DEFER_BUILD = "    model_config = ConfigDict(defer_build=True)\n"
 ROOT_BASE = "RootModel"
 DEFERRED_ROOT_BASE = "DeferredRootModel"
+# The names of a type that become the runtime's frozen ones.
+FROZEN_TYPES = MappingProxyType({"list": "FrozenList", "dict": "FrozenMap", "Any": "FrozenAny"})
+# The runtime's names the rewrites write into types, imported where they are used.
+_FROZEN_NAMES = (*sorted(FROZEN_TYPES.values()), "FrozenSize")
+_SIZES = ("min_length", "max_length")
 
 
 class _Positions:
@@ -90,6 +101,11 @@ class _Module:
         assert node.end_lineno is not None
         start, end = self.positions.line_start(node.lineno), self.positions.line_start(node.end_lineno + 1)
         return self.source.find(word, start, end) >= 0
+
+    def frozen_segment(self, node: ast.expr) -> str:
+        """The text of the type `node` with its containers frozen (_type_edits)."""
+        start, end = self.positions.span(node)
+        return _apply(self.source, _type_edits(self, node), start, end)
 
     def replace_node(self, node: ast.expr, text: str) -> _Edit:
         return _Edit(*self.positions.span(node), text)
@@ -151,6 +167,83 @@ def _defines(node: ast.stmt) -> bool:
         and isinstance(node.target, ast.Name)
         or (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name))
     )
+
+
+def _type_edits(module: _Module, node: ast.expr) -> Iterator[_Edit]:
+    """The type `node` with its containers frozen: `list`, `dict` and `Any` as FrozenList, FrozenMap and
+    FrozenAny, and in `Annotated[<list or dict>, Field(...)]` the length bounds as FrozenSize(...). Names inside a
+    call (Field's, StringConstraints' arguments) are values, not types, and stay."""
+    stack: list[ast.AST] = [node]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.Name):
+            frozen = FROZEN_TYPES.get(sub.id)
+            if frozen is not None:
+                yield module.replace_node(sub, frozen)
+        elif not isinstance(sub, ast.Call):
+            if isinstance(sub, ast.Subscript) and _is_annotated(sub) and isinstance(sub.slice, ast.Tuple):
+                kind, *metadata = sub.slice.elts
+                for call in metadata:
+                    if isinstance(call, ast.Call) and _is_field(call) and _is_container(kind):
+                        yield module.replace_node(call, _metadata_text(module, kind, call.keywords))
+            stack.extend(ast.iter_child_nodes(sub))
+
+
+def _is_annotated(node: ast.AST) -> bool:
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Annotated"
+
+
+def _is_field(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Field" and not node.args
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _is_container(node: ast.expr) -> bool:
+    """`list[...]` or `dict[...]`, alone or `| None`: what FrozenSize bounds."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        if _is_none(node.right):
+            return _is_container(node.left)
+        return _is_none(node.left) and _is_container(node.right)
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in ("list", "dict")
+
+
+def _metadata_text(module: _Module, kind: ast.expr, keywords: Sequence[ast.keyword]) -> str:
+    """`Field(...)` with `keywords`; for a list or dict, its length bounds as FrozenSize(...) after it (Field left
+    out when they were all it held)."""
+    sized = [k for k in keywords if k.arg in _SIZES] if _is_container(kind) else []
+    rest = [k for k in keywords if k not in sized]
+    parts = [] if sized and not rest else [f"Field({', '.join(f'{k.arg}={module.segment(k.value)}' for k in rest)})"]
+    if sized:
+        parts.append(f"FrozenSize({', '.join(f'{k.arg}={module.segment(k.value)}' for k in sized)})")
+    return ", ".join(parts)
+
+
+def _extras_types(node: ast.stmt) -> list[ast.expr]:
+    """The types in the generator's `__annotations__ = {"__pydantic_extra__": Dict[str, <type>]}` of a class, which
+    types its extra fields; none for any other statement."""
+    if (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == "__annotations__"
+        and isinstance(node.value, ast.Dict)
+    ):
+        return [value for value in node.value.values if value is not None]
+    return []
+
+
+def _type_of(node: ast.stmt) -> ast.expr | None:
+    """The type a top-level statement other than a class names: `X: TypeAlias = <type>`, or the generator's
+    `X = TypeAliasType("X", <type>)`."""
+    if isinstance(node, ast.AnnAssign) and isinstance(node.annotation, ast.Name) and node.annotation.id == "TypeAlias":
+        return node.value
+    call = node.value if isinstance(node, ast.Assign) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "TypeAliasType":
+        return call.args[1] if len(call.args) == 2 else None
+    return None
 
 
 def _deferred_bases(module: _Module, node: ast.ClassDef) -> Iterator[_Edit]:
@@ -337,6 +430,7 @@ def _enum_alias(module: _Module, node: ast.ClassDef) -> _Alias | None:
 def _field_edits(module: _Module, node: ast.ClassDef, classes: set[str]) -> Iterator[_Edit]:
     """A kept class's fields: needless validate_default taken off, defaults that need it as Field(default=...).
 
+    Every type the class names (its bases, its fields) has its containers frozen (_type_edits).
     The generator marks a field validate_default when its default is data for a model (`{"k": 1}` for `Opts`);
     a default of a Literal alias or of plain types is the value itself, and unmarked it stays a plain default
     that mypy checks against the annotation (`unit: Unit = "celsius"`). `tags: list[str] = []` becomes
@@ -344,19 +438,28 @@ def _field_edits(module: _Module, node: ast.ClassDef, classes: set[str]) -> Iter
     (RUF012). A field still marked gets `Field(default=..., validate_default=True)`, which pydantic's signature
     types as Any, so mypy does not compare the data with the model type.
     """
+    for base in node.bases:
+        yield from _type_edits(module, base)
     for item in node.body:
+        for extras in _extras_types(item):
+            yield from _type_edits(module, extras)
         if not isinstance(item, ast.AnnAssign):
             continue
         annotation = item.annotation
         validated = module.mentions(item, "validate_default") and _marks_validate_default(annotation)
+        replaced = False
         if validated and isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple):
             kind, *metadata = annotation.slice.elts
             if not _holds_class(kind, classes) and len(metadata) == 1 and isinstance(metadata[0], ast.Call):
                 kept = [k for k in metadata[0].keywords if k.arg != "validate_default"]
-                arguments = ", ".join(f"{k.arg}={module.segment(k.value)}" for k in kept)
-                text = module.segment(kind)
-                yield module.replace_node(annotation, f"Annotated[{text}, Field({arguments})]" if kept else text)
+                text = module.frozen_segment(kind)
+                yield module.replace_node(
+                    annotation, f"Annotated[{text}, {_metadata_text(module, kind, kept)}]" if kept else text
+                )
+                replaced = True
                 validated = _marks_validate_default(kind) or any(_marks_validate_default(k.value) for k in kept)
+        if not replaced:
+            yield from _type_edits(module, annotation)
         value = item.value
         if value is not None and (
             isinstance(value, (ast.List, ast.Dict, ast.Set)) or (validated and _is_literal(value))
@@ -432,6 +535,9 @@ def _rewrite(
                 classes.add(node.name)
             continue
         written.append(node)
+        named = _type_of(node)
+        if named is not None:
+            edits.extend(_type_edits(module, named))
         if (
             isinstance(node, ast.AnnAssign)
             and isinstance(node.annotation, ast.Name)
@@ -451,5 +557,10 @@ def _rewrite(
         # The formatter's import sorting merges it with the generator's own typing import.
         at = future + len(_FUTURE)
         edits.append(_Edit(at, at, "\nfrom typing import TypeAlias\n"))
+    frozen = [name for name in _FROZEN_NAMES if any(name in edit.text for edit in edits)]
+    if frozen:
+        # Merged with the runtime's other imports by the formatter, which drops `Any` when no type holds it now.
+        at = future + len(_FUTURE) if future >= 0 else module.positions.line_start(_first_line(module.tree.body[0]))
+        edits.append(_Edit(at, at, f"\nfrom {package}._runtime import {', '.join(frozen)}\n"))
     preamble, statements = _statements(module, edits, removed, aliases, kept)
     return RewrittenModule.made(_apply(source, edits), preamble, statements)

@@ -83,7 +83,7 @@ def _validators(project: Project) -> list[Validator]:
         if name == "Messages":
             message_union = next((u for u in project.unions if u.name == "Message"), None)
             item = " | ".join(message_union.members) if message_union else "Message"
-            result.append(Validator("validate_messages", name, f"list[{item}]", "value.root", "a list of", name))
+            result.append(Validator("validate_messages", name, f"list[{item}]", "list(value.root)", "a list of", name))
         else:
             result.append(Validator(f"validate_{snake(name)}", name, name, "value", "a", name))
     return sorted(result, key=lambda v: v.function)
