@@ -111,7 +111,13 @@ def test_mcp_carries_toolgens_policies_strict_and_a_non_object_output_in_meta() 
         "timeout": 2.5,
         "strict": False,
     }
-    assert result.notes == ("lookup: MCP output schemas must describe an object; it travels in _meta.outputSchema",)
+    assert result.notes[0] == "lookup: MCP output schemas must describe an object; it travels in _meta.outputSchema"
+    # MCP has no field for toolgen's policies: each travels in _meta, and a note says so (test_export_notes.py).
+    assert [note.split(" travels")[0] for note in result.notes[1:]] == [
+        "lookup: requiresApproval",
+        "lookup: timeout",
+        "lookup: strict",
+    ]
 
 
 def test_changes_made_to_fit_a_provider_are_reported() -> None:

@@ -41,6 +41,16 @@ NOT_CARRIED = {
         "strict",
     },
     "gemini": {"title", "meta", "annotations", "return_direct", "requires_approval", "timeout", "strict"},
+    "bedrock": {
+        "title",
+        "output_schema",
+        "meta",
+        "annotations",
+        "return_direct",
+        "requires_approval",
+        "timeout",
+        "strict",
+    },
 }
 # What the unset fields read as in a built ToolSpec.
 UNSET = {"title": None, "output_schema": None, "meta": {}, "annotations": {}, "return_direct": False}

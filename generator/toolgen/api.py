@@ -397,6 +397,7 @@ def _definition(tool: Tool) -> dict[str, Any]:
         strict=tool.strict,
         meta=thaw(tool.meta),
         annotations=thaw(tool.annotations),
+        describeMeta=thaw(tool.describe_meta),
     )
 
 

@@ -25,8 +25,8 @@ def import_options(function: F) -> F:
         click.option(
             "--from",
             "source_format",
-            type=click.Choice(["openai", "anthropic", "gemini", "mcp"]),
-            help="SOURCE's format.",
+            type=click.Choice(["openai", "anthropic", "gemini", "bedrock", "mcp"]),
+            help="SOURCE's format; a list of another format is refused (exit 3), naming the one it looks like.",
         ),
         click.option("--url", help="With `mcp`: the server's streamable HTTP URL instead of a command."),
         click.option(
@@ -74,6 +74,8 @@ def import_action(
 
         target = source if source_format else (url or list(command))
         written = importing.import_tools(project, target, source_format, **options)
+        for note in written.notes:
+            click.echo(f"toolgen: note: {note}", err=True)
         for path in written.files:
             click.echo(path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path))
         click.echo(f"toolgen: imported {len(written.tools)} tools from {written.source}", err=True)

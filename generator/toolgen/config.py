@@ -42,6 +42,9 @@ class Config:
     remotes: tuple[tuple[str, str], ...] = ()
     export_strict: bool = False
     gemini_schema: str = "json"
+    # `describe_meta`: the meta keys every tool folds into its description (True: all), unless a tool says.
+    describe_meta: bool | tuple[str, ...] = False
+    describe_meta_position: tuple[int, int] = (1, 1)
     # Wire names as the runtime's table spells them, sorted; every wire when the config names none.
     wires: tuple[str, ...] = WIRES
     demo: bool = False
@@ -243,6 +246,8 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
         remotes=tuple(sorted((str(k), str(v)) for k, v in (data.get("remotes") or {}).items())),
         export_strict=bool((data.get("export") or {}).get("strict", False)),
         gemini_schema=str((data.get("export") or {}).get("gemini_schema", "json")),
+        describe_meta=_describe_meta(data.get("describe_meta", False)),
+        describe_meta_position=document.locate(("describe_meta",)) if "describe_meta" in data else (1, 1),
         display=document.display,
         input_positions=tuple(document.locate(("inputs", str(i))) for i in range(len(data.get("inputs", [])))),
         keep=tuple(normalized_keep_path(item) for item in keep_listed),
@@ -251,6 +256,13 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
         package_version=str(data.get("package_version", "0.1.0")),
         text_digest=text_digest(document.text),
     )
+
+
+def _describe_meta(value: Any) -> bool | tuple[str, ...]:
+    """toolgen.yaml's `describe_meta` (the meta-schema checked it): true, false or the keys listed."""
+    if isinstance(value, list):
+        return tuple(str(key) for key in value)
+    return value is True
 
 
 def _names(

@@ -4,29 +4,37 @@ Each tool becomes `<output>/<name>.yaml` holding a `tools:` list of one, so a te
 server or a request it already has. What each format carries (the rest cannot come back; README, "Importing"):
 
     mcp        everything: name, title, description, inputSchema, outputSchema, annotations, and in _meta
-               the meta, toolgen's returnDirect, requiresApproval, timeout, strict, and an outputSchema that
-               is not an object (MCP's own field describes objects only)
-    openai     name, description, parameters, strict (Chat Completions and Responses shapes)
+               the meta, toolgen's returnDirect, requiresApproval, timeout, strict, describeMeta, and an
+               outputSchema that is not an object (MCP's own field describes objects only)
+    openai     name, description, parameters, strict (Chat Completions and Responses shapes, legacy functions)
     anthropic  name, description, input_schema
-    gemini     name, description, parametersJsonSchema (or `parameters`), responseJsonSchema
+    gemini     name, description, parametersJsonSchema (or `parameters`), responseJsonSchema (or `response`), in
+               proto3 JSON: lowerCamel or snake_case names, enum types by name or number (as the request decoder)
+    bedrock    name, description, inputSchema.json (Converse `toolConfig.tools`, or a whole request)
+
+The file's shape is checked first (import_shapes.py): another format's list is refused by name, a provider's own
+tools (web search, code execution) are skipped and fields no definition holds are dropped, each with a note.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
 
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import EnvironmentProblem, InvalidInputError, ToolgenError
+from toolgen.import_shapes import ImportProblem, Pointer, check_entries, entries, looks_like, own_tool_note, where
 from toolgen.load import Document, LoadError, load_file
 
-FORMATS = ("openai", "anthropic", "gemini", "mcp")
+FORMATS = ("openai", "anthropic", "gemini", "bedrock", "mcp")
 # The order of a tool's keys in the files written, as toolgen's own schemas spell them.
 _KEY_ORDER = (
     "name",
@@ -37,6 +45,7 @@ _KEY_ORDER = (
     "timeout",
     "strict",
     "meta",
+    "describeMeta",
     "annotations",
     "inputSchema",
     "outputSchema",
@@ -45,14 +54,8 @@ _UNSAFE_FILE_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
 _LOCAL = "#/$defs/"
 # Where the definitions several imported tools share go, beside the tools' files.
 SHARED_FILE = "shared_defs.yaml"
-
-
-class ImportProblem(ValueError):
-    """A tools list that cannot be imported: what is wrong, and where (`pointer`, keys from the top)."""
-
-    def __init__(self, message: str, pointer: tuple[str | int, ...] = ()) -> None:
-        super().__init__(message)
-        self.pointer = pointer
+# What a function with no parameters takes (OpenAI: "omitting parameters defines an empty parameter list").
+_NO_PARAMETERS = MappingProxyType({"type": "object", "properties": {}})
 
 
 class ServerUnusableError(ToolgenError):
@@ -63,29 +66,27 @@ class ServerUnusableError(ToolgenError):
 
 @dataclass(frozen=True)
 class Imported:
-    """What an import wrote: each file, and the tools in it."""
+    """What an import wrote: each file, and the tools in it; `notes` name what the source had that no tool holds."""
 
     files: tuple[Path, ...]
     tools: tuple[str, ...]
     source: str
+    notes: tuple[str, ...] = ()
 
 
-def _entries(data: Any, key: str) -> tuple[list[Any], tuple[str | int, ...]]:
-    """The list of tool entries, whether the file holds the list or an object (a request) with it at `key`."""
-    if isinstance(data, Mapping) and isinstance(data.get(key), list):
-        return list(data[key]), (key,)
-    if isinstance(data, list):
-        return data, ()
-    raise ImportProblem(f"expected a list of tools, or an object with a `{key}` list")
+Entries = list[tuple[Any, Pointer]]
+Reader = Callable[[Entries, list[str]], list[dict[str, Any]]]
 
 
-def _object(value: Any, pointer: tuple[str | int, ...], what: str) -> dict[str, Any]:
+def _object(value: Any, pointer: Pointer, what: str) -> dict[str, Any]:
+    if value is None:
+        raise ImportProblem(f"{what} is missing (an object)", pointer)
     if not isinstance(value, Mapping):
         raise ImportProblem(f"{what} must be an object, not {type(value).__name__}", pointer)
     return dict(value)
 
 
-def _named(entry: dict[str, Any], pointer: tuple[str | int, ...]) -> dict[str, Any]:
+def _named(entry: dict[str, Any], pointer: Pointer) -> dict[str, Any]:
     name = entry.get("name")
     if not isinstance(name, str) or not name:
         raise ImportProblem("a tool needs a non-empty string `name`", (*pointer, "name"))
@@ -95,105 +96,177 @@ def _named(entry: dict[str, Any], pointer: tuple[str | int, ...]) -> dict[str, A
     return described
 
 
-def _tool_objects(data: Any) -> Iterator[tuple[dict[str, Any], tuple[str | int, ...]]]:
-    """Each tool entry of a list (or of a request's `tools`) as an object, with where it is."""
-    entries, prefix = _entries(data, "tools")
-    for index, raw in enumerate(entries):
-        yield _object(raw, (*prefix, index), "a tool"), (*prefix, index)
+def _functions(found: Entries, notes: list[str]) -> Iterator[tuple[dict[str, Any], Pointer]]:
+    """Each entry that is a function, as an object with where it is; a provider's own tool is noted and skipped."""
+    for raw, pointer in found:
+        entry = _object(raw, pointer, "a tool")
+        _, evidence, own = looks_like(entry)
+        if own:
+            notes.append(own_tool_note(entry, pointer, evidence))
+            continue
+        yield entry, pointer
 
 
-def _from_openai(data: Any) -> list[dict[str, Any]]:
+def _extra_keys(entry: Mapping[str, Any], pointer: Pointer, known: frozenset[str], notes: list[str]) -> None:
+    """A note for each field of an entry that no field of toolgen's tool definition holds."""
+    name = entry.get("name")
+    called = f" ({name!r})" if isinstance(name, str) else ""
+    notes.extend(
+        f"{where((*pointer, key))}{called}: not a field of toolgen's tool definition; not imported"
+        for key in entry
+        if key not in known
+    )
+
+
+_OPENAI_KEYS = frozenset({"type", "name", "description", "parameters", "strict"})
+
+
+def _from_openai(found: Entries, notes: list[str]) -> list[dict[str, Any]]:
     tools = []
-    for entry, pointer in _tool_objects(data):
+    for entry, pointer in _functions(found, notes):
         if isinstance(entry.get("function"), Mapping):  # Chat Completions nests it; Responses does not
+            _extra_keys(entry, pointer, frozenset({"type", "function"}), notes)
             entry, pointer = dict(entry["function"]), (*pointer, "function")
         tool = _named(entry, pointer)
-        tool["inputSchema"] = _object(entry.get("parameters", {}), (*pointer, "parameters"), "parameters")
+        parameters = entry.get("parameters")
+        schema = _NO_PARAMETERS if parameters is None else parameters
+        tool["inputSchema"] = _object(schema, (*pointer, "parameters"), "parameters")
         if entry.get("strict") is True:
             tool["strict"] = True
+        _extra_keys(entry, pointer, _OPENAI_KEYS, notes)
         tools.append(tool)
     return tools
 
 
-def _from_anthropic(data: Any) -> list[dict[str, Any]]:
+_ANTHROPIC_KEYS = frozenset({"type", "name", "description", "input_schema"})
+
+
+def _from_anthropic(found: Entries, notes: list[str]) -> list[dict[str, Any]]:
     tools = []
-    for entry, pointer in _tool_objects(data):
+    for entry, pointer in _functions(found, notes):
         tool = _named(entry, pointer)
         tool["inputSchema"] = _object(entry.get("input_schema"), (*pointer, "input_schema"), "input_schema")
+        _extra_keys(entry, pointer, _ANTHROPIC_KEYS, notes)
         tools.append(tool)
     return tools
 
 
-def _from_gemini(data: Any) -> list[dict[str, Any]]:
-    declared: list[tuple[tuple[str | int, ...], Any]] = []
-    for group, at in _tool_objects(data):
+_BEDROCK_KEYS = frozenset({"name", "description", "inputSchema"})
+
+
+def _from_bedrock(found: Entries, notes: list[str]) -> list[dict[str, Any]]:
+    """Converse `toolConfig.tools`: `{toolSpec: {name, description, inputSchema: {json}}}`."""
+    tools = []
+    for entry, pointer in _functions(found, notes):
+        _extra_keys(entry, pointer, frozenset({"toolSpec"}), notes)
+        pointer = (*pointer, "toolSpec")
+        spec = _object(entry.get("toolSpec"), pointer, "toolSpec")
+        tool = _named(spec, pointer)
+        schema = _object(spec.get("inputSchema"), (*pointer, "inputSchema"), "inputSchema")
+        tool["inputSchema"] = _object(schema.get("json"), (*pointer, "inputSchema", "json"), "inputSchema.json")
+        _extra_keys(spec, pointer, _BEDROCK_KEYS, notes)
+        _extra_keys(schema, (*pointer, "inputSchema"), frozenset({"json"}), notes)
+        tools.append(tool)
+    return tools
+
+
+_GEMINI_KEYS = frozenset(
+    {
+        *("name", "description", "parameters", "parametersJsonSchema", "parameters_json_schema"),
+        *("response", "responseJsonSchema", "response_json_schema"),
+    }
+)
+
+
+def _from_gemini(found: Entries, notes: list[str]) -> list[dict[str, Any]]:
+    """Gemini `Tool`s (or bare declarations) in proto3 JSON, lowerCamel or snake_case, enums by name or number:
+    read by the Gemini request decoder itself, one declaration at a time, so import and decode never disagree."""
+    from toolgen.runtime import Request
+    from toolgen.runtime import decode as decode_body
+
+    declared: Entries = []
+    for group, at in _functions(found, notes):
         key = next((k for k in ("functionDeclarations", "function_declarations") if k in group), None)
-        if key is None:  # a bare list of declarations
-            declared.append((at, group))
+        if key is None:  # a bare declaration
+            declared.append((group, at))
         elif isinstance(group[key], list):
-            declared.extend(((*at, key, j), d) for j, d in enumerate(group[key]))
+            declared.extend((d, (*at, key, j)) for j, d in enumerate(group[key]))
+            _extra_keys(group, at, frozenset({key}), notes)
         else:
             raise ImportProblem(f"{key} must be a list", (*at, key))
     tools = []
-    for pointer, raw in declared:
+    for raw, pointer in declared:
         entry = _object(raw, pointer, "a function declaration")
-        tool = _named(entry, pointer)
-        field = "parametersJsonSchema" if "parametersJsonSchema" in entry else "parameters"
-        schema = entry.get(field, {"type": "object", "properties": {}})
-        tool["inputSchema"] = _json_types(_object(schema, (*pointer, field), field))
-        if entry.get("responseJsonSchema") is not None:
-            output = entry["responseJsonSchema"]
-            tool["outputSchema"] = _object(output, (*pointer, "responseJsonSchema"), "responseJsonSchema")
+        _named(entry, pointer)
+        for field in ("parametersJsonSchema", "parameters_json_schema", "parameters", "response"):
+            if entry.get(field) is not None:
+                _object(entry[field], (*pointer, field), field)
+        for field in ("responseJsonSchema", "response_json_schema"):
+            if entry.get(field) is not None and not isinstance(entry[field], (Mapping, bool)):
+                raise ImportProblem(f"{field} must be a JSON Schema, not {type(entry[field]).__name__}", pointer)
+        try:
+            read = decode_body({"contents": [], "tools": [{"functionDeclarations": [entry]}]}, "gemini", "request")
+        except ValueError as error:
+            raise ImportProblem(f"not a function declaration the gemini wire reads: {error}", pointer) from None
+        if not isinstance(read, Request) or not read.tools:  # pragma: no cover - the checks above refuse what it would not read
+            raise ImportProblem("not a function declaration", pointer)
+        tool = dict(read.tools[0])
+        _extra_keys(entry, pointer, _GEMINI_KEYS, notes)
         tools.append(tool)
     return tools
 
 
-def _json_types(schema: Any) -> Any:
-    """Gemini's OpenAPI subset spells types in capitals (`OBJECT`); JSON Schema spells them in lower case."""
-    if isinstance(schema, list):
-        return [_json_types(item) for item in schema]
-    if not isinstance(schema, Mapping):
-        return schema
-    return {
-        key: value.lower() if key == "type" and isinstance(value, str) else _json_types(value)
-        for key, value in schema.items()
-    }
-
-
-def _from_mcp(data: Any) -> list[dict[str, Any]]:
+def _from_mcp(found: Entries, notes: list[str]) -> list[dict[str, Any]]:
     from toolgen.runtime import MCPToolsError, definitions_from_mcp
 
-    entries, prefix = _entries(data, "tools")
+    prefix = found[0][1][:-1] if found else ()
     try:
-        return definitions_from_mcp(entries)
+        definitions = definitions_from_mcp([entry for entry, _ in found])
     except MCPToolsError as error:
         raise ImportProblem(str(error), (*prefix, *error.pointer)) from None
+    known = frozenset({"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta"})
+    for entry, pointer in found:
+        _extra_keys(entry, pointer, known, notes)
+    return definitions
 
 
-_READERS: Mapping[str, Callable[[Any], list[dict[str, Any]]]] = {
+_READERS: Mapping[str, Reader] = {
     "openai": _from_openai,
     "anthropic": _from_anthropic,
     "gemini": _from_gemini,
+    "bedrock": _from_bedrock,
     "mcp": _from_mcp,
 }
 
 
-def definitions_from_file(path: Path, source_format: str, display: str | None = None) -> list[dict[str, Any]]:
-    """The canonical tool definitions in an exported or recorded tools list (JSON or YAML) of `source_format`.
+def read_tools_file(
+    path: Path, source_format: str, display: str | None = None
+) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    """The canonical tool definitions in an exported or recorded tools list (JSON or YAML) of `source_format`, and
+    a note for each thing in it that no definition holds (a provider's own tool, a field toolgen has not).
 
-    Raises InvalidInputError naming the file, line and column of what cannot be imported."""
+    Raises InvalidInputError naming the file, line and column of what cannot be imported, a list of another
+    format among them (named)."""
     shown = display or str(path)
     try:
         document = load_file(path, shown)
     except LoadError as error:
         raise InvalidInputError([error.diagnostic]) from None
+    notes: list[str] = []
     try:
-        definitions = _READERS[source_format](document.data)
+        found = list(entries(document.data, source_format))
+        check_entries(found, source_format)
+        definitions = _READERS[source_format](found, notes)
     except ImportProblem as problem:
         raise InvalidInputError([_placed(document, problem)]) from None
     if not definitions:
         raise InvalidInputError([Diagnostic(shown, 1, 1, Severity.ERROR, "import", "the file lists no tools")])
-    return definitions
+    return definitions, tuple(notes)
+
+
+def definitions_from_file(path: Path, source_format: str, display: str | None = None) -> list[dict[str, Any]]:
+    """The canonical tool definitions of `read_tools_file`, without its notes."""
+    return read_tools_file(path, source_format, display)[0]
 
 
 def _placed(document: Document, problem: ImportProblem) -> Diagnostic:
@@ -326,10 +399,12 @@ def import_tools(
 ) -> Imported:
     """`toolgen import`: the tools of a file (`source_format` given; `source` relative to `project`) or of a
     live MCP server (`source` a URL or a command), written as schema files into `project / output`."""
+    notes: tuple[str, ...] = ()
     if source_format is None:
         definitions = definitions_from_server(source, timeout=timeout)
         label = source if isinstance(source, str) else " ".join(source)
     else:
         label = str(source)
-        definitions = definitions_from_file(project / label, source_format, display=label)
-    return write_schemas(definitions, project / output, label, force=force)
+        definitions, notes = read_tools_file(project / label, source_format, display=label)
+    written = write_schemas(definitions, project / output, label, force=force)
+    return dataclasses.replace(written, notes=notes)

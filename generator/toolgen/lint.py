@@ -145,10 +145,16 @@ def fit_findings(raw: RawTool, definition: Mapping[str, Any], target: FitTarget,
         yield _finding(raw, where, rewrite.rule, tag, message, at_key=bool(rewrite.keyword), severity=Severity.WARNING)
 
 
-def _description_findings(raw: RawTool, limit: int, providers: str) -> Iterator[Diagnostic]:
-    description = raw.value("description")
+def _description_findings(
+    raw: RawTool, definition: Mapping[str, Any], limit: int, providers: str
+) -> Iterator[Diagnostic]:
+    # What the provider is sent: meta that describeMeta folds in counts too.
+    from toolgen.runtime import described
+
+    description = described(definition)
     if isinstance(description, str) and len(description) > limit:
-        message = f"description has {len(description)} characters; {providers} accepts at most {limit}"
+        folded = " (meta folded in by describeMeta)" if description != raw.value("description") else ""
+        message = f"description{folded} has {len(description)} characters; {providers} accepts at most {limit}"
         yield _finding(raw, raw.where("description"), "description-length", providers, message)
 
 
@@ -200,7 +206,7 @@ def lint(
         for (pattern, wanted), tag in names.items():
             findings.extend(_name_findings(raw, LintRules(pattern, wanted), tag))
         for limit, tag in limits.items():
-            findings.extend(_description_findings(raw, limit, tag))
+            findings.extend(_description_findings(raw, definition, limit, tag))
         if strict or definition.get("strict") is True:
             for tag in strict_tags.values():
                 findings.extend(fit_findings(raw, definition, "strict", tag))

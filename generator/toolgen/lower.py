@@ -346,9 +346,10 @@ def lower(config: Config, *, check_shapes: bool = True) -> Lowered:
     if has_errors(session.diagnostics):
         raise InvalidInputError(session.diagnostics)
     tool_irs = [
-        _tool(raw, stem, args, returns, inputs[args], written[args], defs, config.export_strict)
+        _tool(raw, stem, args, returns, inputs[args], written[args], defs, config)
         for raw, stem, args, returns, _ in tools
     ]
+    session.diagnostics.extend(_describe_meta_problems(config, [raw for raw, *_ in tools]))
     unions = infer_unions(defs)
     # Canonical models are checked by their models alone, so only tool schemas are relaxed (see fidelity.py).
     relaxed = {name: schema if name in canonical else relax_for_models(schema) for name, schema in defs.items()}
@@ -374,7 +375,7 @@ def _tool(
     input_schema: Any,
     written: tuple[Any, dict[str, Any]] | None,
     defs: dict[str, Any],
-    export_strict: bool,
+    config: Config,
 ) -> Tool:
     output_schema = standalone(defs, returns) if returns else None
     check = not models_are_exact(input_schema)
@@ -395,13 +396,48 @@ def _tool(
         meta=freeze(raw.value("meta", {})),
         annotations=freeze(raw.value("annotations", {})),
         source=raw.document.display,
-        null_as_absent=raw.value("strict") is True or export_strict,
+        null_as_absent=raw.value("strict") is True or config.export_strict,
         check_input=check,
         check_schema=freeze(as_written[0]) if as_written else None,
         check_resources=freeze(dict(sorted(as_written[1].items()))) if as_written and as_written[1] else None,
         check_output=(check_output := returns is not None and not models_are_exact(output_schema)),
         dialects=_dialects(raw, check and not as_written, check_output),
+        describe_meta=_describe_meta(raw, config),
     )
+
+
+def _describe_meta(raw: shapes.RawTool, config: Config) -> str | None:
+    """The tool's describeMeta, else the project's describe_meta, as JSON; None when it folds no key."""
+    chosen = raw.value("describeMeta")
+    if chosen is None:
+        chosen = list(config.describe_meta) if isinstance(config.describe_meta, tuple) else config.describe_meta
+    return freeze(chosen) if chosen else None
+
+
+def _describe_meta_problems(config: Config, raws: list[shapes.RawTool]) -> Iterator[Diagnostic]:
+    """A key describeMeta lists that the tool's meta lacks (a typo folds nothing): a warning where it is listed;
+    for toolgen.yaml's list, a key no tool's meta has."""
+    seen: set[str] = set()
+    for raw in raws:
+        meta = raw.value("meta") or {}
+        seen.update(meta)
+        chosen = raw.value("describeMeta")
+        for index, key in enumerate(chosen if isinstance(chosen, list) else []):
+            if key not in meta:
+                yield raw.document.diagnostic(
+                    (*raw.where("describeMeta"), str(index)),
+                    "describe-meta-key",
+                    f"describeMeta lists {key!r}, which this tool's meta does not have; it folds nothing",
+                    Severity.WARNING,
+                )
+    project = config.describe_meta if isinstance(config.describe_meta, tuple) else ()
+    for key in project:
+        if raws and key not in seen:
+            line, col = config.describe_meta_position
+            problem = f"describe_meta lists {key!r}, which no tool's meta has; it folds nothing"
+            yield Diagnostic(
+                config.display, line, col, Severity.WARNING, "describe-meta-key", problem, "/describe_meta"
+            )
 
 
 _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"

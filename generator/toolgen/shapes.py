@@ -4,7 +4,7 @@ Accepted, per file: `{tools: [...]}`, a list of tools, or one tool; Gemini's `{f
 may stand anywhere a tool can. Per tool:
 
 - toolgen / MCP: `{name, title, description, inputSchema, outputSchema, returnDirect, timeout, requiresApproval,
-  strict, meta, annotations}`; MCP's `_meta` is read as `meta`.
+  strict, meta, annotations, describeMeta}`; MCP's `_meta` is read as `meta`, `describe_meta` as `describeMeta`.
 - Anthropic: `{name, description, input_schema}`.
 - OpenAI Chat Completions: `{type: function, function: {name, description, parameters, strict}}`.
 - Function declaration (OpenAI Responses, legacy `functions`, Gemini, Mistral, Ollama):
@@ -38,6 +38,7 @@ CANONICAL_KEYS = (
     "requiresApproval",
     "strict",
     "annotations",
+    "describeMeta",
 )
 # Provider request decorations that say nothing about the tool itself.
 _IGNORED_KEYS = frozenset({"cache_control", "type", "icons", "execution", "defer_loading"})
@@ -53,9 +54,13 @@ _NULL_MEANS_ABSENT = frozenset(
         "strict",
         "returnDirect",
         "requiresApproval",
+        "describeMeta",
     }
 )
-_RENAMED: Mapping[str, str] = MappingProxyType({"input_schema": "inputSchema", "_meta": "meta"})
+# toolgen.yaml spells `describe_meta` so; a tool file may too.
+_RENAMED: Mapping[str, str] = MappingProxyType(
+    {"input_schema": "inputSchema", "_meta": "meta", "describe_meta": "describeMeta"}
+)
 # Every key some accepted shape reads: a near miss of one of them is a typo that would drop what it holds.
 _KNOWN_KEYS = tuple(
     sorted(
