@@ -181,9 +181,10 @@ OPENAI_REQUEST = {
 
 # What each wire cannot carry of OPENAI_REQUEST, by the place each note names (read off the provider formats).
 DROPPED = {
+    # temperature and top_p: the anthropic SDK took them out of messages.create in 1.0.
     "anthropic": {
-        "logprobs", "seed", "response_format", "/messages/1/content/1/detail", "/messages/1/name",
-        "/tools/0/description", "/tools/0/strict",
+        "logprobs", "seed", "response_format", "temperature", "top_p", "/messages/1/content/1/detail",
+        "/messages/1/name", "/tools/0/description", "/tools/0/strict",
     },
     "gemini": {
         "logprobs", "parallel_tool_calls", "user", "response_format", "/messages/1/content/1/detail",
@@ -260,7 +261,7 @@ def test_convert_prints_the_notes_and_strict_makes_a_loss_exit_1(make_project: A
     assert json.loads(plain.stdout)["metadata"] == {"user_id": "user-42"}
     assert "toolgen: note: seed: anthropic has no equivalent setting; dropped" in plain.stderr
     assert "toolgen: note: logprobs: anthropic has no place for this openai-chat field; dropped" in plain.stderr
-    assert "7 field(s) not carried as they were to anthropic" in plain.stderr
+    assert "9 field(s) not carried as they were to anthropic" in plain.stderr
     strict = project.cli("convert", str(path), "--to", "anthropic", "--strict")
     assert strict.returncode == 1 and json.loads(strict.stdout)["model"] == "gpt-4o"
     same = project.cli("convert", str(path), "--to", "openai-chat", "--strict")

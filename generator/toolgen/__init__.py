@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         payload_sources,
         validate,
     )
+    from toolgen.conformance import ConformanceRow
     from toolgen.diagnostics import Diagnostic, Severity
     from toolgen.drift import CheckResult
     from toolgen.errors import (
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
         UnsafeOutputError,
     )
     from toolgen.payload_api import conformance, convert, convert_noted, decode, encode, encode_noted
-    from toolgen.payloads import ConformanceRow, Converted
+    from toolgen.payloads import Converted
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
     from toolgen.validate import Source, Tally
@@ -92,7 +93,7 @@ _HOMES = MappingProxyType(
             ),
             "toolgen.errors",
         ),
-        "ConformanceRow": "toolgen.payloads",
+        "ConformanceRow": "toolgen.conformance",
         "Converted": "toolgen.payloads",
         **dict.fromkeys(("Export", "GeminiSchema"), "toolgen.runtime"),
         **dict.fromkeys(("Source", "Tally"), "toolgen.validate"),

@@ -234,7 +234,7 @@ def import_command(
     project: Path, source: str, command: tuple[str, ...], source_format: str | None, url: str | None, **options: Any
 ) -> None:
     """Write tools as schema files: from an MCP server (`mcp -- COMMAND...` or `mcp --url URL`), or from
-    an exported or recorded tools list (`FILE --from openai|anthropic|gemini|mcp`)."""
+    an exported or recorded tools list (`FILE --from openai|anthropic|gemini|bedrock|mcp`)."""
     _run(import_action(project, source, command, source_format, url, options))
 
 
@@ -474,7 +474,9 @@ _OUTPUT = click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
 )
 _STRICT_LOSS = click.option(
-    "--strict", is_flag=True, help="Exit 1 when the target wire cannot carry a field of the request."
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when the target wire cannot carry a field of the request, response or error body.",
 )
 
 
@@ -513,7 +515,8 @@ def decode(
 def encode(file: Path, project: Path, output_format: str, wire: str, output: Path | None, strict: bool) -> None:
     """Turn canonical JSON (decode's output, or a list of messages) into a `wire` body.
 
-    Every field of a request the wire cannot carry is named on stderr; with --strict any such loss exits 1.
+    Every field of a request, response or error body the wire cannot carry is named on stderr; with --strict any
+    such loss exits 1.
     """
 
     def action() -> ExitCode:
@@ -544,7 +547,8 @@ def convert(
 ) -> None:
     """Rewrite a recorded payload in another wire format (a stream becomes that wire's whole response).
 
-    Every field of a request the target cannot carry is named on stderr; with --strict any such loss exits 1.
+    Every field of a request, response or error body the target cannot carry is named on stderr; with --strict
+    any such loss exits 1.
     """
 
     def action() -> ExitCode:

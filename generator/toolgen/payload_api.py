@@ -8,16 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.config import display_path
+from toolgen.conformance import ConformanceRow, check_file, payload_files
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import InvalidInputError
 from toolgen.payloads import (
-    ConformanceRow,
     Converted,
     Payload,
     PayloadError,
-    check_file,
     decode_payload,
-    payload_files,
     read_payload,
 )
 from toolgen.payloads import convert_noted as convert_payload

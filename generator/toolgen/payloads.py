@@ -2,16 +2,13 @@
 
 The canonical JSON is stable, for other tools to read: an object with `wire`, `kind` (request, response or
 stream) and one of `request` ({messages, tools, model, extras}), `response` ({message, finish, usage, model,
-id, extras}) or `error` ({wire, message, type, code, status}); a stream adds `complete`, `status` and `stream_errors`.
+id, extras}) or `error` ({wire, message, type, code, status, raw}); a stream adds `complete`, `status` and `stream_errors`.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -25,18 +22,18 @@ from toolgen.runtime import (
     Request,
     Response,
     StreamError,
+    encode_error_noted,
+    encode_response_noted,
     parse_json,
     stream_events,
+    with_order,
 )
 
 # Stream framings by file extension, as recorded bodies are stored (see the corpus manifest).
-_STREAM_FRAMINGS = MappingProxyType(
+STREAM_FRAMINGS = MappingProxyType(
     {".sse": "sse", ".jsonl": "jsonl", ".ndjson": "jsonl", ".eventstream": "eventstream"}
 )
-PAYLOAD_SUFFIXES = (".json", *_STREAM_FRAMINGS)
-# A recorded exchange (the runtime's clients/recording.py): `NNNN.exchange.json` describes `NNNN.request.json` and
-# `NNNN.response.<ext>`; it is read for their wire and is no payload itself.
-_RECORDED = re.compile(r"^(\d+)\.(request|response|exchange)\.")
+PAYLOAD_SUFFIXES = (".json", *STREAM_FRAMINGS)
 
 
 class PayloadError(ValueError):
@@ -69,7 +66,7 @@ def read_payload(raw: bytes, suffix: str = "", kind: str | None = None) -> Paylo
     """What a file holds, from its extension and content: a stream's framing, or a JSON body."""
     if not raw.strip():
         raise PayloadError("empty input: nothing to decode (expected a JSON body or a recorded stream)")
-    framing = _STREAM_FRAMINGS.get(suffix.lower())
+    framing = STREAM_FRAMINGS.get(suffix.lower())
     if kind == "stream" or (framing is not None and kind is None):
         return Payload("stream", raw=raw, framing=framing)
     try:
@@ -142,6 +139,10 @@ def canonical_json(result: Request | Response | ProviderError, wire: str, kind: 
     out: dict[str, Any] = {"wire": wire, "kind": kind}
     if isinstance(result, ProviderError):
         out["error"] = result.to_json()
+        if result.raw is not None:
+            # The body as sent: the fields the canonical error has no place for (OpenAI's `param`, Groq's
+            # `failed_generation`) come back when encoding to the same wire.
+            out["error"]["raw"] = result.raw
     elif isinstance(result, Request):
         out["request"] = _request_json(result)
     else:
@@ -175,6 +176,9 @@ def decode_payload(payload: Payload, wire: str | None = None, option: str = "--w
         other = misread(payload.data, wire, kind, option)
         if other:
             raise PayloadError(other)
+    if isinstance(result, (Request, Response)):
+        # The body's own key order, so that encoding to this wire gives the recorded body back.
+        with_order(result, payload.data, adapters.wire(wire).name)
     return canonical_json(result, wire, kind)
 
 
@@ -189,10 +193,7 @@ def look_alike(
         return None
     if _same_wire(found_wire, wire):
         return None
-    return (
-        f"{subject} looks like the {found_wire} wire's {found_kind}; "
-        f"{_give(option, found_wire, suffix)}"
-    )
+    return f"{subject} looks like the {found_wire} wire's {found_kind}; {_give(option, found_wire, suffix)}"
 
 
 def _give(option: str, wire: str, suffix: str) -> str:
@@ -235,7 +236,7 @@ def misread(body: Any, wire: str, kind: str, option: str = "--wire", suffix: str
 
 def _kept(decoded: dict[str, Any]) -> Any:
     """What a reading of a body kept, without the wire-keyed extras (which differ between wires by design)."""
-    kept = _comparable(decoded)
+    kept = comparable(decoded)
     if "error" in kept:
         return {key: value for key, value in kept["error"].items() if key != "wire"}
     if "request" in decoded:
@@ -406,14 +407,31 @@ def from_canonical(data: Any) -> Request | Response | ProviderError:
         )
     if "error" in data:
         error = _object_at(data["error"], "/error")
-        return ProviderError(
+        made = ProviderError(
             str(error.get("wire", "")),
             str(error.get("message", "")),
             type=error.get("type"),
             code=error.get("code"),
             status=error.get("status"),
         )
+        made.raw = _raw_error(made, error.get("raw"))
+        return made
     raise PayloadError("expected an object with `request`, `response`, `error` or `messages`")
+
+
+def _raw_error(error: ProviderError, raw: Any) -> Any:
+    """The recorded error body `raw`, kept when it still says what the canonical fields say: a message, type,
+    code or status edited by hand is encoded from the fields instead."""
+    if raw is None or not error.wire:
+        return None
+    try:
+        again = adapters.decode(raw, error.wire, "response")
+    except ValueError:
+        return None
+    if not isinstance(again, ProviderError):
+        return None
+    same = all(getattr(again, name) == getattr(error, name) for name in ("message", "type", "code", "status"))
+    return raw if same else None
 
 
 @dataclass(frozen=True)
@@ -425,17 +443,22 @@ class Converted:
 
 
 def encode_noted(data: Any, wire: str) -> Converted:
-    """A wire body from canonical JSON (a request, response or error body), with a request's loss notes."""
+    """A wire body from canonical JSON (a request, response or error body), with its loss notes."""
     result = from_canonical(data)
     try:
         if isinstance(result, Request):
             encoded = adapters.encode_request_noted(result, wire)
             return Converted(encoded.body, encoded.notes)
         if isinstance(result, Response):
-            return Converted(adapters.encode_response(result, wire))
-        return Converted(adapters.encode_error(result, wire))
+            encoded = encode_response_noted(result, wire)
+            return Converted(encoded.body, encoded.notes)
+        noted = encode_error_noted(result, wire)
+        return Converted(adapters.encode_error(result, wire), noted.notes)
     except ValueError as error:
         raise PayloadError(str(error), pointer_of(error)) from None
+    except RecursionError:
+        # The loss notes walk the body outside the codecs' own depth guard.
+        raise PayloadError("/: nests arrays and objects too deeply to convert") from None
 
 
 def encode(data: Any, wire: str) -> Any:
@@ -453,94 +476,7 @@ def convert(payload: Payload, to_wire: str, from_wire: str | None = None) -> Any
     return convert_noted(payload, to_wire, from_wire).body
 
 
-@dataclass(frozen=True)
-class ConformanceRow:
-    """One file's result: its wire and kind, what was found, and whether every check passed."""
-
-    file: str
-    wire: str
-    kind: str
-    ok: bool
-    detail: str
-    calls: tuple[str, ...] = field(default_factory=tuple)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "wire": self.wire,
-            "kind": self.kind,
-            "result": "ok" if self.ok else "fail",
-            "detail": self.detail,
-            "tool_calls": list(self.calls),
-        }
-
-
-def payload_files(folder: Path) -> Iterator[Path]:
-    """Every payload file under `folder`, sorted (Markdown and other notes, and recorded exchanges' metadata, are
-    skipped)."""
-    yield from sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file() and p.suffix.lower() in PAYLOAD_SUFFIXES and not p.name.endswith(".exchange.json")
-    )
-
-
-def recorded_as(path: Path) -> tuple[str | None, str | None]:
-    """The wire and kind of a recorded exchange's request or response file, from its `NNNN.exchange.json`.
-
-    (None, None) for any other file, or when the metadata cannot be read: the content then says what it is."""
-    match = _RECORDED.match(path.name)
-    if match is None or match.group(2) == "exchange":
-        return None, None
-    try:
-        meta = json.loads((path.parent / f"{match.group(1)}.exchange.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None, None
-    if not isinstance(meta, dict) or meta.get(match.group(2)) != path.name:
-        return None, None
-    wire = meta.get("wire") if meta.get("wire") in WIRES else None
-    if match.group(2) == "request":
-        return wire, "request"
-    return wire, "stream" if meta.get("stream") and path.suffix.lower() in _STREAM_FRAMINGS else None
-
-
-def check_file(path: Path, display: str) -> ConformanceRow:
-    """Decode one file and check its round trip: decode, encode to the same wire, decode again, same canonical."""
-    wire, kind = recorded_as(path)
-    try:
-        payload = read_payload(path.read_bytes(), path.suffix, kind)
-        decoded = decode_payload(payload, wire)
-    except (OSError, PayloadError) as error:
-        return ConformanceRow(display, "?", "?", False, f"does not decode: {error}")
-    wire, kind = decoded["wire"], decoded["kind"]
-    calls = _call_names(decoded)
-    try:
-        again = _round_trip(decoded, wire)
-    except PayloadError as error:
-        return ConformanceRow(display, wire, kind, False, f"does not encode back: {error}", calls)
-    expected = _comparable(decoded)
-    if kind == "stream" and not decoded["complete"]:
-        # A stream cut short has no finish of the provider's to send back: its message is what must survive.
-        again, expected = {"message": again.get("message")}, {"message": expected.get("message")}
-    if again != expected:
-        differs = sorted(key for key in expected if again.get(key) != expected[key])
-        return ConformanceRow(display, wire, kind, False, f"decode(encode(x)) differs in {', '.join(differs)}", calls)
-    detail = _summary(decoded)
-    if kind == "stream" and not decoded["complete"] and "error" not in decoded:
-        detail += "; incomplete stream kept as a partial message"
-    return ConformanceRow(display, wire, kind, True, detail, calls)
-
-
-def _round_trip(decoded: dict[str, Any], wire: str) -> dict[str, Any]:
-    body = encode(decoded, wire)
-    kind = "request" if "request" in decoded else "response"
-    if "error" in decoded:
-        return _comparable(decoded)  # an error body's canonical form is its message and codes, checked on decode
-    result = adapters.decode(body, wire, kind)
-    return _comparable(canonical_json(result, wire, decoded["kind"]))
-
-
-def _comparable(decoded: dict[str, Any]) -> dict[str, Any]:
+def comparable(decoded: dict[str, Any]) -> dict[str, Any]:
     """The parts a round trip must keep: messages and tool calls, finish and usage (stream bookkeeping aside)."""
     if "request" in decoded:
         return {"messages": decoded["request"]["messages"], "tools": decoded["request"]["tools"]}
@@ -548,34 +484,3 @@ def _comparable(decoded: dict[str, Any]) -> dict[str, Any]:
         body = decoded["response"]
         return {"message": body["message"], "finish": body["finish"], "usage": body["usage"]}
     return {"error": decoded["error"]}
-
-
-def _messages(decoded: dict[str, Any]) -> list[dict[str, Any]]:
-    if "request" in decoded:
-        return list(decoded["request"]["messages"])
-    if "response" in decoded:
-        return [decoded["response"]["message"]]
-    return []
-
-
-def _call_names(decoded: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(
-        str(call.get("function", {}).get("name"))
-        for message in _messages(decoded)
-        for call in message.get("tool_calls") or []
-    )
-
-
-def _summary(decoded: dict[str, Any]) -> str:
-    if "error" in decoded:
-        return f"provider error: {decoded['error']['message'][:60]}"
-    messages = _messages(decoded)
-    calls = sum(len(m.get("tool_calls") or []) for m in messages)
-    results = sum(1 for m in messages if m.get("role") == "tool")
-    finish = decoded.get("response", {}).get("finish") or {}
-    parts = [f"{len(messages)} message(s)", f"{calls} tool call(s)"]
-    if results:
-        parts.append(f"{results} tool result(s)")
-    if finish:
-        parts.append(f"finish {finish.get('reason')} ({finish.get('raw')})")
-    return ", ".join(parts)
