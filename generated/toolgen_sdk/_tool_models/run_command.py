@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from toolgen_sdk._runtime import NullRefusingModel, SchemaModel
+from toolgen_sdk._runtime import FrozenList, FrozenSize, NullRefusingModel, SchemaModel
 
 
 class RunCommandArgs(NullRefusingModel):
@@ -18,8 +18,9 @@ class RunCommandArgs(NullRefusingModel):
         Field(description="The program to run."),
     ]
     args: Annotated[
-        list[str] | None,
-        Field(description="Arguments passed to the program as a list.", max_length=64),
+        FrozenList[str] | None,
+        Field(description="Arguments passed to the program as a list."),
+        FrozenSize(max_length=64),
     ] = None
     cwd: Annotated[
         str,

@@ -3,7 +3,7 @@
 
 from pydantic import ConfigDict
 
-from toolgen_sdk._runtime import SchemaModel
+from toolgen_sdk._runtime import FrozenList, SchemaModel
 from toolgen_sdk._tool_models.shared import Todo
 
 
@@ -14,4 +14,4 @@ class TodoReadArgs(SchemaModel):
 
 
 class TodoReadResult(SchemaModel):
-    todos: list[Todo]
+    todos: FrozenList[Todo]

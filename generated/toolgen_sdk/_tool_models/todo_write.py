@@ -5,7 +5,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
-from toolgen_sdk._runtime import SchemaModel
+from toolgen_sdk._runtime import FrozenList, SchemaModel
 from toolgen_sdk._tool_models.shared import Todo
 
 
@@ -13,7 +13,7 @@ class TodoWriteArgs(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    todos: list[Todo]
+    todos: FrozenList[Todo]
 
 
 class TodoWriteResult(SchemaModel):

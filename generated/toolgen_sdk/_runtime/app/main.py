@@ -20,8 +20,9 @@ from ..loop.sync_driver import run
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
 from ..wires.base import ProviderError
+from ..wires.settings import UnsupportedSettings
 from .binding import bind_demo, chosen_registry
-from .endpoint import add_endpoint_options, endpoint_model
+from .endpoint import add_endpoint_options, endpoint_model, run_settings
 from .prompted import prompted_model
 
 
@@ -182,11 +183,15 @@ def _prompt_main(
                 registry,
                 stream=options.stream,
                 max_steps=options.max_steps,
+                settings=run_settings(options, parser),
+                on_unsupported=options.on_unsupported,
                 approve=_approver(options.yes, err),
                 on_event=_Printer(options, out),
                 # `python -m <package>`: the run's invoke_agent span is named after the package.
                 agent_name=prog.rsplit(" ", 1)[-1],
             )
+        except UnsupportedSettings as error:
+            parser.error(str(error))
         finally:
             if isinstance(model, HTTPModel):
                 model.close()

@@ -18,8 +18,9 @@ from ..serve.durable import DurableRuns, DurableRunsError
 from ..serve.http import service_app
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
+from ..wires.settings import UnsupportedSettings
 from .binding import bind_demo, chosen_registry
-from .endpoint import add_endpoint_options, endpoint_model
+from .endpoint import add_endpoint_options, endpoint_model, run_settings
 from .prompted import PromptedModel
 
 # In the folder the service starts in: the project's state, beside its sources and out of the package.
@@ -123,11 +124,15 @@ def serve_main(
             name=package.replace("_", "-"),
             executor_id=options.executor_id,
             max_steps=options.max_steps,
+            settings=run_settings(options, parser),
+            on_unsupported=options.on_unsupported,
         )
         app = service_app(runs)
     except DurableRunsError as error:
         sys.stderr.write(f"serve: {error}\n")
         return 4
+    except UnsupportedSettings as error:
+        parser.error(str(error))
     sys.stderr.write(f"serving on http://{options.host}:{options.port}/\n")
     server = uvicorn.Server(
         uvicorn.Config(app, host=options.host, port=options.port, log_level="warning")

@@ -33,7 +33,7 @@ from .base import ModelClientBase, decode_body, error_events
 from .deadline import TIMEOUTS, DeadlinePassed, awithin, before, within
 from .recording import Exchange, Recorder
 from .secrets import Redactor
-from .sigv4 import SigV4, aws_region
+from .sigv4 import SigV4, aws_region, signable_url
 from .urls import join_url
 
 # Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
@@ -220,21 +220,26 @@ class HTTPModel(ModelClientBase):
             # A lone surrogate (a model may write "\ud800" in an id or argument) has no UTF-8 form: its JSON
             # escape carries it, so the id comes back as the model wrote it.
             content = json.dumps(body, separators=(",", ":")).encode("ascii")
-        return join_url(self.base_url, path), content, {**headers, **self._headers}
+        url = join_url(self.base_url, path)
+        # SigV4 signs the query as the server reads it back: sent already in that spelling, both agree.
+        url = signable_url(url) if isinstance(self.auth, SigV4) else url
+        return url, content, {**headers, **self._headers}
 
-    def _authorized(
-        self, url: str, content: bytes, headers: dict[str, str]
-    ) -> dict[str, str]:
-        """The headers of one attempt: a token asked for now, or a signature of these very bytes."""
+    def _authorized(self, built: Any, content: bytes, headers: dict[str, str]) -> None:
+        """Adds the auth headers of one attempt to the request httpx built: a token asked for now, or a signature
+        of these very bytes, over the path, query and Host exactly as httpx puts them on the wire."""
         if self.auth is None:
-            return headers
+            return
+        host = built.headers["host"]
+        sent = f"{built.url.scheme}://{host}{built.url.raw_path.decode('ascii')}"
+        named = {k: v for k, v in headers.items() if k.lower() != "host"}
         try:
-            signed = {**headers, **self.auth.headers("POST", url, headers, content)}
+            auth = self.auth.headers("POST", sent, {**named, "host": host}, content)
         except Exception as error:  # noqa: BLE001 - a credential that cannot be had is a ProviderError
             raise _AuthFailed(f"{type(error).__name__}: {error}") from None
         finally:
             self._redactor = self._redactor.plus(self.auth.secrets())
-        return signed
+        built.headers.update(auth)
 
     def _record(self, response: Any, body: bytes, stream: bool, whole: bool) -> None:
         """The exchange a call ended with, into the recording folder (when recording)."""
@@ -322,9 +327,10 @@ class HTTPModel(ModelClientBase):
                 "POST",
                 url,
                 content=content,
-                headers=self._authorized(url, content, headers),
+                headers=headers,
                 timeout=self._limits(deadline),
             )
+            self._authorized(built, content, headers)
             # Always streamed, so that even a whole body is read under the deadline.
             response = client.send(built, stream=True)
             if response.status_code < 400:
@@ -407,7 +413,9 @@ class HTTPModel(ModelClientBase):
         try:
             # A connection dropped mid-stream, or the deadline passing, ends the events with a StreamError.
             chunks = _kept(self._within(response.iter_bytes(), deadline), received)
-            for event in stream_events(chunks, self.wire):
+            # A server that ignored `stream` answers whole, as JSON: the content type helps tell (streams/whole.py).
+            kind = response.headers.get("content-type")
+            for event in stream_events(chunks, self.wire, content_type=kind):
                 yield self._redactor.event(event)
             whole = True
         finally:
@@ -429,9 +437,10 @@ class HTTPModel(ModelClientBase):
                 "POST",
                 url,
                 content=content,
-                headers=self._authorized(url, content, headers),
+                headers=headers,
                 timeout=self._limits(deadline),
             )
+            self._authorized(built, content, headers)
             left = deadline - time.monotonic()
             try:
                 sending = client.send(built, stream=True)
@@ -505,7 +514,8 @@ class HTTPModel(ModelClientBase):
                 chunks = _akept(
                     self._awithin(response.aiter_bytes(), deadline), received
                 )
-                async for event in astream_events(chunks, self.wire):
+                kind = response.headers.get("content-type")
+                async for event in astream_events(chunks, self.wire, content_type=kind):
                     yield self._redactor.event(event)
                 whole = True
             finally:

@@ -5,12 +5,20 @@ Credentials come from botocore's chain: the AWS_ACCESS_KEY_ID / AWS_SECRET_ACCES
 variables, the shared config and credentials files (AWS_PROFILE or `profile=`), SSO and assumed roles, container
 and instance roles; refreshable ones are refreshed before they expire. The region is `region=`, else AWS_REGION,
 AWS_DEFAULT_REGION or the profile's region.
+
+The signature covers the request as it goes on the wire: the caller hands over the URL whose path and query are
+the bytes of the request line (percent-encoded, as httpx sends them) and the Host header sent. botocore then
+builds the canonical request as AWS does for every service but S3: the path with dot segments and repeated
+slashes removed, URI-encoded once more (`/a%20b` is signed as `/a%2520b`), and the query's pairs sorted as
+sent. AWS reads each query name and value back and encodes it afresh before sorting, so `signable_url` first
+spells the query that way: then what is sent, what is signed and what the server recomputes are one string.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import urllib.parse
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
@@ -44,6 +52,27 @@ def aws_region(region: str | None = None, profile: str | None = None) -> str:
     return str(found)
 
 
+def _encoded(text: str) -> str:
+    """`text` percent-decoded, then encoded as SigV4 wants: RFC 3986 unreserved characters as they are, every
+    other byte as %XX in capitals (a `+` is a plus sign, never a space)."""
+    raw = urllib.parse.unquote_to_bytes(text)
+    return urllib.parse.quote_from_bytes(raw, safe="-_.~")
+
+
+def signable_url(url: str) -> str:
+    """`url` with its query in SigV4's canonical spelling, pair order kept and empty pairs left out; the rest
+    of the URL as it is."""
+    parts = urllib.parse.urlsplit(url)
+    if not parts.query:
+        return url
+    pairs = []
+    for pair in parts.query.split("&"):
+        if pair:
+            name, equals, value = pair.partition("=")
+            pairs.append(_encoded(name) + equals + _encoded(value))
+    return urllib.parse.urlunsplit(parts._replace(query="&".join(pairs)))
+
+
 class SigV4:
     """Signs every attempt with SigV4 for one service and region; `credentials` overrides the chain."""
 
@@ -75,7 +104,11 @@ class SigV4:
     def headers(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes
     ) -> dict[str, str]:
-        """Authorization, X-Amz-Date and (with temporary credentials) X-Amz-Security-Token for these bytes."""
+        """Authorization, X-Amz-Date and (with temporary credentials) X-Amz-Security-Token for these bytes.
+
+        `url` is the URL as sent (its path and query percent-encoded as on the request line), and `headers` the
+        headers to sign as sent, `host` among them (else botocore takes the host from `url`).
+        """
         auth = _botocore("auth")
         request = _botocore("awsrequest").AWSRequest(
             method=method, url=url, data=body, headers=dict(headers)

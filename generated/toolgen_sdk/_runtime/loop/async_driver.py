@@ -13,6 +13,7 @@ from ..clients.base import ModelClient
 from ..observe.telemetry import NoTelemetry
 from ..tools.registry import Registry, ToolContext, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
+from ..wires.settings import settings_wire
 from .events import RunEvent
 from .options import RunOptions, RunSettings, run_options
 from .policies import Approval, ApprovalRequest, Approver, CancelToken
@@ -286,7 +287,13 @@ def arun_events(
 ) -> ARunEvents:
     """The run of arun(), as an async iterator of events (for an SSE response); `.result` afterwards."""
     return ARunEvents(
-        model, RunState(messages, registry, run_options(options, settings))
+        model,
+        RunState(
+            messages,
+            registry,
+            run_options(options, settings),
+            settings_wire(model),
+        ),
     )
 
 

@@ -15,6 +15,7 @@ from ..models.base import ToolSpec
 from ..observe.telemetry import NO_IDS, NO_TELEMETRY, NoTelemetry, open_telemetry
 from ..tools.registry import Registry
 from ..wires.base import ProviderError, Response
+from ..wires.settings import checked_plan
 from .events import EventType, RunEvent
 from .options import RunOptions
 from .policies import Hooks
@@ -53,8 +54,15 @@ class RunCore:
     """The fields of one run, its events queued in `out` for the drivers, and its stop."""
 
     def __init__(
-        self, messages: Sequence[Any], registry: Registry, options: RunOptions
+        self,
+        messages: Sequence[Any],
+        registry: Registry,
+        options: RunOptions,
+        wire: str | None = None,
     ) -> None:
+        """`wire`: the model client's wire, which the settings are checked against (None: only the portable
+        settings are sent); a setting it cannot carry raises UnsupportedSettings here, before any request,
+        unless options.on_unsupported is "note"."""
         self.messages = [plain_message(m) for m in messages]
         self.registry = registry
         self.options = options
@@ -88,6 +96,9 @@ class RunCore:
         self._last_input: int | None = None
         self._definitions = registry.definitions()
         self._revision = registry.revision
+        self.settings = checked_plan(
+            options.settings, wire, self._definitions, options.on_unsupported
+        )
 
     # -- events --
 
@@ -143,6 +154,14 @@ class RunCore:
         )
         self.telemetry.start_run()
         self.emit("run_started", messages=len(self.messages))
+        for problem in self.settings.problems:
+            # Only with on_unsupported="note": otherwise the run never started.
+            self.emit(
+                "note",
+                message=f"setting not sent: {problem.sentence()}",
+                setting=problem.setting,
+                wire=problem.wire,
+            )
 
     def cancel_requested(self) -> bool:
         cancel = self.options.cancel

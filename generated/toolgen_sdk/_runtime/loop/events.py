@@ -21,6 +21,8 @@ tracing is off), so that a browser view of the events and a trace of the run can
 - `final_message` {"message", "stop_reason"}
 - `error` {"message", "type", "code", "status", "fatal"}, and "retry" (the attempt about to be made) when the
   failed model call is made again
+- `note` {"message", "setting", "wire"}: a run setting the model's wire cannot carry, left out (only with
+  on_unsupported="note"; otherwise the run does not start)
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ EventType = Literal[
     "tool_call_finished",
     "final_message",
     "error",
+    "note",
     "run_finished",
 ]
 EVENT_TYPES: tuple[EventType, ...] = (
@@ -60,6 +63,7 @@ EVENT_TYPES: tuple[EventType, ...] = (
     "tool_call_finished",
     "final_message",
     "error",
+    "note",
     "run_finished",
 )
 SSE_CONTENT_TYPE = "text/event-stream"

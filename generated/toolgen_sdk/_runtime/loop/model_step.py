@@ -61,16 +61,13 @@ class ModelStep(RunCore):
         return changed
 
     def request(self) -> Request:
-        settings = dict(self.options.settings or {})
         if self._revision != self.registry.revision:
             # Tools added or removed mid-run are offered from the next model call on.
             self._definitions = self.registry.definitions()
             self._revision = self.registry.revision
+        # The settings as planned for the model's wire when the run began (wires/settings.py).
         return Request(
-            list(self.messages),
-            list(self._definitions),
-            None,
-            {"settings": settings} if settings else {},
+            list(self.messages), list(self._definitions), None, self.settings.extras()
         )
 
     def model_started(self, request: Request | None = None) -> float:

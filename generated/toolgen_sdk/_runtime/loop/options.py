@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from .events import RunEvent
 from .policies import Approver, Budget, CancelToken, Hooks
@@ -33,7 +33,11 @@ class RunOptions:
     call. approve: decides calls to tools that require approval (none configured: denied). hooks: callbacks
     around every model and tool call. on_event: called with every event of the run, as it happens (awaited
     in arun() when async). cancel: checked between steps and stream events (and in arun() during a model
-    call). settings: generation settings for every request (max_tokens, temperature, ...). values: handed
+    call). settings: generation settings for every request: the portable ones (max_tokens, temperature,
+    reasoning_effort, ...) in each wire's spelling and the wire's own (frequency_penalty, thinking, ...) as
+    given (wires/settings_types.py has a type per wire); one the model's wire cannot carry raises
+    UnsupportedSettings before any request, or, with on_unsupported="note", is left out with a `note` event
+    naming it. values: handed
     to every handler in ToolContext.values. stream_retry: which failed model calls are made again, and how
     often (None: never). token_estimate: counts the tokens of a conversation for the budget hook's
     BudgetInfo.estimated_input_tokens (default: about four characters a token). agent_name: names the run's
@@ -51,6 +55,7 @@ class RunOptions:
     on_event: Callable[[RunEvent], Any] | None = None
     cancel: CancelToken | None = None
     settings: Mapping[str, Any] | None = None
+    on_unsupported: Literal["error", "note"] = "error"
     values: Mapping[str, Any] | None = None
     stream_retry: StreamRetry | None = DEFAULT_STREAM_RETRY
     token_estimate: TokenEstimate | None = estimate_tokens
@@ -62,6 +67,10 @@ class RunOptions:
         if self.max_steps < 1 or self.max_tool_calls < 0:
             raise ValueError(
                 "max_steps must be at least 1 and max_tool_calls at least 0"
+            )
+        if self.on_unsupported not in ("error", "note"):
+            raise ValueError(
+                f"on_unsupported must be 'error' or 'note', not {self.on_unsupported!r}"
             )
 
 
@@ -78,6 +87,7 @@ class RunSettings(TypedDict, total=False):
     on_event: Callable[[RunEvent], Any] | None
     cancel: CancelToken | None
     settings: Mapping[str, Any] | None
+    on_unsupported: Literal["error", "note"]
     values: Mapping[str, Any] | None
     stream_retry: StreamRetry | None
     token_estimate: TokenEstimate | None

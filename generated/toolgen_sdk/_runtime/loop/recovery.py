@@ -1,10 +1,11 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """How a run gets over a failed model call: stream retries, context-length errors, and token estimates.
 
-A stream that breaks off mid-way is asked again, as StreamRetry says; when it fails for good, the text that did
-arrive goes into the transcript as an assistant message marked incomplete (`extras["toolgen"]["incomplete"]`),
-without any of its tool calls, so that nothing runs on arguments that never arrived whole. A provider's
-context-length error lets the budget hook trim (told so by `BudgetInfo.overflow`) and the call is made once more.
+A stream that breaks off mid-way, or ends `incomplete` (events dropped, out of order or missing), is asked again,
+as StreamRetry says; when it fails for good, the text that did arrive goes into the transcript as an assistant
+message marked incomplete (`extras["toolgen"]["incomplete"]`), without any of its tool calls, so that nothing
+runs on arguments that never arrived whole or calls the stream may have lost. A provider's context-length error
+lets the budget hook trim (told so by `BudgetInfo.overflow`) and the call is made once more.
 A budget hook can act before the first call too: `BudgetInfo.estimated_input_tokens` is a token estimate of the
 conversation about to be sent, by `estimate_tokens` (about four characters a token) or a tokenizer of your own
 (`token_counter(encoding.encode)`).
@@ -19,9 +20,11 @@ from typing import Any
 
 from ..wires.base import ProviderError, Response, parts_of
 
-# What stream faults and provider errors are called when a stream ended early: the aggregator's `cut`, and the
-# loop's own name for a stream that ended without its last event.
+# What stream faults and provider errors are called when a stream ended early: the aggregator's `cut`, its
+# `incomplete` (it dropped or guessed something: calls may be missing or wrong), and the loop's own name for a
+# stream that ended without its last event.
 CUT = "cut"
+INCOMPLETE = "incomplete"
 INCOMPLETE_STREAM = "incomplete_stream"
 # Words providers use for a request longer than the model's context window (OpenAI's code, Anthropic's and
 # Bedrock's messages, Gemini's and Ollama's wording).
@@ -47,14 +50,15 @@ TokenEstimate = Callable[[list[dict[str, Any]]], int]
 class StreamRetry:
     """Model calls made for one step at most (`attempts`, the first included), and the failures asked again.
 
-    `errors` names failure types: `cut` (the stream broke off mid-way), `incomplete_stream` (it ended without
-    its final event), or a provider error's type or code (`overloaded_error`, `rate_limit_exceeded`, ...).
+    `errors` names failure types: `cut` (the stream broke off mid-way), `incomplete` (it ended, but events
+    were dropped, out of order or missing, so its calls cannot be trusted), `incomplete_stream` (it ended
+    without its final event), or a provider error's type or code (`overloaded_error`, `rate_limit_exceeded`, ...).
     `delay` seconds pass before each new attempt. HTTPModel already retries a request that fails before its
     response begins; this is for what breaks after.
     """
 
     attempts: int = 2
-    errors: frozenset[str] = frozenset({CUT, INCOMPLETE_STREAM})
+    errors: frozenset[str] = frozenset({CUT, INCOMPLETE, INCOMPLETE_STREAM})
     delay: float = 0.0
 
     def __post_init__(self) -> None:
@@ -82,6 +86,8 @@ def failure_kind(response: Response | ProviderError | None) -> str | None:
     notes = [note for note in stream.get("errors") or () if isinstance(note, dict)]
     if stream.get("cut_calls") or any(note.get("type") == CUT for note in notes):
         return CUT
+    if stream.get("status") == INCOMPLETE:
+        return INCOMPLETE
     first = notes[0] if notes else {}
     return str(first.get("type") or first.get("code") or "error")
 
@@ -163,12 +169,15 @@ def stream_failure(response: Response) -> ProviderError:
     """A response whose stream broke off or carried an error, as the error to stop the run with.
 
     A stream cut inside a tool call says so first: that call's arguments never arrived whole, so no call of the
-    answer runs, and the model is not asked to go on from half a message.
+    answer runs, and the model is not asked to go on from half a message. So does an incomplete stream: what
+    it dropped or guessed comes first, and none of its calls runs either.
     """
     stream = response.extras.get("stream") or {}
     notes = [note for note in stream.get("errors") or () if isinstance(note, dict)]
     if stream.get("cut_calls"):
-        notes = [note for note in notes if note.get("type") == "cut"] + notes
+        notes = [note for note in notes if note.get("type") == CUT] + notes
+    elif stream.get("status") == INCOMPLETE:
+        notes = [note for note in notes if note.get("type") == INCOMPLETE] + notes
     first = notes[0] if notes else {}
     message = str(first.get("message") or "the model's response ended with an error")
     return ProviderError(

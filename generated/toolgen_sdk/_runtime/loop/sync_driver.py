@@ -14,6 +14,7 @@ from ..clients.base import ModelClient
 from ..observe.telemetry import NoTelemetry
 from ..tools.registry import Registry, ToolContext, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
+from ..wires.settings import settings_wire
 from .events import RunEvent
 from .options import RunOptions, RunSettings, run_options
 from .policies import Approval, ApprovalRequest, Approver
@@ -233,7 +234,13 @@ def run_events(
 ) -> RunEvents:
     """The run of run(), as events to iterate (for an SSE response); `.result` afterwards."""
     return RunEvents(
-        model, RunState(messages, registry, run_options(options, settings))
+        model,
+        RunState(
+            messages,
+            registry,
+            run_options(options, settings),
+            settings_wire(model),
+        ),
     )
 
 
@@ -248,7 +255,8 @@ def run(
 
     Settings come as `options` (a RunOptions), as keywords (its field names: `stream=True, max_steps=8`), or
     both, a keyword winning over the same field of `options`. Never raises for a provider or tool failure: the run stops with stop reason `error`
-    and the error in `result.error`.
+    and the error in `result.error`. A generation setting the model's wire cannot carry raises
+    UnsupportedSettings (a ValueError naming each one) before any request, unless `on_unsupported="note"`.
     """
     events = run_events(messages, model, registry, options, **settings)
     for _ in events:

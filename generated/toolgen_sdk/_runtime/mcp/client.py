@@ -233,6 +233,7 @@ class MCPConnection:
                 requires_approval=bool(definition.get("requiresApproval")),
                 meta=definition.get("meta"),
                 annotations=definition.get("annotations"),
+                describe_meta=definition.get("describeMeta") or False,
             )
         return [prefix + d["name"] for d in chosen]
 

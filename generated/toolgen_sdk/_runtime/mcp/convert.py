@@ -15,7 +15,8 @@ from typing import Any
 from ..wires.export import canonical_definition
 
 # What the MCP export (and serve_mcp) write into a tool's `_meta` besides its own meta: toolgen's policies,
-# `strict`, an output schema MCP's field cannot hold (not an object), and whether the tool has a handler.
+# `strict`, an output schema MCP's field cannot hold (not an object), whether the tool has a handler, and which
+# meta keys a provider's description carries (`describeMeta`).
 POLICY_KEYS = (
     "returnDirect",
     "requiresApproval",
@@ -23,6 +24,7 @@ POLICY_KEYS = (
     "strict",
     "outputSchema",
     "unavailable",
+    "describeMeta",
 )
 
 
@@ -95,6 +97,19 @@ def _policies(meta: Mapping[str, Any], where: str) -> dict[str, Any]:
                 ("_meta", "timeout"),
             )
         found["timeout"] = timeout
+    chosen = meta.get("describeMeta")
+    if chosen is not None:
+        if not (
+            isinstance(chosen, bool)
+            or isinstance(chosen, list)
+            and all(isinstance(key, str) for key in chosen)
+        ):
+            raise MCPToolsError(
+                f"{where}: _meta.describeMeta must be true, false or a list of meta keys, not {chosen!r}",
+                ("_meta", "describeMeta"),
+            )
+        if chosen:
+            found["describeMeta"] = chosen
     return found
 
 
@@ -146,6 +161,7 @@ def _definition(tool: Any, index: int) -> dict[str, Any]:
         strict=policies.get("strict"),
         meta={k: v for k, v in meta.items() if k not in POLICY_KEYS},
         annotations=_object_or_none(tool.get("annotations"), where, "annotations"),
+        describeMeta=policies.get("describeMeta"),
         # Not a tool definition's field: the server has no handler for it (serve_mcp's `_meta.unavailable`).
         unavailable=policies.get("unavailable"),
     )

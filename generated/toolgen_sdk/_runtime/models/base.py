@@ -18,12 +18,72 @@ from .check import (
     schema_problems,
     schema_validator,
 )
+from .frozen import FrozenAny, frozen, frozen_dict, thawed
 from .jsontext import parse_json
 from .lazy import DeferredModels
 from .problems import ToolgenValidationError, ValidationProblem
 
+if TYPE_CHECKING:
+    # typing has Self from Python 3.11 on, as sync_driver says of Unpack.
+    from typing import Self  # type: ignore[attr-defined,unused-ignore]
 
-class CanonicalModel(pydantic.BaseModel):
+
+class FrozenModel(pydantic.BaseModel):
+    """A frozen model whose containers are frozen too (frozen.py): every list a tuple, every dict a FrozenDict.
+
+    Its fields' types freeze what they validate; what reaches a model without validation is frozen here.
+    """
+
+    if not TYPE_CHECKING:
+        # Extra fields (extra="allow") are frozen too, and written back as JSON data. No default (pydantic's
+        # documented `= Field(init=False)`): a class attribute would hide the slot, and the extras would move
+        # into __dict__; hidden from type checkers, which would read it as an argument of every model.
+        __pydantic_extra__: dict[str, FrozenAny]
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        _freeze_defaults(cls)
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> Self:
+        """A copy with the fields of `update` changed (not validated, as pydantic's model_copy), frozen too."""
+        return super().model_copy(update=_frozen_values(update), deep=deep)
+
+    @classmethod
+    def model_construct(
+        cls, _fields_set: set[str] | None = None, **values: Any
+    ) -> Self:
+        """A model made from trusted data without validation (as pydantic's model_construct), frozen too."""
+        return super().model_construct(_fields_set, **_frozen_values(values))
+
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        """The extra fields (extra="allow"), read-only."""
+        extra = self.__pydantic_extra__
+        return None if extra is None else frozen_dict(extra)
+
+
+def _freeze_defaults(model: type[pydantic.BaseModel]) -> None:
+    """A list or dict default frozen, as a value of the field would be: pydantic hands a default over as written
+    (copied), unless it validates it, and then the field's type freezes it."""
+    changed = False
+    for info in model.__pydantic_fields__.values():
+        default = info.default
+        if not info.validate_default and isinstance(default, (list, dict, set)):
+            info.default = frozen(default)
+            changed = True
+    if changed and model.__pydantic_complete__:
+        # Built already (without defer_build): built again, with the frozen defaults.
+        model.model_rebuild(force=True)
+
+
+def _frozen_values(values: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {key: frozen(value) for key, value in (values or {}).items()}
+
+
+class CanonicalModel(FrozenModel):
     """Canonical chat types: immutable, snake_case attributes, camelCase accepted on input too."""
 
     model_config = pydantic.ConfigDict(
@@ -43,7 +103,7 @@ class CanonicalModel(pydantic.BaseModel):
     )
 
 
-class SchemaModel(pydantic.BaseModel):
+class SchemaModel(FrozenModel):
     """Models of tool arguments and results: immutable, keys exactly as the schema spells them."""
 
     model_config = pydantic.ConfigDict(
@@ -67,7 +127,25 @@ class DeferredRootModel(pydantic.RootModel[RootT], Generic[RootT]):
     RootModel's config: without defer_build, it would build the whole validator of a conversation at import.
     """
 
-    model_config = pydantic.ConfigDict(defer_build=True)
+    model_config = pydantic.ConfigDict(defer_build=True, frozen=True)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        _freeze_defaults(cls)
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> Self:
+        """A copy with `update` (`{"root": ...}`) made, not validated, frozen (as FrozenModel's)."""
+        return super().model_copy(update=_frozen_values(update), deep=deep)
+
+    @classmethod
+    def model_construct(  # type: ignore[override]  # RootModel's own signature
+        cls, root: RootT, _fields_set: set[str] | None = None
+    ) -> Self:
+        """A model made from a trusted root without validation, frozen (as FrozenModel's)."""
+        return super().model_construct(frozen(root), _fields_set)
 
 
 _NOT_NULL_KEY = "x-toolgen-not-null"
@@ -222,6 +300,8 @@ class ToolSpec:
     null_as_absent: bool = False
     meta: Mapping[str, Any] = field(default_factory=dict)
     annotations: Mapping[str, Any] = field(default_factory=dict)
+    # The meta keys folded into the description every provider is sent: all of them (True) or those listed.
+    describe_meta: bool | tuple[str, ...] = False
     # Decided at build time: the models do not enforce every keyword, so a JSON Schema check runs too.
     check_input: bool = False
     check_output: bool = False
@@ -272,10 +352,11 @@ class ToolSpec:
         validity is the schema's to decide. Null for an optional argument whose schema does not allow it is a
         problem, unless the tool is sent in strict mode (`null_as_absent`), where it means the argument is absent.
         """
+        # Data may come from a frozen model (a tuple, a FrozenDict): checked as the lists and dicts it stands for.
         value = (
             parsed_json(data)
             if json_text and isinstance(data, (str, bytes, bytearray))
-            else data
+            else thawed(data)
         )
         try:
             return self._checked_arguments(value)
@@ -312,6 +393,9 @@ class ToolSpec:
 
     def check_result(self, data: Any) -> Any:
         """A handler's result as the result model (data as is when the tool has none), or ToolgenValidationError."""
+        if not isinstance(data, pydantic.BaseModel):
+            # What a handler hands back from its frozen arguments (a tuple, a FrozenDict) is the JSON it stands for.
+            data = thawed(data)
         result = (
             data
             if self.result_model is None
@@ -381,4 +465,12 @@ class ToolSpec:
             strict=self.strict,
             meta=dict(self.meta),
             annotations=dict(self.annotations),
+            describeMeta=_described_meta(self.describe_meta),
         )
+
+
+def _described_meta(chosen: bool | tuple[str, ...]) -> bool | list[str] | None:
+    """`describeMeta` as a definition spells it: true, the list of keys, or absent (None)."""
+    if chosen is True:
+        return True
+    return list(chosen) if isinstance(chosen, tuple) and chosen else None

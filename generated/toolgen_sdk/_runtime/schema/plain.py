@@ -122,6 +122,8 @@ def _schema(kind: str, node: Mapping[str, Any]) -> Any:
         return _model(node)
     if kind == "function-wrap":
         return _null_refusing(node)
+    if kind == "function-after" and _freezing(node):
+        return _with_ref(_plain(node.get("schema")), node)
     if kind == "model-fields":
         return _fields(node, None)
     if kind == "default" and ("default_factory" in node or "on_error" in node):
@@ -131,6 +133,9 @@ def _schema(kind: str, node: Mapping[str, Any]) -> Any:
         node = {
             key: value for key, value in node.items() if key != "default_factory"
         } | {"default": None}
+    elif kind == "default" and not node.get("validate_default"):
+        # Never validated either; a list default is frozen, a tuple JSON cannot hold (models/frozen.py).
+        node = dict(node) | {"default": None}
     elif kind == "tagged-union" and not _plain_discriminator(node.get("discriminator")):
         raise _NotData("a discriminator function")
     elif kind not in _DATA_TYPES:
@@ -287,6 +292,16 @@ def _field_schema(node: Mapping[str, Any], refused: bool) -> Any:
     return _plain(_non_null(node))
 
 
+def _freezing(node: Mapping[str, Any]) -> bool:
+    """A conversion of the models' frozen types (models/frozen.py): a valid value's form changes, not its validity."""
+    function = node.get("function")
+    call = function.get("function") if isinstance(function, Mapping) else None
+    return call is tuple or (
+        getattr(call, "__qualname__", None) in ("frozen", "frozen_dict")
+        and str(getattr(call, "__module__", "")).endswith(".models.frozen")
+    )
+
+
 def _null_refusing_model(function: Any) -> Any:
     """The model class whose `_refuse_null` validator this is, or None for any other function."""
     call = function.get("function") if isinstance(function, Mapping) else None
@@ -329,4 +344,10 @@ def _non_null(node: Mapping[str, Any]) -> Mapping[str, Any]:
         return inner
     if kind in _NEVER_NULL:
         return node
+    if (
+        kind == "function-after"
+        and _freezing(node)
+        and isinstance(node.get("schema"), Mapping)
+    ):
+        return {**node, "schema": _non_null(node["schema"])}
     raise _NotData(f"a refused null beside a {kind} schema")

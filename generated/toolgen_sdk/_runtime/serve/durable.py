@@ -15,7 +15,7 @@ import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ..clients.base import ModelClient
 from ..loop.events import RunEvent
@@ -33,6 +33,7 @@ from ..streams.events import (
 )
 from ..tools.registry import Registry, ToolContext, ToolError, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
+from ..wires.settings import checked_plan, settings_wire
 from .store import RunStore, StoredEvent
 
 # The version DBOS files workflows under: recovery resumes only workflows of the running version, and the
@@ -93,12 +94,20 @@ class DurableRuns:
         stream: bool = True,
         max_steps: int = 10,
         values: Mapping[str, Any] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        on_unsupported: Literal["error", "note"] = "error",
     ) -> None:
         self.registry = registry
         self.model = model
         self.stream = stream
         self.max_steps = max_steps
         self.values = dict(values or {})
+        # Checked now, as every run checks them: a setting the model's wire cannot carry stops the service
+        # from starting (UnsupportedSettings) rather than each run.
+        self.settings = dict(settings or {})
+        self.on_unsupported = on_unsupported
+        self.wire = settings_wire(model)
+        checked_plan(self.settings, self.wire, registry.definitions(), on_unsupported)
         try:
             self.store = RunStore(database_url)
         except Exception as error:  # noqa: BLE001 - any failure to open the database is said plainly
@@ -356,8 +365,11 @@ class _DurableRun:
             conversation_id=conversation_id,
             stream=runs.stream,
             max_steps=runs.max_steps,
+            settings=runs.settings,
+            on_unsupported=runs.on_unsupported,
         )
-        self.state = RunState(messages, runs.registry, options)
+        # The same settings plan as run() and arun() make: the same body for the same settings.
+        self.state = RunState(messages, runs.registry, options, runs.wire)
         self.last_seq = 0
 
     def flush(self, status: str = "running") -> None:

@@ -204,6 +204,7 @@ const handlers = {
     result.textContent = pretty(textOf(data.content));
   },
   error(data) { log.append(el('div', 'problem', 'error: ' + data.message)); },
+  note(data) { log.append(el('div', 'problem', 'note: ' + data.message)); },
   run_finished(data) {
     runStatus.textContent = 'finished: ' + data.stop_reason;
     if (current.source) current.source.close();

@@ -40,6 +40,7 @@ from .framing import (
 )
 from .shapes import TAKEN, Shortcut, shortcut_for
 from .state import WireState, _NoState
+from .whole import json_media, reading, whole_state
 
 
 def detect_wire(
@@ -57,7 +58,10 @@ def detect_wire(
         predicate = getattr(
             importlib.import_module(f".{module}", __package__), function
         )
-        found: str | None = predicate(payload, event)
+        try:
+            found: str | None = predicate(payload, event)
+        except (AttributeError, TypeError):
+            continue  # a predicate that cannot read a payload's odd values does not recognize it
         if found is not None:
             return found
     return None
@@ -86,10 +90,17 @@ class Aggregator:
 
     A chunk is bytes of the body as they arrived (any split), text, a `Frame`, or an already decoded payload (a
     dict, or an SDK object with `model_dump`). `wire` names the provider wire; without it the first payload
-    decides. `framing` (sse, jsonl, json-array, eventstream) is sniffed from the first bytes when not given.
+    decides. `framing` (sse, jsonl, json-array, json, eventstream) is sniffed from the first bytes when not given.
+    `content_type` is the response's when known: a JSON one says the body may be one whole response (see `whole`).
     """
 
-    def __init__(self, wire: str | None = None, *, framing: str | None = None) -> None:
+    def __init__(
+        self,
+        wire: str | None = None,
+        *,
+        framing: str | None = None,
+        content_type: str | None = None,
+    ) -> None:
         self._sniffer = AutoDecoder() if framing is None else None
         self._decoder: Decoder = (
             self._sniffer if self._sniffer is not None else make_decoder(framing or "")
@@ -99,6 +110,9 @@ class Aggregator:
         if framing is not None:
             self._use(self._decoder, framing)
         self._state: WireState | None = new_state(wire) if wire is not None else None
+        # Until the first payload (maybe a whole response: see `whole`), every chunk goes through feed().
+        self._first = True
+        self._json_body = framing == "json" or json_media(content_type)
         # Faults before any payload named the wire: emitted with the next events, kept for the final message.
         self._early: list[Event] = []
         self._early_errors: list[StreamError] = []
@@ -256,7 +270,7 @@ class Aggregator:
         """What stream() needs for its fast path: the state, the decoder's simple() (None while the wire or the
         framing is unknown), the decoder, and whether a `data:`-only read may be taken without asking it."""
         state, decoder = self._state, self._decoder
-        simple = self._simple if state is not None else None
+        simple = self._simple if state is not None and not self._first else None
         plain = (
             simple is not None
             and type(decoder) is SSEDecoder
@@ -394,13 +408,13 @@ class Aggregator:
 
     def _frames(self, frames: list[Frame]) -> None:
         """The hot loop: one JSON parse and one state call per payload; faults never escape."""
-        state = self._state
+        state = None if self._first else self._state
         parse = parse_json
         for frame in frames:
             event, data, kind = frame
             if state is None or kind != "event" or data == b"[DONE]":
                 self._frame(frame)
-                state = self._state
+                state = None if self._first else self._state
                 continue
             # _deliver(state, event, data), inlined: a payload that does not parse (or is blank) goes to it.
             try:
@@ -435,11 +449,9 @@ class Aggregator:
         self._payload(event, payload, data)
 
     def _payload(self, event: str | None, payload: Any, text: bytes | None) -> None:
-        state = (
-            self._state
-            if self._state is not None
-            else self._ensure_state(payload, event)
-        )
+        state = self._state
+        if state is None or self._first:
+            state = self._ensure_state(payload, event)
         state.payload_text = text
         try:
             state.feed(event, payload)
@@ -447,15 +459,17 @@ class Aggregator:
             _unexpected(state, error, payload)
 
     def _ensure_state(self, payload: Any, event: str | None) -> WireState:
-        if self._state is not None:
-            return self._state
-        wire = detect_wire(
-            payload,
-            event,
-            self._framing or (self._sniffer.framing if self._sniffer else None),
-        )
-        if wire is not None:
-            return self._adopt(new_state(wire))
+        state = self._state
+        if state is not None and not self._first:
+            return state
+        self._first = False
+        framing = self._framing or (self._sniffer.framing if self._sniffer else None)
+        if state is None:
+            wire = detect_wire(payload, event, framing)
+            state = new_state(wire) if wire is not None else whole_state(payload)
+        if state is not None:
+            json_body = self._json_body and framing in (None, "jsonl", "json")
+            return self._adopt(reading(state, payload, event, json_body))
         state = self._adopt(_NoState("unknown"))
         state.fault(
             f"cannot tell which provider wire this stream is: {str(payload)[:200]}"
@@ -512,17 +526,19 @@ def stream_events(
     wire: str | None = None,
     *,
     framing: str | None = None,
+    content_type: str | None = None,
 ) -> Iterator[Event]:
     """Canonical events of a stream, ending with MessageEnd, which carries the final message.
 
     source is the body as bytes or text, or an iterable of chunks (httpx's `iter_bytes()`, SSE lines, decoded
     payload dicts, SDK chunk objects). An exception raised by the source itself (a dropped connection) ends the
-    stream with a StreamError and the partial message instead of propagating.
+    stream with a StreamError and the partial message instead of propagating. A whole response body sent instead
+    gives the events a stream of it would; content_type, the response's, helps tell one (see `whole`).
     """
     chunks: Iterable[Chunk] = (
         [source] if isinstance(source, (bytes, bytearray, memoryview, str)) else source
     )
-    return Aggregator(wire, framing=framing).stream(chunks)
+    return Aggregator(wire, framing=framing, content_type=content_type).stream(chunks)
 
 
 async def astream_events(
@@ -530,13 +546,16 @@ async def astream_events(
     wire: str | None = None,
     *,
     framing: str | None = None,
+    content_type: str | None = None,
 ) -> AsyncIterator[Event]:
     """The async twin of stream_events: source may be an async iterable (httpx's `aiter_bytes()`)."""
     if not isinstance(source, AsyncIterable):
-        for event in stream_events(source, wire, framing=framing):
+        for event in stream_events(
+            source, wire, framing=framing, content_type=content_type
+        ):
             yield event
         return
-    aggregator = Aggregator(wire, framing=framing)
+    aggregator = Aggregator(wire, framing=framing, content_type=content_type)
     try:
         async for chunk in source:
             for event in aggregator.feed(chunk):

@@ -5,10 +5,17 @@ Blocks are keyed by their content-block index, which text, thinking, server-tool
 `tool_use` blocks are tool calls. `input_json_delta` fragments are joined once, at the block's stop: a call is
 closed by the `content_block_stop` of its block, and a call whose block never stopped is cut.
 
-Repeats: events carry no sequence number, only the block index, so what is recognized is what the index makes
-impossible twice: a second `message_start`, a `content_block_start` for an index already started, a
-`content_block_stop` for a block already stopped, a delta for a stopped block, and anything after `message_stop`.
-Two equal deltas for an open block cannot be told from a model saying the same thing twice, and are both kept.
+Repeats and new calls: events carry no sequence number; a block is named by its index and, for a tool_use block, by
+its id. A `content_block_start` at an index already used is the same block again (a repeat, dropped) when its type
+and id are the block's, and a new block (a new call, for a tool_use) under another id or type; the block that held
+the index before, if still open, is closed there (a call of it is cut). A `content_block_stop` for a block already
+stopped, a second `message_start` of the same message and a second `message_stop` change nothing and are dropped.
+What the index cannot settle makes the stream incomplete: a delta for a block already stopped (a repeat, or a
+fragment out of order: dropped), a delta before its block's start (the block is implied), a delta without its index
+or delta object, a stop for a block that never started (whatever it held is lost), anything but a repeat after
+`message_stop`, and, once `message_stop` came, a missing `message_start`, no `stop_reason`, or an index never seen
+below the highest one. Two equal deltas for an open block cannot be told from a model saying the same thing twice,
+and are both kept; a delta sent twice, lost, or two swapped inside one block leave no evidence at all.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from typing import Any
 from ..wires.anthropic import decode_response
 from ..wires.base import ProviderError, Response
 from .events import parse_json
-from .state import Call, WireState
+from .state import Call, WireState, carries, first_gap
 
 _TEXT_FIELDS = MappingProxyType({"text": "text", "thinking": "thinking"})
 # Blocks whose `input` streams as JSON text but which are not calls for the client to run.
@@ -27,10 +34,12 @@ _INPUT_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
 class _Block:
-    __slots__ = ("call", "data", "done", "implied", "parts")
+    __slots__ = ("call", "data", "done", "implied", "parts", "start")
 
     def __init__(self, data: dict[str, Any], implied: bool = False) -> None:
         self.data = data
+        # The content_block its start carried, as sent: a start sent again is compared with it.
+        self.start = dict(data)
         self.parts: list[str] = []
         self.call: Call | None = None
         self.done = False
@@ -49,7 +58,9 @@ class AnthropicState(WireState):
     def __init__(self) -> None:
         super().__init__()
         self.message: dict[str, Any] = {"type": "message", "role": "assistant"}
+        # The block holding each index now; every block in the order they started (an index may be reused).
         self.blocks: dict[int, _Block] = {}
+        self.order: list[_Block] = []
         self.message_started = False
 
     def feed(self, event: str | None, data: Any) -> None:
@@ -72,26 +83,26 @@ class AnthropicState(WireState):
                         self.text(text)
                     return
         if self.complete and kind not in ("error", "ping"):
-            self.repeat()  # the message is over: nothing after message_stop belongs to it
+            self._after_stop(kind, data)
         elif kind == "content_block_delta":
             self._delta(data)
         elif kind == "content_block_start":
-            block = self.blocks.get(data.get("index", 0))
-            if block is None:
-                self._start(data)
-            elif block.implied:
-                _name_implied(block, data)
-            else:
-                self.repeat()
+            self._block_start(data)
         elif kind == "content_block_stop":
-            block = self.blocks.get(data.get("index", 0))
-            if block is not None and block.done:
+            index = data.get("index", 0)
+            block = self.blocks.get(index)
+            if block is None:
+                self.doubt(
+                    f"content_block_stop for block {index}, which never started: whatever it held is lost",
+                    data,
+                )
+            elif block.done:
                 self.repeat()
-            elif block is not None:
+            else:
                 self._stop(block)
         elif kind == "message_start":
             if self.message_started:
-                self.repeat()
+                self._message_again(data)
                 return
             self.message_started = True
             self.message.update(data.get("message") or {})
@@ -109,9 +120,41 @@ class AnthropicState(WireState):
                 raw=data,
             )
 
+    def _block_start(self, data: dict[str, Any]) -> None:
+        index = data.get("index", 0)
+        block = self.blocks.get(index)
+        if block is None:
+            self._start(data)
+            return
+        if block.implied:
+            _name_implied(block, data)
+            return
+        content = data.get("content_block") or {}
+        if _identity(content) != _identity(block.start):
+            # Another block at an index already used: a new block (a new call), never a repeat.
+            if not block.done:
+                self._close_early(block, index)
+            self._start(data)
+        elif content == block.start:
+            self.repeat()
+        else:
+            self.presumed_repeat(
+                f"content_block_start for block {index} again, with other content", data
+            )
+
+    def _close_early(self, block: _Block, index: int) -> None:
+        """A block whose index a new block took before its content_block_stop came."""
+        if block.call is not None:
+            self.cut_call(block.call)
+            block.done = True
+        else:
+            self._stop(block)
+            self.doubt(f"block {index} was replaced before its content_block_stop")
+
     def _start(self, data: dict[str, Any], implied: bool = False) -> None:
         block = _Block(dict(data.get("content_block") or {}), implied)
         self.blocks[data.get("index", 0)] = block
+        self.order.append(block)
         kind = block.data.get("type")
         field = _TEXT_FIELDS.get(kind or "")
         if field is not None:
@@ -123,7 +166,13 @@ class AnthropicState(WireState):
 
     def _delta(self, data: dict[str, Any]) -> None:
         index = data.get("index", 0)
-        delta = data.get("delta") or {}
+        delta = data.get("delta")
+        if type(delta) is not dict or "type" not in delta or "index" not in data:
+            self.doubt(
+                "a content_block_delta without its index or delta: whatever it held is lost",
+                data,
+            )
+            return
         kind = delta.get("type")
         block = self.blocks.get(index)
         if block is None:
@@ -135,10 +184,16 @@ class AnthropicState(WireState):
                 if kind == "thinking_delta"
                 else "text"
             )
+            self.doubt(f"a delta for block {index} came before its content_block_start")
             self._start({"index": index, "content_block": {"type": implied}}, True)
             block = self.blocks[index]
         elif block.done:
-            self.repeat()
+            if carries(delta):
+                self.presumed_repeat(
+                    f"a delta for block {index} after its content_block_stop", data
+                )
+            else:
+                self.repeat()
             return
         if kind == "text_delta":
             self._text(block, "text", delta.get("text") or "")
@@ -190,6 +245,14 @@ class AnthropicState(WireState):
             self.fault(f"server tool input is not valid JSON: {error}", raw=text)
             return {}
 
+    def _message_again(self, data: dict[str, Any]) -> None:
+        """A second message_start: the same message's again is a repeat; another message's is not this one's."""
+        again = data.get("message") or {}
+        if again.get("id") == self.message.get("id"):
+            self.repeat()
+        else:
+            self.presumed_repeat("a message_start of another message", data)
+
     def _message_delta(self, data: dict[str, Any]) -> None:
         delta = data.get("delta") or {}
         self.message.update(delta)
@@ -197,26 +260,75 @@ class AnthropicState(WireState):
         if usage:
             self.message["usage"] = {**(self.message.get("usage") or {}), **usage}
 
+    def _after_stop(self, kind: str | None, data: dict[str, Any]) -> None:
+        """An event after message_stop: a repeat when it changes nothing taken; else dropped, in doubt."""
+        block = self.blocks.get(data.get("index", 0))
+        content = data.get("content_block") or {}
+        delta = data.get("delta")
+        harmless = (
+            kind == "message_stop"
+            or (kind == "content_block_stop" and block is not None and block.done)
+            or (
+                kind == "content_block_start"
+                and block is not None
+                and content == block.start
+            )
+            or (kind == "content_block_delta" and not carries(delta))
+            or (
+                kind == "message_start"
+                and (data.get("message") or {}).get("id") == self.message.get("id")
+            )
+            or (kind == "message_delta" and not self._changes(data))
+        )
+        if harmless:
+            self.repeat()
+        else:
+            self.presumed_repeat(f"{kind} after message_stop", data)
+
+    def _changes(self, data: dict[str, Any]) -> bool:
+        """Whether a message_delta says anything the message does not hold already."""
+        delta = data.get("delta") or {}
+        usage = data.get("usage") or {}
+        have = self.message.get("usage") or {}
+        return any(
+            self.message.get(key) != value for key, value in delta.items()
+        ) or any(have.get(key) != value for key, value in usage.items())
+
     def finish(self) -> None:
-        for block in self.blocks.values():
+        for block in self.order:
             if block.call is not None and not block.done:
                 # No content_block_stop: the call's input may be missing or cut short.
                 self.cut_call(block.call)
             else:
                 self._stop(block)
+        if self.complete and self.provider_error is None:
+            self._check_end()
         super().finish()
+
+    def _check_end(self) -> None:
+        """What a stream that reached message_stop must have had."""
+        if not self.message_started:
+            self.doubt(
+                "no message_start came: the message's id, model and input usage are missing"
+            )
+        if self.message.get("stop_reason") is None:
+            self.doubt("no message_delta said why the message stopped (stop_reason)")
+        missing = first_gap(self.blocks)
+        if missing is not None:
+            self.doubt(f"content block {missing} never came")
 
     def body(self) -> dict[str, Any]:
         body = dict(self.message)
-        body["content"] = [
-            self.blocks[index].data
-            for index in sorted(self.blocks)
-            if not _is_cut(self.blocks[index])
-        ]
+        body["content"] = [block.data for block in self.order if not _is_cut(block)]
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
         return decode_response(body)
+
+
+def _identity(content: dict[str, Any]) -> tuple[Any, Any]:
+    """What names a block beside its index: its type and, for a call, its id."""
+    return content.get("type"), content.get("id")
 
 
 def _is_cut(block: _Block) -> bool:
@@ -226,7 +338,8 @@ def _is_cut(block: _Block) -> bool:
 def _name_implied(block: _Block, data: dict[str, Any]) -> None:
     """A start that comes after deltas already opened its block only says what the block is."""
     block.implied = False
-    block.data = {**dict(data.get("content_block") or {}), **block.data}
+    block.start = dict(data.get("content_block") or {})
+    block.data = {**block.start, **block.data}
     call = block.call
     if call is not None:
         call.id = call.id or block.data.get("id") or None

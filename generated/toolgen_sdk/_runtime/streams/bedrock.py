@@ -3,16 +3,24 @@
 
 Events arrive either from the binary eventstream (the event name in the `:event-type` header, the payload padded
 with a random `p` field) or SDK-decoded as `{"<eventName>": {...}}`. `contentBlockIndex` is shared by text,
-reasoning and toolUse blocks; a text block may start with its first delta, without a contentBlockStart.
+reasoning and toolUse blocks; a text or reasoning block may start with its first delta, without a
+contentBlockStart.
 
 A call (a toolUse block) is closed by the `contentBlockStop` of its block; a call whose block never stopped is
 cut.
 
-Repeats: events carry the block index and no sequence number (the eventstream's `p` field is padding of random
-length, not a mark two events never share), so what is recognized is what the index makes impossible twice: a
-second `messageStart`, a `contentBlockStart` for a block already started, a `contentBlockStop` or delta for a
-block already stopped, a second `metadata`, and after `messageStop` anything but `metadata`. Two equal deltas for an open block
-cannot be told from a model saying the same thing twice, and are both kept.
+Repeats and new calls: events carry the block index and no sequence number (the eventstream's `p` field is padding
+of random length, not a mark two events never share); a toolUse block is named by its index and its `toolUseId`. A
+`contentBlockStart` at an index already started is the same block again (a repeat, dropped) under the same
+toolUseId and kind, and a new block (a new call) under another; the block that held the index, if still open, is
+closed there (a call of it is cut). A `contentBlockStop` for a block already stopped, a second `messageStart`, a
+second `messageStop` and a second equal `metadata` change nothing and are dropped. What the index cannot settle
+makes the stream incomplete: a delta for a block already stopped (dropped), a delta without its index or delta
+object, toolUse input before its block's start (a call with no id or name), a stop for a block that never started,
+a different second `metadata`, anything else after `messageStop`, and, once `messageStop` came, no `stopReason` or
+an index never seen below the highest one (a missing `messageStart` loses nothing: it only says the role). Two
+equal deltas for an open block cannot be told from a model saying the same thing twice, and are both kept; a delta
+sent twice, lost, or two swapped inside one block leave no evidence at all.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from typing import Any
 
 from ..wires.base import ProviderError, Response
 from ..wires.bedrock import decode_response
-from .state import Call, WireState
+from .state import Call, WireState, carries, first_gap
 
 _EVENTS = frozenset(
     {
@@ -36,13 +44,24 @@ _EVENTS = frozenset(
 
 
 class _Block:
-    __slots__ = ("call", "data", "done", "implied", "kind", "signature", "texts")
+    __slots__ = (
+        "call",
+        "data",
+        "done",
+        "implied",
+        "kind",
+        "signature",
+        "start",
+        "texts",
+    )
 
     def __init__(self, kind: str, data: dict[str, Any], implied: bool = False) -> None:
         self.kind = kind
         # Started by its first delta, without a contentBlockStart (usual for text).
         self.implied = implied
         self.data = data
+        # The contentBlockStart's `start`, as sent: a start sent again is compared with it.
+        self.start: dict[str, Any] | None = None
         self.texts: list[str] = []
         self.signature: list[str] = []
         self.call: Call | None = None
@@ -61,9 +80,11 @@ class BedrockState(WireState):
         super().__init__()
         self.role = "assistant"
         self.top: dict[str, Any] = {}
+        # The block holding each index now; every block in the order they started (an index may be reused).
         self.blocks: dict[int, _Block] = {}
+        self.order: list[_Block] = []
         self.message_started = False
-        self.metadata = False
+        self.metadata: dict[str, Any] | None = None
 
     def feed(self, event: str | None, data: Any) -> None:
         if event is None and len(data) == 1:
@@ -78,71 +99,137 @@ class BedrockState(WireState):
                     raw=data,
                 )
                 return
-        if self._repeated(event, data):
-            self.repeat()
+        if event == "metadata":
+            self._metadata(data)
+        elif self.complete:
+            self._after_stop(event, data)
         elif event == "contentBlockDelta":
             self._delta(data)
         elif event == "contentBlockStart":
             self._start(data)
         elif event == "contentBlockStop":
-            block = self.blocks.get(data.get("contentBlockIndex", 0))
-            if block is not None:
+            index = data.get("contentBlockIndex", 0)
+            block = self.blocks.get(index)
+            if block is None:
+                self.doubt(
+                    f"contentBlockStop for block {index}, which never started: whatever it held is lost",
+                    data,
+                )
+            elif block.done:
+                self.repeat()
+            else:
                 self._stop(block)
         elif event == "messageStart":
+            if self.message_started:
+                self.repeat()
+                return
             self.message_started = True
             self.role = data.get("role") or self.role
             self.begin()
         elif event == "messageStop":
             self.top.update({key: value for key, value in data.items() if key != "p"})
             self.complete = True
-        elif event == "metadata":
-            self.metadata = True
-            self.top.update({key: value for key, value in data.items() if key != "p"})
 
-    def _repeated(self, event: str | None, data: Any) -> bool:
-        """Whether the event is one the block indexes say was already taken."""
-        if event == "metadata":
-            return self.metadata
-        if self.complete:
-            return True
-        if event == "messageStart":
-            return self.message_started
+    def _metadata(self, data: dict[str, Any]) -> None:
+        kept = {key: value for key, value in data.items() if key != "p"}
+        if self.metadata is None:
+            self.metadata = kept
+            self.top.update(kept)
+        elif kept == self.metadata:
+            self.repeat()
+        else:
+            self.presumed_repeat("a second, different metadata event", data)
+
+    def _after_stop(self, event: str | None, data: dict[str, Any]) -> None:
+        """An event after messageStop: a repeat when it changes nothing taken; else dropped, in doubt."""
         block = self.blocks.get(data.get("contentBlockIndex", 0))
-        if block is None:
-            return False
-        if event == "contentBlockStart":
-            return not block.implied
-        return block.done and event in ("contentBlockDelta", "contentBlockStop")
+        delta = data.get("delta")
+        harmless = (
+            event in ("messageStop", "messageStart")
+            or (event == "contentBlockStop" and block is not None and block.done)
+            or (
+                event == "contentBlockStart"
+                and block is not None
+                and data.get("start") == block.start
+            )
+            or (event == "contentBlockDelta" and not carries(delta))
+        )
+        if harmless:
+            self.repeat()
+        else:
+            self.presumed_repeat(f"{event} after messageStop", data)
 
     def _start(self, data: dict[str, Any]) -> None:
         start = data.get("start") or {}
         index = data.get("contentBlockIndex", 0)
         tool = start.get("toolUse")
-        implied = self.blocks.get(index)
-        if implied is not None:
+        held = self.blocks.get(index)
+        if held is not None and held.implied:
             # The start comes after deltas already opened its block: it only names what the block is.
-            implied.implied = False
-            if tool is not None and implied.call is not None:
-                implied.data = {**dict(tool), **implied.data}
-                implied.call.id = implied.call.id or tool.get("toolUseId") or None
-                implied.call.name = implied.call.name or tool.get("name") or None
+            held.implied = False
+            held.start = start
+            if tool is not None and held.call is not None:
+                held.data = {**dict(tool), **held.data}
+                held.call.id = held.call.id or tool.get("toolUseId") or None
+                held.call.name = held.call.name or tool.get("name") or None
             return
+        if held is not None:
+            if _identity(start) == _identity(held.start or {}):
+                if start == held.start:
+                    self.repeat()
+                else:
+                    self.presumed_repeat(
+                        f"contentBlockStart for block {index} again, with other content",
+                        data,
+                    )
+                return
+            # Another block at an index already used: a new block (a new call), never a repeat.
+            if not held.done:
+                self._close_early(held, index)
         if tool is not None:
-            block = self.blocks[index] = _Block("toolUse", dict(tool))
+            block = _Block("toolUse", dict(tool))
             block.call = self.open_call(tool.get("toolUseId"), tool.get("name"))
         else:
             kind = next(iter(start), "text")
-            self.blocks[index] = _Block(kind, dict(start.get(kind) or {}))
+            block = _Block(kind, dict(start.get(kind) or {}))
+        block.start = start
+        self.blocks[index] = block
+        self.order.append(block)
+
+    def _close_early(self, block: _Block, index: int) -> None:
+        """A block whose index a new block took before its contentBlockStop came."""
+        if block.call is not None:
+            self.cut_call(block.call)
+            block.done = True
+        else:
+            self._stop(block)
+            self.doubt(f"block {index} was replaced before its contentBlockStop")
 
     def _block(self, index: int, kind: str) -> _Block:
         block = self.blocks.get(index)
         if block is None:
             block = self.blocks[index] = _Block(kind, {}, implied=True)
+            self.order.append(block)
         return block
 
     def _delta(self, data: dict[str, Any]) -> None:
         index = data.get("contentBlockIndex", 0)
-        delta = data.get("delta") or {}
+        delta = data.get("delta")
+        if type(delta) is not dict or not delta or "contentBlockIndex" not in data:
+            self.doubt(
+                "a contentBlockDelta without its index or delta: whatever it held is lost",
+                data,
+            )
+            return
+        held = self.blocks.get(index)
+        if held is not None and held.done:
+            if carries(delta):
+                self.presumed_repeat(
+                    f"a delta for block {index} after its contentBlockStop", data
+                )
+            else:
+                self.repeat()
+            return
         text = delta.get("text")
         if text is not None:
             if text:
@@ -157,6 +244,9 @@ class BedrockState(WireState):
                 self.fault(f"toolUse input for {block.kind} block {index}", raw=data)
                 return
             if block.call is None:
+                self.doubt(
+                    f"toolUse input for block {index} came before its contentBlockStart"
+                )
                 block.call = self.open_call(None, None)
             fragment = tool.get("input") or ""
             if fragment:
@@ -189,20 +279,24 @@ class BedrockState(WireState):
             )
 
     def finish(self) -> None:
-        for block in self.blocks.values():
+        for block in self.order:
             if block.call is not None and not block.done:
                 # No contentBlockStop: the call's input may be missing or cut short.
                 self.cut_call(block.call)
             else:
                 self._stop(block)
+        if self.complete and self.provider_error is None:
+            if self.top.get("stopReason") is None:
+                self.doubt(
+                    "the messageStop did not say why the message stopped (stopReason)"
+                )
+            missing = first_gap(self.blocks)
+            if missing is not None:
+                self.doubt(f"content block {missing} never came")
         super().finish()
 
     def body(self) -> dict[str, Any]:
-        content = [
-            _block_body(self.blocks[index])
-            for index in sorted(self.blocks)
-            if not _is_cut(self.blocks[index])
-        ]
+        content = [_block_body(block) for block in self.order if not _is_cut(block)]
         body: dict[str, Any] = {
             "output": {"message": {"role": self.role, "content": content}}
         }
@@ -211,6 +305,13 @@ class BedrockState(WireState):
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
         return decode_response(body)
+
+
+def _identity(start: dict[str, Any]) -> tuple[Any, Any]:
+    """What names a block beside its index: its kind and, for a call, its toolUseId."""
+    kind = next(iter(start), None)
+    inner = start.get(kind) if kind is not None else None
+    return kind, inner.get("toolUseId") if isinstance(inner, dict) else None
 
 
 def _block_body(block: _Block) -> dict[str, Any]:

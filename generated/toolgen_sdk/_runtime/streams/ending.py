@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..wires.base import ProviderError, Response
-from .events import Finish, MessageEnd, StreamError, ToolCallEnd, Usage
+from .events import Finish, MessageEnd, StreamError, StreamStatus, ToolCallEnd, Usage
 from .state import Call, WireState
 
 
@@ -20,6 +20,8 @@ def finalize(state: WireState) -> Response | ProviderError:
     if isinstance(result, Response):
         if closed:
             result = _patch_arguments(result, closed)
+        if state.complete and state.provider_error is None:
+            _missing(state, result, closed)
         if state.errors:
             result = _mark_incomplete(result, state, state.errors)
     tool_calls = (
@@ -63,13 +65,36 @@ def finalize(state: WireState) -> Response | ProviderError:
     return result
 
 
-def _status(state: WireState) -> str:
-    """complete, cut, failed or corrupt: see MessageEnd."""
+def _status(state: WireState) -> StreamStatus:
+    """complete, incomplete, cut, failed or corrupt: see MessageEnd."""
     if state.provider_error is not None:
         return "failed"
     if not state.complete or (state.calls and any(call.cut for call in state.calls)):
         return "cut"
-    return "corrupt" if state.errors else "complete"
+    if not state.errors:
+        return "complete"
+    return "incomplete" if state.doubted() else "corrupt"
+
+
+def _missing(state: WireState, result: Response, closed: list[Call]) -> None:
+    """What any wire's ended stream shows missing: a call without a name (the event that began it never came),
+    or an answer that stopped for tool calls and holds none (the events that carried them never came)."""
+    if state.errors and state.doubted():
+        return  # the stream state already said what it dropped or guessed
+    for call in closed:
+        if call.name is None:
+            state.doubt(
+                f"tool call {call.index} has no name: the event that began it never came"
+            )
+            return
+    if (
+        not state.calls
+        and (result.finish or {}).get("reason") == "tool_calls"
+        and not result.message.get("tool_calls")
+    ):
+        state.doubt(
+            "the answer stopped for tool calls, yet holds none: the events that carried them never came"
+        )
 
 
 def _decode(state: WireState) -> Response | ProviderError:
@@ -131,8 +156,9 @@ def _mark_incomplete(
     if state.provider_error is not None:
         error = state.provider_error
         finish = {"reason": "error", "raw": error.code or error.type}
-    elif finish is None or cut:
-        # A call left open means the model was not done: whatever finish the body says, this answer is broken.
+    elif finish is None or cut or state.doubted():
+        # A call left open means the model was not done, and an incomplete stream may miss calls or hold wrong
+        # ones: whatever finish the body says, this answer is broken.
         finish = {"reason": "error", "raw": None}
     notes = [
         {"message": e.message, "code": e.code, "type": e.type, "provider": e.provider}

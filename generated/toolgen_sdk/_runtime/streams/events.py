@@ -19,8 +19,12 @@ or truncated arguments. `ToolCallStart.id` is None when the wire gives calls no 
 call comes at the end of the stream and carries the id the final message has.
 
 An event the stream repeats is ignored where the wire gives a way to tell it is a repeat (each stream state's
-docstring says what counts as one) and counted in `MessageEnd.duplicates_ignored`; two equal deltas the wire
-cannot tell apart are both kept, since a model may well say "ha" twice.
+docstring says what counts as one, ids first, positions only where the wire has no ids) and counted in
+`MessageEnd.duplicates_ignored`; two equal deltas the wire cannot tell apart are both kept, since a model may
+well say "ha" twice. A new id at a position already used is a new call, never a repeat. Whatever a state drops
+without the wire's proof that it is a repeat, takes out of order, or has to guess (a call whose start never came,
+a final event missing what it should carry) is a `StreamError` of type `incomplete`, and the stream ends
+`incomplete`.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from collections.abc import (
     Callable,
 )
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..wires.base import ProviderError, Response
 
@@ -41,6 +45,12 @@ except ImportError:  # pragma: no cover - pydantic_core ships with pydantic; std
 
 # JSON text (bytes or str) to Python values; about three times faster than json.loads on stream chunks.
 parse_json: Callable[..., Any] = _from_json
+
+
+# How a stream ended: see MessageEnd.
+StreamStatus = Literal["complete", "incomplete", "cut", "failed", "corrupt"]
+# The type of the StreamError a stream state raises for what it dropped, took out of order or guessed.
+INCOMPLETE = "incomplete"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,13 +136,17 @@ class MessageEnd:
     """The last event: the final message (or the provider's error), whether the stream ended cleanly, and how.
 
     status is complete (the wire's end signal arrived and nothing went wrong), cut (the stream ended before its
-    end signal, or left a tool call open), failed (the provider sent an error) or corrupt (the end arrived, but
-    a payload or a call's arguments did not parse). duplicates_ignored counts the repeated events dropped.
+    end signal, or left a tool call open), failed (the provider sent an error), incomplete (the end arrived, but
+    the stream state dropped an event it could not prove a repeat, took one out of order, or had to guess: text
+    or calls may be missing or wrong; its `StreamError`s of type `incomplete` say what) or corrupt (the end
+    arrived, but a payload or a call's arguments did not parse). The first that applies, in that order of
+    precedence: failed, cut, incomplete, corrupt. duplicates_ignored counts the events dropped as repeats (a
+    presumed one also makes the stream incomplete).
     """
 
     response: Response | ProviderError
     complete: bool
-    status: str = "complete"
+    status: StreamStatus = "complete"
     duplicates_ignored: int = 0
 
 

@@ -1,5 +1,5 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Incremental byte framing of streamed response bodies: SSE, JSON lines, Gemini's JSON array, AWS eventstream.
+"""Incremental byte framing of streamed response bodies: SSE, JSON lines, JSON arrays or documents, AWS eventstream.
 
 Every decoder is fed bytes exactly as they arrive, split anywhere (inside a UTF-8 character, a CRLF or a binary
 header), and returns the frames completed so far; `close()` returns what the end of the body completes. Payloads
@@ -9,7 +9,6 @@ multi-byte character.
 
 from __future__ import annotations
 
-import re
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
@@ -20,6 +19,8 @@ from collections.abc import (
 )
 from types import MappingProxyType
 
+from .documents import JSONArrayDecoder, JSONDocumentDecoder
+from .events import parse_json
 from .eventstream import EventStreamDecoder
 from .frames import Decoder, Frame, FramingError, _tuple_new
 
@@ -32,6 +33,7 @@ __all__ = [
     "Frame",
     "FramingError",
     "JSONArrayDecoder",
+    "JSONDocumentDecoder",
     "JSONLinesDecoder",
     "SSEDecoder",
     "aiter_eventstream",
@@ -48,11 +50,10 @@ __all__ = [
     "sniff_framing",
 ]
 
-FRAMINGS = ("sse", "jsonl", "json-array", "eventstream")
+# "json": whole JSON documents, however many lines each spans (a body sent whole, pretty-printed or not).
+FRAMINGS = ("sse", "jsonl", "json-array", "json", "eventstream")
 _BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"
-_ARRAY_STRUCTURE = re.compile(rb'[{}\[\]"]')
-_STRING_SPECIAL = re.compile(rb'["\\]')
 
 
 class SSEDecoder:
@@ -335,87 +336,6 @@ class JSONLinesDecoder:
         return [Frame(None, rest)] if rest else []
 
 
-class JSONArrayDecoder:
-    """A JSON array of objects streamed element by element (Gemini `alt=json`): each object is one frame.
-
-    Separators, whitespace and the brackets of the outer array are skipped; nesting is tracked outside strings.
-    """
-
-    __slots__ = ("_buf", "_depth", "_in_string", "_pos", "_start")
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._pos = 0
-        self._start = 0
-        self._depth = 0
-        self._in_string = False
-
-    def feed(self, chunk: bytes) -> list[Frame]:
-        buf = self._buf
-        buf += chunk
-        out: list[Frame] = []
-        i = self._pos
-        n = len(buf)
-        while i < n:
-            if self._in_string:
-                match = _STRING_SPECIAL.search(buf, i)
-                if match is None:
-                    i = n
-                    break
-                j = match.start()
-                if (
-                    buf[j] == 0x5C
-                ):  # a backslash escapes the next byte, which may not have arrived yet
-                    if j + 1 >= n:
-                        i = j
-                        break
-                    i = j + 2
-                    continue
-                self._in_string = False
-                i = j + 1
-            elif self._depth == 0:
-                j = buf.find(b"{", i)
-                if j < 0:
-                    i = n
-                    break
-                self._start = j
-                self._depth = 1
-                i = j + 1
-            else:
-                i = self._structure(buf, i, n, out)
-        self._pos = i
-        if self._depth == 0 and i:
-            # Everything before i is consumed; keeping it would make every later search longer.
-            del buf[:i]
-            self._pos = 0
-        return out
-
-    def _structure(self, buf: bytearray, i: int, n: int, out: list[Frame]) -> int:
-        match = _ARRAY_STRUCTURE.search(buf, i)
-        if match is None:
-            return n
-        j = match.start()
-        byte = buf[j]
-        if byte == 0x22:
-            self._in_string = True
-        elif byte in b"{[":
-            self._depth += 1
-        else:
-            self._depth -= 1
-            if self._depth == 0:
-                out.append(Frame(None, bytes(buf[self._start : j + 1])))
-        return j + 1
-
-    def close(self) -> list[Frame]:
-        if self._depth:
-            # An element cut off mid-way: hand it on, so the parser reports it instead of it vanishing.
-            rest = bytes(self._buf[self._start :])
-            self._buf.clear()
-            self._depth = 0
-            return [Frame(None, rest)]
-        return []
-
-
 def sniff_framing(prefix: bytes) -> str | None:
     """The framing a body starts with, or None while only whitespace (or nothing) has arrived."""
     head = prefix[3:] if prefix.startswith(_BOM) else prefix
@@ -437,6 +357,7 @@ _FACTORIES: Mapping[str, Callable[[], Decoder]] = MappingProxyType(
         "sse": SSEDecoder,
         "jsonl": JSONLinesDecoder,
         "json-array": JSONArrayDecoder,
+        "json": JSONDocumentDecoder,
         "eventstream": EventStreamDecoder,
     }
 )
@@ -453,23 +374,45 @@ def make_decoder(framing: str) -> Decoder:
 
 
 class AutoDecoder:
-    """Picks the framing from the first bytes that are not whitespace, then hands everything to that decoder."""
+    """Picks the framing from the first bytes that are not whitespace, then hands everything to that decoder.
 
-    __slots__ = ("_decoder", "_head", "framing")
+    A body starting with `{` is JSON lines when its first line is one whole JSON document, and JSON documents
+    framed by their structure (framing "json") when it is not: a whole body, pretty-printed over many lines.
+    """
+
+    __slots__ = ("_decoder", "_head", "_line", "framing")
 
     def __init__(self) -> None:
         self._head = b""
+        # The start of a body beginning with `{`, while its first line has not ended.
+        self._line: list[bytes] | None = None
         self._decoder: Decoder | None = None
         self.framing: str | None = None
 
     def feed(self, chunk: bytes) -> list[Frame]:
         if self._decoder is not None:
             return self._decoder.feed(chunk)
+        line = self._line
+        if line is not None:
+            line.append(chunk)
+            # Only the new bytes are searched: a long first line arriving in many reads is not scanned again.
+            if b"\n" not in chunk:
+                return []
+            body = self._take_line()
+            return self._start(_object_framing(body)).feed(body)
         self._head += chunk
         framing = sniff_framing(self._head)
         if framing is None:
             return []
-        return self._start(framing).feed(self._take_head())
+        head = self._take_head()
+        if framing == "jsonl":
+            # A BOM is no part of any JSON document.
+            head = head.removeprefix(_BOM)
+            if b"\n" not in head.lstrip(_WHITESPACE):
+                self._line = [head]
+                return []
+            framing = _object_framing(head)
+        return self._start(framing).feed(head)
 
     @property
     def decoder(self) -> Decoder | None:
@@ -477,12 +420,18 @@ class AutoDecoder:
         return self._decoder
 
     def close(self) -> list[Frame]:
+        out: list[Frame] = []
         if self._decoder is None:
-            if not self._head.strip(_WHITESPACE):
+            if self._line is not None:
+                # The body ended on its first line: one document, or a line that is none (the parser says so).
+                body = self._take_line()
+                out = self._start(_object_framing(body)).feed(body)
+            elif not self._head.strip(_WHITESPACE):
                 return []
-            self._start("sse").feed(self._take_head())
+            else:
+                self._start("sse").feed(self._take_head())
         assert self._decoder is not None
-        return self._decoder.close()
+        return out + self._decoder.close()
 
     def _start(self, framing: str) -> Decoder:
         self.framing = framing
@@ -492,6 +441,26 @@ class AutoDecoder:
     def _take_head(self) -> bytes:
         head, self._head = self._head, b""
         return head
+
+    def _take_line(self) -> bytes:
+        parts, self._line = self._line or [], None
+        return b"".join(parts)
+
+
+def _object_framing(head: bytes) -> str:
+    """jsonl when the first line of a body starting with `{` is one whole JSON document; else json.
+
+    A pretty-printed document's first line opens the object and goes on, where a JSON line closes it: the line is
+    parsed once a body, and only when it ends with `}`.
+    """
+    line = head.lstrip(_WHITESPACE).partition(b"\n")[0].rstrip(_WHITESPACE)
+    if line.endswith(b"}"):
+        try:
+            parse_json(line)
+        except ValueError:
+            return "json"
+        return "jsonl"
+    return "json"
 
 
 def iter_frames(

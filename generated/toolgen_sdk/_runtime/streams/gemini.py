@@ -11,11 +11,16 @@ There are no call indexes: consecutive calls are told apart by order only.
 A call that arrives whole is closed as it arrives; a streamed one is closed by its closing `functionCall {}`, by
 the next call beginning, or by the candidate's `finishReason`, and cut when the body ends first.
 
-Repeats: chunks carry no sequence number, and every chunk repeats the same `responseId`. What the wire does mark
-are parts: a `thoughtSignature` is an opaque blob made for one part, and a call `id` (where one is sent) names
-one call, so a part carrying a signature or call id already seen is that part again; and a candidate says nothing
-after its `finishReason`. A repeated chunk of plain text or of an unsigned call cannot be told from a model
-saying the same thing twice, and is kept.
+Repeats and new calls: chunks carry no sequence number and no index, and every chunk repeats the same `responseId`.
+What the wire does mark are parts: a `thoughtSignature` is an opaque blob made for one part, and a call `id` (where
+one is sent) names one call, so a part carrying a signature or call id already seen is that part again (dropped),
+and a call under a new id is a new call. What the order cannot settle makes the stream incomplete: a chunk with
+content after its candidate's `finishReason` that is no such repeat and carries no `finishReason` again (which a
+candidate sends once: that is the finishing chunk again) is dropped (a repeat, or a chunk out of order),
+`partialArgs` with no streamed call open (dropped: the call's start never came), a chunk with neither candidates,
+usage nor the prompt's feedback (it lost what it held), and a streamed call closed by the next call or by
+`finishReason` instead of its closing `functionCall {}`. A repeated, lost or swapped chunk of plain text, of an
+unsigned whole call or of `partialArgs` cannot be told from what a model may send, and is taken as it came.
 """
 
 from __future__ import annotations
@@ -325,6 +330,16 @@ class GeminiState(WireState):
                 raw=data,
             )
             return
+        if (
+            "candidates" not in data
+            and "usageMetadata" not in data
+            and "promptFeedback" not in data
+        ):
+            # Every chunk holds candidates, the usage or the prompt's feedback: this one lost what it held.
+            self.doubt(
+                "a chunk without candidates, usage or feedback: whatever it held is lost",
+                data,
+            )
         if not self.started:
             self.begin(data.get("responseId"), data.get("modelVersion"))
         for key, value in data.items():
@@ -341,7 +356,10 @@ class GeminiState(WireState):
             candidate = self.candidates[index] = _Candidate(index, not self.candidates)
         content = data.get("content")
         if content and candidate.finished:
-            self.repeat()  # the candidate finished: more of it is a chunk replayed
+            if data.get("finishReason") is not None:
+                self.repeat()  # finishReason comes once a candidate: this is the finishing chunk again
+            else:
+                self._after_finish(content)
             return
         if content:
             candidate.role = content.get("role") or candidate.role
@@ -353,7 +371,40 @@ class GeminiState(WireState):
         if data.get("finishReason") is not None:
             self.complete = candidate.finished = True
             if candidate.args is not None:
+                self._unclosed(candidate, "the finishReason")
                 self._end_streamed(candidate)
+
+    def _after_finish(self, content: dict[str, Any]) -> None:
+        """Content of a finished candidate: a repeat when every part is one already taken (or empty); else
+        dropped, in doubt."""
+        marks = self.marks
+        for part in content.get("parts") or ():
+            if not isinstance(part, dict):
+                continue
+            call = part.get("functionCall")
+            named = [
+                mark
+                for mark in (
+                    part.get("thoughtSignature"),
+                    call.get("id") if isinstance(call, dict) else None,
+                )
+                if isinstance(mark, str) and mark
+            ]
+            if named and all(mark in marks for mark in named):
+                continue
+            if part.get("text") or call or len(part) > 1:
+                self.presumed_repeat(
+                    "content after the candidate's finishReason", content
+                )
+                return
+        self.repeat()
+
+    def _unclosed(self, candidate: _Candidate, by: str) -> None:
+        call = candidate.call
+        index = "" if call is None or call.index < 0 else f" {call.index}"
+        self.doubt(
+            f"streamed call{index} was closed by {by}: its closing functionCall never came"
+        )
 
     def _seen(self, part: dict[str, Any]) -> bool:
         """Whether the part carries a signature or call id of a part already taken (and if not, remember them)."""
@@ -423,9 +474,12 @@ class GeminiState(WireState):
                 self._end_streamed(candidate)
             return
         if candidate.args is not None:
+            self._unclosed(candidate, "the next call")
             self._end_streamed(candidate)
         if name is None:
-            return  # a closing `functionCall {}` with no call open
+            if partial:
+                self.doubt("partialArgs came with no streamed call open: dropped", call)
+            return  # else a closing `functionCall {}` with no call open
         if continues or partial:
             self._start_streamed(candidate, part, call)
             if partial:

@@ -4,9 +4,12 @@
 Tool calls arrive whole (arguments as an object, often without an id), so each is closed as it arrives; the
 message accumulates into the shape of the non-streamed /api/chat response.
 
-Repeats: each line carries its own `created_at` timestamp (to the microsecond or finer), so a line equal to an
-earlier one, timestamp included, is that line again; a call whose `id` was already seen is that call again; and
-nothing follows the `done: true` line. Lines without a timestamp cannot be told apart, and are all kept.
+Repeats and new calls: each line carries its own `created_at` timestamp (to the microsecond or finer), so a line
+equal to an earlier one, timestamp included, is that line again (dropped); a call whose `id` was already seen is
+that call again, and a call under a new id is a new call. Nothing follows the `done: true` line: a line after it
+that is no such repeat is dropped in doubt (a line out of order), making the stream incomplete, as does a line
+before `done` without its message (it lost what it held). Lines without a timestamp cannot be told apart, and are
+all kept; a line lost, or two swapped, leave no evidence.
 """
 
 from __future__ import annotations
@@ -40,14 +43,20 @@ class OllamaState(WireState):
 
     def feed(self, event: str | None, data: Any) -> None:
         stamp = data.get("created_at")
-        if self.complete or (isinstance(stamp, str) and self.lines.get(stamp) == data):
+        if isinstance(stamp, str) and self.lines.get(stamp) == data:
             self.repeat()
+            return
+        if self.complete:
+            self.presumed_repeat("a line after the done line", data)
             return
         if isinstance(stamp, str):
             self.lines[stamp] = data
         if "error" in data and "message" not in data:
             self.fail(str(data.get("error")), raw=data)
             return
+        if "message" not in data and not data.get("done"):
+            # Every line but the last holds its piece of the message: this one lost what it held.
+            self.doubt("a line without its message: whatever it held is lost", data)
         if not self.started:
             self.begin(None, data.get("model"))
         for key, value in data.items():

@@ -13,10 +13,17 @@ in some deltas, the signature in a later one) are merged by their `index`, so th
 the provider's own clients send it back. The head (id, model, created, fingerprint) takes each value from the
 first chunk that carries one: Azure opens with a `prompt_filter_results` chunk whose id and model are empty.
 
-Repeats: OpenAI pads every chunk with a random `obfuscation` string, so a chunk whose `obfuscation` and whole
-payload equal an earlier chunk's is that chunk again; and a choice says nothing after its `finish_reason`, so a
-later delta for it is one replayed. Other compatibles put no per-chunk mark on their chunks (each repeats the
-response id and the same `created` second), so two equal deltas from them are both kept.
+Repeats and new calls: OpenAI pads every chunk with a random `obfuscation` string, so a chunk whose `obfuscation`
+and whole payload equal an earlier chunk's is that chunk again, dropped. A call is named by its `tool_calls` index
+and its id: an entry at an index already used under another id is a new call (the one before it is over), never a
+repeat; an entry without an id (or with Qwen's empty one) goes on with the call at its index. A choice says nothing
+after its `finish_reason`, which it says once: a later delta that carries nothing, or that comes with a
+`finish_reason` again (the finishing chunk again), is dropped as a repeat, and one that carries text or arguments
+is dropped in doubt (a repeat, or a delta out of order), making the stream incomplete. Other compatibles put no
+per-chunk mark on their chunks (each repeats the response id and the same `created` second), so two equal deltas
+from them are both kept: a delta sent twice doubles its text, and a delta lost, or two swapped, leave no evidence
+on any server, OpenAI's included, unless the arguments stop parsing (`corrupt`). A call whose naming entry never
+came has no name, and a chunk with neither choices nor usage lost what it held: either makes the stream incomplete.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from .events import (
     set_delta_index,
 )
 from .openai_chat_end import plain_response
-from .state import Call, WireState
+from .state import Call, WireState, carries
 
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 # Delta keys that only describe the chunk, not the message.
@@ -180,6 +187,9 @@ class OpenAIChatState(WireState):
         if choices is None and (event == "error" or data.get("error") is not None):
             self._error(data)
             return
+        if choices is None and not data.get("usage"):
+            # Every chunk has its choices (an empty list at least), or is the usage: this one lost what it held.
+            self.doubt("a chunk without choices or usage: what it held is lost", data)
         if self.head_open:
             self._head(data)
         if not self.started and (choices or data.get("id") or data.get("usage")):
@@ -217,7 +227,11 @@ class OpenAIChatState(WireState):
                 self.primary = choice
         delta = data.get("delta")
         if delta and choice.finish is not None:
-            self.repeat()
+            # finish_reason comes once a choice: a chunk carrying it again is the finishing chunk again.
+            if carries(delta, "role") and not data.get("finish_reason"):
+                self.presumed_repeat(f"choice {index}'s delta after its finish", data)
+            else:
+                self.repeat()
             return
         if delta:
             calls = delta.get("tool_calls")

@@ -8,8 +8,17 @@
 A call is closed by `response.function_call_arguments.done` (`custom_tool_call_input.done` for a custom tool),
 by the `response.output_item.done` of its item, or by the final response holding the item; otherwise it is cut.
 
-Repeats: every event carries a `sequence_number`, so an event whose number was already seen is a repeat, whatever
-its content; two deltas with different numbers are two deltas, even when their text is the same.
+Repeats and new calls: every event carries a `sequence_number`, one more than the event before, so an event whose
+number was already seen is a repeat, dropped whatever its content; two deltas with different numbers are two
+deltas, even when their text is the same. An event whose number's predecessor has not come (an event lost, or
+events out of order: every reordering shows so at its first event) makes the stream incomplete. An item is named by
+its `output_index` and its id: an `output_item.added` at an index already used under another item id is a new item
+(a new call), never a repeat; taken while the item that held the index is still open, it makes the stream
+incomplete. The final response is the answer when its `output` holds every call the events closed, with the
+arguments they closed it with; when it holds none, the output is rebuilt from the events (in doubt for an item no
+`output_item.done` closed), and when it leaves out a call the events closed, or holds other arguments for it, the
+output is rebuilt and the stream is incomplete. Events without a `sequence_number` (some compatible servers) leave
+only the ids.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from typing import Any
 
 from ..wires.base import ProviderError, Response
 from ..wires.responses import decode_response
-from .events import ToolCallEnd, dumps_compact
+from .events import ToolCallEnd, dumps_compact, parse_json
 from .state import Call, WireState
 
 # Call items and the field their input streams into: JSON text for functions, free text for custom tools.
@@ -30,10 +39,12 @@ _CALL_ITEMS = MappingProxyType(
 
 
 class _Item:
-    __slots__ = ("call", "data", "parts", "summary")
+    __slots__ = ("call", "data", "done", "parts", "summary")
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
+        # Closed by its output_item.done, which carries it whole.
+        self.done = False
         self.call: Call | None = None
         # content_index / summary_index -> [part, text fragments]
         self.parts: dict[int, list[Any]] = {}
@@ -51,9 +62,14 @@ class ResponsesState(WireState):
         super().__init__()
         self.response: dict[str, Any] = {"object": "response"}
         self.final: dict[str, Any] | None = None
+        # The item holding each output_index now; every item with its index, in the order they came.
         self.items: dict[int, _Item] = {}
+        self.order: list[tuple[int, _Item]] = []
         self.by_id: dict[str, _Item] = {}
-        self.sequence: set[int] = set()
+        # sequence_number -> the id of the item its event named (the text as sent, where a shortcut took it)
+        self.sequence: dict[int, Any] = {}
+        # The final response leaves out calls the events closed: the output is rebuilt from the events.
+        self.rebuild = False
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "response.output_text.delta": self._text_delta,
             "response.function_call_arguments.delta": self._arguments_delta,
@@ -78,10 +94,21 @@ class ResponsesState(WireState):
     def feed(self, event: str | None, data: Any) -> None:
         number = data.get("sequence_number")
         if type(number) is int:
-            if number in self.sequence:
-                self.repeat()
+            named = data.get("item_id")
+            if named is None:
+                item = data.get("item")
+                named = item.get("id") if type(item) is dict else None
+            sequence = self.sequence
+            if number in sequence:
+                self._number_again(number, named, data)
                 return
-            self.sequence.add(number)
+            if number - 1 not in sequence and sequence:
+                # Every reordering or loss shows here first: an event whose predecessor has not come.
+                self.doubt(
+                    f"event {number} came before event {number - 1} (sequence_number):"
+                    " events are missing or out of order"
+                )
+            sequence[number] = named
         kind = data.get("type") or event or ""
         if kind == "response.function_call_arguments.delta":
             # Nearly every event of a call's arguments, for a call already open: taken here, as _arguments_delta would.
@@ -95,6 +122,19 @@ class ResponsesState(WireState):
         handler = self.handlers.get(kind)
         if handler is not None:
             handler(data)
+
+    def _number_again(self, number: int, named: Any, data: dict[str, Any]) -> None:
+        """A sequence_number seen before: that event again, unless it names another item than the first did."""
+        seen = self.sequence[number]
+        if type(seen) is bytes:
+            seen = seen.decode("utf-8", "replace")
+        if named is None or seen is None or seen == named:
+            self.repeat()
+        else:
+            self.presumed_repeat(
+                f"event {number} came again for item {named}, where it was for item {seen}",
+                data,
+            )
 
     # -- items ------------------------------------------------------------------------------------------------------
 
@@ -114,13 +154,29 @@ class ResponsesState(WireState):
 
     def _register(self, index: int | None, data: dict[str, Any]) -> _Item:
         item = _Item(data)
-        self.items[len(self.items) if index is None else index] = item
+        at = len(self.items) if index is None else index
+        self.items[at] = item
+        self.order.append((at, item))
         if data.get("id"):
             self.by_id[data["id"]] = item
         return item
 
     def _item_added(self, data: dict[str, Any]) -> None:
-        item = self._register(data.get("output_index"), dict(data.get("item") or {}))
+        index = data.get("output_index")
+        new = dict(data.get("item") or {})
+        held = self.items.get(index) if index is not None else None
+        if held is not None:
+            if held.data.get("id") == new.get("id"):
+                self.presumed_repeat(
+                    f"output_item.added for output {index} again", data
+                )
+                return
+            # Another item at an index already used: a new item (a new call), never a repeat.
+            if not held.done and (held.call is None or not held.call.closed):
+                self.doubt(
+                    f"output {index} was taken by another item before its output_item.done"
+                )
+        item = self._register(index, new)
         field = _CALL_ITEMS.get(str(item.data.get("type")))
         if field is not None:
             item.call = self.open_call(item.data.get("call_id"), item.data.get("name"))
@@ -131,6 +187,7 @@ class ResponsesState(WireState):
     def _item_done(self, data: dict[str, Any]) -> None:
         final = data.get("item") or {}
         item = self._item(data)
+        item.done = True
         item.data = dict(final)
         item.parts.clear()
         item.summary.clear()
@@ -196,22 +253,27 @@ class ResponsesState(WireState):
             self.reasoning(text)
 
     def _arguments_delta(self, data: dict[str, Any]) -> None:
-        fragment = data.get("delta") or ""
-        item = self._item(data)
-        if item.call is None:
-            item.data.setdefault("type", "function_call")
-            item.call = self.open_call(item.data.get("call_id"), item.data.get("name"))
-        if fragment and not item.call.closed:
-            self.arguments(item.call, fragment)
+        self._call_delta(data, "function_call")
 
     def _custom_delta(self, data: dict[str, Any]) -> None:
+        self._call_delta(data, "custom_tool_call")
+
+    def _call_delta(self, data: dict[str, Any], kind: str) -> None:
         item = self._item(data)
-        if item.call is None:
-            item.data.setdefault("type", "custom_tool_call")
-            item.call = self.open_call(item.data.get("call_id"), item.data.get("name"))
+        call = item.call
+        if call is None:
+            if item.data.get("type") != kind:
+                # Its output_item.added was lost, or said another type: a call all the same, in doubt.
+                self.doubt(
+                    f"{kind} input for output {data.get('output_index')}, not announced as one"
+                )
+                item.data["type"] = kind
+            call = item.call = self.open_call(
+                item.data.get("call_id"), item.data.get("name")
+            )
         fragment = data.get("delta") or ""
-        if fragment and not item.call.closed:
-            self.arguments(item.call, fragment)
+        if fragment and not call.closed:
+            self.arguments(call, fragment)
 
     def _arguments_done(self, data: dict[str, Any]) -> None:
         item = self._item(data)
@@ -276,7 +338,7 @@ class ResponsesState(WireState):
         )
 
     def finish(self) -> None:
-        for item in self.items.values():
+        for _, item in self.order:
             if item.call is not None and not item.call.closed:
                 final = self._final_item(item)
                 if final is None:
@@ -285,6 +347,46 @@ class ResponsesState(WireState):
                     field = _CALL_ITEMS.get(str(final.get("type")), "arguments")
                     self._close_with(item, final.get(field))
         super().finish()
+        if self.complete and self.provider_error is None:
+            self._check_final()
+
+    def _check_final(self) -> None:
+        """Whether the final response's output can be the answer; why the rebuilt one is in doubt, if it is."""
+        output = (self.final or {}).get("output")
+        if output:
+            held = {
+                (key, entry.get(key)): entry
+                for entry in output
+                if isinstance(entry, dict)
+                for key in ("id", "call_id")
+                if entry.get(key) is not None
+            }
+            for _, item in self.order:
+                call = item.call
+                if call is None or call.cut:
+                    continue
+                final = held.get(("id", item.data.get("id"))) or held.get(
+                    ("call_id", item.data.get("call_id"))
+                )
+                if final is None or not _same_input(final, call):
+                    self.rebuild = True
+                    what = (
+                        "leaves out" if final is None else "holds other arguments for"
+                    )
+                    self.doubt(
+                        f"the final response {what} call {call.index}, which the events closed:"
+                        " the output is rebuilt from the events"
+                    )
+                    return
+            return
+        open_items = [
+            index for index, item in self.order if not item.done and not _is_cut(item)
+        ]
+        if open_items:
+            self.doubt(
+                f"the final response holds no output, and no output_item.done closed output {open_items[0]}:"
+                " it is rebuilt from its deltas"
+            )
 
     def _final_item(self, item: _Item) -> dict[str, Any] | None:
         """The item as the final response holds it, when that response came and has it."""
@@ -304,13 +406,14 @@ class ResponsesState(WireState):
         }
 
     def body(self) -> dict[str, Any]:
-        if self.final is not None and self.final.get("output"):
+        if self.final is not None and self.final.get("output") and not self.rebuild:
             return self.final
         body = dict(self.final if self.final is not None else self.response)
+        # By output_index, the items of one index in the order they came.
         body["output"] = [
-            self._item_body(self.items[index])
-            for index in sorted(self.items)
-            if not _is_cut(self.items[index])
+            self._item_body(item)
+            for _, item in sorted(self.order, key=lambda entry: entry[0])
+            if not _is_cut(item)
         ]
         return body
 
@@ -344,6 +447,19 @@ def _part_body(entry: list[Any]) -> dict[str, Any]:
     part, fragments = entry
     key = "refusal" if part.get("type") == "refusal" else "text"
     return {**part, key: "".join(fragments)}
+
+
+def _same_input(final: dict[str, Any], call: Call) -> bool:
+    """Whether the final response's item holds the input the events closed the call with."""
+    if final.get("type") == "custom_tool_call":
+        return bool(final.get("input") == call.parsed)
+    text = final.get("arguments")
+    if text == call.arguments:
+        return True
+    try:
+        return bool(isinstance(text, str) and parse_json(text) == call.value)
+    except ValueError:
+        return False
 
 
 def _is_cut(item: _Item) -> bool:

@@ -7,7 +7,8 @@ parse and most of the state's checks in one C call, and captures only what varie
 a read only when the generic path (framing, `parse_json`, the state's `feed`) would give the very same events and
 state; a read of any other text (another key order, whitespace, an extra or repeated key, an escape, a non-ASCII
 skipped field, CRLF where LF is matched, two events at once), or one the state would treat otherwise (a block
-not open, a sequence number seen, a repeat mark seen), is left to the generic path, untouched.
+not open, a sequence number seen or one whose predecessor has not come, a repeat mark seen), is left to the
+generic path, untouched.
 
 A shortcut returns the one event the read makes, `TAKEN` when it took the read and makes none, or None when the
 read is not its to take. The aggregator asks it only while its decoder holds no partial event.
@@ -255,8 +256,9 @@ _RESPONSES_START = (
     b'data: {"type":"response.function_call_arguments.delta","item_id":"'
 )
 _RESPONSES_REST = re.compile(
-    _ASCII
-    + rb'","output_index":'
+    rb"("
+    + _ASCII
+    + rb')","output_index":'
     + _INDEX
     + rb',"delta":'
     + _STRING
@@ -281,10 +283,11 @@ def responses(state: AnyState) -> Shortcut:
         match = rest_match(chunk, at)
         if match is None:
             return None
-        index, plain, escaped, number_text = match.groups()
+        item_id, index, plain, escaped, number_text = match.groups()
         number = int(number_text)
-        if number in sequence:
-            return None  # a repeat: the generic path counts it
+        if number in sequence or number - 1 not in sequence:
+            # A repeat, or an event out of order: the generic path judges it.
+            return None
         item = items.get(int(index))
         if item is None:
             return None
@@ -298,7 +301,7 @@ def responses(state: AnyState) -> Shortcut:
             return None
         if fragment is None:
             return None
-        sequence.add(number)
+        sequence[number] = item_id
         if not fragment or call.closed:
             return TAKEN
         call.parts.append(fragment)

@@ -2,13 +2,19 @@
 """Detection of a stream's wire from its first payload: the predicates the table of wires names.
 
 Each takes a decoded payload (a JSON object) and its SSE event name, and returns the wire it recognizes,
-or None; they are tried by the rank their rows give, highest first.
+or None; they are tried by the rank their rows give, highest first. Only the first payload is asked, so a
+predicate decides from one chunk, and never raises on a payload of odd types (the aggregator does not guard it).
+
+Mistral's chunks have the shape of OpenAI's; what tells them apart is in `wires/sniff.py` (`mistral_marks`,
+then `mistral_named`). A first chunk with neither (a bare role delta under a `chatcmpl-` id) is `openai-chat`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from ..wires.sniff import mistral_marks, mistral_named
 
 _BEDROCK_EVENTS = frozenset(
     (
@@ -57,6 +63,21 @@ def cohere_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
 
 def interactions_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
     return "google-interactions" if "event_type" in payload else None
+
+
+def mistral_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
+    """A chat-completions chunk with Mistral's marks or naming (the rules of `wires/sniff.py`); asked before
+    `chat_chunk`, which takes every other chunk of that shape."""
+    choices = payload.get("choices")
+    if not isinstance(choices, list):
+        return None
+    # A chunk's deltas, or the message of a whole response sent where a stream was asked for.
+    messages = [
+        c.get("delta", c.get("message")) for c in choices if isinstance(c, dict)
+    ]
+    if mistral_marks(messages, payload) or mistral_named(payload):
+        return "mistral"
+    return None
 
 
 def chat_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:

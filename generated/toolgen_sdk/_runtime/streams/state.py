@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from ..wires.base import ProviderError, Response
 from .events import (
+    INCOMPLETE,
     Event,
     MessageStart,
     ReasoningDelta,
@@ -221,6 +223,23 @@ class WireState:
         """An event the wire marks as one already taken: dropped, and counted."""
         self.duplicates += 1
 
+    def presumed_repeat(self, what: str, raw: Any = None) -> None:
+        """An event dropped as a repeat without the wire's proof (it may as well be one that came out of order):
+        counted, and the stream is incomplete."""
+        self.duplicates += 1
+        self.doubt(
+            f"{what}: dropped as a repeat, though it may be an event out of order", raw
+        )
+
+    def doubt(self, message: str, raw: Any = None) -> None:
+        """Something dropped, taken out of order or guessed that the wire's evidence cannot settle: the stream
+        ends incomplete, and says why."""
+        self.fault(message, raw=raw, type=INCOMPLETE)
+
+    def doubted(self) -> bool:
+        """Whether the stream has dropped, reordered or guessed anything so far (it will end incomplete)."""
+        return any(error.type == INCOMPLETE for error in self.errors)
+
     def settle(self, call: Call, text: str) -> None:
         if not text.strip():
             # A call with no arguments at all: the whole response would say {} (or an empty object).
@@ -324,6 +343,29 @@ class _NoState(WireState):
 
     def body(self) -> dict[str, Any]:
         return {}
+
+
+def carries(delta: Any, ignored: str = "type") -> bool:
+    """Whether a delta carries anything: a non-empty value (an object: one that carries) under a key but `ignored`,
+    the key that only names the delta's kind. What carries nothing is harmless to take twice or to drop."""
+    if not isinstance(delta, dict):
+        return False
+    return any(
+        carries(value, ignored) if isinstance(value, dict) else bool(value)
+        for key, value in delta.items()
+        if key != ignored
+    )
+
+
+def first_gap(indexes: Iterable[Any]) -> int | None:
+    """The lowest index missing below the highest of a stream's block indexes; None when they run 0 to n-1.
+
+    Linear in the indexes seen whatever they are: an index of a billion costs nothing more."""
+    seen = {index for index in indexes if type(index) is int and index >= 0}
+    for index in range(len(seen)):
+        if index not in seen:
+            return index
+    return None
 
 
 def _json_kind(value: Any) -> str:

@@ -13,7 +13,7 @@ gets a generated one, the same for the same call; error messages are cut to `max
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -220,12 +220,14 @@ class Registry:
         requires_approval: bool = False,
         meta: Mapping[str, Any] | None = None,
         annotations: Mapping[str, Any] | None = None,
+        describe_meta: bool | Iterable[str] = False,
     ) -> ToolEntry[Any, Any]:
         """A tool defined at run time by a JSON Schema (MCP style), checked with jsonschema like any schema.
 
         It carries the policies and metadata of a built tool (the loop honours them the same way) and is
         offered to the model from the next model call on. `strict: True` sends it in OpenAI strict mode, so
-        null for an optional argument means absent.
+        null for an optional argument means absent. `describe_meta` folds meta into the description providers
+        are sent: every key (True) or the keys listed.
         """
         try:
             validator = schema_validator(dict(input_schema))
@@ -269,6 +271,11 @@ class Registry:
             requires_approval=requires_approval,
             meta=dict(meta or {}),
             annotations=dict(annotations or {}),
+            describe_meta=(
+                describe_meta
+                if isinstance(describe_meta, bool)
+                else tuple(describe_meta)
+            ),
         )
         entry: ToolEntry[Any, Any] = ToolEntry(spec, validate)
         entry.handler(handler)

@@ -187,13 +187,10 @@ def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
-    for key, wire_key in (
-        ("max_tokens", "max_tokens"),
-        ("temperature", "temperature"),
-        ("top_p", "top_p"),
-    ):
-        if key in settings:
-            body[wire_key] = settings[key]
+    # temperature and top_p are not written: the anthropic SDK took them out of messages.create in 1.0 and
+    # current models refuse them; the conversion notes say so, and a body that had them keeps them.
+    if "max_tokens" in settings:
+        body["max_tokens"] = settings["max_tokens"]
     if "stop" in settings:
         body["stop_sequences"] = settings["stop"]
     fmt = settings.get("response_format")
@@ -212,8 +209,8 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         spelled: dict[str, Any] = {"type": "tool", "name": choice["name"]}
     else:
         spelled = {"type": {"required": "any", None: "auto"}.get(choice, choice)}
-    if settings.get("parallel_tool_calls") is False:
-        spelled["disable_parallel_tool_use"] = True
+    if isinstance(settings.get("parallel_tool_calls"), bool):
+        spelled["disable_parallel_tool_use"] = not settings["parallel_tool_calls"]
     body["tool_choice"] = spelled
 
 

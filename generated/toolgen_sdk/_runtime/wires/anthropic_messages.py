@@ -342,7 +342,10 @@ def _tool_result_block(
     }
     content = message.get("content", "")
     if isinstance(content, list):
-        block["content"] = _encode_blocks(content, [], kept.get("blocks"), pointer)
+        # A tool_result block holds text, images and documents (the SDK's union), no thinking: reasoning in a
+        # result is left out, and the conversion notes name it.
+        parts = [part for part in content if part.get("type") != "reasoning"]
+        block["content"] = _encode_blocks(parts, [], kept.get("blocks"), pointer)
     elif content or not kept.get("omit_content"):
         block["content"] = content
     if "is_error" in message:

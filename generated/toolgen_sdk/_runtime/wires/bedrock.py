@@ -186,7 +186,9 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         if key in settings:
             config[wire_key] = settings[key]
     if "stop" in settings:
-        config["stopSequences"] = settings["stop"]
+        stop = settings["stop"]
+        # Converse takes a list only; a single stop string is the list of it.
+        config["stopSequences"] = [stop] if isinstance(stop, str) else stop
     if config:
         body["inferenceConfig"] = config
     fmt = settings.get("response_format")

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -44,6 +46,10 @@ _DOCUMENT_TYPES = MappingProxyType(
 _DOCUMENT_FORMATS = MappingProxyType(
     {media: name for name, media in _DOCUMENT_TYPES.items()}
 )
+# What Converse accepts in a document's name: letters and digits, single spaces, hyphens, parentheses and square
+# brackets, 1 to 200 characters. Anything else is spelled with a hyphen, and the notes show the name it became.
+_NAME_REFUSED = re.compile(r"[^A-Za-z0-9\s\-()\[\]]+")
+_NAME_SPACES = re.compile(r"\s+")
 
 
 # ---- blocks ----
@@ -118,11 +124,19 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
         return {"reasoningContent": {"reasoningText": text}}
     media = part.get("media_type", "")
     if kind == "image" and "data" in part and media.startswith("image/"):
-        return {"image": {"format": media[6:], "source": {"bytes": part["data"]}}}
+        # Converse knows lower-case names only, and `jpeg` for the common misspelling image/jpg.
+        image = media[6:].lower()
+        image = "jpeg" if image == "jpg" else image
+        if image not in _IMAGE_FORMATS:
+            fail(
+                pointer,
+                f"a png, jpeg, gif or webp image: Bedrock Converse takes no {media}",
+            )
+        return {"image": {"format": image, "source": {"bytes": part["data"]}}}
     if kind == "file" and "data" in part and media in _DOCUMENT_FORMATS:
         document = {
             "format": _DOCUMENT_FORMATS[media],
-            "name": part.get("filename", "document"),
+            "name": _document_name(part.get("filename")),
         }
         return {"document": {**document, "source": {"bytes": part["data"]}}}
     if kind in ("image", "file") and "url" in part:
@@ -135,6 +149,19 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
         pointer,
         "a text or reasoning part, an inline image, or an inline pdf/txt/md/html/csv document",
     )
+
+
+def _document_name(filename: Any) -> str:
+    """`filename` in the characters Converse takes for a document's name ("document" when there is none)."""
+    if not isinstance(filename, str):
+        return "document"
+    ascii_name = (
+        unicodedata.normalize("NFKD", filename).encode("ascii", "ignore").decode()
+    )
+    name = (
+        _NAME_SPACES.sub(" ", _NAME_REFUSED.sub("-", ascii_name)).strip()[:200].strip()
+    )
+    return name or "document"
 
 
 def _call(block: Mapping[str, Any], pointer: str) -> dict[str, Any]:

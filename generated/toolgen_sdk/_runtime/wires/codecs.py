@@ -25,6 +25,7 @@ from functools import partial
 from typing import Any
 
 from .base import ProviderError, Request, Response
+from .key_order import in_order, recorded_order
 from .table import ROWS, Sniff, Wire, shares_module
 from .table import wire as wire_row
 
@@ -179,15 +180,15 @@ def decode(
 
 
 def encode_request(request: Request, wire: str) -> dict[str, Any]:
-    """`request` as a request body of `wire`."""
+    """`request` as a request body of `wire`, in the key order recorded when it was read from that wire."""
     body: dict[str, Any] = conversion(wire, "encode_request")(request)
-    return body
+    return in_order(body, recorded_order(request.extras, wire_row(wire).name))  # type: ignore[no-any-return]
 
 
 def encode_response(response: Response, wire: str) -> dict[str, Any]:
-    """`response` as a response body of `wire`."""
+    """`response` as a response body of `wire`, in the key order recorded when it was read from that wire."""
     body: dict[str, Any] = conversion(wire, "encode_response")(response)
-    return body
+    return in_order(body, recorded_order(response.extras, wire_row(wire).name))  # type: ignore[no-any-return]
 
 
 def encode_error(error: ProviderError, wire: str) -> Any:

@@ -2,7 +2,8 @@
 """Tool definitions in each provider's request format, built from toolgen's canonical tool definition, and read back.
 
 Each function returns what goes into the request's tools field, with notes saying what had to change
-for that provider; nothing is changed silently. `decode_tools` and `encode_tools` are the wire codecs' side:
+for that provider and which fields of a tool it does not carry (export_notes.py); nothing is changed or
+dropped silently. `decode_tools` and `encode_tools` are the wire codecs' side:
 a request's tool list read into canonical definitions, and the list as sent kept when exporting would not
 give it back.
 """
@@ -15,6 +16,7 @@ from operator import is_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from .export_notes import described, field_notes
 from .table import MCP, target_names, wire
 
 if TYPE_CHECKING:
@@ -81,9 +83,11 @@ def fit_input_schema(
 
 
 def _named(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """The name and the description a provider's model reads: with meta folded in where `describeMeta` asks."""
     entry: dict[str, Any] = {"name": tool["name"]}
-    if tool.get("description"):
-        entry["description"] = tool["description"]
+    description = described(tool)
+    if description:
+        entry["description"] = description
     return entry
 
 
@@ -226,6 +230,9 @@ def _mcp(
         meta["timeout"] = tool["timeout"]
     if tool.get("strict") is not None:
         meta["strict"] = tool["strict"]
+    if tool.get("describeMeta"):
+        # MCP keeps meta as _meta and the description as written; toolgen's MCP client folds it for a provider.
+        meta["describeMeta"] = tool["describeMeta"]
     if meta:
         entry["_meta"] = meta
     return entry
@@ -254,12 +261,15 @@ def export_tools(
     *,
     strict: bool = False,
     gemini: GeminiSchema = "json",
+    unnoted: Iterable[str] = (),
 ) -> Export:
     """`tools` are canonical tool definitions (name, description, inputSchema, ...); `provider` a wire of the
     table (or an alias: `openai`, `bedrock`) or `mcp`.
 
     Tools that declare `strict: true` (every tool, with `strict=True`) are rewritten for OpenAI strict mode in the
     openai formats; `gemini="openapi"` sends Gemini's `parameters` subset instead of `parametersJsonSchema`.
+    The notes name every rewrite, and every field of a tool the format does not carry (export_notes.py), but
+    for the fields in `unnoted`, whose losses the caller names itself.
     """
     if provider == MCP:
         builder = MCP
@@ -272,17 +282,20 @@ def export_tools(
             ) from None
         provider, builder = row.name, row.export
     notes: list[str] = []
+    entries: list[dict[str, Any]] = []
+    quiet = frozenset(unnoted)
+    for tool in tools:
+        if builder == "gemini":
+            entry = _gemini_declaration(tool, notes, gemini)
+            # A schema Gemini's subset cannot express goes as parametersJsonSchema, its output schema with it.
+            form = "json" if "parametersJsonSchema" in entry else gemini
+        else:
+            entry, form = _ONE_PER_TOOL[builder](tool, notes, strict), gemini
+        entries.append(entry)
+        notes.extend(field_notes(tool, provider, builder, strict, form, quiet))
     if builder == "gemini":
-        declarations = [_gemini_declaration(tool, notes, gemini) for tool in tools]
-        return Export(
-            provider,
-            [{"functionDeclarations": declarations}] if declarations else [],
-            tuple(notes),
-        )
-    build = _ONE_PER_TOOL[builder]
-    return Export(
-        provider, [build(tool, notes, strict) for tool in tools], tuple(notes)
-    )
+        entries = [{"functionDeclarations": entries}] if entries else []
+    return Export(provider, entries, tuple(notes))
 
 
 class ToolSet(list[dict[str, Any]]):

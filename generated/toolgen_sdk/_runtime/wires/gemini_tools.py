@@ -23,31 +23,85 @@ _SCHEMA_TYPES = MappingProxyType(
         7: "null",
     }
 )
+# The Schema fields proto3 JSON may spell in snake_case, by their JSON (lowerCamel) names: those are JSON
+# Schema's keywords too. The int64 ones arrive as strings ("5") under proto3's JSON rules.
+_SCHEMA_FIELDS = MappingProxyType(
+    {
+        "any_of": "anyOf",
+        "max_items": "maxItems",
+        "min_items": "minItems",
+        "max_length": "maxLength",
+        "min_length": "minLength",
+        "max_properties": "maxProperties",
+        "min_properties": "minProperties",
+        "property_ordering": "propertyOrdering",
+    }
+)
+_INT64_FIELDS = frozenset(
+    {"maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties"}
+)
+# Fields whose proto3 default (what a serializer writing every field writes for one not set) means "not set":
+# an empty enum or anyOf would refuse every value in JSON Schema, an empty string says nothing.
+_UNSET = MappingProxyType(
+    {
+        "enum": [],
+        "anyOf": [],
+        "required": [],
+        "propertyOrdering": [],
+        "format": "",
+        "title": "",
+        "description": "",
+        "pattern": "",
+        "nullable": False,
+    }
+)
 
 
 def json_schema(schema: Any) -> Any:
-    """An OpenAPI-subset `parameters` schema with JSON Schema type names (`OBJECT` and 6 both become `object`)."""
+    """An OpenAPI-subset `parameters` schema as JSON Schema: type names lower case (`OBJECT` and 6 both become
+    `object`, 0 or TYPE_UNSPECIFIED no type), snake_case fields in JSON Schema's spelling, int64 strings as
+    numbers, `nullable: true` as "null" among the types, and proto3's defaults of unset fields left out."""
     if not isinstance(schema, dict):
         return schema
-    out = dict(schema)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        name = _SCHEMA_FIELDS.get(key, key)
+        if name in _INT64_FIELDS and isinstance(value, str) and value.isdigit():
+            value = int(value)
+        if (
+            name in _UNSET
+            and value == _UNSET[name]
+            and type(value) is type(_UNSET[name])
+        ):
+            continue
+        # Where both spellings are given, the JSON name wins.
+        if name not in out or key == name:
+            out[name] = value
     kind = out.get("type")
     if isinstance(kind, int) and not isinstance(kind, bool):
         out["type"] = _SCHEMA_TYPES.get(kind, kind)
     elif isinstance(kind, str):
         out["type"] = kind.lower()
+    if out.get("type") in (0, "type_unspecified"):
+        del out["type"]
+    if out.get("nullable") is True and isinstance(out.get("type"), str):
+        del out["nullable"]
+        if out["type"] != "null":
+            out["type"] = [out["type"], "null"]
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]  # nullable lets null past the enum too
     if isinstance(out.get("properties"), dict):
         out["properties"] = {
             key: json_schema(value) for key, value in out["properties"].items()
         }
     if "items" in out:
         out["items"] = json_schema(out["items"])
-    for key in ("anyOf", "any_of"):
-        if isinstance(out.get(key), list):
-            out[key] = [json_schema(value) for value in out[key]]
+    if isinstance(out.get("anyOf"), list):
+        out["anyOf"] = [json_schema(value) for value in out["anyOf"]]
     return out
 
 
-def tool_definition(decl: Any) -> dict[str, Any] | None:
+def gemini_tool_definition(decl: Any) -> dict[str, Any] | None:
     if not isinstance(decl, dict) or not isinstance(decl.get("name"), str):
         return None
     tool: dict[str, Any] = {"name": decl["name"]}
@@ -74,7 +128,7 @@ def declarations(raw: list[Any]) -> list[dict[str, Any]]:
             decls = either_case(entry, "functionDeclarations", "function_declarations")
             if isinstance(decls, list):
                 tools.extend(
-                    tool for tool in map(tool_definition, decls) if tool is not None
+                    tool for tool in map(gemini_tool_definition, decls) if tool is not None
                 )
     return tools
 

@@ -18,13 +18,14 @@ own endpoint.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
 from .base import Request, parts_of
-from .codecs import codec, decode
+from .codecs import codec, decode, encode_request
 from .export import export_tools
+from .placement import place
 from .table import BY_NAME, canonical_name
 from .table import wire as wire_row
 
@@ -130,7 +131,7 @@ class Encoded:
 def encode_request_noted(request: Request, wire: str) -> Encoded:
     """`request` as a body of `wire`, with a note for every field the wire has no place for."""
     name = canonical_name(wire)
-    body = codec(name).encode_request(request)
+    body = encode_request(request, name)
     return Encoded(name, body, request_losses(request, name, body))
 
 
@@ -154,11 +155,15 @@ def request_losses(
             notes.extend(_dropped_fields(request, source, target))
     again = codec(target).decode_request(body)
     notes.extend(_setting_losses(request, again, target))
-    notes.extend(_content_losses(request, again, target))
+    # Parts the target holds elsewhere are compared where its encoder put them; placement notes each move.
+    placed = place(request.messages, target)
+    notes.extend(placed.notes)
+    moved = replace(request, messages=placed.messages)
+    notes.extend(placed.renumber(_content_losses(moved, again, target)))
     if request.tools:
-        notes.extend(
-            f"{target}: {note}" for note in export_tools(request.tools, target).notes
-        )
+        # The round trip above names a tool's lost `strict` at its pointer already.
+        exported = export_tools(request.tools, target, unnoted=("strict",))
+        notes.extend(f"{target}: {note}" for note in exported.notes)
     return tuple(dict.fromkeys(notes))
 
 
@@ -181,8 +186,12 @@ def _dropped_fields(request: Request, source: str, target: str) -> Iterator[str]
         return
     settable = _SETTING_FIELDS.get(wire_row(source).codec, frozenset())
     fields = kept.get("fields")
-    for path in _paths(fields if isinstance(fields, dict) else {}, settable):
-        if path not in settable and path not in _TRANSPORT_FIELDS:
+    fields = fields if isinstance(fields, dict) else {}
+    unread = _unread(source, fields, settable)
+    for path in _paths(fields, settable):
+        if path in unread:
+            yield f"{path}: no setting took this {source} value, so {target} does not get it; dropped"
+        elif path not in settable and path not in _TRANSPORT_FIELDS:
             yield f"{path}: {target} has no place for this {source} field; dropped"
     raw_tools = kept.get("tools")
     if isinstance(raw_tools, list) and len(raw_tools) > len(request.tools):
@@ -190,6 +199,56 @@ def _dropped_fields(request: Request, source: str, target: str) -> Iterator[str]
         yield f"tools: {extra} {source} tool(s) that are not functions cannot be sent to {target}; dropped"
     for i, message in enumerate(request.messages):
         yield from _message_fields(message, f"/messages/{i}", source, target)
+
+
+def _read_settings(source: str, fields: Mapping[str, Any]) -> Any:
+    """The portable settings `source`'s decoder reads from these body fields (in a body of one message)."""
+    probe = Request(
+        [{"role": "user", "content": "."}], [], None, {source: {"fields": dict(fields)}}
+    )
+    wire_codec = codec(source)
+    return wire_codec.decode_request(wire_codec.encode_request(probe)).extras.get(
+        "settings"
+    )
+
+
+def _without(fields: Mapping[str, Any], path: str) -> dict[str, Any]:
+    if path in fields:
+        return {name: value for name, value in fields.items() if name != path}
+    container, _, key = path.partition(".")
+    inner = {name: value for name, value in fields[container].items() if name != key}
+    return {**fields, container: inner}
+
+
+def _unread(
+    source: str, fields: Mapping[str, Any], settable: frozenset[str]
+) -> set[str]:
+    """The settable fields whose value no setting took: a value the decoder does not know (OpenAI's
+    `allowed_tools` choice), or one another field overrode (`max_tokens` beside `max_completion_tokens`)."""
+    try:
+        present = [
+            path
+            for path in _paths(fields, settable)
+            if path in settable and _value(fields, path) is not None
+        ]
+        if not present:
+            return set()
+        read = _read_settings(source, fields)
+        return {
+            path
+            for path in present
+            if _read_settings(source, _without(fields, path)) == read
+        }
+    except (ValueError, TypeError, KeyError, AttributeError):
+        # Fields this wire's own codec cannot write back: the settings it read stand for them, as before.
+        return set()
+
+
+def _value(fields: Mapping[str, Any], path: str) -> Any:
+    if path in fields:
+        return fields[path]
+    container, _, key = path.partition(".")
+    return fields[container].get(key)
 
 
 def _message_fields(

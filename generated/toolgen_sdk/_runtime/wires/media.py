@@ -9,6 +9,7 @@ Ollama sends images as bare base64 without a type; the type of an image is then 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 # The base64 of the first bytes of each image format the providers take.
@@ -43,3 +44,41 @@ def inline(part: Mapping[str, Any]) -> Mapping[str, Any]:
     if head[5:-7]:
         out["media_type"] = head[5:-7]
     return out
+
+
+# The base64 of the first bytes of the two audio formats OpenAI's inputs take: RIFF (WAV), an ID3 tag or an MPEG
+# frame sync (MP3).
+_AUDIO_MAGIC = (
+    ("UklGR", "wav"),
+    ("SUQz", "mp3"),
+    ("//s", "mp3"),
+    ("//M", "mp3"),
+    ("//I", "mp3"),
+    ("//o", "mp3"),
+)
+_AUDIO_NAMES = MappingProxyType(
+    {
+        "wav": "wav",
+        "wave": "wav",
+        "x-wav": "wav",
+        "vnd.wave": "wav",
+        "mp3": "mp3",
+        "mpeg": "mp3",
+        "mpeg3": "mp3",
+        "x-mpeg-3": "mp3",
+    }
+)
+
+
+def audio_format(part: Mapping[str, Any]) -> str | None:
+    """`wav` or `mp3` for an audio part, from its `format` (a bare name or a media type) or, without one, from
+    its first bytes; None for any other format."""
+    given = part.get("format")
+    if isinstance(given, str):
+        return _AUDIO_NAMES.get(given.lower().removeprefix("audio/"))
+    data = part.get("data")
+    if isinstance(data, str):
+        for magic, name in _AUDIO_MAGIC:
+            if data.startswith(magic):
+                return name
+    return None

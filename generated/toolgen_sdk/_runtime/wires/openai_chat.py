@@ -69,6 +69,7 @@ from .openai_chat_messages import (
     decode_message,
     decode_plain,
     encode_message,
+    encode_messages,
 )
 from .openai_chat_plain import encode_plain
 
@@ -397,7 +398,7 @@ def _encode_messages(
     messages: list[dict[str, Any]], d: Dialect
 ) -> list[dict[str, Any]]:
     """The long way: every message's kept parts, call entries, made-up ids and fields restored."""
-    return [encode_message(msg, f"/messages/{i}", d) for i, msg in enumerate(messages)]
+    return encode_messages(messages, d)
 
 
 def encode_request(request: Request, wire: str = "openai-chat") -> dict[str, Any]:

@@ -29,6 +29,7 @@ from .openai_chat_parts import (
     encode_parts,
     same_call,
 )
+from .placement import place
 
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 
@@ -344,6 +345,16 @@ def _empty_content(kept: Mapping[str, Any], default: Any) -> Any:
     if kept.get("omit_content"):
         return _ABSENT
     return kept.get("empty_content", default)
+
+
+def encode_messages(messages: list[dict[str, Any]], d: Dialect) -> list[dict[str, Any]]:
+    """Wire messages from canonical ones, parts a message cannot hold on this wire moved or dropped first (see
+    placement.py; the conversion notes say which)."""
+    placed = place(messages, d.wire)
+    return [
+        encode_message(msg, placed.pointer(i), d)
+        for i, msg in enumerate(placed.messages)
+    ]
 
 
 def encode_message(msg: Mapping[str, Any], pointer: str, d: Dialect) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from .base import (
     weave,
 )
 from .call_ids import stable_call_id
+from .media import audio_format
 from .openai_chat_dialects import Dialect
 
 # ---- content parts ----
@@ -115,7 +116,17 @@ def _part_block(part: Mapping[str, Any], d: Dialect, pointer: str) -> dict[str, 
         return {"type": "image_url", d.key("image_url"): image}
     if kind == "audio":
         audio = {"data": part["data"]}
-        if "format" in part:
+        if d.wire == "openai-chat":
+            # OpenAI's input_audio requires a format, wav or mp3 only; untyped audio is typed by its first bytes.
+            known = audio_format(part)
+            if known is None:
+                fail(
+                    pointer,
+                    "an audio part in wav or mp3: OpenAI's chat completions take no other audio "
+                    f"(format {part.get('format', 'not given, and the data is neither')!s})",
+                )
+            audio["format"] = known
+        elif "format" in part:
             audio["format"] = part["format"]
         return {"type": "input_audio", d.key("input_audio"): audio}
     if kind == "file":

@@ -57,6 +57,7 @@ from .base import (
     portable,
 )
 from .export import decode_tools, encode_tools
+from .placement import place
 from .responses_items import (
     WIRE,
     AssistantRun,
@@ -321,8 +322,10 @@ def _encode_request(request: Request) -> dict[str, Any]:
 def _encode_input(messages: list[dict[str, Any]], body: dict[str, Any]) -> list[Any]:
     """The long way: every item's kept parts, fields and layout restored; kept instructions go into `body`."""
     items: list[Any] = []
-    for i, message in enumerate(messages):
-        pointer = f"/input/{i}"
+    # Parts an item cannot hold are moved or dropped first (placement.py; the conversion notes say which).
+    placed = place(messages, WIRE)
+    for i, message in enumerate(placed.messages):
+        pointer = placed.pointer(i).replace("/messages/", "/input/", 1)
         role = message.get("role")
         if role == "system" and extras_of(message, WIRE).get("instructions"):
             body["instructions"] = message["content"]

@@ -107,11 +107,22 @@ def _part_block(
             block["filename"] = part["filename"]
         return block
     if kind == "audio":
+        # How a body that had one spelled it: decoding keeps it, `_sendable` refuses to send it.
         audio = {"data": part["data"]}
         if "format" in part:
             audio["format"] = part["format"]
         return {"type": "input_audio", "input_audio": audio}
-    fail(pointer, "a text, image, file or audio part")
+    fail(pointer, "a text, image or file part")
+
+
+def _sendable(part: Mapping[str, Any], pointer: str) -> None:
+    """Refuse audio: the Responses API's input content is input_text, input_image and input_file (the official
+    SDK's union), so a model there hears none, and a part the API rejects is not sent."""
+    if part.get("type") == "audio":
+        fail(
+            pointer,
+            "a text, image or file part (Responses input takes no audio: transcribe it, or use openai-chat)",
+        )
 
 
 # ---- assistant items ----
@@ -363,6 +374,7 @@ def encode_input_message(message: Mapping[str, Any], pointer: str) -> dict[str, 
         parts = [part for part in content if part.get("type") != "reasoning"]
 
         def part_block(part: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
+            _sendable(part, f"{pointer}/content")
             block = _part_block(part, f"{pointer}/content", "input_text")
             return restore(block, entry, lambda raw: _part(raw) == part)
 
@@ -426,13 +438,16 @@ def encode_result(message: Mapping[str, Any], pointer: str) -> dict[str, Any]:
     else:
 
         def part_block(part: dict[str, Any], entry: Mapping[str, Any] | None) -> Any:
+            _sendable(part, pointer)
             return restore(
                 _part_block(part, pointer, "input_text"),
                 entry,
                 lambda raw: _part(raw) == part,
             )
 
-        output = weave(kept.get("parts"), list(content), [], part_block, part_block)
+        # A result holds no reasoning; `placement` names the drop.
+        parts = [part for part in content if part.get("type") != "reasoning"]
+        output = weave(kept.get("parts"), parts, [], part_block, part_block)
     item = {"type": kind, "call_id": message["tool_call_id"], "output": output}
     fields = kept.get("fields")
     return fill(item, fields) if fields else item

@@ -3,6 +3,30 @@
 
 Each takes a decoded body and returns the wire it recognizes, or None; `detect` tries them by the rank
 their rows give, so a predicate here may rely on the higher-ranked ones having said no.
+
+Chat-completions-shaped bodies (a `messages` list, or `choices`) are told apart by `_chat_family`, evidence first:
+1. marks only one wire writes: camelCase keys (`toolCalls`, `imageUrl`...) for `openai-chat-camel`; Ollama's
+   `options`/`format`/`keep_alive`/`think`, `images`, `tool_name`, a message-level `thinking` string or call
+   arguments sent as an object; Cohere's `documents`/`citation_options`/`safety_mode`/`stop_sequences`/`k`/`p`,
+   `tool_plan`, `REQUIRED`/`NONE` tool choices or a `thinking` block holding a string; Mistral's `safe_prompt`/
+   `random_seed`/`prompt_mode`, `prefix`, `num_cached_tokens`, `tool_choice: "any"`, call entries or tools
+   without `type`, `thinking` blocks holding a list of chunks, a streamed `delta` with its own `index` or the
+   `p` padding field of its stream chunks;
+2. then, weakest, Mistral's naming, only where no other vendor's mark is present (`system_fingerprint`,
+   `service_tier`, `obfuscation`, `x_groq`, Azure's `prompt_filter_results`, a `chatcmpl`/`gen-`/`msg_` id):
+   an `id` of 32 lowercase hex digits (Mistral's completion ids) or a model of Mistral's own API names
+   (`mistral-`, `magistral-`, `codestral-`, `devstral-`, `ministral-`, `pixtral-`, `voxtral-`, `open-mistral`,
+   `open-mixtral`);
+3. else `openai-chat`: OpenAI and every compatible vendor (Groq, xAI, DeepSeek, Qwen, Ollama's `/v1`, Gemini's and
+   Anthropic's compat endpoints) write that format themselves.
+
+Genuinely ambiguous, and read as `openai-chat` by rule 3: a body with none of these marks is byte for byte what
+Mistral, Cohere, Ollama and the camelCase clients also send (a user turn and string content; function tools with
+`type`; `image_url` parts; a tool result answering a call with `type`), and an Anthropic request whose only
+trait is `max_tokens` (OpenAI, Mistral and Cohere take it too; with `stop_sequences` as well it reads as Cohere's).
+Decoding such a body as `openai-chat` gives the same canonical messages as its own wire does (toolgen's tests
+name every body it encodes that is ambiguous, and check that), so the rule loses nothing; a wire given when
+decoding (`decode(body, wire)`, `toolgen decode --wire W`) reads it as that wire.
 """
 
 from __future__ import annotations
@@ -10,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+# Keys only the camelCase spelling of chat completions has (Java and JS clients that serialize their own models).
 _CHAT_CAMEL_KEYS = frozenset(
     (
         "toolCalls",
@@ -17,7 +42,17 @@ _CHAT_CAMEL_KEYS = frozenset(
         "finishReason",
         "functionCall",
         "maxTokens",
+        "maxCompletionTokens",
+        "toolChoice",
+        "parallelToolCalls",
+        "topP",
+        "reasoningContent",
         "promptTokens",
+        "completionTokens",
+        "imageUrl",
+        "inputAudio",
+        "fileData",
+        "fileId",
     )
 )
 _ANTHROPIC_BLOCKS = frozenset(
@@ -43,12 +78,38 @@ _COHERE_KEYS = frozenset(
         "citation_options",
         "safety_mode",
         "strict_tools",
+        "stop_sequences",
         "k",
-        "p",
         "return_prompt",
     )
 )
 _MISTRAL_KEYS = frozenset(("safe_prompt", "random_seed", "prompt_mode"))
+_MISTRAL_USAGE = frozenset(("num_cached_tokens", "prompt_audio_seconds"))
+# Model names of Mistral's own API; a name with a `/` or a `:` tag is another server's (OpenRouter, Ollama, vLLM).
+_MISTRAL_MODELS = (
+    "mistral-",
+    "magistral-",
+    "codestral-",
+    "devstral-",
+    "ministral-",
+    "pixtral-",
+    "voxtral-",
+    "open-mistral",
+    "open-mixtral",
+)
+# Marks of other chat-completions servers: where one is present, Mistral's naming is not evidence.
+_FOREIGN_KEYS = frozenset(
+    (
+        "system_fingerprint",
+        "service_tier",
+        "obfuscation",
+        "x_groq",
+        "prompt_filter_results",
+        "usage_breakdown",
+    )
+)
+_FOREIGN_IDS = ("chatcmpl", "cmpl-", "gen-", "gen_", "msg_", "resp_")
+_HEX = frozenset("0123456789abcdef")
 _INTERACTION_KEYS = frozenset(
     (
         "system_instruction",
@@ -318,49 +379,124 @@ def _input_family(body: Mapping[str, Any]) -> str:
 
 
 def _chat_family(messages: list[Any], body: Mapping[str, Any]) -> str:
-    """Which chat-completions-shaped wire: the camelCase spelling, Ollama, Cohere, Mistral, or OpenAI Chat."""
+    """Which chat-completions-shaped wire, by the evidence rules of this module's docstring."""
     messages = [m for m in messages if isinstance(m, dict)]
-    keys = set(body).union(*(m.keys() for m in messages)) if messages else set(body)
-    choices = [c for c in body.get("choices") or () if isinstance(c, dict)]
-    raw_usage = body.get("usage")
-    usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
-    if (
-        keys & _CHAT_CAMEL_KEYS
-        or any("finishReason" in c for c in choices)
-        or "promptTokens" in usage
-    ):
+    if _camel_marks(messages, body):
         return "openai-chat-camel"
-    calls = _calls_of(messages)
-    if body.keys() & _OLLAMA_KEYS or any(
-        isinstance(m.get("images"), list) or "tool_name" in m for m in messages
-    ):
+    if _ollama_marks(messages, body):
         return "ollama"
-    if any(
-        isinstance((c.get("function") or {}).get("arguments"), dict) and "type" not in c
-        for c in calls
-    ):
-        return "ollama"
-    if any(m.get("role") == "tool" and "tool_call_id" not in m for m in messages):
-        return "ollama"
-    documents = any(
-        b.get("type") == "document" and "document" in b for b in _blocks_of(messages)
-    )
-    if (
-        body.keys() & _COHERE_KEYS
-        or "tool_plan" in keys
-        or documents
-        or body.get("tool_choice") in ("REQUIRED", "NONE")
-    ):
+    if _cohere_marks(messages, body):
         return "cohere"
-    if (
-        body.keys() & _MISTRAL_KEYS
-        or "prefix" in keys
-        or "num_cached_tokens" in usage
-        or body.get("tool_choice") == "any"
-    ):
-        return "mistral"
-    if any("type" not in c for c in calls) or any(
-        b.get("type") == "thinking" for b in _blocks_of(messages)
-    ):
+    if mistral_marks(messages, body) or mistral_named(body):
         return "mistral"
     return "openai-chat"
+
+
+def _usage_of(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    usage = body.get("usage")
+    return usage if isinstance(usage, dict) else {}
+
+
+def _camel_marks(messages: list[dict[str, Any]], body: Mapping[str, Any]) -> bool:
+    if body.keys() & _CHAT_CAMEL_KEYS or _usage_of(body).keys() & _CHAT_CAMEL_KEYS:
+        return True
+    choices = body.get("choices")
+    if isinstance(choices, list) and any(
+        isinstance(c, dict) and "finishReason" in c for c in choices
+    ):
+        return True
+    return any(m.keys() & _CHAT_CAMEL_KEYS for m in messages) or any(
+        b.keys() & _CHAT_CAMEL_KEYS for b in _blocks_of(messages)
+    )
+
+
+def _ollama_marks(messages: list[dict[str, Any]], body: Mapping[str, Any]) -> bool:
+    if body.keys() & _OLLAMA_KEYS:
+        return True
+    for m in messages:
+        if isinstance(m.get("images"), list) or "tool_name" in m:
+            return True
+        if isinstance(m.get("thinking"), str):
+            return True  # reasoning as a message field: the compat endpoints call it `reasoning(_content)`
+        if m.get("role") == "tool" and "tool_call_id" not in m:
+            return True
+    return any(
+        isinstance(_function_of(c).get("arguments"), dict) and "type" not in c
+        for c in _calls_of(messages)
+    )
+
+
+def _cohere_marks(messages: list[dict[str, Any]], body: Mapping[str, Any]) -> bool:
+    if body.keys() & _COHERE_KEYS or body.get("tool_choice") in ("REQUIRED", "NONE"):
+        return True
+    # Cohere's nucleus sampling is `p`, a number; Mistral's stream padding is a string `p`.
+    if isinstance(body.get("p"), (int, float)) and not isinstance(body["p"], bool):
+        return True
+    if any("tool_plan" in m for m in messages):
+        return True
+    for block in _blocks_of(messages):
+        kind = block.get("type")
+        if kind == "document" and "document" in block:
+            return True
+        # Cohere's thinking block holds a string; Anthropic's carries a signature, Mistral's a list of chunks.
+        if (
+            kind == "thinking"
+            and isinstance(block.get("thinking"), str)
+            and "signature" not in block
+        ):
+            return True
+    return False
+
+
+def mistral_marks(messages: Iterable[Any], body: Mapping[str, Any]) -> bool:
+    """Fields only Mistral writes, in a body (messages) or a stream chunk (its choices' deltas)."""
+    if body.keys() & _MISTRAL_KEYS or _usage_of(body).keys() & _MISTRAL_USAGE:
+        return True
+    if body.get("tool_choice") == "any":
+        return True
+    # The random padding of Mistral's stream chunks (Bedrock pads too, but its payloads have no `choices`).
+    if isinstance(body.get("p"), str) and "choices" in body:
+        return True
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(
+        isinstance(t, dict) and "function" in t and "type" not in t for t in tools
+    ):
+        return True
+    messages = [m for m in messages if isinstance(m, dict)]
+    # `prefix` on a message; a streamed delta with its own `index` (seen on Mistral-served models).
+    if any("prefix" in m or isinstance(m.get("index"), int) for m in messages):
+        return True
+    # A call header (it has an id) without `type`: OpenAI's continuation deltas have neither.
+    if any(
+        isinstance(c.get("id"), str) and c["id"] and "type" not in c
+        for c in _calls_of(messages)
+    ):
+        return True
+    return any(
+        b.get("type") == "thinking" and isinstance(b.get("thinking"), list)
+        for b in _blocks_of(messages)
+    )
+
+
+def mistral_named(body: Mapping[str, Any]) -> bool:
+    """Mistral's naming (the weakest evidence): a 32-hex-digit id or a model of its API, and no other vendor's mark."""
+    if body.keys() & _FOREIGN_KEYS:
+        return False
+    ident = body.get("id")
+    if isinstance(ident, str):
+        if len(ident) == 32 and _HEX.issuperset(ident):
+            return True
+        if ident.startswith(_FOREIGN_IDS):
+            return False
+    model = body.get("model")
+    return (
+        isinstance(model, str)
+        and model.startswith(_MISTRAL_MODELS)
+        and "/" not in model
+        and ":" not in model
+    )
+
+
+def _function_of(call: Mapping[str, Any]) -> Mapping[str, Any]:
+    function = call.get("function")
+    return function if isinstance(function, dict) else {}

@@ -223,7 +223,11 @@ ROWS: tuple[Wire, ...] = (
         stream="openai_chat:OpenAIChatState",
         export="plain-function",
         lint=LintRules(*_FUNCTION_NAME),
-        detection=Detection(error=Sniff("sniff:mistral_error", 20)),
+        # Its bodies are told from OpenAI's by `openai-chat`'s predicates (see wires/sniff.py); its chunks here.
+        detection=Detection(
+            error=Sniff("sniff:mistral_error", 20),
+            chunk=Sniff("sniff:mistral_chunk", 45),
+        ),
         route=Route("https://api.mistral.ai/v1", "/chat/completions", "bearer"),
         key_variable="MISTRAL_API_KEY",
     ),

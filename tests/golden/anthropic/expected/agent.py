@@ -9,8 +9,10 @@
 
 `run`/`arun` stream with `stream=True`; `run_events` yields every event (text deltas, tool calls started and
 finished, approvals, the final message) and `sse_lines` turns them into Server-Sent Events for a browser.
-Settings go as keywords (`stream=True, max_steps=8`) or as one `RunOptions(...)` to reuse across runs. With
-opentelemetry-api installed and an SDK configured, every run is traced (GenAI spans) and measured.
+Settings go as keywords (`stream=True, max_steps=8`) or as one `RunOptions(...)` to reuse across runs;
+generation settings (`settings={"reasoning_effort": "high"}`) a model's wire cannot carry raise
+UnsupportedSettings before any request. With opentelemetry-api installed and an SDK configured, every run
+is traced (GenAI spans) and measured.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from claude_sdk._runtime import (
     BudgetInfo,
     CallReport,
     CancelToken,
+    CanonicalSettings,
     Hooks,
     HTTPModel,
     ModelClient,
@@ -36,6 +39,7 @@ from claude_sdk._runtime import (
     StopReason,
     StreamRetry,
     ToolStats,
+    UnsupportedSettings,
     arun,
     arun_events,
     asse_lines,
@@ -58,6 +62,7 @@ __all__ = [
     "BudgetInfo",
     "CallReport",
     "CancelToken",
+    "CanonicalSettings",
     "HTTPModel",
     "Hooks",
     "ModelClient",
@@ -72,6 +77,7 @@ __all__ = [
     "StopReason",
     "StreamRetry",
     "ToolStats",
+    "UnsupportedSettings",
     "arun",
     "arun_events",
     "asse_lines",

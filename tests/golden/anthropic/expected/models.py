@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field
 
 from claude_sdk._runtime import (
     CanonicalModel,
     DeferredRootModel,
+    FrozenAny,
+    FrozenList,
+    FrozenMap,
     FunctionCallBase,
 )
 
@@ -23,9 +26,9 @@ class AssistantMessage(CanonicalModel):
         extra="forbid",
     )
     role: Literal["assistant"]
-    content: str | list[ContentPart] | None = None
+    content: str | FrozenList[ContentPart] | None = None
     name: str | None = None
-    tool_calls: list[ToolCall] | None = None
+    tool_calls: FrozenList[ToolCall] | None = None
     refusal: str | None = None
     extras: ProviderExtras | None = None
 
@@ -148,7 +151,7 @@ class SystemMessage(CanonicalModel):
         extra="forbid",
     )
     role: Literal["system"]
-    content: str | list[TextPart]
+    content: str | FrozenList[TextPart]
     name: str | None = None
     extras: ProviderExtras | None = None
 
@@ -219,9 +222,16 @@ class ToolDefinition(CanonicalModel):
         str | None, Field(description="What the tool does, written for the model.")
     ] = None
     meta: Annotated[
-        dict[str, Any] | None,
+        FrozenMap[str, FrozenAny] | None,
         Field(
-            description="Free-form metadata, carried along and never sent to the model."
+            description="Free-form metadata, carried along; sent to the model only where describeMeta folds it in."
+        ),
+    ] = None
+    describe_meta: Annotated[
+        bool | FrozenList[str] | None,
+        Field(
+            alias="describeMeta",
+            description="Meta keys folded into the description every provider is sent, one `key: value` line each after a blank line: true for every key (in the meta's order), or the keys listed (in that order). Overrides toolgen.yaml's describe_meta; the MCP export keeps meta as _meta instead.",
         ),
     ] = None
     return_direct: Annotated[
@@ -232,11 +242,11 @@ class ToolDefinition(CanonicalModel):
         ),
     ] = False
     input_schema: Annotated[
-        dict[str, Any] | bool,
+        FrozenMap[str, FrozenAny] | bool,
         Field(alias="inputSchema", description="JSON Schema of the arguments."),
     ]
     output_schema: Annotated[
-        dict[str, Any] | bool | None,
+        FrozenMap[str, FrozenAny] | bool | None,
         Field(alias="outputSchema", description="JSON Schema of the result."),
     ] = None
     timeout: Annotated[
@@ -257,7 +267,7 @@ class ToolDefinition(CanonicalModel):
         ),
     ] = None
     annotations: Annotated[
-        dict[str, Any] | None,
+        FrozenMap[str, FrozenAny] | None,
         Field(description="MCP tool annotations (readOnlyHint, destructiveHint, ...)."),
     ] = None
 
@@ -272,7 +282,7 @@ class ToolMessage(CanonicalModel):
     )
     role: Literal["tool"]
     tool_call_id: Annotated[str, Field(min_length=1)]
-    content: str | list[ContentPart]
+    content: str | FrozenList[ContentPart]
     name: Annotated[
         str | None, Field(description="Name of the tool that produced this result.")
     ] = None
@@ -307,7 +317,7 @@ class UserMessage(CanonicalModel):
         extra="forbid",
     )
     role: Literal["user"]
-    content: str | list[ContentPart]
+    content: str | FrozenList[ContentPart]
     name: str | None = None
     extras: ProviderExtras | None = None
 
@@ -320,14 +330,14 @@ Message: TypeAlias = Annotated[
 ]
 
 
-class Messages(DeferredRootModel[list[Message]]):
+class Messages(DeferredRootModel[FrozenList[Message]]):
     """
     A conversation, oldest message first.
     """
 
     model_config = ConfigDict(defer_build=True)
     root: Annotated[
-        list[Message],
+        FrozenList[Message],
         Field(description="A conversation, oldest message first.", title="Messages"),
     ]
 

@@ -122,7 +122,7 @@ def validate_messages(
         except (TypeError, ArithmeticError) as failed:
             verdict = unchecked(failed)
         else:
-            return value.root
+            return list(value.root)
         # Raised after the except clause, from this frame: nothing to chain, one frame to unwind.
         if type(verdict) is ToolgenValidationError:
             try:
@@ -132,7 +132,7 @@ def validate_messages(
         value = verdict
     else:
         value = check(Messages, data)
-    return value.root
+    return list(value.root)
 
 
 def validate_tool_call(data: Any) -> ToolCall:

@@ -5,7 +5,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
-from claude_sdk._runtime import SchemaModel
+from claude_sdk._runtime import FrozenList, SchemaModel
 
 
 class SearchDocsArgs(SchemaModel):
@@ -22,4 +22,4 @@ class SearchDocsResultItem(SchemaModel):
 
 
 class SearchDocsResult(SchemaModel):
-    hits: list[SearchDocsResultItem]
+    hits: FrozenList[SearchDocsResultItem]

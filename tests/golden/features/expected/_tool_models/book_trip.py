@@ -5,7 +5,13 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from features_sdk._runtime import NullRefusingModel, SchemaModel
+from features_sdk._runtime import (
+    FrozenList,
+    FrozenMap,
+    FrozenSize,
+    NullRefusingModel,
+    SchemaModel,
+)
 
 
 class BookTripArgsVariant1(SchemaModel):
@@ -42,9 +48,9 @@ class BookTripArgs(NullRefusingModel):
     )
     passengers: Annotated[int, Field(ge=1, le=9)] = 1
     return_date: Annotated[str | None, Field(alias="return-date")] = None
-    tags: Annotated[list[str] | None, Field(max_length=5)] = None
+    tags: Annotated[FrozenList[str] | None, FrozenSize(max_length=5)] = None
     payment: BookTripArgsVariant1 | BookTripArgsVariant2
-    notes: dict[str, str] | None = None
+    notes: FrozenMap[str, str] | None = None
 
 
 class BookTripResult(SchemaModel):
