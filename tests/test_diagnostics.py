@@ -220,7 +220,7 @@ def test_recursive_schema_builds(project: Project) -> None:
         for path in [project.package_dir / "models.py", *(project.package_dir / "_tool_models").glob("*.py")]
     )
     assert "class Node(" in models
-    assert "children: list[Node] | None" in models
+    assert "children: FrozenList[Node] | None" in models
 
 
 def test_findings_in_referenced_files_use_normalized_paths(project: Project) -> None:
