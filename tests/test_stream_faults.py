@@ -330,8 +330,13 @@ def test_a_corrupted_stream_never_raises_and_never_passes_a_broken_call(name: st
     honest(events)
     wire = wire_of(name)
     error_free = [e for e in events if isinstance(e, ToolCallEnd) and e.error is None]
-    # However the damage fell, no more calls come out clean than the damaged stream has closing events for.
-    assert len(error_free) <= len(closed_calls(wire, frames_of(body))), name
+    # However the damage fell, no more calls come out clean than the damaged stream has closing events for, unless
+    # the stream says it is not complete (a Responses call rebuilt from the final output after gaps in the
+    # sequence): then nothing runs its calls.
+    end = events[-1]
+    assert isinstance(end, MessageEnd)
+    if end.status == "complete":
+        assert len(error_free) <= len(closed_calls(wire, frames_of(body))), name
 
 
 @SOME

@@ -326,7 +326,8 @@ def _stream_look_alike(payload: Payload, wire: str, option: str) -> str | None:
     found = None
     for event in stream_events(payload.raw, None, framing=payload.framing):
         if isinstance(event, MessageEnd):
-            found = _wire_of(event.response) if event.complete else None
+            # A stream that failed under its own wire (a provider error event) still names that wire.
+            found = _wire_of(event.response) if event.complete or event.status == "failed" else None
     if found is None or _same_wire(found, wire):
         return None
     return f"this stream looks like the {found} wire's; give {option} {found}, or leave {option} out to detect it"
