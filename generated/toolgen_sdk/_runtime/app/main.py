@@ -102,9 +102,13 @@ def _approver(auto: bool, out: IO[str]) -> Callable[[ApprovalRequest], Approval]
 class _Printer:
     """What the command line shows of the run's events: all of them as SSE, or the answer as it streams."""
 
-    def __init__(self, options: argparse.Namespace, out: IO[str]) -> None:
+    def __init__(
+        self, options: argparse.Namespace, out: IO[str], err: IO[str] | None = None
+    ) -> None:
         self.options = options
         self.out = out
+        # Notes go beside the answer, not into it: a setting left out, content moved for the wire.
+        self.err = err
         self.open_line = False
 
     def __call__(self, event: RunEvent) -> None:
@@ -120,6 +124,9 @@ class _Printer:
         ):
             self.out.write("\n")
             self.open_line = False
+        elif event.type == "note" and self.err is not None:
+            self.err.write(f"note: {event.data.get('message')}\n")
+            self.err.flush()
         self.out.flush()
 
 
@@ -186,7 +193,7 @@ def _prompt_main(
                 settings=run_settings(options, parser),
                 on_unsupported=options.on_unsupported,
                 approve=_approver(options.yes, err),
-                on_event=_Printer(options, out),
+                on_event=_Printer(options, out, err),
                 # `python -m <package>`: the run's invoke_agent span is named after the package.
                 agent_name=prog.rsplit(" ", 1)[-1],
             )

@@ -29,7 +29,7 @@ from ..streams.events import (
     Usage,
 )
 from ..wires.base import ProviderError, Request, Response, parts_of
-from ..wires.codecs import decode
+from ..wires.codecs import decode, encode_request
 
 
 class ModelClient(Protocol):
@@ -47,6 +47,10 @@ class ModelClient(Protocol):
 class ModelClientBase:
     """Implement `complete` and get the rest: a stream made from the whole response, async forms in a thread."""
 
+    def request_notes(self, request: Request) -> tuple[str, ...]:
+        """What sending `request` moves or drops because the wire cannot hold it where it stands; none here."""
+        return ()
+
     def complete(self, request: Request) -> Response:
         raise NotImplementedError
 
@@ -63,6 +67,33 @@ class ModelClientBase:
     async def astream(self, request: Request) -> AsyncIterator[Event]:
         for event in await asyncio.to_thread(lambda: list(self.stream(request))):
             yield event
+
+
+def encoded_body(request: Request, wire: str) -> dict[str, Any]:
+    """`request` as a body of `wire`; one the wire cannot carry is a ProviderError (invalid_request)."""
+    try:
+        return encode_request(request, wire)
+    except (ValueError, TypeError) as error:
+        raise ProviderError(
+            wire, f"could not encode the request: {error}", type="invalid_request"
+        ) from None
+
+
+def request_notes(client: Any, request: Request) -> tuple[str, ...]:
+    """The client's notes for `request` (its `request_notes`, when it has one); none from a client without it.
+
+    The run reports each as a `note` event: this is how a loop learns of them without knowing the client.
+    """
+    notes = getattr(client, "request_notes", None)
+    if not callable(notes):
+        return ()
+    try:
+        found = notes(request)
+    except Exception:  # noqa: BLE001 - a note that cannot be made must not stop the call; the encoder says more
+        return ()
+    if not isinstance(found, (tuple, list)):
+        return ()
+    return tuple(str(note) for note in found)
 
 
 # ---- canonical events of a whole response ----

@@ -25,11 +25,11 @@ from typing import Any
 from ..streams.aggregator import astream_events, stream_events
 from ..streams.events import Event
 from ..wires.base import ProviderError, Request, Response
-from ..wires.codecs import encode_request
+from ..wires.placement import placement_notes
 from ..wires.table import ROWS, Route
 from ..wires.table import wire as wire_row
 from .auth import Auth, BearerToken, key_headers
-from .base import ModelClientBase, decode_body, error_events
+from .base import ModelClientBase, decode_body, encoded_body, error_events
 from .deadline import TIMEOUTS, DeadlinePassed, awithin, before, within
 from .recording import Exchange, Recorder
 from .secrets import Redactor
@@ -182,6 +182,12 @@ class HTTPModel(ModelClientBase):
 
     # -- requests --
 
+    def request_notes(self, request: Request) -> tuple[str, ...]:
+        """What the encoder moves or drops from `request` as this wire cannot hold it where it stands (an image in
+        a tool result on openai-chat goes into a user message), for the run's `note` events: the same `place` the
+        encoder calls, a scan that builds nothing when nothing moves (losses.py's notes are too dear per call)."""
+        return placement_notes(request.messages, self.wire)
+
     def _prepare(
         self, request: Request, stream: bool
     ) -> tuple[str, bytes, dict[str, str]]:
@@ -189,14 +195,7 @@ class HTTPModel(ModelClientBase):
         model_request = (
             request if request.model is not None else replace(request, model=self.model)
         )
-        try:
-            body = encode_request(model_request, self.wire)
-        except (ValueError, TypeError) as error:
-            raise ProviderError(
-                self.wire,
-                f"could not encode the request: {error}",
-                type="invalid_request",
-            ) from None
+        body = encoded_body(model_request, self.wire)
         body.update(route.stream_fields if stream else route.whole_fields)
         for name in route.omit:
             body.pop(name, None)

@@ -176,7 +176,7 @@ async def _astep(model: ModelClient, run: RunState) -> AsyncIterator[RunEvent]:
         if hooks.before_model is not None:
             step = run.step + (run.retry is None)
             request = await _maybe(hooks.before_model(step, request)) or request
-        started = run.model_started(request)
+        started = run.model_started(request, model)
         for out in run.drain():
             yield out
         async for out in _acall_model(model, request, run):

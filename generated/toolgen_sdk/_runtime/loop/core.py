@@ -92,6 +92,8 @@ class RunCore:
         # What the current model call's stream has shown so far: calls announced by index, text.
         self._announced: dict[int, tuple[str | None, str | None]] = {}
         self._streamed: list[str] = []
+        # Notes the model client gave about the requests so far: each is reported once per run.
+        self._noted: set[str] = set()
         self._seq = 0
         self._last_input: int | None = None
         self._definitions = registry.definitions()

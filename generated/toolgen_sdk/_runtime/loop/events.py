@@ -22,7 +22,10 @@ tracing is off), so that a browser view of the events and a trace of the run can
 - `error` {"message", "type", "code", "status", "fatal"}, and "retry" (the attempt about to be made) when the
   failed model call is made again
 - `note` {"message", "setting", "wire"}: a run setting the model's wire cannot carry, left out (only with
-  on_unsupported="note"; otherwise the run does not start)
+  on_unsupported="note"; otherwise the run does not start); or, setting None, content the model call's request
+  holds where its wire cannot, moved or dropped as the model client sent it (an image in a tool result moved to
+  a user message on openai-chat; the message names the part by its pointer), after that call's
+  `model_call_started` and once per run for each distinct message
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..clients.base import request_notes
 from ..streams.events import (
     Event,
     MessageEnd,
@@ -70,7 +71,9 @@ class ModelStep(RunCore):
             list(self.messages), list(self._definitions), None, self.settings.extras()
         )
 
-    def model_started(self, request: Request | None = None) -> float:
+    def model_started(self, request: Request | None = None, model: Any = None) -> float:
+        """Start a model call of `request` (None: the run's own) to `model`, whose notes about what the request
+        loses on its wire (an image moved out of a tool result, reasoning dropped) become `note` events."""
         if self.retry is None:
             self.step += 1
             self.attempt = 0
@@ -86,8 +89,24 @@ class ModelStep(RunCore):
             sent.messages, sent.extras.get("settings") or {}
         )
         self.emit("model_call_started", step=self.step, attempt=self.attempt)
+        if model is not None:
+            self._request_noted(model, sent)
         self._chat_started = time.perf_counter()
         return self._chat_started
+
+    def _request_noted(self, model: Any, request: Request) -> None:
+        """A `note` event per note the client gives about `request`, once per run: the conversation only grows, so
+        the image moved at step 2 would be noted again at every later step."""
+        wire = getattr(model, "wire", None)
+        for note in request_notes(model, request):
+            if note not in self._noted:
+                self._noted.add(note)
+                self.emit(
+                    "note",
+                    message=note,
+                    setting=None,
+                    wire=wire if isinstance(wire, str) else None,
+                )
 
     @property
     def chat_span(self) -> Any:

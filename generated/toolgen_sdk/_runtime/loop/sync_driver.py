@@ -161,7 +161,7 @@ def _step(model: ModelClient, run: RunState) -> Iterator[RunEvent]:
                 _sync(hooks.before_model(step, request), "the before_model hook")
                 or request
             )
-        started = run.model_started(request)
+        started = run.model_started(request, model)
         yield from run.drain()
         yield from _call_model(model, request, run)
         if run.stop is not None:

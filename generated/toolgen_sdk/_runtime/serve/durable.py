@@ -415,7 +415,7 @@ class _DurableRun:
     def _step(self) -> None:
         run = self.state
         request = run.request()
-        started = run.model_started()
+        started = run.model_started(request, self.runs.model)
         self.flush()
         recorded = self.steps.model(self.run_id, request, self.last_seq)
         for kind, data in recorded["deltas"]:

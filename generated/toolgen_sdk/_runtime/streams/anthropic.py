@@ -3,17 +3,20 @@
 
 Blocks are keyed by their content-block index, which text, thinking, server-tool and tool_use blocks share; only
 `tool_use` blocks are tool calls. `input_json_delta` fragments are joined once, at the block's stop: a call is
-closed by the `content_block_stop` of its block, and a call whose block never stopped is cut.
+closed by the `content_block_stop` of its block, and a call whose block never stopped is cut. A call's arguments
+are its fragments; with none, the `input` its start carried (the documented one is `{}`); with both, the fragments,
+and the stream is incomplete when they disagree.
 
 Repeats and new calls: events carry no sequence number; a block is named by its index and, for a tool_use block, by
 its id. A `content_block_start` at an index already used is the same block again (a repeat, dropped) when its type
 and id are the block's, and a new block (a new call, for a tool_use) under another id or type; the block that held
-the index before, if still open, is closed there (a call of it is cut). A `content_block_stop` for a block already
+the index before, if still open, is closed there (a call of it is cut). A tool_use start at a new index under an
+id a call already took is that call again: a repeat when its arguments are the call's, else dropped in doubt. A `content_block_stop` for a block already
 stopped, a second `message_start` of the same message and a second `message_stop` change nothing and are dropped.
 What the index cannot settle makes the stream incomplete: a delta for a block already stopped (a repeat, or a
 fragment out of order: dropped), a delta before its block's start (the block is implied), a delta without its index
 or delta object, a stop for a block that never started (whatever it held is lost), anything but a repeat after
-`message_stop`, and, once `message_stop` came, a missing `message_start`, no `stop_reason`, or an index never seen
+`message_stop`, a payload with no `type` (an event type it does not know is let pass, as Anthropic asks of clients), and, once `message_stop` came, a missing `message_start`, no `stop_reason`, or an index never seen
 below the highest one. Two equal deltas for an open block cannot be told from a model saying the same thing twice,
 and are both kept; a delta sent twice, lost, or two swapped inside one block leave no evidence at all.
 """
@@ -25,7 +28,7 @@ from typing import Any
 
 from ..wires.anthropic import decode_response
 from ..wires.base import ProviderError, Response
-from .events import parse_json
+from .events import dumps_compact, parse_json
 from .state import Call, WireState, carries, first_gap
 
 _TEXT_FIELDS = MappingProxyType({"text": "text", "thinking": "thinking"})
@@ -34,7 +37,7 @@ _INPUT_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
 class _Block:
-    __slots__ = ("call", "data", "done", "implied", "parts", "start")
+    __slots__ = ("call", "data", "done", "implied", "parts", "start", "twin")
 
     def __init__(self, data: dict[str, Any], implied: bool = False) -> None:
         self.data = data
@@ -45,6 +48,8 @@ class _Block:
         self.done = False
         # Started by a delta whose content_block_start never came.
         self.implied = implied
+        # The call that took this tool_use block's id at another index: this block is its repeat, or a clash.
+        self.twin: Call | None = None
 
 
 class AnthropicState(WireState):
@@ -119,8 +124,20 @@ class AnthropicState(WireState):
                 type=error.get("type"),
                 raw=data,
             )
+        elif type(data.get("type")) is not str:
+            # A typed event of a kind not listed here is let pass: Anthropic's versioning policy says new event
+            # types may be added and clients should ignore them. A payload with no type is no event at all.
+            self.doubt(
+                f"a payload that is no Messages stream event ({kind}): dropped", data
+            )
 
     def _block_start(self, data: dict[str, Any]) -> None:
+        if type(data.get("content_block")) is not dict or "index" not in data:
+            self.doubt(
+                "a content_block_start without its index or content_block: its block is lost",
+                data,
+            )
+            return
         index = data.get("index", 0)
         block = self.blocks.get(index)
         if block is None:
@@ -162,7 +179,14 @@ class AnthropicState(WireState):
             if initial:
                 self._text(block, kind, initial)
         elif kind == "tool_use":
-            block.call = self.open_call(block.data.get("id"), block.data.get("name"))
+            first = self.holder(block.data.get("id"))
+            if first is None:
+                block.call = self.open_call(
+                    block.data.get("id"), block.data.get("name")
+                )
+            else:
+                # Its deltas gather in block.parts (no call, so no shortcut takes them) until its stop.
+                block.twin = first
 
     def _delta(self, data: dict[str, Any]) -> None:
         index = data.get("index", 0)
@@ -231,12 +255,27 @@ class AnthropicState(WireState):
         if field is not None:
             block.data[field] = "".join(block.parts)
         elif block.call is not None:
-            self.close_call(block.call)
-            block.data["input"] = (
-                block.call.value if block.call.value is not None else {}
-            )
+            self._close(block, block.call)
+        elif block.twin is not None:
+            self.twin(block.twin, "".join(block.parts) or _start_input(block) or "")
         elif kind in _INPUT_BLOCKS and block.parts:
             block.data["input"] = self._input("".join(block.parts))
+
+    def _close(self, block: _Block, call: Call) -> None:
+        """A call's input is its input_json_delta fragments; with none, the input its start carried (the
+        documented start has `{}`). When both are there and disagree, the fragments are taken, in doubt."""
+        given = _start_input(block)
+        if not call.parts and given is not None:
+            self.close_call(call, dumps_compact(given))
+        else:
+            self.close_call(call)
+            if given is not None and call.value != given:
+                self.doubt(
+                    f"tool call {call.index} ({call.name}): its content_block_start input and its"
+                    " input_json_delta fragments disagree; the fragments are taken",
+                    given,
+                )
+        block.data["input"] = call.value if call.value is not None else {}
 
     def _input(self, text: str) -> Any:
         try:
@@ -319,7 +358,11 @@ class AnthropicState(WireState):
 
     def body(self) -> dict[str, Any]:
         body = dict(self.message)
-        body["content"] = [block.data for block in self.order if not _is_cut(block)]
+        body["content"] = [
+            block.data
+            for block in self.order
+            if not _is_cut(block) and block.twin is None
+        ]
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
@@ -329,6 +372,12 @@ class AnthropicState(WireState):
 def _identity(content: dict[str, Any]) -> tuple[Any, Any]:
     """What names a block beside its index: its type and, for a call, its id."""
     return content.get("type"), content.get("id")
+
+
+def _start_input(block: _Block) -> Any:
+    """The input a tool_use block's start carried, when it is anything but the documented empty object."""
+    given = block.start.get("input")
+    return None if given is None or given == {} else given
 
 
 def _is_cut(block: _Block) -> bool:

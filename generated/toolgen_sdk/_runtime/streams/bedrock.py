@@ -13,11 +13,12 @@ Repeats and new calls: events carry the block index and no sequence number (the 
 of random length, not a mark two events never share); a toolUse block is named by its index and its `toolUseId`. A
 `contentBlockStart` at an index already started is the same block again (a repeat, dropped) under the same
 toolUseId and kind, and a new block (a new call) under another; the block that held the index, if still open, is
-closed there (a call of it is cut). A `contentBlockStop` for a block already stopped, a second `messageStart`, a
+closed there (a call of it is cut); a toolUse start at a new index under a toolUseId a call took is that call again
+(a repeat when its input is the call's, else dropped in doubt). A `contentBlockStop` for a block already stopped, a second `messageStart`, a
 second `messageStop` and a second equal `metadata` change nothing and are dropped. What the index cannot settle
 makes the stream incomplete: a delta for a block already stopped (dropped), a delta without its index or delta
 object, toolUse input before its block's start (a call with no id or name), a stop for a block that never started,
-a different second `metadata`, anything else after `messageStop`, and, once `messageStop` came, no `stopReason` or
+a payload that is no ConverseStream event, a different second `metadata`, anything else after `messageStop`, and, once `messageStop` came, no `stopReason` or
 an index never seen below the highest one (a missing `messageStart` loses nothing: it only says the role). Two
 equal deltas for an open block cannot be told from a model saying the same thing twice, and are both kept; a delta
 sent twice, lost, or two swapped inside one block leave no evidence at all.
@@ -29,6 +30,7 @@ from typing import Any
 
 from ..wires.base import ProviderError, Response
 from ..wires.bedrock import decode_response
+from .events import dumps_compact
 from .state import Call, WireState, carries, first_gap
 
 _EVENTS = frozenset(
@@ -53,6 +55,7 @@ class _Block:
         "signature",
         "start",
         "texts",
+        "twin",
     )
 
     def __init__(self, kind: str, data: dict[str, Any], implied: bool = False) -> None:
@@ -66,6 +69,8 @@ class _Block:
         self.signature: list[str] = []
         self.call: Call | None = None
         self.done = False
+        # The call that took this toolUse block's toolUseId at another index: this block is its repeat, or a clash.
+        self.twin: Call | None = None
 
 
 class BedrockState(WireState):
@@ -129,6 +134,10 @@ class BedrockState(WireState):
         elif event == "messageStop":
             self.top.update({key: value for key, value in data.items() if key != "p"})
             self.complete = True
+        else:
+            self.doubt(
+                f"a payload that is no ConverseStream event ({event}): dropped", data
+            )
 
     def _metadata(self, data: dict[str, Any]) -> None:
         kept = {key: value for key, value in data.items() if key != "p"}
@@ -188,7 +197,9 @@ class BedrockState(WireState):
                 self._close_early(held, index)
         if tool is not None:
             block = _Block("toolUse", dict(tool))
-            block.call = self.open_call(tool.get("toolUseId"), tool.get("name"))
+            block.twin = self.holder(tool.get("toolUseId"))
+            if block.twin is None:
+                block.call = self.open_call(tool.get("toolUseId"), tool.get("name"))
         else:
             kind = next(iter(start), "text")
             block = _Block(kind, dict(start.get(kind) or {}))
@@ -243,6 +254,10 @@ class BedrockState(WireState):
                 # Only a toolUse block is a call; input for a text block is a corrupt event.
                 self.fault(f"toolUse input for {block.kind} block {index}", raw=data)
                 return
+            if block.twin is not None:
+                # A call again under a toolUseId taken: its input is weighed at its stop.
+                block.texts.append(tool.get("input") or "")
+                return
             if block.call is None:
                 self.doubt(
                     f"toolUse input for block {index} came before its contentBlockStart"
@@ -272,11 +287,24 @@ class BedrockState(WireState):
         if block.done:
             return
         block.done = True
-        if block.call is not None:
-            self.close_call(block.call)
-            block.data["input"] = (
-                block.call.value if block.call.value is not None else {}
-            )
+        call = block.call
+        if call is not None:
+            given = block.data.get("input")
+            if given is not None and given != {} and not call.parts:
+                # Input the start carried (not the documented form), with no delta after it.
+                self.close_call(call, dumps_compact(given))
+            else:
+                self.close_call(call)
+                if given is not None and given != {} and call.value != given:
+                    self.doubt(
+                        f"tool call {call.index} ({call.name}): its contentBlockStart input and its"
+                        " deltas disagree; the deltas are taken",
+                        given,
+                    )
+            block.data["input"] = call.value if call.value is not None else {}
+        elif block.twin is not None:
+            given = block.data.get("input")
+            self.twin(block.twin, "".join(block.texts) or given or "")
 
     def finish(self) -> None:
         for block in self.order:
@@ -296,7 +324,11 @@ class BedrockState(WireState):
         super().finish()
 
     def body(self) -> dict[str, Any]:
-        content = [_block_body(block) for block in self.order if not _is_cut(block)]
+        content = [
+            _block_body(block)
+            for block in self.order
+            if not _is_cut(block) and block.twin is None
+        ]
         body: dict[str, Any] = {
             "output": {"message": {"role": self.role, "content": content}}
         }

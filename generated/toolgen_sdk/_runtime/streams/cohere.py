@@ -7,12 +7,13 @@ with no arguments has a tool-call-start and a tool-call-end and nothing between 
 
 Repeats and new calls: events carry the slot index and no sequence number; a call is named by its slot and its id.
 A `tool-call-start` for a slot already started is that call again (a repeat, dropped) under the same id, and a new
-call under another id (the call that held the slot, if still open, is cut). A `content-start` for a content index
+call under another id (the call that held the slot, if still open, is cut); a start at a new slot under an id a
+call took is that call again (a repeat when its arguments are the call's, else dropped in doubt). A `content-start` for a content index
 already started with the same part, a `citation-start` for a citation index already seen, a `tool-call-end` for a
 call already ended, a second `message-start` and a second equal `message-end` change nothing and are dropped. What
 the index cannot settle makes the stream incomplete: a `tool-call-delta` for a call already ended (dropped), or for
 a slot never started (its call's start never came: dropped), a `tool-call-end` for a slot never started, a content
-delta before its `content-start` or after its `content-end`, a delta without its index or message, anything else
+delta before its `content-start` or after its `content-end`, a delta without its index or message, a payload that is no v2 stream event, anything else
 after `message-end`, and, once `message-end` came, a missing `message-start`, no `finish_reason`, or a call slot
 never seen below the highest one. Two equal deltas for an open slot cannot be told from a model saying the same
 thing twice, and are both kept; a delta sent twice, lost, or two swapped inside one slot leave no evidence at all.
@@ -30,6 +31,8 @@ _CALL_KEYS = frozenset({"id", "function"})
 _PLAN = "tool-plan-delta"
 # The events that carry a piece of the message: one without its index (a plan has none) or message is damaged.
 _DELTAS = frozenset({"tool-call-delta", "content-delta", _PLAN})
+# Events that carry nothing the response body holds.
+_SILENT = frozenset({"citation-end", "debug"})
 
 
 class CohereState(WireState):
@@ -124,6 +127,10 @@ class CohereState(WireState):
         elif kind == "message-end":
             self.end = data
             self._end(delta)
+        elif kind not in _SILENT:
+            self.doubt(
+                f"a payload that is no Cohere v2 stream event ({kind}): dropped", data
+            )
 
     def _after_end(self, kind: str | None, data: dict[str, Any]) -> None:
         """An event after message-end: a repeat when it changes nothing taken; else dropped, in doubt."""
@@ -159,7 +166,10 @@ class CohereState(WireState):
             else:
                 self.repeat()
         elif fragment:
-            self.arguments(call, fragment)
+            if call.twin is None:
+                self.arguments(call, fragment)
+            else:
+                call.parts.append(fragment)
 
     def _content_delta(
         self, index: int, content: dict[str, Any], initial: bool = False
@@ -212,6 +222,15 @@ class CohereState(WireState):
             if not held.closed:
                 self.cut_call(held)
         function = entry.get("function") or {}
+        first = self.holder(entry.get("id"))
+        if first is not None:
+            # A call again under an id taken at another slot: weighed against that call at its tool-call-end.
+            twin = self.slots[index] = self.open_twin(
+                first, first.id, function.get("name")
+            )
+            self.starts[index] = data
+            twin.parts.append(function.get("arguments") or "")
+            return
         call = self.slots[index] = self.open_call(entry.get("id"), function.get("name"))
         self.starts[index] = data
         # The call's own data beside its id and name goes into the body, as a whole response carries it.
@@ -237,6 +256,9 @@ class CohereState(WireState):
             )
 
     def finish(self) -> None:
+        for call in self.slots.values():
+            if call.twin is not None:
+                self.cut_call(call)
         if self.complete and self.provider_error is None:
             if not self.message_started:
                 self.doubt("no message-start came")

@@ -77,10 +77,18 @@ def _status(state: WireState) -> StreamStatus:
 
 
 def _missing(state: WireState, result: Response, closed: list[Call]) -> None:
-    """What any wire's ended stream shows missing: a call without a name (the event that began it never came),
-    or an answer that stopped for tool calls and holds none (the events that carried them never came)."""
+    """What any wire's ended stream shows missing or wrong: two calls under one id, a call without a name (the event
+    that began it never came), or an answer that stopped for tool calls and holds none (the events that carried them never came)."""
     if state.errors and state.doubted():
         return  # the stream state already said what it dropped or guessed
+    if len(closed) > 1:
+        ids = [call.id for call in closed if call.id is not None]
+        if len(set(ids)) < len(ids):
+            # A wire that cannot weigh a call again under its id as it comes (OpenAI chat) still never passes two.
+            state.doubt(
+                "two tool calls under one id: a call sent twice, or one of them is not the model's"
+            )
+            return
     for call in closed:
         if call.name is None:
             state.doubt(

@@ -9,11 +9,12 @@ Repeats and new calls: an event's `event_id` (the token a client resumes the str
 event whose `event_id` was seen is a repeat, dropped, whatever it holds. Past that, events carry the step index and
 no sequence number; a step is named by its index and, for a call, its id. A `step.start` for an index already
 started is that step again (a repeat) under the same type and id, and a new step (a new call) under another (the
-step that held the index, if still open, is closed there: a call of it is cut). A `step.stop` for a step already
+step that held the index, if still open, is closed there: a call of it is cut); a call at a new index under an id a
+call took is that call again (a repeat when its arguments are the call's, else dropped in doubt). A `step.stop` for a step already
 stopped, a second `interaction.created` and a second equal `interaction.completed` change nothing and are dropped.
 What the index cannot settle makes the stream incomplete: a `step.delta` for a step already stopped (dropped), one
 without its index or delta, a delta before its step's start (the step is implied; arguments for no call are lost),
-a `step.stop` for a step never started, anything else after `interaction.completed`, and, once it came, a missing
+a `step.stop` for a step never started, a payload that is no Interactions event, anything else after `interaction.completed`, and, once it came, a missing
 `interaction.created` or a step index never seen below the highest one. Two equal deltas for an open step without
 `event_id`s cannot be told from a model saying the same thing twice, and are both kept; a delta sent twice, lost,
 or two swapped inside one step leave no evidence without them.
@@ -96,6 +97,11 @@ class InteractionsState(WireState):
                 type=detail.get("status"),
                 raw=data,
             )
+        else:
+            self.doubt(
+                f"a payload that is no Interactions stream event ({kind}): dropped",
+                data,
+            )
 
     def _after_end(self, kind: str | None, data: dict[str, Any]) -> None:
         """An event after interaction.completed: a repeat when it changes nothing taken; else dropped, in doubt."""
@@ -159,12 +165,20 @@ class InteractionsState(WireState):
         self.steps[data.get("index", len(self.steps))] = entry
         self.order.append(entry)
         if step.get("type") == "function_call":
-            entry[2] = call = self.open_call(step.get("id"), step.get("name"))
+            first = self.holder(step.get("id"))
+            if first is None:
+                entry[2] = call = self.open_call(step.get("id"), step.get("name"))
+            else:
+                # A call again under an id taken at another index: weighed against that call at its step.stop.
+                entry[2] = call = self.open_twin(first, first.id, step.get("name"))
             arguments = step.get("arguments")
+            if isinstance(arguments, dict) and arguments:
+                arguments = dumps_compact(arguments)
             if isinstance(arguments, str) and arguments:
-                self.arguments(call, arguments)
-            elif isinstance(arguments, dict) and arguments:
-                self.arguments(call, dumps_compact(arguments))
+                if call.twin is None:
+                    self.arguments(call, arguments)
+                else:
+                    call.parts.append(arguments)
         else:
             for item in step.get("content") or ():
                 if (
@@ -204,7 +218,10 @@ class InteractionsState(WireState):
             if not fragment:
                 return
             if entry[2] is not None:
-                self.arguments(entry[2], fragment)
+                if entry[2].twin is None:
+                    self.arguments(entry[2], fragment)
+                else:
+                    entry[2].parts.append(fragment)
             else:
                 self.doubt(
                     f"arguments for step {index}, which is no function_call: dropped",
@@ -264,7 +281,9 @@ class InteractionsState(WireState):
         body = dict(self.interaction)
         if not body.get("steps"):
             body["steps"] = [
-                entry[0] for entry in self.order if entry[2] is None or not entry[2].cut
+                entry[0]
+                for entry in self.order
+                if entry[2] is None or not (entry[2].cut or entry[2].twin)
             ]
         return body
 

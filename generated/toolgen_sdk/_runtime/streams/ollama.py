@@ -6,7 +6,7 @@ message accumulates into the shape of the non-streamed /api/chat response.
 
 Repeats and new calls: each line carries its own `created_at` timestamp (to the microsecond or finer), so a line
 equal to an earlier one, timestamp included, is that line again (dropped); a call whose `id` was already seen is
-that call again, and a call under a new id is a new call. Nothing follows the `done: true` line: a line after it
+that call again (dropped; when it is not that very call, dropped in doubt), and a call under a new id is a new call. Nothing follows the `done: true` line: a line after it
 that is no such repeat is dropped in doubt (a line out of order), making the stream incomplete, as does a line
 before `done` without its message (it lost what it held). Lines without a timestamp cannot be told apart, and are
 all kept; a line lost, or two swapped, leave no evidence.
@@ -37,9 +37,9 @@ class OllamaState(WireState):
         self.thinking: list[str] = []
         self.tool_calls: list[Any] = []
         self.extra: dict[str, Any] = {}
-        # created_at -> the line that carried it; ids of the calls taken
+        # created_at -> the line that carried it; each call id taken -> the call entry that carried it
         self.lines: dict[str, Any] = {}
-        self.call_ids: set[str] = set()
+        self.call_ids: dict[str, Any] = {}
 
     def feed(self, event: str | None, data: Any) -> None:
         stamp = data.get("created_at")
@@ -88,10 +88,17 @@ class OllamaState(WireState):
     def _tool_call(self, entry: dict[str, Any]) -> None:
         call_id = entry.get("id")
         if isinstance(call_id, str) and call_id:
-            if call_id in self.call_ids:
-                self.repeat()
+            taken = self.call_ids.get(call_id)
+            if taken is not None:
+                if taken == entry:
+                    self.repeat()
+                else:
+                    self.presumed_repeat(
+                        f"a call under id {call_id}, already taken, with other content",
+                        entry,
+                    )
                 return
-            self.call_ids.add(call_id)
+            self.call_ids[call_id] = entry
         self.tool_calls.append(entry)
         function = entry.get("function") or {}
         call = self.open_call(entry.get("id"), function.get("name"))

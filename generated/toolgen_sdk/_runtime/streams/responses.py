@@ -191,6 +191,13 @@ class ResponsesState(WireState):
         item.data = dict(final)
         item.parts.clear()
         item.summary.clear()
+        if item.call is None and str(final.get("type")) in _CALL_ITEMS:
+            # A call whose output_item.added never came: announced now, from the item its done event carries.
+            self.doubt(
+                f"output_item.done for call {final.get('call_id')!r}, whose output_item.added never came",
+                data,
+            )
+            item.call = self.open_call(final.get("call_id"), final.get("name"))
         if item.call is not None and not item.call.closed:
             self._close_with(
                 item, final.get(_CALL_ITEMS.get(str(final.get("type")), "arguments"))
@@ -376,6 +383,26 @@ class ResponsesState(WireState):
                     self.doubt(
                         f"the final response {what} call {call.index}, which the events closed:"
                         " the output is rebuilt from the events"
+                    )
+                    return
+            announced = {
+                item.data.get(key)
+                for _, item in self.order
+                if item.call is not None
+                for key in ("id", "call_id")
+            }
+            for entry in output:
+                if (
+                    isinstance(entry, dict)
+                    and str(entry.get("type")) in _CALL_ITEMS
+                    and entry.get("id") not in announced
+                    and entry.get("call_id") not in announced
+                ):
+                    # Its events never came, so nothing announced it: the answer is the events', and in doubt.
+                    self.rebuild = True
+                    self.doubt(
+                        f"the final response holds call {entry.get('call_id')!r}, which no event announced:"
+                        " the output is rebuilt from the events, without it"
                     )
                     return
             return

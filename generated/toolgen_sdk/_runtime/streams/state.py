@@ -44,6 +44,7 @@ class Call:
         "name",
         "parsed",
         "parts",
+        "twin",
         "value",
     )
 
@@ -62,6 +63,8 @@ class Call:
         self.error: str | None = None
         # Wire keys of the call's entry worth mirroring in the accumulated body (`type` where the wire sent it).
         self.extra: dict[str, Any] | None = None
+        # The call that took this call's id first: this one is its repeat or a clash, never a call of the message.
+        self.twin: Call | None = None
 
 
 class WireState:
@@ -89,6 +92,8 @@ class WireState:
         self.duplicates = 0
         # The JSON text the payload being fed was parsed from; None when it was handed over decoded.
         self.payload_text: bytes | None = None
+        # Each call id to the first call that took it: a start under it again is that call's repeat, or a clash.
+        self.ids: dict[str, Call] = {}
 
     # -- what each wire implements --------------------------------------------------------------------------------
 
@@ -167,7 +172,15 @@ class WireState:
             self.begin()
         call = Call(len(self.calls), id or None, name or None)
         self.calls.append(call)
+        if call.id is not None and call.id not in self.ids:
+            self.ids[call.id] = call
         self.out.append(ToolCallStart(call.index, call.id, call.name))
+        return call
+
+    def open_twin(self, first: Call, id: str | None, name: str | None) -> Call:
+        """A call begun again under an id `first` took: no event, no place in the message; weighed when it closes."""
+        call = Call(first.index, id, name)
+        call.twin = first
         return call
 
     def arguments(self, call: Call, fragment: str) -> None:
@@ -185,6 +198,9 @@ class WireState:
         if call.closed:
             return
         call.closed = True
+        if call.twin is not None:
+            self.twin(call.twin, "".join(call.parts) if text is None else text)
+            return
         self.settle(call, "".join(call.parts) if text is None else text)
         if call.id is not None:
             call.emitted = True
@@ -203,6 +219,9 @@ class WireState:
         """The body ended before the wire closed this call: no arguments, an error, and no place in the message."""
         if call.closed:
             return
+        if call.twin is not None:
+            self.close_call(call)
+            return
         call.closed = call.cut = True
         call.arguments, call.parsed, call.value = "".join(call.parts), None, None
         call.error = (
@@ -217,6 +236,29 @@ class WireState:
             call.emitted = True
             self.out.append(
                 ToolCallEnd(call.index, call.id, call.name, None, None, call.error)
+            )
+
+    def holder(self, id: Any) -> Call | None:
+        """The call, not cut, that already took this id; None for a new id (or none)."""
+        call = self.ids.get(id) if type(id) is str else None
+        return None if call is None or call.cut else call
+
+    def twin(self, first: Call, text: Any) -> None:
+        """A call sent again under an id `first` took, its arguments over (text, or the object the wire sent): a
+        repeat, dropped, when they are first's; else dropped in doubt. One id never names two calls."""
+        if type(text) is str:
+            try:
+                value = parse_json(text) if text.strip() else {}
+            except ValueError:
+                value = text
+        else:
+            value = text
+        if first.closed and not first.cut and value == first.value:
+            self.repeat()
+        else:
+            self.doubt(
+                f"tool call id {first.id} came again with other arguments: the second call is dropped",
+                text,
             )
 
     def repeat(self) -> None:

@@ -7,8 +7,8 @@ own, or nowhere), while its user message takes images, audio and files; a Respon
 and reasoning only. A part its role cannot hold but a user message can is moved into one user message right after
 the turn (after the tool results that follow an assistant message, or after the batch of tool results), behind a
 text naming where it came from. Reasoning that no role but the assistant's holds is dropped. Anything else stays
-where it is, for the encoder to refuse by name (audio on Responses). The encoder and the conversion notes both
-call `place`, so the body and its notes agree.
+where it is, for the encoder to refuse by name (audio on Responses). The encoder, the conversion notes and a
+run's `note` events (placement_notes, through the model client) all call `place`, so the body and its notes agree.
 """
 
 from __future__ import annotations
@@ -155,6 +155,15 @@ def place(messages: list[dict[str, Any]], wire: str) -> Placed:
         out.append({"role": "user", "content": carried})
         origin.append(first)
     return Placed(out, tuple(notes), tuple(origin), MappingProxyType(positions))
+
+
+def placement_notes(messages: list[dict[str, Any]], wire: str) -> tuple[str, ...]:
+    """The notes `place` gives for `messages` on `wire`: what its encoder moves or drops. A scan of the parts when
+    nothing is out of place (the common case), which builds nothing."""
+    held = _HELD.get(wire)
+    if held is None or not any(_misplaced(m, held) for m in messages):
+        return ()
+    return place(messages, wire).notes
 
 
 def _misplaced(message: Mapping[str, Any], held: Mapping[str, frozenset[str]]) -> bool:

@@ -1,0 +1,244 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Gemini's streamed call arguments: `partialArgs` entries (a JSON path and a value) into an object and live JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_PATH_TOKEN = re.compile(
+    r"\.([^.\[\]]+)|\[(\d+)\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*\"((?:[^\"\\]|\\.)*)\"\s*\]"
+)
+_VALUE_KEYS = ("stringValue", "numberValue", "boolValue", "nullValue")
+# What json.dumps(text, ensure_ascii=False) escapes in a string; one encoder, since dumps with options makes one
+# per call.
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
+def parse_json_path(path: str) -> tuple[str | int, ...] | None:
+    """The keys and indexes of an RFC 9535 path like `$.recipe.steps[0]` or `$['a b']`; None if it is not one."""
+    if not path.startswith("$"):
+        return None
+    tokens: list[str | int] = []
+    pos = 1
+    while pos < len(path):
+        match = _PATH_TOKEN.match(path, pos)
+        if match is None:
+            return None
+        name, index, single, double = match.groups()
+        if index is not None:
+            tokens.append(int(index))
+        elif name is not None:
+            tokens.append(name)
+        else:
+            tokens.append(_unescape(single if single is not None else double))
+        pos = match.end()
+    return tuple(tokens)
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+class PartialArgs:
+    """Rebuilds a call's arguments from `partialArgs` entries, and writes them as JSON text while it can.
+
+    The text is exact while paths arrive depth-first in document order (what Gemini sends); a path that would
+    reopen a finished object or array stops the live text, and the final arguments come from the object.
+    """
+
+    __slots__ = (
+        "_counts",
+        "_keys",
+        "_kinds",
+        "_last_path",
+        "_open",
+        "_seen",
+        "_string",
+        "live",
+        "values",
+    )
+
+    def __init__(self) -> None:
+        # path -> [is_string, fragments or value]; dict order is first arrival, which is the key order.
+        self.values: dict[tuple[str | int, ...], list[Any]] = {}
+        self.live = True
+        self._string: tuple[str | int, ...] | None = None
+        self._open = False
+        self._keys: list[str | int] = []
+        self._kinds: list[str] = []
+        self._counts: list[int] = []
+        self._seen: list[set[str]] = []
+        # The last jsonPath as sent and as parsed: a string streamed in many fragments repeats its path each time.
+        self._last_path: tuple[str, tuple[str | int, ...] | None] = ("", None)
+
+    def apply(self, entry: dict[str, Any]) -> str:
+        """Take one entry; returns the JSON text it adds (empty once the live text has stopped)."""
+        raw = str(entry.get("jsonPath") or "")
+        if raw == self._last_path[0]:
+            path = self._last_path[1]
+        else:
+            path = parse_json_path(raw)
+            self._last_path = (raw, path)
+        if not path:
+            self.live = False
+            return ""
+        kind, value = _entry_value(entry)
+        continues = bool(entry.get("willContinue"))
+        slot = self.values.get(path)
+        appending = slot is not None and slot[0] and self._string == path
+        if kind == "string":
+            if appending:
+                assert slot is not None
+                slot[1].append(value)
+            else:
+                self.values[path] = [True, [value]]
+        else:
+            self.values[path] = [False, value]
+        text = self._write(path, kind, value, continues, appending) if self.live else ""
+        self._string = path if kind == "string" and continues else None
+        return text
+
+    def appended(self, raw_path: str, value: str, continues: bool) -> str | None:
+        """What apply() makes of a string entry that goes on with the string the entry before left open, under the
+        very same jsonPath text (the entry Gemini sends most): the JSON text it adds. None, and nothing changed,
+        for any other entry."""
+        last_raw, path = self._last_path
+        if raw_path != last_raw or not path or self._string != path:
+            return None
+        slot = self.values.get(path)
+        if slot is None or not slot[0]:
+            return None
+        slot[1].append(value)
+        self._string = path if continues else None
+        if not self.live:
+            return ""
+        return _escape(value) + ("" if continues else '"')
+
+    def close(self) -> str:
+        """The text that closes everything still open."""
+        if not self.live:
+            return ""
+        if not self._open:
+            return "{}"
+        out = ['"'] if self._string is not None else []
+        out.extend("}" if kind == "{" else "]" for kind in reversed(self._kinds))
+        self._kinds.clear()
+        return "".join(out)
+
+    def build(self) -> dict[str, Any]:
+        root: dict[str, Any] = {}
+        for path, (is_string, value) in self.values.items():
+            _assign(root, path, "".join(value) if is_string else value)
+        return root
+
+    def _write(
+        self,
+        path: tuple[str | int, ...],
+        kind: str,
+        value: Any,
+        continues: bool,
+        appending: bool,
+    ) -> str:
+        if appending:
+            return _escape(value) + ("" if continues else '"')
+        out: list[str] = []
+        if self._string is not None:
+            out.append('"')
+        if not self._enter(path, out):
+            self.live = False
+            return ""
+        if kind == "string":
+            out.append('"' + _escape(value) + ("" if continues else '"'))
+        else:
+            out.append(_JSON.encode(value))
+        return "".join(out)
+
+    def _enter(self, path: tuple[str | int, ...], out: list[str]) -> bool:
+        """Close containers the path leaves, open the ones it enters, and write its member key."""
+        if not self._open:
+            if not isinstance(path[0], str):
+                return False
+            self._open = True
+            self._push("{", out)
+        containers = path[:-1]
+        common = 0
+        while (
+            common < len(self._keys)
+            and common < len(containers)
+            and self._keys[common] == containers[common]
+        ):
+            common += 1
+        while len(self._keys) > common:
+            out.append("}" if self._kinds.pop() == "{" else "]")
+            self._keys.pop()
+            self._counts.pop()
+            self._seen.pop()
+        for depth in range(common, len(containers)):
+            if not self._member(containers[depth], out):
+                return False
+            self._keys.append(containers[depth])
+            self._push("[" if isinstance(path[depth + 1], int) else "{", out)
+        return self._member(path[-1], out)
+
+    def _push(self, kind: str, out: list[str]) -> None:
+        out.append(kind)
+        self._kinds.append(kind)
+        self._counts.append(0)
+        self._seen.append(set())
+
+    def _member(self, key: str | int, out: list[str]) -> bool:
+        count = self._counts[-1]
+        if self._kinds[-1] == "{":
+            if not isinstance(key, str) or key in self._seen[-1]:
+                return False
+            self._seen[-1].add(key)
+            out.append(("," if count else "") + _JSON.encode(key) + ":")
+            self._counts[-1] = count + 1
+            return True
+        if not isinstance(key, int) or key < count:
+            return False
+        while count < key:
+            # Skipped array slots read as null in the object too.
+            out.append(("," if count else "") + "null")
+            count += 1
+        out.append("," if count else "")
+        self._counts[-1] = count + 1
+        return True
+
+
+def _entry_value(entry: dict[str, Any]) -> tuple[str, Any]:
+    for key in _VALUE_KEYS:
+        if key in entry:
+            if key == "stringValue":
+                return "string", str(entry[key])
+            return "value", None if key == "nullValue" else entry[key]
+    return "value", None
+
+
+def _escape(text: str) -> str:
+    if _NEEDS_ESCAPE.search(text) is None:
+        return text  # most fragments are plain words: nothing to escape
+    return _JSON.encode(text)[1:-1]
+
+
+def _assign(root: dict[str, Any], path: tuple[str | int, ...], value: Any) -> None:
+    node: Any = root
+    for depth, key in enumerate(path):
+        last = depth == len(path) - 1
+        child: Any = value if last else ([] if isinstance(path[depth + 1], int) else {})
+        if isinstance(key, int):
+            if not isinstance(node, list):
+                return
+            node.extend([None] * (key + 1 - len(node)))
+            if last or node[key] is None:
+                node[key] = child
+            node = node[key]
+        else:
+            if not isinstance(node, dict):
+                return
+            if last:
+                node[key] = child
+            node = node.setdefault(key, child)
