@@ -475,7 +475,7 @@ STREAMS: list[tuple[str, str, str, str, str, str]] = [
         _chat_stream(),
         '"id": "c1"',
         _EMPTY,
-        "/choices/0/delta/tool_calls/0/function/arguments/location",
+        "/choices/0/delta/tool_calls/0/function/arguments",
     ),
     (
         "anthropic.response",
@@ -483,7 +483,7 @@ STREAMS: list[tuple[str, str, str, str, str, str]] = [
         _anthropic_stream(),
         '"id": "toolu_1"',
         '"input": {}',
-        "/content_block/input/location",
+        "/content_block/input",
     ),
     (
         "openai-responses.response",
@@ -491,7 +491,7 @@ STREAMS: list[tuple[str, str, str, str, str, str]] = [
         _responses_stream(),
         "output_item.added",
         _EMPTY,
-        "/item/arguments/location",
+        "/item/arguments",
     ),
     (
         "gemini.response",
@@ -507,7 +507,7 @@ STREAMS: list[tuple[str, str, str, str, str, str]] = [
         _cohere_stream(),
         "tool-call-start",
         _EMPTY,
-        "/delta/message/tool_calls/function/arguments/location",
+        "/delta/message/tool_calls/function/arguments",
     ),
     (
         "ollama.response",
@@ -544,7 +544,8 @@ def test_bad_arguments_in_a_stream_are_placed_at_the_event_that_started_the_call
     assert result.exit_code == 1, result.output
     assert "1 record(s), 1 invalid" in result.stderr
     line, _ = place(text, event)
-    # The event's line; the column of the call's arguments in it (of the value, where the event holds it whole).
+    # The event's line; the column of the call's arguments in it (of the value, where the event holds it whole:
+    # where it holds a fragment or nothing yet, the pointer stops at the arguments and the sentence names the place).
     key, _, _ = value.partition(": ")
     col = text.splitlines()[line - 1].index(value) + len(key) + len(": ") + 1
     expected = f"{path}:{line}:{col}: error arguments-invalid {pointer}: {SENTENCE}"
@@ -592,7 +593,7 @@ def test_bad_arguments_in_a_bedrock_eventstream_are_placed_at_its_frame(built: P
             line,
             col + len('{"contentBlockIndex": 0, "start": {"toolUse": '),
             "arguments-invalid",
-            "/start/toolUse/input/location",
+            "/start/toolUse",
         )
     ]
 
@@ -1077,7 +1078,8 @@ def test_every_recorded_stream_places_each_call_at_the_event_that_started_it(mak
         assert [d.rule for d in found] == ["arguments-invalid"] * len(names), (path, found)
         lines = path.read_bytes().replace(b"\r\n", b"\n").split(b"\n")
         for finding in found:
-            assert finding.pointer.endswith("/zzz") and finding.message.startswith(finding.pointer), finding
+            # A required member that is not there: at the arguments the event holds, the sentence naming /zzz.
+            assert "at /zzz:" in finding.message and finding.message.startswith(finding.pointer), finding
             # The line holds the event that started the call: it names the tool.
             assert any(name.encode() in lines[finding.line - 1] for name in names), (path, finding)
         if names:

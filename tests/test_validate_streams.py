@@ -79,10 +79,11 @@ def test_a_recorded_stream_is_one_record_checked_as_its_aggregated_message(proje
     assert "1 record(s), 0 invalid" in ok.stderr
     refused = project.cli("validate", f"logs/bad{suffix}", "--as", "openai-chat.response")
     assert refused.returncode == 1
-    # At the event that started the call, pointed into its payload (past `data: ` in an SSE file).
+    # At the event that started the call, pointed into its payload (past `data: ` in an SSE file): at its
+    # arguments, which hold only a fragment there; the sentence names the value's place.
     col = 255 if suffix == ".sse" else 249
     assert refused.stdout.splitlines() == [
-        f"logs/bad{suffix}:1:{col}: error arguments-invalid /choices/0/delta/tool_calls/0/function/arguments/location: "
+        f"logs/bad{suffix}:1:{col}: error arguments-invalid /choices/0/delta/tool_calls/0/function/arguments: "
         "arguments of 'get_current_weather' at /location: expected a string, got 5"
     ]
 

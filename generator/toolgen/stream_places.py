@@ -219,7 +219,12 @@ def call_member(holder: Any, rest: list[str], wire: str) -> tuple[str, str | Non
         key = next((k for k in _ARGUMENT_KEYS if isinstance(base, dict) and k in base), None)
         key = key or ("arguments" if inner else _DEFAULT_ARGUMENTS.get(wire, "arguments"))
         at = f"/function/{escape(key)}" if inner else f"/{escape(key)}"
-        is_string = isinstance(base, dict) and isinstance(base.get(key), str)
+        held = base.get(key) if isinstance(base, dict) else None
+        is_string = isinstance(held, str)
+        if not _holds(json.loads(held) if is_string and _parses(held) else held, rest[2:]):
+            # This event holds a fragment of the arguments, not the value: the place stops at what it holds (the
+            # arguments member, or the call), and the sentence names the value's canonical place.
+            return (at if isinstance(base, dict) and key in base else ""), None
         return at + "".join(f"/{escape(t)}" for t in rest[2:]), at if is_string else None
     if rest == ["function", "name"]:
         return ("/function/name" if inner else "/name"), None
@@ -227,3 +232,23 @@ def call_member(holder: Any, rest: list[str], wire: str) -> tuple[str, str | Non
         key = next((k for k in ("id", "call_id", "toolUseId") if k in holder), None)
         return (f"/{key}" if key else ""), None
     return "", None
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _holds(value: Any, path: list[str]) -> bool:
+    """Whether `path` (pointer tokens) leads to a value inside `value`."""
+    for token in path:
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return False
+    return True
