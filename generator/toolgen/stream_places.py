@@ -221,7 +221,8 @@ def call_member(holder: Any, rest: list[str], wire: str) -> tuple[str, str | Non
         at = f"/function/{escape(key)}" if inner else f"/{escape(key)}"
         held = base.get(key) if isinstance(base, dict) else None
         is_string = isinstance(held, str)
-        if not _holds(json.loads(held) if is_string and _parses(held) else held, rest[2:]):
+        value = json.loads(held) if isinstance(held, str) and _parses(held) else held
+        if not _holds(value, rest[2:]):
             # This event holds a fragment of the arguments, not the value: the place stops at what it holds (the
             # arguments member, or the call), and the sentence names the value's canonical place.
             return (at if isinstance(base, dict) and key in base else ""), None
