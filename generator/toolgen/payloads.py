@@ -187,12 +187,10 @@ def look_alike(
 ) -> str | None:
     """One sentence naming the wire a body looks like when detection names another than `wire`, else None;
     suffix follows the wire in the option's value (validate's `--as anthropic.request`)."""
-    try:
-        found_wire, found_kind = adapters.detect(body)
-    except ValueError:
+    other = _other_wire(body, wire)
+    if other is None:
         return None
-    if _same_wire(found_wire, wire):
-        return None
+    found_wire, found_kind = other
     return f"{subject} looks like the {found_wire} wire's {found_kind}; {_give(option, found_wire, suffix)}"
 
 
@@ -201,6 +199,15 @@ def _give(option: str, wire: str, suffix: str) -> str:
     if option == "--as":
         return f"give {option} {wire}{suffix}"
     return f"give {option} {wire}{suffix}, or leave {option} out to detect it"
+
+
+def _other_wire(body: Any, wire: str) -> tuple[str, str] | None:
+    """(wire, kind) detection gives a body, when that is a wire other than `wire`; None when it is `wire` or none."""
+    try:
+        found_wire, found_kind = adapters.detect(body)
+    except ValueError:
+        return None
+    return None if _same_wire(found_wire, wire) else (found_wire, found_kind)
 
 
 def _same_wire(one: str, other: str) -> bool:
@@ -215,12 +222,10 @@ def misread(body: Any, wire: str, kind: str, option: str = "--wire", suffix: str
     Anthropic request read as OpenAI Chat loses its calls); None when the wires read it alike or it is `wire`'s.
 
     Costs one detection unless the wires differ; toolgen's own runtime reads the body (whatever package decoded it)."""
-    try:
-        found_wire, found_kind = adapters.detect(body)
-    except ValueError:
+    other = _other_wire(body, wire)
+    if other is None:
         return None
-    if _same_wire(found_wire, wire):
-        return None
+    found_wire, found_kind = other
     try:
         ours = adapters.decode(body, wire, kind)
         theirs = adapters.decode(body, found_wire, kind)

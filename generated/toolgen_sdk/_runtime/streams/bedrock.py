@@ -31,18 +31,8 @@ from typing import Any
 from ..wires.base import ProviderError, Response
 from ..wires.bedrock import decode_response
 from .events import dumps_compact
+from .sniff import BEDROCK_EVENTS
 from .state import Call, WireState, carries, first_gap
-
-_EVENTS = frozenset(
-    {
-        "messageStart",
-        "contentBlockStart",
-        "contentBlockDelta",
-        "contentBlockStop",
-        "messageStop",
-        "metadata",
-    }
-)
 
 
 class _Block:
@@ -95,7 +85,7 @@ class BedrockState(WireState):
         if event is None and len(data) == 1:
             # The SDK-decoded form wraps each payload in its event name.
             ((event, data),) = data.items()
-            if event not in _EVENTS and event.endswith("Exception"):
+            if event not in BEDROCK_EVENTS and event.endswith("Exception"):
                 detail = data if isinstance(data, dict) else {"message": data}
                 self.fail(
                     str(detail.get("message") or event),

@@ -16,15 +16,19 @@ from typing import Any
 
 from ..wires.sniff import mistral_marks, mistral_named
 
-_BEDROCK_EVENTS = frozenset(
+# Bedrock ConverseStream's events, each under its own key as the SDKs hand them over (eventstream frames name theirs).
+BEDROCK_EVENTS = frozenset(
     (
         "messageStart",
         "contentBlockStart",
         "contentBlockDelta",
         "contentBlockStop",
         "messageStop",
+        "metadata",
     )
 )
+# `metadata` alone names no wire: other payloads carry a key of that name too.
+_BEDROCK_MARKS = BEDROCK_EVENTS - {"metadata"}
 
 
 def _kind(payload: Mapping[str, Any]) -> str:
@@ -97,4 +101,4 @@ def ollama_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
 
 
 def bedrock_chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
-    return "bedrock-converse" if payload.keys() & _BEDROCK_EVENTS else None
+    return "bedrock-converse" if payload.keys() & _BEDROCK_MARKS else None

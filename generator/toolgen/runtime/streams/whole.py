@@ -27,6 +27,7 @@ from typing import Any
 from ..wires.base import ProviderError, Response, parts_of
 from ..wires.codecs import conversion, detect
 from ..wires.table import wire as wire_row
+from .sniff import BEDROCK_EVENTS
 from .state import WireState
 
 # The JSON media types a server labels a whole body with (`application/problem+json` and the like included).
@@ -116,21 +117,8 @@ def _interactions_whole(payload: Mapping[str, Any], event: str | None) -> bool:
     )
 
 
-# Bedrock's stream events as the SDKs hand them over, each under its own key (eventstream frames name theirs).
-_BEDROCK_EVENTS = frozenset(
-    (
-        "messageStart",
-        "contentBlockStart",
-        "contentBlockDelta",
-        "contentBlockStop",
-        "messageStop",
-        "metadata",
-    )
-)
-
-
 def _bedrock_chunk(payload: Mapping[str, Any], event: str | None) -> bool:
-    return event is not None or bool(payload.keys() & _BEDROCK_EVENTS)
+    return event is not None or bool(payload.keys() & BEDROCK_EVENTS)
 
 
 def _bedrock_whole(payload: Mapping[str, Any], event: str | None) -> bool:
