@@ -547,7 +547,7 @@ def test_the_event_stream_of_a_run_as_sse_parses_back(sdk: SimpleNamespace) -> N
 
 
 def test_sse_encoding_never_lets_a_line_break_through(sdk: SimpleNamespace) -> None:
-    event = sdk.runtime.RunEvent("error", "c\n1", 3, {"message": "a\rb\nc", "raw": b"bytes"})
+    event = sdk.runtime.ErrorEvent(conversation_id="c\n1", seq=3, message="a\rb\nc", code=b"bytes")
     text = sdk.runtime.sse_encode(event)
     assert text.count("\n\n") == 1 and text.endswith("\n\n") and "\r" not in text
     (name, data), *_ = parse_sse(sdk, text + sdk.runtime.sse_comment("keep-alive\nping"))
@@ -556,11 +556,11 @@ def test_sse_encoding_never_lets_a_line_break_through(sdk: SimpleNamespace) -> N
 
 def test_sse_encoding_of_a_lone_surrogate_is_text_utf8_can_carry(sdk: SimpleNamespace) -> None:
     # A model may write "\ud800" in its text or a call id: the event stream to a browser must still encode.
-    event = sdk.runtime.RunEvent("text_delta", "c1", 1, {"text": "half \ud800 a pair", "id": "call_\udfff"})
+    event = sdk.runtime.ToolCallDeltaEvent(conversation_id="c1", seq=1, index=0, arguments="half \ud800 a pair", id="call_\udfff")
     text = sdk.runtime.sse_encode(event)
     text.encode("utf-8")
     (name, data), *_ = parse_sse(sdk, text)
-    assert json.loads(data)["data"] == {"text": "half \ud800 a pair", "id": "call_\udfff"}
+    assert json.loads(data)["data"] == {"index": 0, "arguments": "half \ud800 a pair", "id": "call_\udfff", "name": None}
 
 
 # ---- clients offline ----

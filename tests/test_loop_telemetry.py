@@ -8,6 +8,7 @@ import importlib
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -155,6 +156,7 @@ def test_a_run_is_an_invoke_agent_span_over_chat_and_execute_tool_spans(
     assert first["gen_ai.response.model"] == "gpt-4o-mini-2024-07-18" and first["gen_ai.response.id"] == "chatcmpl-1"
     assert first["gen_ai.response.finish_reasons"] == ("tool_calls",)
     assert first["gen_ai.usage.input_tokens"] == 40 and first["gen_ai.usage.output_tokens"] == 12
+    assert first.get("gen_ai.request.stream") is (True if stream else None)  # set only for a streamed call
     assert dict(chats[1].attributes or {})["gen_ai.response.finish_reasons"] == ("stop",)
     # The call ids of the spans are those of the transcript's tool messages.
     by_id = {dict(span.attributes or {})["gen_ai.tool.call.id"]: span for span in tools}
@@ -164,6 +166,8 @@ def test_a_run_is_an_invoke_agent_span_over_chat_and_execute_tool_spans(
         attributes = dict(span.attributes or {})
         assert attributes["gen_ai.operation.name"] == "execute_tool"
         assert attributes["gen_ai.tool.name"] == "get_current_weather" and attributes["gen_ai.tool.type"] == "function"
+        description = weather_tools(sdk).entry("get_current_weather").spec.description
+        assert attributes.get("gen_ai.tool.description") == description
     failed, ok = by_id["call_nowhere"], by_id["call_paris"]
     assert dict(failed.attributes or {})["error.type"] == "handler_error"
     assert failed.status.status_code is StatusCode.ERROR
@@ -214,6 +218,80 @@ def test_metrics_count_calls_outcomes_durations_and_tokens_across_runs(sdk: Simp
         "error.type": "handler_error",
     }
     assert sum(point.count for point in otel.points("toolgen.tool.duration")) == 4
+
+
+def test_calls_that_never_ran_have_execute_tool_spans_ended_as_errors(sdk: SimpleNamespace, otel: Otel) -> None:
+    """A call the approver denies and one past max_tool_calls: neither runs, and each has its span, a child of the
+    run's, with its kind as error.type, as the tools' metrics count it."""
+    rt = sdk.runtime
+    tools = weather_tools(sdk)
+    ran: list[Any] = []
+    tools.add(
+        "delete_city",
+        {"type": "object"},
+        lambda args, ctx: ran.append(args),
+        description="Delete a city for good",
+        requires_approval=True,
+    )
+    turn = rt.assistant_turn(
+        None,
+        rt.tool_call("get_current_weather", {"location": "Paris"}, id="call_ok"),
+        rt.tool_call("delete_city", {"name": "Paris"}, id="call_denied"),
+        rt.tool_call("get_current_weather", {"location": "Oslo"}, id="call_over"),
+    )
+    model = rt.ScriptedModel([rt.Response(turn, {"reason": "tool_calls", "raw": "tool_calls"}), "unused"])
+    result = rt.run(USER, model, tools, approve=lambda request: False, max_tool_calls=2, **otel.options)
+    assert result.stop_reason == "max_tool_calls" and not ran
+    (run,) = otel.spans("invoke_agent")
+    spans = {str(dict(span.attributes or {})["gen_ai.tool.call.id"]): span for span in otel.spans("execute_tool")}
+    assert sorted(spans) == ["call_denied", "call_ok", "call_over"]
+    for span in spans.values():
+        assert span.parent is not None and span.parent.span_id == run.context.span_id
+        assert run.end_time is not None and (span.end_time or 0) <= run.end_time
+    denied, over = (dict(spans[key].attributes or {}) for key in ("call_denied", "call_over"))
+    assert spans["call_denied"].name == "execute_tool delete_city"
+    assert denied["error.type"] == "denied" and denied["toolgen.tool.outcome"] == "denied"
+    assert denied["gen_ai.tool.description"] == "Delete a city for good"
+    assert over["error.type"] == "limit" and over["toolgen.tool.outcome"] == "skipped"
+    assert spans["call_denied"].status.status_code is StatusCode.ERROR
+    assert spans["call_over"].status.status_code is StatusCode.ERROR
+    assert spans["call_ok"].status.status_code is StatusCode.UNSET
+    calls = {point.attributes["toolgen.tool.outcome"]: point.value for point in otel.points("toolgen.tool.calls")}
+    assert calls == {"ok": 1, "denied": 1, "skipped": 1}
+
+
+def test_a_run_stopped_mid_answer_still_gives_every_unanswered_call_a_span(sdk: SimpleNamespace, otel: Otel) -> None:
+    """A cancel before the calls ran: each is answered as skipped, its span an error of kind `cancelled`."""
+    rt = sdk.runtime
+    cancel = threading.Event()
+    turn = rt.assistant_turn(None, rt.tool_call("get_current_weather", {"location": "Paris"}, id="call_late"))
+
+    def answer(request: Any) -> Any:
+        cancel.set()
+        return rt.Response(turn, {"reason": "tool_calls", "raw": "tool_calls"})
+
+    result = rt.run(USER, rt.ScriptedModel([answer]), weather_tools(sdk), cancel=cancel, **otel.options)
+    assert result.stop_reason == "cancelled"
+    (span,) = otel.spans("execute_tool")
+    attributes = dict(span.attributes or {})
+    assert attributes["gen_ai.tool.call.id"] == "call_late" and attributes["error.type"] == "cancelled"
+    assert attributes["toolgen.tool.outcome"] == "skipped" and span.status.status_code is StatusCode.ERROR
+
+
+def test_a_streamed_call_records_its_time_to_first_chunk(sdk: SimpleNamespace, otel: Otel) -> None:
+    """The first chunk's time, from the request, on a streamed call's span; none on a whole one."""
+    telemetry = sdk.telemetry.open_telemetry(sdk.runtime.ScriptedModel([]), "conversation-1", **otel.options)
+    request = sdk.runtime.Request([{"role": "user", "content": "hi"}])
+    answer = sdk.runtime.Response({"role": "assistant", "content": "hello"}, {"reason": "stop", "raw": "stop"})
+    for stream in (True, False):
+        span = telemetry.start_chat(request, stream)
+        telemetry.first_chunk(span)
+        telemetry.first_chunk(span)  # later chunks change nothing
+        telemetry.end_chat(span, 0.0, answer)
+    streamed, whole = (dict(span.attributes or {}) for span in otel.spans("chat"))
+    first = streamed["gen_ai.response.time_to_first_chunk"]
+    assert isinstance(first, float) and first >= 0.0 and streamed["gen_ai.request.stream"] is True
+    assert "gen_ai.response.time_to_first_chunk" not in whole and "gen_ai.request.stream" not in whole
 
 
 def test_a_failed_model_call_is_an_error_span_and_ends_the_run_span_as_error(sdk: SimpleNamespace, otel: Otel) -> None:
@@ -268,17 +346,38 @@ def test_contents_are_recorded_only_behind_the_conventions_switch(
     on = Otel()
     monkeypatch.setenv(CAPTURE, "true")
     sdk.runtime.run(USER, two_calls(sdk), weather_tools(sdk), **on.options)
-    first = dict(on.spans("chat")[0].attributes or {})
-    assert json.loads(str(first["gen_ai.input.messages"])) == USER
-    output = json.loads(str(first["gen_ai.output.messages"]))
-    assert [call["id"] for call in output[0]["tool_calls"]] == ["call_paris", "call_nowhere"]
-    tools = {
-        dict(span.attributes or {})["gen_ai.tool.call.id"]: dict(span.attributes or {})
-        for span in on.spans("execute_tool")
-    }
-    assert json.loads(str(tools["call_paris"]["gen_ai.tool.call.arguments"])) == {"location": "Paris"}
-    assert "21.5" in str(tools["call_paris"]["gen_ai.tool.call.result"])
-    assert "no such place" in str(tools["call_nowhere"]["gen_ai.tool.call.result"])
+    chats = on.spans("chat")
+    first = dict(chats[0].attributes or {})
+    # The conventions' shape: messages of role and typed parts, not the canonical (OpenAI-like) messages.
+    assert json.loads(str(first["gen_ai.input.messages"])) == [
+        {"role": "user", "parts": [{"type": "text", "content": USER[0]["content"]}]}
+    ]
+    (output,) = json.loads(str(first["gen_ai.output.messages"]))
+    assert output["role"] == "assistant" and output["finish_reason"] == "tool_call"
+    assert output["parts"] == [
+        {"type": "tool_call", "id": "call_paris", "name": "get_current_weather", "arguments": {"location": "Paris"}},
+        {
+            "type": "tool_call",
+            "id": "call_nowhere",
+            "name": "get_current_weather",
+            "arguments": {"location": "Nowhere"},
+        },
+    ]
+    second = json.loads(str(dict(chats[1].attributes or {})["gen_ai.input.messages"]))
+    assert [message["role"] for message in second] == ["user", "assistant", "tool", "tool"]
+    paris = second[2]["parts"][0]
+    assert paris["type"] == "tool_call_response" and paris["id"] == "call_paris"
+    assert paris["response"]["temperature"] == 21.5  # the tool's JSON result as the object it holds
+    tools = {dict(span.attributes or {})["gen_ai.tool.call.id"]: span for span in on.spans("execute_tool")}
+    ok = dict(tools["call_paris"].attributes or {})
+    assert json.loads(str(ok["gen_ai.tool.call.arguments"])) == {"location": "Paris"}
+    assert json.loads(str(ok["gen_ai.tool.call.result"]))["temperature"] == 21.5
+    # A result is recorded for a call that succeeded; a failure's text is its span's status description.
+    failed = tools["call_nowhere"]
+    assert "gen_ai.tool.call.result" not in dict(failed.attributes or {})
+    assert "no such place" in str(failed.status.description)
+    (run,) = on.spans("invoke_agent")
+    assert json.loads(str(dict(run.attributes or {})["gen_ai.output.messages"]))[0]["finish_reason"] == "stop"
 
 
 def test_the_capture_switch_and_provider_names(sdk: SimpleNamespace) -> None:
