@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -146,3 +149,41 @@ def awaiting(state: dict[str, Any]) -> bool:
 
 def over(state: dict[str, Any]) -> bool:
     return state["status"] in ("finished", "stopped", "error")
+
+
+def _postgres_bin(name: str) -> str | None:
+    return shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))), None)
+
+
+@contextlib.contextmanager
+def postgres_cluster() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster on a free port, with a database `runs`: its URL."""
+    initdb, pg_ctl = _postgres_bin("initdb"), _postgres_bin("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        required("postgres", "Debian's postgresql is not installed (apt-get install postgresql; .ci/run does)")
+    assert initdb is not None and pg_ctl is not None
+    # Outside pytest's temporary folders, which only root may enter.
+    root = Path(tempfile.mkdtemp(prefix="toolgen-postgres-"))
+    data, sockets = root / "data", root / "sockets"
+    sockets.mkdir()
+    # PostgreSQL refuses to run as root: as root, the server runs as the postgres user the package made.
+    as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    if as_user:
+        shutil.chown(root, "postgres")
+        shutil.chown(sockets, "postgres")
+    port = free_port()
+    subprocess.run([*as_user, initdb, "-D", str(data), "-A", "trust", "-U", "toolgen"], check=True, capture_output=True)
+    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+    log = root / "server.log"
+    subprocess.run([*as_user, pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"], check=True)
+    try:
+        psql = _postgres_bin("psql") or "psql"
+        subprocess.run(
+            [psql, "-h", "127.0.0.1", "-p", str(port), "-U", "toolgen", "-d", "postgres", "-c", "CREATE DATABASE runs"],
+            check=True,
+            capture_output=True,
+        )
+        yield f"postgresql://toolgen@127.0.0.1:{port}/runs"
+    finally:
+        subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], check=False)
+        shutil.rmtree(root, ignore_errors=True)

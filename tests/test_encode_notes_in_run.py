@@ -123,7 +123,7 @@ def test_the_command_line_printer_shows_notes_on_stderr(sdk: SimpleNamespace) ->
     out, err = io.StringIO(), io.StringIO()
     options = sdk.argparse.Namespace(events=False, stream=True)
     printer = sdk.app._Printer(options, out, err)
-    event = sdk.runtime.RunEvent("note", "c", 1, {"message": "/messages/2/content/1: moved", "setting": None})
+    event = sdk.runtime.NoteEvent(conversation_id="c", seq=1, message="/messages/2/content/1: moved")
     printer(event)
     assert err.getvalue() == "note: /messages/2/content/1: moved\n" and out.getvalue() == ""
 
@@ -145,14 +145,16 @@ def test_a_scripted_run_has_no_encoding_notes(sdk: SimpleNamespace, mode: str) -
 DURABLE = """
 import json, sys, time
 from pathlib import Path
-from toolgen.runtime import DurableRuns, HTTPModel, Registry
+from toolgen.runtime import DurableRuns, HTTPModel, Registry, RunOptions
 
 here, base = Path(sys.argv[1]), sys.argv[2]
 registry = Registry({})
 registry.add("snapshot", {"type": "object"}, lambda args, ctx: "ignored")
 registry.entry("snapshot").result_converter(lambda _: [{"type": "text", "text": "the dashboard:"}, IMAGE])
 model = HTTPModel(base, "m", wire="openai-chat", api_key="sk-test")
-runs = DurableRuns(registry, model, database_url=f"sqlite:///{here / 'runs.sqlite'}", name="notes-test", stream=False)
+runs = DurableRuns(
+    registry, model, database_url=f"sqlite:///{here / 'runs.sqlite'}", name="notes-test", options=RunOptions(stream=False)
+)
 run_id = runs.start([{"role": "user", "content": "Take a snapshot of the dashboard."}], None)
 deadline = time.monotonic() + 60
 while run_id not in runs.store.runs_with_status("finished") and time.monotonic() < deadline:

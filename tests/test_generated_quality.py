@@ -263,6 +263,7 @@ OPTIONAL_IMPORTS = {
     ("_runtime/models/check.py", "referencing"),
     ("_runtime/serve/store.py", "sqlalchemy"),
     ("_runtime/serve/durable.py", "dbos"),
+    ("_runtime/serve/wakeup.py", "psycopg"),
     ("_runtime/serve/http.py", "starlette"),
     ("_runtime/app/serving.py", "uvicorn"),
 }

@@ -20,7 +20,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from toolgen.runtime import HTTPModel, Registry, RetryPolicy, ToolSpec, arun, run
+from toolgen.runtime import HTTPModel, Registry, RetryPolicy, RunOptions, ToolSpec, arun, run
 from toolgen.runtime.wires.base import Request
 from toolgen.runtime.wires.codecs import encode_request
 from toolgen.runtime.wires.settings import UnsupportedSettings, plan_settings
@@ -410,13 +410,15 @@ def _package(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 SERVED = """
 import json, sys, time
 import pydantic
-from toolgen.runtime import DurableRuns, HTTPModel, Registry
+from toolgen.runtime import DurableRuns, HTTPModel, Registry, RunOptions
 
 model = HTTPModel(sys.argv[1], "m", api_key="sk-test")
-runs = DurableRuns(
-    Registry({}), model, database_url=f"sqlite:///{sys.argv[2]}", name="settings-test", stream=False,
-    settings={"reasoning_effort": "high", "frequency_penalty": 0.5, "no_such_setting": 1}, on_unsupported="note",
+options = RunOptions(
+    stream=False,
+    settings={"reasoning_effort": "high", "frequency_penalty": 0.5, "no_such_setting": 1},
+    on_unsupported="note",
 )
+runs = DurableRuns(Registry({}), model, database_url=f"sqlite:///{sys.argv[2]}", name="settings-test", options=options)
 run_id = runs.start([{"role": "user", "content": "hi"}], None)
 deadline = time.monotonic() + 60
 while runs.store.run(run_id).status not in ("finished", "error", "stopped") and time.monotonic() < deadline:
@@ -433,7 +435,12 @@ def test_a_served_run_sends_the_same_settings_as_run(tmp_path: Path) -> None:
     served = Endpoint("openai-chat")
     try:
         with pytest.raises(UnsupportedSettings, match="frequency_penaltyy: openai-chat has no such setting"):
-            DurableRuns(Registry({}), served.model, database_url="sqlite:///unused", settings={"frequency_penaltyy": 1})
+            DurableRuns(
+                Registry({}),
+                served.model,
+                database_url="sqlite:///unused",
+                options=RunOptions(settings={"frequency_penaltyy": 1}),
+            )
         script = tmp_path / "served.py"
         script.write_text(textwrap.dedent(SERVED), encoding="utf-8")
         done = subprocess.run(

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import glob
-import os
-import shutil
-import subprocess
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from serve_helpers import LIST_FILES, Server, awaiting, free_port, over, required
+from serve_helpers import LIST_FILES, Server, awaiting, over, postgres_cluster
 
 pytestmark = pytest.mark.postgres
 
@@ -36,42 +31,11 @@ def tools():
 """
 
 
-def _bin(name: str) -> str | None:
-    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))), None)
-    return found
-
-
 @pytest.fixture(scope="module")
 def postgres_url() -> Iterator[str]:
-    initdb, pg_ctl = _bin("initdb"), _bin("pg_ctl")
-    if initdb is None or pg_ctl is None:
-        required("postgres", "Debian's postgresql is not installed (apt-get install postgresql; .ci/run does)")
-    assert initdb is not None and pg_ctl is not None
-    # Outside pytest's temporary folders, which only root may enter.
-    root = Path(tempfile.mkdtemp(prefix="toolgen-postgres-"))
-    data, sockets = root / "data", root / "sockets"
-    sockets.mkdir()
-    # PostgreSQL refuses to run as root: as root, the server runs as the postgres user the package made.
-    as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    if as_user:
-        shutil.chown(root, "postgres")
-        shutil.chown(sockets, "postgres")
-    port = free_port()
-    subprocess.run([*as_user, initdb, "-D", str(data), "-A", "trust", "-U", "toolgen"], check=True, capture_output=True)
-    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-    log = root / "server.log"
-    subprocess.run([*as_user, pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"], check=True)
-    try:
-        psql = _bin("psql") or "psql"
-        subprocess.run(
-            [psql, "-h", "127.0.0.1", "-p", str(port), "-U", "toolgen", "-d", "postgres", "-c", "CREATE DATABASE runs"],
-            check=True,
-            capture_output=True,
-        )
-        yield f"postgresql://toolgen@127.0.0.1:{port}/runs"
-    finally:
-        subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], check=False)
-        shutil.rmtree(root, ignore_errors=True)
+    """A throwaway PostgreSQL cluster for this module's servers."""
+    with postgres_cluster() as url:
+        yield url
 
 
 def test_two_servers_on_one_database_share_runs_without_running_one_twice(tmp_path: Path, postgres_url: str) -> None:

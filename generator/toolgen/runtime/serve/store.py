@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ..loop.events import ErrorEvent, EventFormError, RunEvent, event_from_json
+from .wakeup import Wakeups, notify_payload
 
 _TABLES = (
     (
@@ -35,6 +38,10 @@ _TABLES = (
         "call_id TEXT NOT NULL, attempts INTEGER NOT NULL, "
         "PRIMARY KEY (run_id, call_id))"
     ),
+    (
+        "CREATE TABLE IF NOT EXISTS toolgen_cancels (run_id TEXT PRIMARY KEY, "
+        "requested DOUBLE PRECISION NOT NULL)"
+    ),
 )
 
 
@@ -49,6 +56,30 @@ class StoredEvent:
     time: float | None = None
     trace_id: str | None = None
     span_id: str | None = None
+
+    def event(self, conversation_id: str) -> RunEvent:
+        """The run event this row keeps, read by the one JSON form events have (rows from before events had a
+        version read as version 1). A row no event form fits (written by a later release, or by hand) comes back
+        as an `error` event at its place that says so, rather than ending the stream or vanishing."""
+        form = {
+            "type": self.type,
+            "conversation_id": conversation_id,
+            "seq": self.seq,
+            "time": self.time,
+            "trace_id": self.trace_id,
+            "span_id": self.span_id,
+            "data": self.data,
+        }
+        try:
+            return event_from_json(form)
+        except EventFormError as error:
+            return ErrorEvent(
+                conversation_id=conversation_id,
+                seq=self.seq,
+                time=self.time,
+                message=f"the stored event {self.seq} ({self.type}) could not be read: {error}",
+                error_type="unreadable_event",
+            )
 
 
 @dataclass(frozen=True)
@@ -83,6 +114,16 @@ class RunStore:
         if sqlite:
             sqlalchemy.event.listen(self._engine, "connect", _sqlite_settings)
         self._create_tables()
+        # Readers of a run's events wait on these; add_events wakes them. On Postgres, readers in other
+        # processes too: add_events NOTIFYs, and a listener (libpq's URL, without SQLAlchemy's driver) hears.
+        self._notifies = not sqlite
+        self.wakeups = Wakeups(
+            None
+            if sqlite
+            else self._engine.url.set(drivername="postgresql").render_as_string(
+                hide_password=False
+            )
+        )
 
     def _create_tables(self) -> None:
         for attempt in range(3):
@@ -97,6 +138,7 @@ class RunStore:
                     raise
 
     def close(self) -> None:
+        self.wakeups.close()
         self._engine.dispose()
 
     def _run(self, sql: str, **params: Any) -> Any:
@@ -110,16 +152,16 @@ class RunStore:
     # -- runs --
 
     def create_run(
-        self, run_id: str, conversation_id: str, messages: Sequence[Any]
+        self, run_id: str, conversation_id: str, state: Mapping[str, Any]
     ) -> None:
+        """A new run's row, `state` its RunRecord's JSON form."""
         now = time.time()
-        state = {"messages": list(messages), "metrics": None, "stop_reason": None}
         self._run(
             "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, "
             "updated) VALUES (:id, :conversation, 'running', :state, :now, :now)",
             id=run_id,
             conversation=conversation_id,
-            state=_json(state),
+            state=_json(dict(state)),
             now=now,
         )
 
@@ -178,14 +220,23 @@ class RunStore:
                 ),
                 rows,
             )
+            if self._notifies:
+                # In the transaction: Postgres delivers it on commit, to the readers of every process.
+                connection.execute(
+                    self._sa.text("SELECT pg_notify(:channel, :payload)"),
+                    {
+                        "channel": self.wakeups.channel,
+                        "payload": notify_payload(run_id, max(e.seq for e in events)),
+                    },
+                )
+        self.wakeups.notify(run_id)
 
-    def drop_events_after(self, run_id: str, seq: int) -> None:
-        """Forget events past `seq`: deltas a model call streamed before a crash, which its retry streams anew."""
-        self._run(
-            "DELETE FROM toolgen_run_events WHERE run_id = :run AND seq > :seq",
-            run=run_id,
-            seq=seq,
+    def last_seq(self, run_id: str) -> int:
+        """The sequence number of the run's last stored event (0: none yet)."""
+        rows = self._rows(
+            "SELECT MAX(seq) FROM toolgen_run_events WHERE run_id = :run", run=run_id
         )
+        return int(rows[0][0] or 0) if rows else 0
 
     def events_after(
         self, run_id: str, seq: int, limit: int = 500
@@ -209,6 +260,32 @@ class RunStore:
             )
             for r in rows
         ]
+
+    def events_of_types_since(
+        self, types: Sequence[str], since: float
+    ) -> Iterator[StoredEvent]:
+        """The events of these types in every run at `since` (epoch seconds) or later, oldest first: one query
+        whose rows are read as the iterator is, so a long window is never held in memory whole (read it to the
+        end, or close it, to give its connection back)."""
+        if not types:
+            return
+        query = self._sa.text(
+            "SELECT seq, type, data, time, trace_id, span_id FROM toolgen_run_events "
+            "WHERE type IN :types AND time >= :since ORDER BY time, run_id, seq"
+        ).bindparams(self._sa.bindparam("types", expanding=True))
+        with self._engine.connect() as connection:
+            rows = connection.execution_options(stream_results=True).execute(
+                query, {"types": list(types), "since": since}
+            )
+            for r in rows:
+                yield StoredEvent(
+                    int(r[0]),
+                    str(r[1]),
+                    json.loads(r[2]),
+                    None if r[3] is None else float(r[3]),
+                    r[4],
+                    r[5],
+                )
 
     # -- approvals --
 
@@ -276,6 +353,23 @@ class RunStore:
                 {"run": run_id, "call": call_id},
             )
         return before
+
+    # -- cancel requests --
+
+    def request_cancel(self, run_id: str) -> None:
+        """Ask the run to stop, wherever it runs: the server running it sees the row at its next look."""
+        self._run(
+            "INSERT INTO toolgen_cancels (run_id, requested) VALUES (:run, :now) "
+            "ON CONFLICT (run_id) DO NOTHING",
+            run=run_id,
+            now=time.time(),
+        )
+
+    def cancel_requested(self, run_id: str) -> bool:
+        rows = self._rows(
+            "SELECT 1 FROM toolgen_cancels WHERE run_id = :run", run=run_id
+        )
+        return bool(rows)
 
 
 def _sqlite_settings(connection: Any, record: Any) -> None:

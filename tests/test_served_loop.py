@@ -1,0 +1,251 @@
+"""One loop everywhere: a scripted conversation through run(), arun() and a served (durable) run on SQLite and on
+Postgres gives the same events, kind by kind and field by field (ids and times aside); a served run fires the
+hooks, asks the budget, honours its deadline and stops within about a second when cancelled while a sync tool
+sleeps.
+
+Each served run is a process of its own (DBOS keeps one engine per process), driven through DurableRuns with
+the runtime as the generator ships it (`toolgen.runtime`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolgen.runtime as rt
+
+pytest.importorskip("dbos", reason="the durable extra (dbos) is not installed")
+from serve_helpers import postgres_cluster  # noqa: E402 - after the skip: it needs the serve extra
+
+# The conversation: the model says a word and calls two tools at once, `careful` (needs approval, takes a moment)
+# and `broken` (fails at once); then it answers. Shared by this process and the served one.
+CONVERSATION = """
+import time
+from toolgen.runtime import Registry, ScriptedModel, assistant_turn, tool_call
+
+def registry(sleep=0.2):
+    tools = Registry({})
+
+    def careful(args, ctx):
+        time.sleep(args["seconds"] if "seconds" in args else sleep)
+        return "careful done"
+
+    def broken(args, ctx):
+        raise RuntimeError("broken on purpose")
+
+    schema = {"type": "object", "properties": {"seconds": {"type": "number"}}}
+    tools.add("careful", schema, careful, description="Takes a moment.", requires_approval=True)
+    tools.add("broken", schema, broken, description="Always fails.")
+    return tools
+
+def model(seconds=None):
+    careful = {} if seconds is None else {"seconds": seconds}
+    turn = assistant_turn(
+        "Checking both.",
+        tool_call("careful", careful, id="call_careful"),
+        tool_call("broken", {}, id="call_broken"),
+    )
+    return ScriptedModel([turn, "One worked, one failed."])
+"""
+
+SERVED = (
+    CONVERSATION
+    + """
+import json, sys, threading
+from pathlib import Path
+from toolgen.runtime import Approval, DurableRuns, Hooks, RunOptions
+
+database, out, action = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+log = []
+hooks = Hooks(
+    before_model=lambda step, request: log.append(["before_model", step]),
+    after_model=lambda step, response: log.append(["after_model", step]),
+    before_tool=lambda call, ctx: log.append(["before_tool", call["id"]]),
+    after_tool=lambda report: log.append(["after_tool", report.call_id, report.status]),
+)
+def budget(messages, info):
+    log.append(["budget", info.step])
+    return None
+options = RunOptions(stream=True, hooks=hooks, budget=budget, on_event=lambda e: log.append(["on_event", e.type]))
+seconds = 3.0 if action in ("cancel", "deadline") else None
+runs = DurableRuns(registry(), model(seconds), database_url=database, name="served-loop", options=options)
+run_id = runs.start(
+    [{"role": "user", "content": "Try both tools."}], "conv-1", deadline=1.0 if action == "deadline" else None
+)
+started = time.monotonic()
+cancelled_at = None
+while True:
+    state = runs.store.run(run_id)
+    for pending in runs.store.pending(run_id):
+        runs.decide(run_id, pending["id"], Approval.approve())
+    if action == "cancel" and cancelled_at is None and any(
+        e.type == "tool_call_started" for e in runs.store.events_after(run_id, 0)
+    ):
+        time.sleep(0.3)
+        cancelled_at = time.monotonic()
+        runs.cancel(run_id)
+    if state.status in ("finished", "stopped", "error"):
+        break
+    time.sleep(0.02)
+ended = time.monotonic()
+events = [e.event("conv-1").to_json() for e in runs.store.events_after(run_id, 0, 10_000)]
+out.write_text(json.dumps({
+    "events": events,
+    "log": log,
+    "status": state.status,
+    "stop_reason": state.state.get("stop_reason"),
+    "messages": state.state.get("messages"),
+    "cancel_took": None if cancelled_at is None else ended - cancelled_at,
+    "took": ended - started,
+}))
+runs.close()
+"""
+)
+
+
+def _conversation() -> dict[str, Any]:
+    scope: dict[str, Any] = {}
+    exec(CONVERSATION, scope)  # noqa: S102 - the test's own source, shared with the served process
+    return scope
+
+
+def _comparable(form: dict[str, Any]) -> dict[str, Any]:
+    """An event's JSON form without what differs run to run: times, trace ids, the conversation id."""
+    data = dict(form["data"])
+    data.pop("duration_ms", None)
+    if form["type"] == "run_finished":
+        metrics = dict(data["metrics"])
+        metrics.pop("model_seconds")
+        metrics["tools"] = {
+            name: {k: v for k, v in stats.items() if k not in ("seconds", "max_seconds")}
+            for name, stats in metrics["tools"].items()
+        }
+        data["metrics"] = metrics
+    return {"type": form["type"], "seq": form["seq"], "data": data}
+
+
+def _in_memory(mode: str) -> list[dict[str, Any]]:
+    conversation = _conversation()
+    events: list[Any] = []
+    arguments = ([{"role": "user", "content": "Try both tools."}], conversation["model"](), conversation["registry"]())
+    settings: dict[str, Any] = {
+        "stream": True,
+        "conversation_id": "conv-1",
+        "approve": lambda request: rt.Approval.approve(),
+        "on_event": events.append,
+    }
+    if mode == "sync":
+        rt.run(*arguments, **settings)
+    else:
+        asyncio.run(rt.arun(*arguments, **settings))
+    return [_comparable(event.to_json()) for event in events]
+
+
+def _served(tmp_path: Path, database: str, action: str = "run") -> dict[str, Any]:
+    out = tmp_path / f"served-{action}.json"
+    script = tmp_path / "served.py"
+    script.write_text(SERVED, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), database, str(out), action],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return result
+
+
+@pytest.fixture(scope="module")
+def postgres_url() -> Iterator[str]:
+    with postgres_cluster() as url:
+        yield url
+
+
+def _sqlite(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runs.sqlite'}"
+
+
+def test_run_and_arun_give_the_same_events(tmp_path: Path) -> None:
+    sync, asynchronous = _in_memory("sync"), _in_memory("async")
+    assert sync == asynchronous
+    kinds = [event["type"] for event in sync]
+    assert kinds.count("approval_requested") == 1 and kinds.count("tool_call_finished") == 2
+    statuses = {e["data"]["id"]: e["data"]["status"] for e in sync if e["type"] == "tool_call_finished"}
+    assert statuses == {"call_careful": "ok", "call_broken": "error"}
+
+
+def test_a_served_run_is_the_same_run_as_run_and_fires_the_hooks(tmp_path: Path) -> None:
+    served = _served(tmp_path, _sqlite(tmp_path))
+    assert served["status"] == "finished" and served["stop_reason"] == "finished"
+    assert [_comparable(event) for event in served["events"]] == _in_memory("sync")
+    log = served["log"]
+    assert ["before_model", 1] in log and ["after_model", 2] in log and ["budget", 2] in log
+    assert ["before_tool", "call_careful"] in log and ["after_tool", "call_broken", "error"] in log
+    # on_event saw every event the store holds, in order.
+    assert [entry[1] for entry in log if entry[0] == "on_event"] == [e["type"] for e in served["events"]]
+    assert not rt.check_pairing(served["messages"])
+
+
+@pytest.mark.postgres
+def test_a_served_run_on_postgres_is_the_same_run_as_run(tmp_path: Path, postgres_url: str) -> None:
+    served = _served(tmp_path, postgres_url)
+    assert served["status"] == "finished"
+    assert [_comparable(event) for event in served["events"]] == _in_memory("sync")
+
+
+def test_a_served_run_cancelled_while_a_sync_tool_sleeps_stops_within_about_a_second(tmp_path: Path) -> None:
+    served = _served(tmp_path, _sqlite(tmp_path), "cancel")
+    assert served["stop_reason"] == "cancelled" and served["status"] == "stopped"
+    # The tool sleeps 3 s; the run is over well before it would have woken.
+    assert served["cancel_took"] < 2.0, served["cancel_took"]
+    careful = next(m for m in served["messages"] if m.get("tool_call_id") == "call_careful")
+    assert careful.get("is_error") and "cancel" in json.dumps(careful["content"])
+    assert served["events"][-1]["type"] == "run_finished"
+    assert served["events"][-1]["data"]["stop_reason"] == "cancelled"
+    assert not rt.check_pairing(served["messages"])
+
+
+def test_a_served_run_stops_at_its_deadline(tmp_path: Path) -> None:
+    served = _served(tmp_path, _sqlite(tmp_path), "deadline")
+    assert served["stop_reason"] == "deadline" and served["status"] == "stopped"
+    assert served["took"] < 3.0, served["took"]
+    assert not rt.check_pairing(served["messages"])
+
+
+def test_the_store_reads_runs_and_events_the_release_before_versions_wrote(tmp_path: Path) -> None:
+    import shutil
+
+    from toolgen.runtime.serve.run_record import record_from_json
+    from toolgen.runtime.serve.store import RunStore
+
+    copy = tmp_path / "old.sqlite"
+    shutil.copy(Path(__file__).parent / "fixtures" / "serve" / "runs-before-versions.sqlite", copy)
+    store = RunStore(f"sqlite:///{copy}")
+    try:
+        finished = store.runs_with_status("finished")
+        assert len(finished) == 3
+        for run_id in finished:
+            stored = store.run(run_id)
+            assert stored is not None
+            record = record_from_json(stored.state, run_id)
+            assert record.version == 0 and record.messages and record.stop_reason == "finished"
+            events = [e.event(stored.conversation_id) for e in store.events_after(run_id, 0, 10_000)]
+            assert events[0].type == "run_started" and events[-1].type == "run_finished"
+    finally:
+        store.close()
+
+
+def test_a_run_state_of_a_later_version_is_refused_naming_both_versions() -> None:
+    from toolgen.runtime.serve.run_record import RunStateVersionError, record_from_json
+
+    with pytest.raises(RunStateVersionError, match=r"run 'r1' was stored with run state version 7; this release"):
+        record_from_json({"version": 7, "messages": []}, "r1")
