@@ -74,7 +74,7 @@ def budget(messages, info):
     log.append(["budget", info.step])
     return None
 options = RunOptions(stream=True, hooks=hooks, budget=budget, on_event=lambda e: log.append(["on_event", e.type]))
-seconds = 3.0 if action in ("cancel", "deadline") else None
+seconds = 3.0 if action in ("cancel", "deadline", "cancel_waiting") else None
 runs = DurableRuns(registry(), model(seconds), database_url=database, name="served-loop", options=options)
 run_id = runs.start(
     [{"role": "user", "content": "Try both tools."}], "conv-1", deadline=1.0 if action == "deadline" else None
@@ -84,7 +84,11 @@ cancelled_at = None
 while True:
     state = runs.store.run(run_id)
     for pending in runs.store.pending(run_id):
-        runs.decide(run_id, pending["id"], Approval.approve())
+        if action == "cancel_waiting":
+            cancelled_at = cancelled_at or time.monotonic()
+            runs.cancel(run_id)
+        else:
+            runs.decide(run_id, pending["id"], Approval.approve())
     if action == "cancel" and cancelled_at is None and any(
         e.type == "tool_call_started" for e in runs.store.events_after(run_id, 0)
     ):
@@ -214,6 +218,25 @@ def test_a_served_run_cancelled_while_a_sync_tool_sleeps_stops_within_about_a_se
     assert not rt.check_pairing(served["messages"])
 
 
+def test_a_served_run_waiting_for_a_decision_stops_at_once_when_cancelled(tmp_path: Path) -> None:
+    served = _served(tmp_path, _sqlite(tmp_path), "cancel_waiting")
+    assert served["stop_reason"] == "cancelled" and served["status"] == "stopped"
+    assert served["cancel_took"] < 2.0, served["cancel_took"]
+    careful = next(m for m in served["messages"] if m.get("tool_call_id") == "call_careful")
+    assert careful.get("is_error") and "cancelled before a decision" in json.dumps(careful["content"])
+    decided = [e["data"] for e in served["events"] if e["type"] == "approval_decided"]
+    assert decided == [
+        {
+            "id": "call_careful",
+            "name": "careful",
+            "decision": "deny",
+            "reason": "the run was cancelled before a decision",
+            "arguments": '{"seconds": 3.0}',
+        }
+    ]
+    assert not rt.check_pairing(served["messages"])
+
+
 def test_a_served_run_stops_at_its_deadline(tmp_path: Path) -> None:
     served = _served(tmp_path, _sqlite(tmp_path), "deadline")
     assert served["stop_reason"] == "deadline" and served["status"] == "stopped"
@@ -249,3 +272,155 @@ def test_a_run_state_of_a_later_version_is_refused_naming_both_versions() -> Non
 
     with pytest.raises(RunStateVersionError, match=r"run 'r1' was stored with run state version 7; this release"):
         record_from_json({"version": 7, "messages": []}, "r1")
+
+
+def _old_database(tmp_path: Path) -> Path:
+    import shutil
+
+    copy = tmp_path / "old.sqlite"
+    shutil.copy(Path(__file__).parent / "fixtures" / "serve" / "runs-before-versions.sqlite", copy)
+    return copy
+
+
+def test_event_rows_carry_their_form_version_and_one_no_form_fits_is_said_at_its_place(tmp_path: Path) -> None:
+    import sqlite3
+
+    from toolgen.runtime.serve.store import RunStore, StoredEvent
+
+    copy = _old_database(tmp_path)
+    store = RunStore(f"sqlite:///{copy}")  # adds the version column the old table lacks
+    try:
+        [run_id, *_] = store.runs_with_status("finished")
+        last = store.last_seq(run_id)
+        store.add_events(run_id, [StoredEvent(last + 1, "note", {"message": "later", "setting": None, "wire": None})])
+        store.add_events(run_id, [StoredEvent(last + 2, "text_delta", {"text": "x"}, version=2)])
+        old, new, future = store.events_after(run_id, last - 1, 10)
+        assert (old.version, new.version, future.version) == (None, 1, 2)
+        assert new.event("c").type == "note"
+        said = future.event("c")
+        assert said.type == "error" and said.seq == last + 2 and said.error_type == "unreadable_event"
+        assert "version 2; this release reads version 1" in said.message
+    finally:
+        store.close()
+    versions = sqlite3.connect(copy).execute("SELECT DISTINCT version FROM toolgen_run_events").fetchall()
+    assert {row[0] for row in versions} == {None, 1, 2}
+
+
+REFUSE = """
+import sys
+from toolgen.runtime import DurableRuns, Registry, ScriptedModel
+runs = DurableRuns(Registry({}), ScriptedModel(["hi"]), database_url=sys.argv[1], name="refuse-test")
+runs.close()
+"""
+
+
+def test_an_unfinished_run_of_the_release_before_is_ended_at_launch_naming_both_versions(tmp_path: Path) -> None:
+    import sqlite3
+
+    from toolgen.runtime.serve.store import RunStore
+
+    copy = _old_database(tmp_path)
+    database = sqlite3.connect(copy)
+    [(run_id,)] = database.execute("SELECT id FROM toolgen_runs ORDER BY created LIMIT 1").fetchall()
+    # As a server of that release left it: killed while the run was waiting for a decision.
+    database.execute("UPDATE toolgen_runs SET status = 'awaiting_approval' WHERE id = ?", (run_id,))
+    database.commit()
+    database.close()
+    script = tmp_path / "refuse.py"
+    script.write_text(REFUSE, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), f"sqlite:///{copy}"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    store = RunStore(f"sqlite:///{copy}")
+    try:
+        stored = store.run(run_id)
+        assert stored is not None and stored.status == "error"
+        *_, error, finished = [e.event(stored.conversation_id) for e in store.events_after(run_id, 0, 10_000)]
+        assert error.type == "error" and error.fatal and "run state version 0" in error.message
+        assert f"this release runs version {1}" in error.message
+        assert finished.type == "run_finished" and finished.stop_reason == "error"
+        # The other runs, finished, are as they were.
+        assert len(store.runs_with_status("finished")) == 2
+    finally:
+        store.close()
+
+
+SPANS = (
+    CONVERSATION
+    + """
+import json, sys, time
+from pathlib import Path
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from toolgen.runtime import Approval, DurableRuns, RunOptions
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+options = RunOptions(stream=True, tracer_provider=provider, agent_name="checker")
+runs = DurableRuns(registry(), model(), database_url=sys.argv[1], name="served-spans", options=options)
+run_id = runs.start([{"role": "user", "content": "Try both tools."}], "conv-1")
+while runs.store.run(run_id).status not in ("finished", "stopped", "error"):
+    for pending in runs.store.pending(run_id):
+        runs.decide(run_id, pending["id"], Approval.approve())
+    time.sleep(0.02)
+Path(sys.argv[2]).write_text(json.dumps(SPAN_FORMS(exporter.get_finished_spans())))
+runs.close()
+"""
+)
+
+SPAN_FORMS = """
+def SPAN_FORMS(spans):
+    by_id = {span.context.span_id: span.name for span in spans}
+    return sorted(
+        (
+            span.name,
+            by_id.get(span.parent.span_id) if span.parent is not None else None,
+            str(span.status.status_code),
+            sorted(
+                (key, list(value) if isinstance(value, tuple) else value)
+                for key, value in span.attributes.items()
+                if "time" not in key and "duration" not in key
+            ),
+        )
+        for span in spans
+    )
+"""
+
+
+def test_a_served_run_makes_the_spans_run_makes(tmp_path: Path) -> None:
+    pytest.importorskip("opentelemetry.sdk", reason="the OpenTelemetry SDK is not installed")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    scope: dict[str, Any] = {}
+    exec(SPAN_FORMS, scope)  # noqa: S102 - the test's own source, shared with the served process
+    conversation = _conversation()
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    rt.run(
+        [{"role": "user", "content": "Try both tools."}],
+        conversation["model"](),
+        conversation["registry"](),
+        stream=True,
+        conversation_id="conv-1",
+        approve=lambda request: rt.Approval.approve(),
+        tracer_provider=provider,
+        agent_name="checker",
+    )
+    in_memory = json.loads(json.dumps(scope["SPAN_FORMS"](exporter.get_finished_spans())))
+    script = tmp_path / "spans.py"
+    script.write_text(SPAN_FORMS + SPANS, encoding="utf-8")
+    out = tmp_path / "spans.json"
+    done = subprocess.run(
+        [sys.executable, str(script), _sqlite(tmp_path), str(out)], capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    served = json.loads(out.read_text(encoding="utf-8"))
+    names = [form[0] for form in in_memory]
+    assert names.count("execute_tool careful") == 1 and any(name.startswith("chat") for name in names)
+    assert served == in_memory

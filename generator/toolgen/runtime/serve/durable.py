@@ -22,6 +22,7 @@ from typing import Any
 from ..clients.base import ModelClient
 from ..loop.options import RunOptions
 from ..loop.policies import Approval, ApprovalRequest
+from ..loop.stats import DEFAULT_WINDOW, StatsReport
 from ..loop.sync_driver import run_events
 from ..tools.registry import Registry
 from ..wires.settings import checked_plan, settings_wire
@@ -42,6 +43,7 @@ from .run_record import (
     RunStateVersionError,
     record_from_json,
 )
+from .stats import stored_stats
 from .store import RunStore, StoredEvent
 
 __all__ = ["DurableRuns", "DurableRunsError", "safe_to_repeat", "status_of"]
@@ -192,6 +194,10 @@ class DurableRuns:
             )
         return run.status
 
+    def stats(self, window: float = DEFAULT_WINDOW) -> StatsReport:
+        """Per tool and per model, the calls of every stored run in the last `window` seconds (GET /stats)."""
+        return stored_stats(self.store, window)
+
     def cancel_requested(self, run_id: str) -> bool:
         """Whether the run was asked to stop: here at once, by another server within a quarter of a second."""
         with self._lock:
@@ -300,9 +306,15 @@ class DurableRuns:
             self._options(request, durable, token),
         )
         messages.append(events.messages)
-        for event in events:
-            sink.add(event)
-        sink.flush()
+        try:
+            for event in events:
+                sink.add(event)
+            sink.flush()
+        finally:
+            with self._lock:
+                # A long-lived server forgets the runs it has finished.
+                self._cancelled.discard(run_id)
+                self._looked.pop(run_id, None)
         return events.result.stop_reason
 
     def _options(

@@ -221,7 +221,12 @@ const handlers = {
     runStatus.textContent = 'running';
   },
   tool_call_started(data) {
-    const node = card(data.id, data.name);
+    const node = card(data.id || ('announced-' + data.index), data.name || 'tool');
+    if (data.arguments === null || data.arguments === undefined) {
+      // Announced by the stream: its arguments follow as tool_call_delta events.
+      if (!node.dataset.status) setStatus(node, 'announced');
+      return;
+    }
     node.querySelector('.arguments').textContent = pretty(data.arguments);
     setStatus(node, 'running');
   },

@@ -14,7 +14,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..loop.events import ErrorEvent, EventFormError, RunEvent, event_from_json
+from ..loop.events import (
+    EVENTS_VERSION,
+    ErrorEvent,
+    EventFormError,
+    RunEvent,
+    event_from_json,
+)
 from .wakeup import Wakeups, notify_payload
 
 _TABLES = (
@@ -26,7 +32,8 @@ _TABLES = (
     (
         "CREATE TABLE IF NOT EXISTS toolgen_run_events (run_id TEXT NOT NULL, "
         "seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, "
-        "time DOUBLE PRECISION, trace_id TEXT, span_id TEXT, PRIMARY KEY (run_id, seq))"
+        "time DOUBLE PRECISION, trace_id TEXT, span_id TEXT, version INTEGER, "
+        "PRIMARY KEY (run_id, seq))"
     ),
     (
         "CREATE TABLE IF NOT EXISTS toolgen_approvals (run_id TEXT NOT NULL, "
@@ -56,12 +63,14 @@ class StoredEvent:
     time: float | None = None
     trace_id: str | None = None
     span_id: str | None = None
+    # The event form's version (EVENTS_VERSION when written; None: a row from before events had one).
+    version: int | None = None
 
     def event(self, conversation_id: str) -> RunEvent:
         """The run event this row keeps, read by the one JSON form events have (rows from before events had a
         version read as version 1). A row no event form fits (written by a later release, or by hand) comes back
         as an `error` event at its place that says so, rather than ending the stream or vanishing."""
-        form = {
+        form: dict[str, Any] = {
             "type": self.type,
             "conversation_id": conversation_id,
             "seq": self.seq,
@@ -70,6 +79,8 @@ class StoredEvent:
             "span_id": self.span_id,
             "data": self.data,
         }
+        if self.version is not None:
+            form["version"] = self.version
         try:
             return event_from_json(form)
         except EventFormError as error:
@@ -131,11 +142,33 @@ class RunStore:
                 with self._engine.begin() as connection:
                     for statement in _TABLES:
                         connection.execute(self._sa.text(statement))
-                return
+                break
             except self._sa.exc.IntegrityError:
                 # Two servers creating the tables at once on Postgres: one wins, the other sees them next time.
                 if attempt == 2:
                     raise
+        self._add_version_column()
+
+    def _add_version_column(self) -> None:
+        """A database from the release before event versions gets the column; its rows read as version 1."""
+        columns = {
+            column["name"]
+            for column in self._sa.inspect(self._engine).get_columns(
+                "toolgen_run_events"
+            )
+        }
+        if "version" in columns:
+            return
+        try:
+            with self._engine.begin() as connection:
+                connection.execute(
+                    self._sa.text(
+                        "ALTER TABLE toolgen_run_events ADD COLUMN version INTEGER"
+                    )
+                )
+        except self._sa.exc.DatabaseError:
+            # Another server added it first; whatever else went wrong shows at the first write.
+            pass
 
     def close(self) -> None:
         self.wakeups.close()
@@ -207,6 +240,7 @@ class RunStore:
                 "time": e.time,
                 "trace": e.trace_id,
                 "span": e.span_id,
+                "version": EVENTS_VERSION if e.version is None else e.version,
             }
             for e in events
         ]
@@ -214,8 +248,8 @@ class RunStore:
             connection.execute(
                 self._sa.text(
                     "INSERT INTO toolgen_run_events "
-                    "(run_id, seq, type, data, time, trace_id, span_id) VALUES "
-                    "(:run, :seq, :type, :data, :time, :trace, :span) "
+                    "(run_id, seq, type, data, time, trace_id, span_id, version) VALUES "
+                    "(:run, :seq, :type, :data, :time, :trace, :span, :version) "
                     "ON CONFLICT (run_id, seq) DO NOTHING"
                 ),
                 rows,
@@ -242,24 +276,14 @@ class RunStore:
         self, run_id: str, seq: int, limit: int = 500
     ) -> list[StoredEvent]:
         rows = self._rows(
-            "SELECT seq, type, data, time, trace_id, span_id FROM toolgen_run_events "
-            "WHERE run_id = :run "
+            "SELECT seq, type, data, time, trace_id, span_id, version "
+            "FROM toolgen_run_events WHERE run_id = :run "
             "AND seq > :seq ORDER BY seq LIMIT :limit",
             run=run_id,
             seq=seq,
             limit=limit,
         )
-        return [
-            StoredEvent(
-                int(r[0]),
-                str(r[1]),
-                json.loads(r[2]),
-                None if r[3] is None else float(r[3]),
-                r[4],
-                r[5],
-            )
-            for r in rows
-        ]
+        return [_stored_event(row) for row in rows]
 
     def events_of_types_since(
         self, types: Sequence[str], since: float
@@ -270,22 +294,16 @@ class RunStore:
         if not types:
             return
         query = self._sa.text(
-            "SELECT seq, type, data, time, trace_id, span_id FROM toolgen_run_events "
+            "SELECT seq, type, data, time, trace_id, span_id, version "
+            "FROM toolgen_run_events "
             "WHERE type IN :types AND time >= :since ORDER BY time, run_id, seq"
         ).bindparams(self._sa.bindparam("types", expanding=True))
         with self._engine.connect() as connection:
             rows = connection.execution_options(stream_results=True).execute(
                 query, {"types": list(types), "since": since}
             )
-            for r in rows:
-                yield StoredEvent(
-                    int(r[0]),
-                    str(r[1]),
-                    json.loads(r[2]),
-                    None if r[3] is None else float(r[3]),
-                    r[4],
-                    r[5],
-                )
+            for row in rows:
+                yield _stored_event(row)
 
     # -- approvals --
 
@@ -370,6 +388,19 @@ class RunStore:
             "SELECT 1 FROM toolgen_cancels WHERE run_id = :run", run=run_id
         )
         return bool(rows)
+
+
+def _stored_event(row: Any) -> StoredEvent:
+    """A row of `SELECT seq, type, data, time, trace_id, span_id, version`."""
+    return StoredEvent(
+        int(row[0]),
+        str(row[1]),
+        json.loads(row[2]),
+        None if row[3] is None else float(row[3]),
+        row[4],
+        row[5],
+        None if row[6] is None else int(row[6]),
+    )
 
 
 def _sqlite_settings(connection: Any, record: Any) -> None:
