@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..loop.options import RunOptions
 from ..serve.durable import DurableRuns, DurableRunsError
 from ..serve.http import service_app
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
-from ..wires.settings import UnsupportedSettings
 from .binding import bind_demo, chosen_registry
 from .endpoint import add_endpoint_options, endpoint_model, run_settings
 from .prompted import PromptedModel
@@ -52,6 +52,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     add_endpoint_options(parser)
     parser.add_argument(
         "--max-steps", type=int, default=8, help="model calls at most per run"
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        metavar="SECONDS",
+        help="every run's overall deadline (a run may ask for its own in POST /runs)",
     )
     parser.add_argument(
         "--workspace",
@@ -123,15 +129,21 @@ def serve_main(
             database_url=database,
             name=package.replace("_", "-"),
             executor_id=options.executor_id,
-            max_steps=options.max_steps,
-            settings=run_settings(options, parser),
-            on_unsupported=options.on_unsupported,
+            options=RunOptions(
+                stream=True,
+                max_steps=options.max_steps,
+                deadline=options.deadline,
+                settings=run_settings(options, parser),
+                on_unsupported=options.on_unsupported,
+            ),
         )
         app = service_app(runs)
     except DurableRunsError as error:
         sys.stderr.write(f"serve: {error}\n")
         return 4
-    except UnsupportedSettings as error:
+    except (
+        ValueError
+    ) as error:  # UnsupportedSettings, or a limit out of range (--deadline 0)
         parser.error(str(error))
     sys.stderr.write(f"serving on http://{options.host}:{options.port}/\n")
     server = uvicorn.Server(

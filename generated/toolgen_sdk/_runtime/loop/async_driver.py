@@ -1,12 +1,16 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""The async driver of the agent loop: arun() and arun_events(), parallel tool calls as tasks, callbacks awaited."""
+"""The async driver of the agent loop: arun() and arun_events(), parallel tool calls as tasks, callbacks awaited.
+
+A run with a cancel token or a deadline watches them while it awaits a model call, a stream or its tool calls
+(interrupts.py): the calls in flight are cancelled, and those that ignore it are let go after a short grace.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..clients.base import ModelClient
@@ -15,8 +19,9 @@ from ..tools.registry import Registry, ToolContext, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
 from ..wires.settings import settings_wire
 from .events import RunEvent
+from .interrupts import GRACE_SECONDS, InterruptReason, RunInterrupted, unfinished
 from .options import RunOptions, RunSettings, run_options
-from .policies import Approval, ApprovalRequest, Approver, CancelToken
+from .policies import Approval, ApprovalRequest, Approver
 from .results import RunResult
 from .state import BatchCall, RunState, RunView
 
@@ -25,71 +30,43 @@ if TYPE_CHECKING:
     # would do on 3.10, but the package imports nothing beyond the standard library and pydantic.)
     from typing import Unpack  # type: ignore[attr-defined,unused-ignore]
 
-_CANCELLED: Any = object()
-
 
 async def _maybe(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-async def _cancel_wait(cancel: CancelToken) -> None:
-    wait = getattr(cancel, "wait", None)
-    if wait is not None and inspect.iscoroutinefunction(wait):
-        await wait()
-        return
-    while (
-        not cancel.is_set()
-    ):  # a threading.Event or a flag: polled, since waiting on it would block the loop
-        await asyncio.sleep(0.02)
-
-
-async def _until_cancelled(
-    awaitable: Awaitable[Any], cancel: CancelToken | None
-) -> Any:
-    """The awaitable's result, or _CANCELLED when the token is set first (the awaitable is then cancelled)."""
-    if cancel is None:
-        return await awaitable
-    work = asyncio.ensure_future(awaitable)
-    watch = asyncio.ensure_future(_cancel_wait(cancel))
-    try:
-        done, _ = await asyncio.wait({work, watch}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        watch.cancel()
-        if not work.done():
-            work.cancel()
-    return work.result() if work in done else _CANCELLED
-
-
 async def _acall_model(
     model: ModelClient, request: Request, run: RunState
 ) -> AsyncIterator[RunEvent]:
+    """Events of one model call; with a cancel token or a deadline, given up on when they fire."""
     run.response = None
+    interrupt = run.interrupt
     try:
         if not run.options.stream:
             # The task that makes the call copies the context: the client's own spans nest under the chat span.
             with run.telemetry.active(run.chat_span):
-                response = await _until_cancelled(
-                    model.acomplete(request), run.options.cancel
-                )
-            if response is _CANCELLED:
-                run.end("cancelled")
-                return
+                response = await interrupt.wait(model.acomplete(request))
             run.response = response
             run.whole_response(response)
             return
-        events = model.astream(request)
+        events = interrupt.aiterate(model.astream(request))
         try:
             async for event in events:
                 run.stream_event(event)
                 for out in run.drain():
                     yield out
                 if run.cancel_requested():
-                    run.end("cancelled")
-                    return
+                    break
         finally:
             close = getattr(events, "aclose", None)
             if close is not None:
                 await close()
+        # Also after the stream's end: a cancel that came with its last event stops the run all the same.
+        interrupted = run.cancel_requested()
+        if interrupted is not None:
+            run.end(interrupted)
+    except RunInterrupted as interrupted:
+        run.end(interrupted.reason)
     except ProviderError as error:
         run.response = error
 
@@ -103,17 +80,97 @@ async def _adecide(
     return answer
 
 
+# What _acalls says of a call: its outcome or why the run was interrupted, and its seconds.
+_Done = tuple[BatchCall, ToolOutcome | InterruptReason, float]
+
+
 async def _atimed(
     registry: Registry,
     entry: BatchCall,
     context: ToolContext,
     telemetry: NoTelemetry,
-) -> tuple[BatchCall, ToolOutcome, float]:
+) -> _Done:
     started = time.perf_counter()
     # Each call is a task with its own copy of the context, so the spans of parallel calls never mix.
     with telemetry.active(entry.span):
-        outcome = await registry.adispatch(entry.call, context)
+        try:
+            outcome: ToolOutcome | InterruptReason = await registry.adispatch(
+                entry.call, context
+            )
+        except RunInterrupted as interrupted:
+            outcome = interrupted.reason
     return entry, outcome, time.perf_counter() - started
+
+
+async def _acalls(
+    run: RunState, entries: list[BatchCall]
+) -> AsyncGenerator[_Done, None]:
+    """Run the calls as tasks; each as it completes.
+
+    After a cancel or the deadline (or a call raising RunInterrupted) the calls still running are cancelled and
+    get GRACE_SECONDS to end; one that ignores its cancellation is then left to run on its own.
+    """
+    context = run.context()
+    tasks: dict[asyncio.Future[Any], BatchCall] = {
+        asyncio.ensure_future(
+            _atimed(run.registry, entry, context, run.telemetry)
+        ): entry
+        for entry in entries
+    }
+    started = time.perf_counter()
+    interrupt = run.interrupt
+    watch = asyncio.ensure_future(interrupt.watch()) if interrupt.armed else None
+    pending: set[asyncio.Future[Any]] = set(tasks)
+    grace_until: float | None = None
+
+    def give_grace(reason: InterruptReason) -> None:
+        nonlocal grace_until
+        run.end(reason)
+        grace_until = time.monotonic() + GRACE_SECONDS
+        for task in pending:
+            task.cancel()
+
+    try:
+        while pending:
+            waiting = set(pending)
+            if watch is not None and grace_until is None:
+                waiting.add(watch)
+            timeout = None
+            if grace_until is not None:
+                timeout = max(0.0, grace_until - time.monotonic())
+            done, _ = await asyncio.wait(
+                waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if not done:
+                break  # the grace is over
+            if watch in done:
+                done.discard(watch)
+                if grace_until is None:
+                    give_grace(watch.result())
+            for task in done:
+                pending.discard(task)
+                entry = tasks[task]
+                if task.cancelled():
+                    yield entry, _reason(run), time.perf_counter() - started
+                    continue
+                done_call: _Done = task.result()
+                entry, outcome, seconds = done_call
+                if isinstance(outcome, str) and grace_until is None:
+                    # The call's dispatch says the run was interrupted: the others get their grace.
+                    give_grace(outcome)
+                yield entry, outcome, seconds
+        for task in pending:
+            interrupt.let_go(task)
+            yield tasks[task], _reason(run), time.perf_counter() - started
+    finally:
+        if watch is not None:
+            watch.cancel()
+        for task in tasks:
+            task.cancel()  # none is left running by a run that ends early (a hook failing, the caller cancelled)
+
+
+def _reason(run: RunState) -> InterruptReason:
+    return "deadline" if run.stop == "deadline" else "cancelled"
 
 
 async def _atool_batch(
@@ -137,23 +194,22 @@ async def _atool_batch(
         run.started(entry)
     for out in run.drain():
         yield out
-    tasks = [
-        asyncio.ensure_future(
-            _atimed(run.registry, entry, run.context(), run.telemetry)
-        )
-        for entry in entries
-    ]
+    calls_done = _acalls(run, entries)
     try:
-        for next_done in asyncio.as_completed(tasks):
-            entry, outcome, seconds = await next_done
-            report = run.finished(entry, outcome, seconds)
+        async for entry, outcome, seconds in calls_done:
+            if isinstance(outcome, ToolOutcome):
+                report = run.finished(entry, outcome, seconds)
+            else:
+                report = unfinished(
+                    entry.id, entry.name, entry.arguments, outcome, seconds
+                )
+                run.abandoned(entry, report)
             if hooks.after_tool is not None:
                 await _maybe(hooks.after_tool(report))
             for out in run.drain():
                 yield out
     finally:
-        for task in tasks:
-            task.cancel()
+        await calls_done.aclose()
     run.close_batch(batch)
     for out in run.drain():
         yield out
@@ -221,6 +277,9 @@ async def _adrive(model: ModelClient, run: RunState) -> AsyncIterator[RunEvent]:
         while not run.should_stop():
             async for out in _astep(model, run):
                 yield out
+    except RunInterrupted as interrupted:
+        # Raised by a hook or an approver that watches the run too: the run stops as it says, not as failed.
+        run.end(interrupted.reason)
     except asyncio.CancelledError:
         # Record how the run ended, then let the cancellation go on: swallowing it would break the caller's
         # timeouts and task groups. Nothing is yielded here: that would hand the cancelled caller a value.

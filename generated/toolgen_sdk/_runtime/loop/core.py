@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import pydantic
@@ -16,14 +17,23 @@ from ..observe.telemetry import NO_IDS, NO_TELEMETRY, NoTelemetry, open_telemetr
 from ..tools.registry import Registry
 from ..wires.base import ProviderError, Response
 from ..wires.settings import checked_plan
-from .events import EventType, RunEvent
+from .events import EVENT_CLASSES, EventType, RunEvent
+from .interrupts import Interrupt, InterruptReason
 from .options import RunOptions
 from .policies import Hooks
 from .results import CallReport, RunMetrics, RunResult, StopReason
 
-# A run makes an event for every delta of a stream; filling the instance's __dict__ in one call gives the same
-# frozen RunEvent as RunEvent(...) does, which sets each of its seven fields through object.__setattr__.
 _new_event = object.__new__
+# The kinds made for every piece of a stream, with the defaults of the fields a piece may leave out.
+_DELTAS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {
+        "text_delta": MappingProxyType({"type": "text_delta"}),
+        "reasoning_delta": MappingProxyType({"type": "reasoning_delta"}),
+        "tool_call_delta": MappingProxyType(
+            {"type": "tool_call_delta", "id": None, "name": None, "arguments": ""}
+        ),
+    }
+)
 
 
 @dataclass
@@ -77,6 +87,8 @@ class RunCore:
         self.tool_calls = 0
         self.limit_hit = False
         self.stop: StopReason | None = None
+        # The cancel token and the deadline; the deadline counts from begin().
+        self.interrupt = Interrupt(options.cancel, options.deadline)
         self.final: dict[str, Any] | None = None
         self.error: BaseException | None = None
         self.response: Response | ProviderError | None = None
@@ -88,6 +100,9 @@ class RunCore:
         self._retry_error: ProviderError | None = None
         self._overflow_retried = False
         self._chat: Any = None
+        self._client_model: str | None = (
+            None  # the model the client asks for, when it says
+        )
         self._chat_started = 0.0
         # What the current model call's stream has shown so far: calls announced by index, text.
         self._announced: dict[int, tuple[str | None, str | None]] = {}
@@ -106,38 +121,36 @@ class RunCore:
 
     def emit(self, kind: EventType, /, **data: Any) -> None:
         """Queue an event of the run, or of the model call in flight when there is one."""
-        # Written out rather than calling emit_in: this runs for every text delta.
-        self._seq += 1
-        telemetry = self.telemetry
-        ids = telemetry.ids(self._chat) if telemetry.enabled else NO_IDS
-        event = _new_event(RunEvent)
-        vars(event).update(
-            type=kind,
-            conversation_id=self.conversation_id,
-            seq=self._seq,
-            data=data,
-            time=time.time(),
-            trace_id=ids[0],
-            span_id=ids[1],
-        )
-        self.out.append(event)
+        self.emit_in(self._chat, kind, data)
 
     def emit_in(self, span: Any, kind: EventType, data: dict[str, Any]) -> None:
         """An event of `span`'s (a model or tool call's; None: the run's), carrying its trace and span ids."""
         self._seq += 1
         telemetry = self.telemetry
         ids = telemetry.ids(span) if telemetry.enabled else NO_IDS
-        event = _new_event(RunEvent)
-        vars(event).update(
-            type=kind,
-            conversation_id=self.conversation_id,
-            seq=self._seq,
-            data=data,
-            time=time.time(),
-            trace_id=ids[0],
-            span_id=ids[1],
-        )
-        self.out.append(event)
+        if kind in _DELTAS:
+            # A run makes one of these for every piece of a stream: filled in one call rather than field by field
+            # through the frozen dataclass's __init__ (the same event; a test holds the two equal).
+            event = _new_event(EVENT_CLASSES[kind])
+            vars(event).update(
+                _DELTAS[kind],
+                conversation_id=self.conversation_id,
+                seq=self._seq,
+                time=time.time(),
+                trace_id=ids[0],
+                span_id=ids[1],
+                **data,
+            )
+        else:
+            event = EVENT_CLASSES[kind](
+                conversation_id=self.conversation_id,
+                seq=self._seq,
+                time=time.time(),
+                trace_id=ids[0],
+                span_id=ids[1],
+                **data,
+            )
+        self.out.append(event)  # type: ignore[arg-type]
 
     def drain(self) -> list[RunEvent]:
         out, self.out = self.out, []
@@ -154,6 +167,7 @@ class RunCore:
             tracer_provider=options.tracer_provider,
             meter_provider=options.meter_provider,
         )
+        self.interrupt.start()
         self.telemetry.start_run()
         self.emit("run_started", messages=len(self.messages))
         for problem in self.settings.problems:
@@ -165,15 +179,17 @@ class RunCore:
                 wire=problem.wire,
             )
 
-    def cancel_requested(self) -> bool:
-        cancel = self.options.cancel
-        return cancel is not None and cancel.is_set()
+    def cancel_requested(self) -> InterruptReason | None:
+        """The stop a set cancel token or a passed deadline asks for (`cancelled`, `deadline`); None until then."""
+        return self.interrupt.reason()
 
     def should_stop(self) -> bool:
-        if self.stop is None and self.cancel_requested():
-            self.end("cancelled")
-        elif self.stop is None and self.step >= self.options.max_steps:
-            self.end("max_steps")
+        if self.stop is None:
+            interrupted = self.cancel_requested()
+            if interrupted is not None:
+                self.end(interrupted)
+            elif self.step >= self.options.max_steps:
+                self.end("max_steps")
         return self.stop is not None
 
     # -- the end --
@@ -196,6 +212,13 @@ class RunCore:
                 "code": error.code,
                 "status": error.status,
             }
-        self.emit("error", **fields, fatal=True)
+        self.emit(
+            "error",
+            message=fields["message"],
+            error_type=fields["type"],
+            code=fields["code"],
+            status=fields["status"],
+            fatal=True,
+        )
         self.error = self.error or error
         self.end("error")

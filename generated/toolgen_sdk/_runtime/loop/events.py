@@ -1,26 +1,25 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """Run events: what an agent run reports as it goes, and their text/event-stream (SSE) encoding for a browser.
 
-One merged stream per run, every event carrying the conversation id, a sequence number, the wall-clock time it
-happened (`time`, seconds since the epoch) and the OpenTelemetry trace and span ids it belongs to (hex; None when
-tracing is off), so that a browser view of the events and a trace of the run can be joined:
+One merged stream per run. `RunEvent` is the union of the kinds in event_kinds.py, one frozen dataclass each with
+`type` a Literal and its own documented fields; `event.to_json()` and `event_from_json()` are the one JSON form
+that SSE, the service's store, the page and the command line all use. In order of a run:
 
 - `run_started` {"messages"}; `run_finished` {"stop_reason", "steps", "metrics"}
 - `model_call_started` {"step", "attempt"}; `model_call_finished` {"step", "attempt", "duration_ms",
-  "finish_reason", "usage"}
+  "finish_reason", "usage", "model"}
 - `text_delta` {"text"}; `reasoning_delta` {"text"}
 - `approval_requested` {"id", "name", "arguments"}; `approval_decided` {"id", "name", "decision", "reason",
   "arguments"}
 - `tool_call_started` {"id", "name", "arguments", "index"}: in a streamed run as soon as the stream announces
   the call (arguments None then, the id None on wires that give calls none), otherwise when the call is about
-  to run; `tool_call_delta` {"index", "id", "name", "arguments"}: a fragment of a streamed call's arguments as
-  the wire sent it (durable runs, which drive their own model steps, announce a call with a first delta of
-  arguments "" and send `tool_call_started` when the call runs); `tool_call_finished` {"id", "name", "status",
-  "error_kind", "duration_ms", "content"} (status: ok | error | denied | skipped; a call announced by a stream
-  that then broke off is skipped with error_kind cut)
+  to run (index None); `tool_call_delta` {"index", "id", "name", "arguments"}: a fragment of a streamed call's
+  arguments as the wire sent it; `tool_call_finished` {"id", "name", "status", "error_kind", "duration_ms",
+  "content"} (status: ok | error | denied | skipped; a call announced by a stream that then broke off is skipped
+  with error_kind cut)
 - `final_message` {"message", "stop_reason"}
-- `error` {"message", "type", "code", "status", "fatal"}, and "retry" (the attempt about to be made) when the
-  failed model call is made again
+- `error` {"message", "type", "code", "status", "fatal", "retry"}: retry is the attempt about to be made when the
+  failed model call is made again, else None
 - `note` {"message", "setting", "wire"}: a run setting the model's wire cannot carry, left out (only with
   on_unsupported="note"; otherwise the run does not start); or, setting None, content the model call's request
   holds where its wire cannot, moved or dropped as the model client sent it (an image in a tool result moved to
@@ -33,42 +32,62 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
 
-EventType = Literal[
-    "run_started",
-    "model_call_started",
-    "text_delta",
-    "reasoning_delta",
-    "model_call_finished",
-    "approval_requested",
-    "approval_decided",
-    "tool_call_started",
-    "tool_call_delta",
-    "tool_call_finished",
-    "final_message",
-    "error",
-    "note",
-    "run_finished",
-]
-EVENT_TYPES: tuple[EventType, ...] = (
-    "run_started",
-    "model_call_started",
-    "text_delta",
-    "reasoning_delta",
-    "model_call_finished",
-    "approval_requested",
-    "approval_decided",
-    "tool_call_started",
-    "tool_call_delta",
-    "tool_call_finished",
-    "final_message",
-    "error",
-    "note",
-    "run_finished",
+from .event_kinds import (
+    EVENT_CLASSES,
+    EVENT_TYPES,
+    EVENTS_VERSION,
+    ApprovalDecidedEvent,
+    ApprovalRequestedEvent,
+    ErrorEvent,
+    EventFormError,
+    EventType,
+    FinalMessageEvent,
+    ModelCallFinishedEvent,
+    ModelCallStartedEvent,
+    NoteEvent,
+    ReasoningDeltaEvent,
+    RunEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextDeltaEvent,
+    ToolCallDeltaEvent,
+    ToolCallFinishedEvent,
+    ToolCallStartedEvent,
+    event_from_json,
 )
+
+__all__ = [
+    "EVENTS_VERSION",
+    "EVENT_CLASSES",
+    "EVENT_TYPES",
+    "SSE_CONTENT_TYPE",
+    "SSE_HEADERS",
+    "ApprovalDecidedEvent",
+    "ApprovalRequestedEvent",
+    "ErrorEvent",
+    "EventFormError",
+    "EventType",
+    "FinalMessageEvent",
+    "ModelCallFinishedEvent",
+    "ModelCallStartedEvent",
+    "NoteEvent",
+    "ReasoningDeltaEvent",
+    "RunEvent",
+    "RunFinishedEvent",
+    "RunStartedEvent",
+    "TextDeltaEvent",
+    "ToolCallDeltaEvent",
+    "ToolCallFinishedEvent",
+    "ToolCallStartedEvent",
+    "asse_lines",
+    "event_from_json",
+    "sse_comment",
+    "sse_encode",
+    "sse_lines",
+]
+
 SSE_CONTENT_TYPE = "text/event-stream"
 # What a proxy in front of the app needs to pass events through as they come instead of buffering them.
 SSE_HEADERS: Mapping[str, str] = MappingProxyType(
@@ -81,30 +100,6 @@ SSE_HEADERS: Mapping[str, str] = MappingProxyType(
 
 # SSE ends a field at CR, LF or CRLF, nothing else; JSON text never holds a raw one, the event name might.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-@dataclass(frozen=True)
-class RunEvent:
-    """One thing that happened in a run; `data` is JSON-ready. `time` is wall-clock (time.time())."""
-
-    type: EventType
-    conversation_id: str
-    seq: int
-    data: Mapping[str, Any]
-    time: float | None = None
-    trace_id: str | None = None
-    span_id: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "conversation_id": self.conversation_id,
-            "seq": self.seq,
-            "time": self.time,
-            "trace_id": self.trace_id,
-            "span_id": self.span_id,
-            "data": dict(self.data),
-        }
 
 
 def sse_encode(event: RunEvent) -> str:

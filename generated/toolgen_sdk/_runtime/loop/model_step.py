@@ -85,14 +85,19 @@ class ModelStep(RunCore):
         self.metrics.model_calls += 1
         self._announced, self._streamed = {}, []
         sent = request or self.request()
-        self._chat = self.telemetry.start_chat(
-            sent.messages, sent.extras.get("settings") or {}
-        )
+        self._chat = self.telemetry.start_chat(sent, self.options.stream)
         self.emit("model_call_started", step=self.step, attempt=self.attempt)
         if model is not None:
+            named = getattr(model, "model", None)
+            self._client_model = named if isinstance(named, str) else None
             self._request_noted(model, sent)
         self._chat_started = time.perf_counter()
         return self._chat_started
+
+    def _model_name(self, response: Response | ProviderError) -> str | None:
+        """The model that answered: the response's name for it, else the one the client asked for."""
+        named = getattr(response, "model", None)
+        return named if isinstance(named, str) and named else self._client_model
 
     def _request_noted(self, model: Any, request: Request) -> None:
         """A `note` event per note the client gives about `request`, once per run: the conversation only grows, so
@@ -114,6 +119,8 @@ class ModelStep(RunCore):
         return self._chat
 
     def stream_event(self, event: Event) -> None:
+        if self._chat is not None:
+            self.telemetry.first_chunk(self._chat)
         if isinstance(event, TextDelta):
             self._streamed.append(event.text)
             self.emit("text_delta", text=event.text)
@@ -138,13 +145,14 @@ class ModelStep(RunCore):
         elif isinstance(event, ReasoningDelta):
             self.emit("reasoning_delta", text=event.text)
         elif isinstance(event, StreamError):
-            fields = {
-                "message": event.message,
-                "type": event.type,
-                "code": event.code,
-                "status": event.status,
-            }
-            self.emit("error", **fields, fatal=False)
+            self.emit(
+                "error",
+                message=event.message,
+                error_type=event.type,
+                code=event.code,
+                status=event.status,
+                fatal=False,
+            )
         elif isinstance(event, MessageEnd):
             self.response = event.response
 
@@ -186,6 +194,7 @@ class ModelStep(RunCore):
             duration_ms=round(seconds * 1000, 3),
             finish_reason=finish,
             usage=usage,
+            model=self._model_name(response),
         )
         error = (
             response
@@ -254,10 +263,11 @@ class ModelStep(RunCore):
             self.retry = "overflow"
             self._retry_error = response
         if self.retry is not None:
-            fields = {"message": error.message, "type": kind, "code": error.code}
             self.emit(
                 "error",
-                **fields,
+                message=error.message,
+                error_type=kind,
+                code=error.code,
                 status=error.status,
                 fatal=False,
                 retry=self.attempt + 1,

@@ -28,21 +28,23 @@ class RunOptions:
     """How a run goes.
 
     conversation_id: names the run in its events and in ToolContext (default: a new random id).
-    stream: call the model streaming (text deltas reach on_event as they come). max_steps: model calls at
-    most. max_tool_calls: tool calls at most over the run. budget: trims the conversation before each model
-    call. approve: decides calls to tools that require approval (none configured: denied). hooks: callbacks
-    around every model and tool call. on_event: called with every event of the run, as it happens (awaited
-    in arun() when async). cancel: checked between steps and stream events (and in arun() during a model
-    call). settings: generation settings for every request: the portable ones (max_tokens, temperature,
-    reasoning_effort, ...) in each wire's spelling and the wire's own (frequency_penalty, thinking, ...) as
-    given (wires/settings_types.py has a type per wire); one the model's wire cannot carry raises
-    UnsupportedSettings before any request, or, with on_unsupported="note", is left out with a `note` event
-    naming it. values: handed
-    to every handler in ToolContext.values. stream_retry: which failed model calls are made again, and how
-    often (None: never). token_estimate: counts the tokens of a conversation for the budget hook's
-    BudgetInfo.estimated_input_tokens (default: about four characters a token). agent_name: names the run's
-    `invoke_agent` span. tracer_provider, meter_provider: where the run's OpenTelemetry spans and metrics go
-    (default: the global providers; nothing is recorded without opentelemetry-api or a configured SDK).
+    stream: call the model streaming (text deltas reach on_event as they come). max_steps: model calls at most.
+    max_tool_calls: tool calls at most over the run. budget: trims the conversation before each model call.
+    approve: decides calls to tools that require approval (none configured: denied). hooks: callbacks around every
+    model and tool call. on_event: called with every event of the run, as it happens (awaited in arun() when
+    async). cancel: a token checked between steps and stream events, and watched while a model call, a stream or a
+    tool call is waited for (stop reason `cancelled`, or the token's own `reason`). deadline: seconds the whole
+    run may take, counted from its start (stop reason `deadline`). A tool call running when either fires gets a
+    short grace, then is abandoned, answered as not finished. settings: generation settings for every request: the
+    portable ones (max_tokens, temperature, reasoning_effort, ...) in each wire's spelling and the wire's own
+    (frequency_penalty, thinking, ...) as given (wires/settings_types.py has a type per wire); one the model's
+    wire cannot carry raises UnsupportedSettings before any request, or, with on_unsupported="note", is left out
+    with a `note` event naming it. values: handed to every handler in ToolContext.values. stream_retry: which
+    failed model calls are made again, and how often (None: never). token_estimate: counts the tokens of a
+    conversation for the budget hook's BudgetInfo.estimated_input_tokens (default: about four characters a token).
+    agent_name: names the run's `invoke_agent` span. tracer_provider, meter_provider: where the run's
+    OpenTelemetry spans and metrics go (default: the global providers; nothing is recorded without
+    opentelemetry-api or a configured SDK).
     """
 
     conversation_id: str | None = None
@@ -54,6 +56,7 @@ class RunOptions:
     hooks: Hooks | None = None
     on_event: Callable[[RunEvent], Any] | None = None
     cancel: CancelToken | None = None
+    deadline: float | None = None
     settings: Mapping[str, Any] | None = None
     on_unsupported: Literal["error", "note"] = "error"
     values: Mapping[str, Any] | None = None
@@ -67,6 +70,10 @@ class RunOptions:
         if self.max_steps < 1 or self.max_tool_calls < 0:
             raise ValueError(
                 "max_steps must be at least 1 and max_tool_calls at least 0"
+            )
+        if self.deadline is not None and not self.deadline > 0:
+            raise ValueError(
+                f"deadline must be a number of seconds above 0, not {self.deadline!r}"
             )
         if self.on_unsupported not in ("error", "note"):
             raise ValueError(
@@ -86,6 +93,7 @@ class RunSettings(TypedDict, total=False):
     hooks: Hooks | None
     on_event: Callable[[RunEvent], Any] | None
     cancel: CancelToken | None
+    deadline: float | None
     settings: Mapping[str, Any] | None
     on_unsupported: Literal["error", "note"]
     values: Mapping[str, Any] | None

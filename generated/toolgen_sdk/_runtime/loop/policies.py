@@ -20,7 +20,13 @@ def json_text(value: Any) -> str:
 
 
 class CancelToken(Protocol):
-    """Anything with is_set(): threading.Event, asyncio.Event, or your own flag."""
+    """Anything with is_set(): threading.Event, asyncio.Event, or your own flag.
+
+    It is read from the loop's thread while the loop waits (every few tens of milliseconds), so is_set() must be
+    cheap and must not block. A token may also carry an attribute `reason`, "cancelled" or "deadline": once it
+    is set, the run stops with that reason (a durable engine folds its own deadline into its token this way);
+    without one, with `cancelled`.
+    """
 
     def is_set(self) -> bool: ...
 

@@ -9,13 +9,15 @@ from typing import Any, Literal
 
 from ..wires.base import parts_of
 
-# length and content_filter: the model's answer was cut at the token limit or withheld by the provider's filter.
+# length and content_filter: the model's answer was cut at the token limit or withheld by the provider's filter;
+# deadline: the run's RunOptions.deadline passed (or its cancel token said so).
 StopReason = Literal[
     "finished",
     "return_direct",
     "max_steps",
     "max_tool_calls",
     "cancelled",
+    "deadline",
     "length",
     "content_filter",
     "error",

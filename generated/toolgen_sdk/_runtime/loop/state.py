@@ -6,8 +6,9 @@ Each step calls the model once (streamed or whole), appends its assistant messag
 call in call order: the order every provider accepts. A run stops when the model answers without calling a tool
 (`finished`), a returnDirect tool succeeds (`return_direct`: its result is the answer, no further model call), a
 limit is reached (`max_steps`, `max_tool_calls`), the model's answer was cut at its token limit or withheld by a
-content filter (`length`, `content_filter`), the cancel token is set (`cancelled`), or the provider or a
-callback fails (`error`); a model call that broke off, or that the provider refused as too long, may be made
+content filter (`length`, `content_filter`), the cancel token is set (`cancelled`, or the token's own reason)
+or the run's deadline passes (`deadline`: a tool call still running then gets a short grace and is answered as
+not finished), or the provider or a callback fails (`error`); a model call that broke off, or that the provider refused as too long, may be made
 again first (see recovery.py). Tool failures and denied approvals never stop a run: they go back to the model as
 tool messages it can act on. Whatever the stop, every tool call in the transcript is answered, so the messages
 can be sent to a model again. The drivers make the calls (model, approver, hooks, handlers) and tell the state
@@ -127,7 +128,7 @@ class RunState(ModelStep):
         self.emit(
             "error",
             message=f"approval failed: {type(error).__name__}: {error}",
-            type="approval",
+            error_type="approval",
             fatal=False,
         )
         self.decide(
@@ -151,17 +152,21 @@ class RunState(ModelStep):
                 return
 
     def runnable(self, batch: list[BatchCall]) -> list[BatchCall]:
-        """The calls to run now; after a cancel, none: each is answered as skipped instead."""
+        """The calls to run now; after a cancel or past the deadline, none: each is answered as skipped instead."""
         waiting = [entry for entry in batch if entry.report is None]
-        if waiting and self.cancel_requested():
+        interrupted = self.cancel_requested() if waiting else None
+        if interrupted is not None:
+            what = (
+                "reached its deadline" if interrupted == "deadline" else "was cancelled"
+            )
             for entry in waiting:
                 self.settle(
                     entry,
                     "skipped",
-                    "the run was cancelled before this call ran",
-                    "cancelled",
+                    f"the run {what} before this call ran",
+                    interrupted,
                 )
-            self.end("cancelled")
+            self.end(interrupted)
             return []
         return waiting
 
@@ -171,7 +176,9 @@ class RunState(ModelStep):
         )
 
     def started(self, entry: BatchCall) -> None:
-        entry.span = self.telemetry.start_tool(entry.name, entry.id, entry.arguments)
+        entry.span = self.telemetry.start_tool(
+            entry.name, entry.id, entry.arguments, entry.spec
+        )
         if not entry.announced:
             data = {"id": entry.id, "name": entry.name, "arguments": entry.arguments}
             self.emit_in(entry.span, "tool_call_started", data)
@@ -210,6 +217,10 @@ class RunState(ModelStep):
         self._record(entry, report)
         return report
 
+    def abandoned(self, entry: BatchCall, report: CallReport) -> None:
+        """File the report of a call the run stopped waiting for (a cancel or the deadline while it ran)."""
+        self._record(entry, report)
+
     def _record(self, entry: BatchCall, report: CallReport) -> None:
         entry.report = report
         self.recorded[report.call_id] = report
@@ -223,14 +234,7 @@ class RunState(ModelStep):
             "content": report.content,
         }
         self.emit_in(entry.span, "tool_call_finished", data)
-        self.telemetry.end_tool(
-            entry.span,
-            report.name,
-            report.status,
-            report.error_kind,
-            report.seconds,
-            report.content,
-        )
+        self.telemetry.end_tool(entry.span, report, entry.spec)
         entry.span = None
 
     def close_batch(self, batch: list[BatchCall]) -> None:
@@ -334,6 +338,10 @@ class RunView:
     @property
     def conversation_id(self) -> str:
         return self._run.conversation_id
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The conversation as it stands now (a copy): what the run has added so far included."""
+        return list(self._run.messages)
 
     @property
     def result(self) -> RunResult:

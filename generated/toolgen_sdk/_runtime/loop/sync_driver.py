@@ -1,21 +1,34 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""The sync driver of the agent loop: run() and run_events(), parallel tool calls in a thread pool."""
+"""The sync driver of the agent loop: run() and run_events(), parallel tool calls on daemon threads.
+
+A run with a cancel token or a deadline waits for its model calls, streams and tool calls while watching them
+(interrupts.py): it ends within about a second of either firing, whatever it was waiting for.
+"""
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextvars
 import inspect
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..clients.base import ModelClient
 from ..observe.telemetry import NoTelemetry
-from ..tools.registry import Registry, ToolContext, ToolOutcome
+from ..tools.registry import Registry, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
 from ..wires.settings import settings_wire
 from .events import RunEvent
+from .interrupts import (
+    GRACE_SECONDS,
+    POLL_SECONDS,
+    InterruptReason,
+    RunInterrupted,
+    stopped_before,
+    unfinished,
+)
 from .options import RunOptions, RunSettings, run_options
 from .policies import Approval, ApprovalRequest, Approver
 from .results import RunResult
@@ -33,26 +46,35 @@ _MAX_WORKERS = 16
 def _call_model(
     model: ModelClient, request: Request, run: RunState
 ) -> Iterator[RunEvent]:
-    """Events of one model call; the answer ends up in run.response (None after a cancel mid-stream)."""
+    """Events of one model call; the answer ends up in run.response (None after a cancel mid-stream).
+
+    With a cancel token or a deadline the call is waited for on a daemon thread, and given up on when they fire.
+    """
     run.response = None
+    interrupt = run.interrupt
     try:
         if not run.options.stream:
             with run.telemetry.active(run.chat_span):
-                run.response = model.complete(request)
+                run.response = interrupt.call(model.complete, request)
             run.whole_response(run.response)
             return
-        events = model.stream(request)
+        events = interrupt.iterate(lambda: model.stream(request))
         try:
             for event in events:
                 run.stream_event(event)
                 yield from run.drain()
                 if run.cancel_requested():
-                    run.end("cancelled")
-                    return
+                    break
         finally:
             close = getattr(events, "close", None)
             if callable(close):
                 close()
+        # Also after the stream's end: a cancel that came with its last event stops the run all the same.
+        interrupted = run.cancel_requested()
+        if interrupted is not None:
+            run.end(interrupted)
+    except RunInterrupted as interrupted:
+        run.end(interrupted.reason)
     except ProviderError as error:
         run.response = error
 
@@ -75,44 +97,141 @@ def _decide(approve: Approver | None, request: ApprovalRequest) -> Approval | bo
 
 
 def _timed(
-    registry: Registry,
-    entry: BatchCall,
-    context: ToolContext,
-    telemetry: NoTelemetry,
-) -> tuple[ToolOutcome, float]:
+    dispatch: Callable[[], ToolOutcome], entry: BatchCall, telemetry: NoTelemetry
+) -> tuple[ToolOutcome | InterruptReason, float]:
+    """The call's outcome, or why the run was interrupted during it, and how long it took."""
     started = time.perf_counter()
     # Spans the handler makes nest under the call's, on whichever thread it runs.
     with telemetry.active(entry.span):
-        outcome = registry.dispatch(entry.call, context)
+        try:
+            outcome: ToolOutcome | InterruptReason = dispatch()
+        except RunInterrupted as interrupted:
+            outcome = interrupted.reason
     return outcome, time.perf_counter() - started
 
 
-def _dispatch(
-    run: RunState, entries: list[BatchCall]
-) -> Iterator[tuple[BatchCall, ToolOutcome, float]]:
-    """Run the calls, concurrently when there are several; each as it completes."""
-    context = run.context()
+# What _dispatch says of a call: its outcome or why the run was interrupted, its seconds, and whether it began.
+_Done = tuple[BatchCall, ToolOutcome | InterruptReason, float, bool]
+
+
+class _Threads:
+    """The calls of one batch on daemon threads, taken in call order; an interrupted batch is not waited for.
+
+    Daemon threads, not a ThreadPoolExecutor: the interpreter joins an executor's threads at exit, so a handler
+    abandoned still running would keep the process from ending.
+    """
+
+    def __init__(
+        self,
+        calls: list[tuple[BatchCall, Callable[[], ToolOutcome]]],
+        telemetry: NoTelemetry,
+    ) -> None:
+        self.calls = calls
+        self.telemetry = telemetry
+        # Each call sees the loop thread's context variables (its trace span among them).
+        self.contexts = [contextvars.copy_context() for _ in calls]
+        self.done: queue.SimpleQueue[tuple[int, Any, float]] = queue.SimpleQueue()
+        self.began: dict[int, float] = {}
+        self._lock = threading.Lock()
+        self._next = 0
+        self._closed = False
+        for _ in range(min(len(calls), _MAX_WORKERS)):
+            threading.Thread(
+                target=self._work, name="toolgen-tool", daemon=True
+            ).start()
+
+    def _take(self) -> int | None:
+        with self._lock:
+            if self._closed or self._next >= len(self.calls):
+                return None
+            index, self._next = self._next, self._next + 1
+            self.began[index] = time.perf_counter()
+            return index
+
+    def _work(self) -> None:
+        while (index := self._take()) is not None:
+            entry, dispatch = self.calls[index]
+            try:
+                done: tuple[Any, float] = self.contexts[index].run(
+                    _timed, dispatch, entry, self.telemetry
+                )
+            except BaseException as error:  # noqa: BLE001 - raised again on the loop's thread
+                done = error, 0.0
+            self.done.put((index, *done))
+
+    def close(self) -> dict[int, float]:
+        """Start no more calls; when each call that did start began."""
+        with self._lock:
+            self._closed = True
+            return dict(self.began)
+
+
+def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done]:
+    """Run the calls, concurrently when there are several; each as it completes.
+
+    Each call is made ready by the registry in call order on this thread. After a cancel or the deadline (or a
+    call raising RunInterrupted) the calls still running get GRACE_SECONDS, then are left to run on their own.
+    """
     if not entries:
         return
-    if len(entries) == 1:
-        yield (entries[0], *_timed(run.registry, entries[0], context, run.telemetry))
+    context = run.context()
+    refused: InterruptReason | None = None
+    try:
+        calls = [
+            (entry, run.registry.dispatcher(entry.call, context)) for entry in entries
+        ]
+    except RunInterrupted as interrupted:
+        calls, refused = [], interrupted.reason
+    if refused is not None:
+        # No call starts: each is answered as not run.
+        run.end(refused)
+        for entry in entries:
+            yield entry, refused, 0.0, False
         return
-    with concurrent.futures.ThreadPoolExecutor(
-        max_workers=min(len(entries), _MAX_WORKERS)
-    ) as pool:
-        futures = {
-            pool.submit(
-                contextvars.copy_context().run,
-                _timed,
-                run.registry,
-                entry,
-                context,
-                run.telemetry,
-            ): entry
-            for entry in entries
-        }
-        for future in concurrent.futures.as_completed(futures):
-            yield (futures[future], *future.result())
+    interrupt = run.interrupt
+    if len(calls) == 1 and not interrupt.armed:
+        # Nothing can interrupt it: it runs here, without a thread.
+        entry, dispatch = calls[0]
+        outcome, seconds = _timed(dispatch, entry, run.telemetry)
+        if isinstance(outcome, str):
+            run.end(outcome)
+        yield entry, outcome, seconds, True
+        return
+    threads = _Threads(calls, run.telemetry)
+    left = set(range(len(calls)))
+    grace_until: float | None = None
+    try:
+        while left:
+            if grace_until is None:
+                fired = interrupt.reason()
+                if fired is not None:
+                    run.end(fired)
+                    grace_until = time.monotonic() + GRACE_SECONDS
+            elif time.monotonic() >= grace_until:
+                break
+            timeout = interrupt.poll() if interrupt.armed else None
+            if grace_until is not None:
+                timeout = max(0.0, min(POLL_SECONDS, grace_until - time.monotonic()))
+            try:
+                index, outcome, seconds = threads.done.get(timeout=timeout)
+            except queue.Empty:
+                continue
+            left.discard(index)
+            if isinstance(outcome, BaseException):
+                raise outcome
+            if isinstance(outcome, str) and grace_until is None:
+                # The call's dispatch says the run was interrupted: the others get their grace.
+                run.end(outcome)
+                grace_until = time.monotonic() + GRACE_SECONDS
+            yield calls[index][0], outcome, seconds, True
+    finally:
+        began = threads.close()
+    now = time.perf_counter()
+    reason: InterruptReason = "deadline" if run.stop == "deadline" else "cancelled"
+    for index in sorted(left):
+        started = began.get(index)
+        seconds = 0.0 if started is None else now - started
+        yield calls[index][0], reason, seconds, started is not None
 
 
 def _tool_batch(run: RunState, calls: list[dict[str, Any]]) -> Iterator[RunEvent]:
@@ -132,8 +251,14 @@ def _tool_batch(run: RunState, calls: list[dict[str, Any]]) -> Iterator[RunEvent
             _sync(hooks.before_tool(entry.call, run.context()), "the before_tool hook")
         run.started(entry)
     yield from run.drain()
-    for entry, outcome, seconds in _dispatch(run, entries):
-        report = run.finished(entry, outcome, seconds)
+    for entry, outcome, seconds, began in _dispatch(run, entries):
+        if isinstance(outcome, ToolOutcome):
+            report = run.finished(entry, outcome, seconds)
+        elif began:
+            report = unfinished(entry.id, entry.name, entry.arguments, outcome, seconds)
+            run.abandoned(entry, report)
+        else:
+            report = run.settle(entry, "skipped", stopped_before(outcome), outcome)
         if hooks.after_tool is not None:
             _sync(hooks.after_tool(report), "the after_tool hook")
         yield from run.drain()
@@ -197,6 +322,9 @@ def _drive(model: ModelClient, run: RunState) -> Iterator[RunEvent]:
             yield from _tool_batch(run, pending)
         while not run.should_stop():
             yield from _step(model, run)
+    except RunInterrupted as interrupted:
+        # Raised by a hook or an approver that watches the run too: the run stops as it says, not as failed.
+        run.end(interrupted.reason)
     except Exception as error:  # noqa: BLE001 - a failing hook or client ends the run with the error, not a crash
         run.fail(error)
     run.finish()

@@ -3,11 +3,16 @@
 
 A run is an `invoke_agent {name}` span; each model call a `chat {model}` span and each tool call an
 `execute_tool {tool}` span, both children of the run's span (parallel calls and async runs alike, since every
-span names its parent explicitly). Metrics: the conventions' `gen_ai.client.operation.duration` (seconds) and
+span names its parent explicitly). A call that never ran (denied, skipped by a limit or a stop) has its
+`execute_tool` span too, started and ended at once with an error status and its kind as `error.type`. Spans carry
+the attributes the conventions require or recommend that the run knows: request settings (genai_attributes.py),
+server address, usage with cached and reasoning tokens, finish reasons, time to first chunk of a stream, OpenAI's
+fingerprint and service tier. Metrics: the conventions' `gen_ai.client.operation.duration` (seconds) and
 `gen_ai.client.token.usage` (with `gen_ai.token.type`) histograms for model calls, and `toolgen.tool.calls`,
 `toolgen.tool.errors` and `toolgen.tool.duration` per tool, so that counts and success rates add up across runs
 and processes in any backend. Message contents, tool arguments and results are recorded only when
-OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is true, as the conventions ask.
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is true, as the conventions ask, in their JSON shape
+(genai_content.py).
 
 Nothing is imported until a run starts, and when opentelemetry-api is not installed, or no tracer or meter
 provider has been set, a run gets NO_TELEMETRY, whose methods do nothing: tracing off costs the loop nothing.
@@ -19,28 +24,38 @@ import contextlib
 import importlib
 import json
 import os
+import time
 from collections.abc import Iterator, Mapping
-from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
+
+from ..wires.base import Request
+from . import genai_content
+from .genai_attributes import (
+    OTHER_PROVIDER,
+    PROVIDERS,
+    provider_name,
+    request_attributes,
+    response_attributes,
+    server_of,
+    usage_attributes,
+)
+
+__all__ = [
+    "CAPTURE_CONTENT_ENV",
+    "NO_IDS",
+    "NO_TELEMETRY",
+    "OTHER_PROVIDER",
+    "PROVIDERS",
+    "NoTelemetry",
+    "Telemetry",
+    "ToolReport",
+    "capture_content",
+    "open_telemetry",
+    "provider_name",
+]
 
 CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 SCOPE = "toolgen"
-OTHER_PROVIDER = "_OTHER"
-# The conventions' well-known gen_ai.provider.name of each wire's provider.
-PROVIDERS: Mapping[str, str] = MappingProxyType(
-    {
-        "anthropic": "anthropic",
-        "bedrock-converse": "aws.bedrock",
-        "cohere": "cohere",
-        "gemini": "gcp.gemini",
-        "google-interactions": "gcp.gemini",
-        "mistral": "mistral_ai",
-        "ollama": "ollama",
-        "openai-chat": "openai",
-        "openai-chat-camel": "openai",
-        "openai-responses": "openai",
-    }
-)
 # The bucket boundaries the conventions advise for the two gen_ai.client histograms.
 DURATION_BUCKETS = (
     0.01,
@@ -59,13 +74,18 @@ DURATION_BUCKETS = (
     81.92,
 )
 TOKEN_BUCKETS = tuple(4**power for power in range(14))
-# Generation settings a request states, as the conventions' request attributes.
-_SETTINGS = MappingProxyType(
+# The request attributes an invoke_agent span carries (its conventions list these, not top_k or stream).
+_AGENT_REQUEST = frozenset(
     {
-        "max_tokens": "gen_ai.request.max_tokens",
-        "temperature": "gen_ai.request.temperature",
-        "top_p": "gen_ai.request.top_p",
-        "stop": "gen_ai.request.stop_sequences",
+        "gen_ai.request.max_tokens",
+        "gen_ai.request.choice.count",
+        "gen_ai.request.temperature",
+        "gen_ai.request.top_p",
+        "gen_ai.request.stop_sequences",
+        "gen_ai.request.frequency_penalty",
+        "gen_ai.request.presence_penalty",
+        "gen_ai.request.seed",
+        "gen_ai.output.type",
     }
 )
 # What the API's global providers are before an SDK sets real ones: spans and metrics there go nowhere.
@@ -81,25 +101,37 @@ Ids = tuple[str | None, str | None]
 NO_IDS: Ids = (None, None)
 
 
+class ToolReport(Protocol):
+    """What the end of a tool call says of it (loop/results.py's CallReport)."""
+
+    @property
+    def call_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def content(self) -> Any: ...
+    @property
+    def seconds(self) -> float: ...
+    @property
+    def error_kind(self) -> str | None: ...
+
+
 def capture_content(environ: Mapping[str, str] | None = None) -> bool:
     """Whether message contents go into spans: the conventions' switch, off unless set to true."""
     value = (os.environ if environ is None else environ).get(CAPTURE_CONTENT_ENV, "")
     return value.strip().lower() in ("true", "1", "yes")
 
 
-def provider_name(model: Any) -> str:
-    """The gen_ai.provider.name of a model client: from its wire (HTTPModel, ReplayModel), `_OTHER` otherwise."""
-    named = getattr(model, "provider_name", None)
-    if isinstance(named, str) and named:
-        return named
-    wire = getattr(model, "wire", None)
-    return (
-        PROVIDERS.get(wire, wire) if isinstance(wire, str) and wire else OTHER_PROVIDER
-    )
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+def _json(value: Any) -> str | None:
+    """JSON text of captured content; None for a value that has none (too deep, odd keys), left out then."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 def _unset(provider: Any) -> bool:
@@ -119,10 +151,11 @@ class NoTelemetry:
     ) -> None:
         pass
 
-    def start_chat(
-        self, messages: list[dict[str, Any]], settings: Mapping[str, Any]
-    ) -> Any:
+    def start_chat(self, request: Request, stream: bool = False) -> Any:
         return None
+
+    def first_chunk(self, span: Any) -> None:
+        pass
 
     def end_chat(
         self,
@@ -134,18 +167,12 @@ class NoTelemetry:
     ) -> None:
         pass
 
-    def start_tool(self, name: str, call_id: str, arguments: str) -> Any:
+    def start_tool(
+        self, name: str, call_id: str, arguments: str, spec: Any = None
+    ) -> Any:
         return None
 
-    def end_tool(
-        self,
-        span: Any,
-        name: str,
-        status: str,
-        error_kind: str | None,
-        seconds: float,
-        content: Any,
-    ) -> None:
+    def end_tool(self, span: Any, report: ToolReport, spec: Any = None) -> None:
         pass
 
     @contextlib.contextmanager
@@ -175,6 +202,8 @@ class Telemetry(NoTelemetry):
         provider: str,
         request_model: str | None,
         capture: bool,
+        wire: str | None = None,
+        server: tuple[str, int] | None = None,
     ) -> None:
         self._trace = trace
         self._tracer = (
@@ -187,8 +216,18 @@ class Telemetry(NoTelemetry):
         self._provider = provider
         self._request_model = request_model
         self._capture = capture
+        self._wire = wire
+        self._server = server
         self._run_span: Any = None
         self._parent: Any = None
+        # The run's first request states its settings; its last answer, the agent's finish and output.
+        self._run_requested = False
+        self._finish_reasons: tuple[str, ...] = ()
+        self._output: str | None = None
+        # The model call in flight (calls of one run never overlap): when it started, its first chunk.
+        self._streaming = False
+        self._chat_started = 0.0
+        self._first_chunk: float | None = None
         self._meter = (
             None if meter_provider is None else meter_provider.get_meter(SCOPE)
         )
@@ -231,11 +270,18 @@ class Telemetry(NoTelemetry):
         }
         if self._request_model:
             attributes["gen_ai.request.model"] = self._request_model
+        if operation == "chat" and self._server is not None:
+            attributes["server.address"], attributes["server.port"] = self._server
         return attributes
 
     def _failed(self, span: Any, error_type: str, message: str | None) -> None:
         span.set_attribute("error.type", error_type)
         span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, message))
+
+    def _content(self, span: Any, attribute: str, value: Any) -> None:
+        text = _json(value)
+        if text is not None:
+            span.set_attribute(attribute, text)
 
     # -- the run --
 
@@ -259,27 +305,26 @@ class Telemetry(NoTelemetry):
         if span is None:
             return
         span.set_attribute("toolgen.stop_reason", stop)
-        for key in ("input_tokens", "output_tokens"):
-            if key in usage:
-                span.set_attribute(f"gen_ai.usage.{key}", usage[key])
+        for attribute, count in usage_attributes(usage, agent=True).items():
+            span.set_attribute(attribute, count)
+        if self._finish_reasons:
+            span.set_attribute("gen_ai.response.finish_reasons", self._finish_reasons)
+        if self._output is not None and span.is_recording():
+            span.set_attribute("gen_ai.output.messages", self._output)
         if stop == "error":
             self._failed(span, error_type or "error", None)
         span.end()
 
     # -- model calls --
 
-    def start_chat(
-        self, messages: list[dict[str, Any]], settings: Mapping[str, Any]
-    ) -> Any:
+    def start_chat(self, request: Request, stream: bool = False) -> Any:
         if self._tracer is None:
             return None
         attributes = self._common("chat")
-        for key, attribute in _SETTINGS.items():
-            value = settings.get(key)
-            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-                attributes[attribute] = value
-            elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-                attributes[attribute] = tuple(value)
+        settings = request_attributes(request.extras, self._wire, self._provider)
+        attributes.update(settings)
+        if stream:
+            attributes["gen_ai.request.stream"] = True  # set only when true, as asked
         model = self._request_model
         span = self._tracer.start_span(
             f"chat {model}" if model else "chat",
@@ -287,9 +332,28 @@ class Telemetry(NoTelemetry):
             kind=self._trace.SpanKind.CLIENT,
             attributes=attributes,
         )
+        self._streaming, self._first_chunk = stream, None
+        self._chat_started = time.perf_counter()
+        run, first = self._run_span, not self._run_requested
+        self._run_requested = True
+        if first and run is not None:
+            for attribute, value in settings.items():
+                if attribute in _AGENT_REQUEST:
+                    run.set_attribute(attribute, value)
         if self._capture and span.is_recording():
-            span.set_attribute("gen_ai.input.messages", _json(messages))
+            instructions, messages = genai_content.input_messages(
+                request.messages, self._wire
+            )
+            for target in (span, run) if first and run is not None else (span,):
+                self._content(target, "gen_ai.input.messages", messages)
+                if instructions:
+                    self._content(target, "gen_ai.system_instructions", instructions)
         return span
+
+    def first_chunk(self, span: Any) -> None:
+        """Note that the first chunk of the streamed call in flight arrived; later chunks change nothing."""
+        if span is not None and self._first_chunk is None:
+            self._first_chunk = time.perf_counter()
 
     def end_chat(
         self,
@@ -301,33 +365,21 @@ class Telemetry(NoTelemetry):
     ) -> None:
         usage = getattr(response, "usage", None) or {}
         response_model = getattr(response, "model", None)
+        finish = getattr(response, "finish", None)
+        reason = finish.get("reason") if isinstance(finish, Mapping) else None
+        # A finish expected but not received (a failed or cancelled call, a cut stream) is `error`.
+        reasons = (str(reason),) if reason else ("error",) if error_type else ()
+        self._finish_reasons = reasons or self._finish_reasons
         if span is not None:
-            if response is not None:
-                if response_model:
-                    span.set_attribute("gen_ai.response.model", response_model)
-                    if not self._request_model:
-                        span.update_name(f"chat {response_model}")
-                if response.id:
-                    span.set_attribute("gen_ai.response.id", response.id)
-                reason = (response.finish or {}).get("reason")
-                if reason:
-                    span.set_attribute("gen_ai.response.finish_reasons", (str(reason),))
-                for key in ("input_tokens", "output_tokens"):
-                    if isinstance(usage.get(key), int):
-                        span.set_attribute(f"gen_ai.usage.{key}", usage[key])
-                if self._capture and span.is_recording():
-                    span.set_attribute(
-                        "gen_ai.output.messages", _json([response.message])
-                    )
+            self._chat_ended(span, response, reasons)
             if error_type is not None:
                 self._failed(span, error_type, message)
             span.end()
         if self._meter is None:
             return
         attributes = self._common("chat")
-        del attributes[
-            "gen_ai.conversation.id"
-        ]  # one series per conversation would swamp a backend
+        # One series per conversation would swamp a backend.
+        del attributes["gen_ai.conversation.id"]
         if response_model:
             attributes["gen_ai.response.model"] = response_model
         if error_type is not None:
@@ -339,9 +391,43 @@ class Telemetry(NoTelemetry):
                     usage[key], {**attributes, "gen_ai.token.type": kind}
                 )
 
+    def _chat_ended(self, span: Any, response: Any, reasons: tuple[str, ...]) -> None:
+        if reasons:
+            span.set_attribute("gen_ai.response.finish_reasons", reasons)
+        if self._streaming and self._first_chunk is not None:
+            span.set_attribute(
+                "gen_ai.response.time_to_first_chunk",
+                self._first_chunk - self._chat_started,
+            )
+        if response is None:
+            return
+        if response.model:
+            span.set_attribute("gen_ai.response.model", response.model)
+            if not self._request_model:
+                span.update_name(f"chat {response.model}")
+        if response.id:
+            span.set_attribute("gen_ai.response.id", response.id)
+        attributes = {
+            **usage_attributes(response.usage),
+            **response_attributes(response, self._wire, self._provider),
+        }
+        for attribute, value in attributes.items():
+            span.set_attribute(attribute, value)
+        if self._capture and span.is_recording():
+            output = _json(
+                genai_content.output_messages(
+                    response.message, reasons[0] if reasons else None
+                )
+            )
+            if output is not None:
+                span.set_attribute("gen_ai.output.messages", output)
+                self._output = output
+
     # -- tool calls --
 
-    def start_tool(self, name: str, call_id: str, arguments: str) -> Any:
+    def start_tool(
+        self, name: str, call_id: str, arguments: str, spec: Any = None
+    ) -> Any:
         if self._tracer is None:
             return None
         attributes = {
@@ -349,8 +435,10 @@ class Telemetry(NoTelemetry):
             "gen_ai.tool.name": name,
             "gen_ai.tool.call.id": call_id,
             "gen_ai.tool.type": "function",
-            "gen_ai.conversation.id": self._conversation_id,
         }
+        description = getattr(spec, "description", None)
+        if isinstance(description, str) and description:
+            attributes["gen_ai.tool.description"] = description
         span = self._tracer.start_span(
             f"execute_tool {name}",
             context=self._parent,
@@ -361,35 +449,36 @@ class Telemetry(NoTelemetry):
             span.set_attribute("gen_ai.tool.call.arguments", arguments)
         return span
 
-    def end_tool(
-        self,
-        span: Any,
-        name: str,
-        status: str,
-        error_kind: str | None,
-        seconds: float,
-        content: Any,
-    ) -> None:
-        failed = status != "ok"
-        error_type = (error_kind or status) if failed else None
+    def end_tool(self, span: Any, report: ToolReport, spec: Any = None) -> None:
+        status = report.status
+        error_type = (report.error_kind or status) if status != "ok" else None
+        if span is None:
+            # A call that never ran (denied, skipped): its span opens and closes here.
+            span = self.start_tool(report.name, report.call_id, report.arguments, spec)
         if span is not None:
             span.set_attribute("toolgen.tool.outcome", status)
-            if self._capture and span.is_recording():
-                result = content if isinstance(content, str) else _json(content)
-                span.set_attribute("gen_ai.tool.call.result", result)
+            capture = self._capture and span.is_recording()
+            if capture and status == "ok":
+                # The conventions record a result only for a call that succeeded; a failure's text is the
+                # status description instead.
+                content = report.content
+                text = content if isinstance(content, str) else _json(content)
+                if text is not None:
+                    span.set_attribute("gen_ai.tool.call.result", text)
             if error_type is not None:
-                self._failed(span, error_type, None)
+                described = report.content if isinstance(report.content, str) else None
+                self._failed(span, error_type, described if capture else None)
             span.end()
         if self._meter is None:
             return
-        attributes = {"gen_ai.tool.name": name, "toolgen.tool.outcome": status}
+        attributes = {"gen_ai.tool.name": report.name, "toolgen.tool.outcome": status}
         self._tool_calls.add(1, attributes)
         if error_type is not None:
             self._tool_errors.add(
-                1, {"gen_ai.tool.name": name, "error.type": error_type}
+                1, {"gen_ai.tool.name": report.name, "error.type": error_type}
             )
         if status in ("ok", "error"):
-            self._tool_durations.record(seconds, attributes)
+            self._tool_durations.record(report.seconds, attributes)
 
     # -- context --
 
@@ -442,6 +531,7 @@ def open_telemetry(
     if tracing is None and metering is None:
         return NO_TELEMETRY
     request_model = getattr(model, "model", None)
+    wire = getattr(model, "wire", None)
     return Telemetry(
         trace,
         tracing,
@@ -451,4 +541,6 @@ def open_telemetry(
         provider=provider_name(model),
         request_model=request_model if isinstance(request_model, str) else None,
         capture=capture_content(),
+        wire=wire if isinstance(wire, str) else None,
+        server=server_of(model),
     )

@@ -42,8 +42,11 @@ class NewRun:
 
     messages: list[dict[str, Any]]
     conversation_id: str | None
+    deadline: float | None = None
 
 
+# The longest deadline a run may ask for: thirty days.
+MAX_DEADLINE_SECONDS = 30 * 24 * 3600
 # The largest body the service reads; a run's conversation and an edit are far smaller.
 MAX_BODY_BYTES = 16_000_000
 
@@ -101,9 +104,19 @@ def _object(body: Any) -> Mapping[str, Any]:
 
 def new_run(body: Any) -> NewRun:
     data = _object(body)
-    unknown = sorted(set(data) - {"messages", "conversation_id"})
+    unknown = sorted(set(data) - {"messages", "conversation_id", "deadline"})
     if unknown:
         raise BodyError(f"/{unknown[0]}", f"unknown field {unknown[0]!r}")
+    deadline = data.get("deadline")
+    if deadline is not None and (
+        isinstance(deadline, bool)
+        or not isinstance(deadline, (int, float))
+        or not 0 < deadline <= MAX_DEADLINE_SECONDS
+    ):
+        raise BodyError(
+            "/deadline",
+            f"deadline must be a number of seconds above 0 and at most {MAX_DEADLINE_SECONDS:,}",
+        )
     messages = data.get("messages")
     if not isinstance(messages, list) or not messages:
         raise BodyError("/messages", "messages must be a non-empty list of messages")
@@ -139,7 +152,11 @@ def new_run(body: Any) -> NewRun:
         raise BodyError(
             "/conversation_id", "conversation_id must be a non-empty string"
         )
-    return NewRun([dict(m) for m in messages], conversation)
+    return NewRun(
+        [dict(m) for m in messages],
+        conversation,
+        None if deadline is None else float(deadline),
+    )
 
 
 def _check_calls(calls: Any, where: str, seen: set[str]) -> None:

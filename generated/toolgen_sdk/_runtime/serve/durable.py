@@ -1,49 +1,60 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Durable runs on DBOS: the agent loop as a workflow, each model call and each tool call a step.
+"""Durable runs on DBOS: the one agent loop inside a workflow, with its model calls and tool calls as steps.
 
-The loop's state (RunState) is rebuilt by replaying the workflow: a step that finished before a crash returns
-its recorded result instead of running again, so after a restart the run goes on from its last finished step
-without calling the model or a tool twice. A tool call whose handler was running when the process died is run
-again only when its tool says it is safe to repeat (MCP's `idempotentHint` or `readOnlyHint`); any other is
-answered as interrupted, and the model decides what to do. A call that requires approval waits on
-`DBOS.recv`, durably, for the decision another process sends (`decide`), however long that takes.
+A served run is `run_events()` itself, given a durable model client, durable tools, an approver that waits for
+decisions as DBOS messages, and a cancel token set only by what steps recorded (durable_calls.py): every option
+`run()` takes (hooks, budget and token estimate, stream_retry, limits, parallel calls, a deadline, cancel) holds
+for a served run because it is the same loop. Its events go to the store (event_sink.py), where the service's
+readers find them. After a restart DBOS replays each unfinished workflow: the steps that finished return what they
+recorded, so the loop walks the same path and goes on from the step that did not finish. Hooks and on_event run
+again for the steps a replay walks through.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from ..clients.base import ModelClient
-from ..loop.events import RunEvent
 from ..loop.options import RunOptions
-from ..loop.policies import Approval
-from ..loop.state import BatchCall, RunState
-from ..models.base import ToolSpec
-from ..streams.events import (
-    MessageEnd,
-    ReasoningDelta,
-    StreamError,
-    TextDelta,
-    ToolCallDelta,
-    ToolCallStart,
-)
-from ..tools.registry import Registry, ToolContext, ToolError, ToolOutcome
-from ..wires.base import ProviderError, Request, Response
+from ..loop.policies import Approval, ApprovalRequest
+from ..loop.stats import DEFAULT_WINDOW, StatsReport
+from ..loop.sync_driver import run_events
+from ..tools.registry import Registry
 from ..wires.settings import checked_plan, settings_wire
+from .durable_calls import (
+    DurableInterrupt,
+    DurableModel,
+    DurableRun,
+    DurableTools,
+    LiveWatch,
+    durable_approver,
+    safe_to_repeat,
+)
+from .event_sink import StoreSink, status_of
+from .run_record import (
+    RUN_STATE_VERSION,
+    RunRecord,
+    RunRequest,
+    RunStateVersionError,
+    record_from_json,
+)
+from .stats import stored_stats
 from .store import RunStore, StoredEvent
 
+__all__ = ["DurableRuns", "DurableRunsError", "safe_to_repeat", "status_of"]
+
 # The version DBOS files workflows under: recovery resumes only workflows of the running version, and the
-# default (a hash of the workflow's source) would change with every edit of the package.
-APP_VERSION = "toolgen-durable-runs-1"
-# How long one durable wait for a decision lasts before it is renewed; a decision may take days.
-_DECISION_WAIT_SECONDS = 3600.0
-INTERRUPTED_KIND = "interrupted"
-# Streamed deltas are written in batches at most this far apart, for the live readers of the event stream.
-_DELTA_BATCH_SECONDS = 0.05
+# default (a hash of the workflow's source) would change with every edit of the package. Version 1 drove its own
+# copy of the loop; its unfinished runs are refused at launch, by name, rather than left hanging.
+APP_VERSION = "toolgen-durable-runs-2"
+_ENDED = frozenset({"finished", "error", "stopped"})
+# How often a running step looks in the store for a cancel asked of another server sharing the database.
+_CANCEL_LOOK_SECONDS = 0.25
 
 
 class DurableRunsError(RuntimeError):
@@ -62,25 +73,12 @@ def _dbos() -> Any:
     return dbos
 
 
-def safe_to_repeat(spec: ToolSpec | None) -> bool:
-    """Whether a call cut short by a crash may run again: the tool says it is idempotent or only reads."""
-    if spec is None:
-        return False
-    hints = spec.annotations or {}
-    return bool(hints.get("idempotentHint") or hints.get("readOnlyHint"))
-
-
-def status_of(run: RunState) -> str:
-    """The run's status for the service: finished, error, or stopped (a limit) once the loop has stopped."""
-    if run.stop in ("finished", "return_direct"):
-        return "finished"
-    return "error" if run.stop == "error" else "stopped"
-
-
 class DurableRuns:
-    """The service's engine: starts runs as DBOS workflows, hands decisions to them, resumes them on launch.
+    """The service's engine: starts runs as DBOS workflows, hands decisions and cancels to them, resumes them.
 
-    One per process (DBOS keeps one instance); `close()` lets go of it.
+    `options` are every run's RunOptions (hooks, budget, stream_retry, limits, deadline, settings, telemetry...);
+    the run's own conversation id, cancel and approvals come from the service. One per process (DBOS keeps one
+    instance); `close()` lets go of it.
     """
 
     def __init__(
@@ -91,23 +89,22 @@ class DurableRuns:
         database_url: str,
         name: str = "toolgen",
         executor_id: str = "local",
-        stream: bool = True,
-        max_steps: int = 10,
-        values: Mapping[str, Any] | None = None,
-        settings: Mapping[str, Any] | None = None,
-        on_unsupported: Literal["error", "note"] = "error",
+        options: RunOptions | None = None,
     ) -> None:
         self.registry = registry
         self.model = model
-        self.stream = stream
-        self.max_steps = max_steps
-        self.values = dict(values or {})
+        self.options = options or RunOptions(stream=True)
         # Checked now, as every run checks them: a setting the model's wire cannot carry stops the service
         # from starting (UnsupportedSettings) rather than each run.
-        self.settings = dict(settings or {})
-        self.on_unsupported = on_unsupported
-        self.wire = settings_wire(model)
-        checked_plan(self.settings, self.wire, registry.definitions(), on_unsupported)
+        checked_plan(
+            self.options.settings,
+            settings_wire(model),
+            registry.definitions(),
+            self.options.on_unsupported,
+        )
+        self._cancelled: set[str] = set()
+        self._looked: dict[str, float] = {}
+        self._lock = threading.Lock()
         try:
             self.store = RunStore(database_url)
         except Exception as error:  # noqa: BLE001 - any failure to open the database is said plainly
@@ -125,7 +122,7 @@ class DurableRuns:
             "log_level": "WARNING",
         }
         self._engine(config=config)
-        self._workflow = _register(self._engine, self)
+        self._workflow = self._engine.workflow(name="toolgen.run")(_workflow_of(self))
         try:
             self._engine.launch()
         except Exception as error:  # noqa: BLE001 - DBOS's own error, with the database named
@@ -133,6 +130,7 @@ class DurableRuns:
             raise DurableRunsError(
                 f"DBOS could not start on {database_url!r}: {error}"
             ) from None
+        self._refuse_unresumable()
         self._resend_decisions()
 
     def close(self) -> None:
@@ -142,15 +140,25 @@ class DurableRuns:
     # -- what the HTTP service calls --
 
     def start(
-        self, messages: Sequence[Mapping[str, Any]], conversation_id: str | None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        conversation_id: str | None,
+        *,
+        deadline: float | None = None,
     ) -> str:
-        """Start a run of `messages`; its id, which is also its DBOS workflow id."""
+        """Start a run of `messages`; its id, which is also its DBOS workflow id. `deadline`: seconds for the
+        whole run (default: the options' deadline)."""
         run_id = uuid.uuid4().hex
-        conversation = conversation_id or run_id
-        plain = [dict(m) for m in messages]
-        self.store.create_run(run_id, conversation, plain)
+        seconds = deadline if deadline is not None else self.options.deadline
+        request = RunRequest(
+            messages=[dict(m) for m in messages],
+            conversation_id=conversation_id or run_id,
+            deadline_at=None if seconds is None else time.time() + seconds,
+        )
+        record = RunRecord(request=request, messages=request.messages)
+        self.store.create_run(run_id, request.conversation_id, record.to_json())
         with self._set_workflow_id(run_id):
-            self._engine.start_workflow(self._workflow, run_id, conversation, plain)
+            self._engine.start_workflow(self._workflow, run_id)
         return run_id
 
     def decide(self, run_id: str, call_id: str, approval: Approval) -> bool:
@@ -164,6 +172,46 @@ class DurableRuns:
             return False
         self._send(run_id, call_id, decision)
         return True
+
+    def cancel(self, run_id: str) -> str | None:
+        """Ask a run to stop; its status then (None: no such run). A run that has ended stays as it ended."""
+        run = self.store.run(run_id)
+        if run is None:
+            return None
+        if run.status in _ENDED:
+            return run.status
+        self.store.request_cancel(run_id)
+        with self._lock:
+            self._cancelled.add(run_id)
+        for pending in self.store.pending(run_id):
+            # A run waiting for a decision hears the cancel there too, at once.
+            call_id = str(pending["id"])
+            self._engine.send(
+                run_id,
+                {"cancel": True},
+                topic=f"approval:{call_id}",
+                idempotency_key=f"cancel:{run_id}:{call_id}",
+            )
+        return run.status
+
+    def stats(self, window: float = DEFAULT_WINDOW) -> StatsReport:
+        """Per tool and per model, the calls of every stored run in the last `window` seconds (GET /stats)."""
+        return stored_stats(self.store, window)
+
+    def cancel_requested(self, run_id: str) -> bool:
+        """Whether the run was asked to stop: here at once, by another server within a quarter of a second."""
+        with self._lock:
+            if run_id in self._cancelled:
+                return True
+            now = time.monotonic()
+            if now - self._looked.get(run_id, 0.0) < _CANCEL_LOOK_SECONDS:
+                return False
+            self._looked[run_id] = now
+        if self.store.cancel_requested(run_id):
+            with self._lock:
+                self._cancelled.add(run_id)
+            return True
+        return False
 
     def _send(self, run_id: str, call_id: str, decision: Mapping[str, Any]) -> None:
         # Keyed, so that sending again (after a crash between the claim and the send) delivers it once.
@@ -180,299 +228,135 @@ class DurableRuns:
             for call_id, decision in self.store.decisions(run_id):
                 self._send(run_id, call_id, decision)
 
-    # -- the steps' bodies, run by DBOS at most once each unless a crash cut them short --
-
-    def model_call(
-        self, run_id: str, request: Request, base_seq: int
-    ) -> dict[str, Any]:
-        """One model call: the events it streamed (kept as they come, for live readers) and its answer."""
-        self.store.drop_events_after(run_id, base_seq)
-        deltas: list[tuple[str, dict[str, Any]]] = []
-        unsent: list[StoredEvent] = []
-        calls: dict[int, tuple[str | None, str | None]] = {}
-        sent_at = time.monotonic()
-
-        def send() -> None:
-            nonlocal sent_at
-            self.store.add_events(run_id, unsent)
-            unsent.clear()
-            sent_at = time.monotonic()
-
-        def note(kind: str, data: dict[str, Any]) -> None:
-            deltas.append((kind, data))
-            unsent.append(
-                StoredEvent(base_seq + len(deltas), kind, {**data}, time.time())
-            )
-            # A write per delta would cost a commit per word; readers poll every 0.1 s anyway.
-            if time.monotonic() - sent_at >= _DELTA_BATCH_SECONDS:
-                send()
-
-        answer: Response | ProviderError | None = None
-        try:
-            if not self.stream:
-                answer = self.model.complete(request)
-            else:
-                for event in self.model.stream(request):
-                    if isinstance(event, (TextDelta, ReasoningDelta)):
-                        kind = (
-                            "text_delta"
-                            if isinstance(event, TextDelta)
-                            else "reasoning_delta"
-                        )
-                        note(kind, {"text": event.text})
-                    elif isinstance(event, ToolCallStart):
-                        calls[event.index] = (event.id, event.name)
-                        note("tool_call_delta", _fragment(event.index, calls, ""))
-                    elif isinstance(event, ToolCallDelta):
-                        fragment = _fragment(event.index, calls, event.arguments)
-                        note("tool_call_delta", fragment)
-                    elif isinstance(event, StreamError):
-                        fields = {
-                            "message": event.message,
-                            "type": event.type,
-                            "code": event.code,
-                            "status": event.status,
-                        }
-                        note("error", {**fields, "fatal": False})
-                    elif isinstance(event, MessageEnd):
-                        answer = event.response
-        except ProviderError as error:
-            answer = error
-        send()
-        return {"deltas": deltas, "answer": _answer_data(answer)}
-
-    def tool_call(
-        self, run_id: str, call: dict[str, Any], conversation_id: str
-    ) -> dict[str, Any]:
-        """One tool call's outcome; a call whose earlier start a crash cut short runs again only if safe."""
-        call_id = str(call.get("id", ""))
-        name = str((call.get("function") or {}).get("name", ""))
-        spec = self.registry.entry(name).spec if name in self.registry else None
-        started_before = self.store.begin_attempt(run_id, call_id)
-        if started_before and not safe_to_repeat(spec):
-            return {
-                "content": "Error: interrupted: the server stopped while this call was "
-                "running; the tool is not marked safe to repeat, so it was not run again "
-                "and its effect is unknown",
-                "error": {"kind": INTERRUPTED_KIND, "message": "interrupted"},
-                "seconds": 0.0,
-                "result": None,
-            }
-        context = ToolContext(conversation_id=conversation_id, values=self.values)
-        started = time.perf_counter()
-        outcome = self.registry.dispatch(call, context)
-        seconds = time.perf_counter() - started
-        result = outcome.result
-        if dataclasses.is_dataclass(result) or hasattr(result, "model_dump"):
-            result = None  # the content says it all; a model object need not survive a restart
-        return {
-            "content": outcome.content,
-            "error": None
-            if outcome.error is None
-            else {"kind": outcome.error.kind, "message": outcome.error.message},
-            "seconds": seconds,
-            "result": result,
-        }
-
-
-def _fragment(
-    index: int, calls: Mapping[int, tuple[str | None, str | None]], arguments: str
-) -> dict[str, Any]:
-    call_id, name = calls.get(index, (None, None))
-    return {"index": index, "id": call_id, "name": name, "arguments": arguments}
-
-
-def _answer_data(answer: Response | ProviderError | None) -> dict[str, Any] | None:
-    if answer is None:
-        return None
-    if isinstance(answer, ProviderError):
-        return {
-            "error": {
-                "wire": answer.wire,
-                "message": answer.message,
-                "type": answer.type,
-                "code": answer.code,
-                "status": answer.status,
-            }
-        }
-    return {"response": dataclasses.asdict(answer)}
-
-
-def _answer(data: dict[str, Any] | None) -> Response | ProviderError | None:
-    if data is None:
-        return None
-    if "error" in data:
-        error = data["error"]
-        return ProviderError(
-            error["wire"],
-            error["message"],
-            type=error["type"],
-            code=error["code"],
-            status=error["status"],
-        )
-    return Response(**data["response"])
-
-
-def _register(engine: Any, runs: DurableRuns) -> Callable[..., Any]:
-    """The workflow and its steps, registered with DBOS under fixed names (recovery finds them by name)."""
-
-    def model_call(run_id: str, request: Request, base_seq: int) -> dict[str, Any]:
-        return runs.model_call(run_id, request, base_seq)
-
-    def tool_call(
-        run_id: str, call: dict[str, Any], conversation_id: str
-    ) -> dict[str, Any]:
-        return runs.tool_call(run_id, call, conversation_id)
-
-    steps = _Steps(
-        engine.step(name="toolgen.model_call")(model_call),
-        engine.step(name="toolgen.tool_call")(tool_call),
-        engine.recv,
-    )
-
-    def run_workflow(
-        run_id: str, conversation_id: str, messages: list[dict[str, Any]]
-    ) -> str:
-        return _DurableRun(runs, steps, run_id, conversation_id, messages).drive()
-
-    workflow: Callable[..., Any] = engine.workflow(name="toolgen.run")(run_workflow)
-    return workflow
-
-
-@dataclasses.dataclass(frozen=True)
-class _Steps:
-    model: Callable[..., dict[str, Any]]
-    tool: Callable[..., dict[str, Any]]
-    recv: Callable[..., Any]
-
-
-class _DurableRun:
-    """One run's workflow body: RunState driven by recorded steps, its events and state written as it goes."""
-
-    def __init__(
-        self,
-        runs: DurableRuns,
-        steps: _Steps,
-        run_id: str,
-        conversation_id: str,
-        messages: list[dict[str, Any]],
-    ) -> None:
-        self.runs = runs
-        self.store = runs.store
-        self.steps = steps
-        self.run_id = run_id
-        options = RunOptions(
-            conversation_id=conversation_id,
-            stream=runs.stream,
-            max_steps=runs.max_steps,
-            settings=runs.settings,
-            on_unsupported=runs.on_unsupported,
-        )
-        # The same settings plan as run() and arun() make: the same body for the same settings.
-        self.state = RunState(messages, runs.registry, options, runs.wire)
-        self.last_seq = 0
-
-    def flush(self, status: str = "running") -> None:
-        events: list[RunEvent] = self.state.drain()
-        if events:
-            self.last_seq = events[-1].seq
-            self.store.add_events(
-                self.run_id,
-                [
-                    StoredEvent(
-                        e.seq, e.type, dict(e.data), e.time, e.trace_id, e.span_id
-                    )
-                    for e in events
-                ],
-            )
-        self.store.update_run(self.run_id, status, self._snapshot())
-
-    def _snapshot(self) -> dict[str, Any]:
-        run = self.state
-        return {
-            "messages": run.messages,
-            "metrics": run.metrics.to_json(),
-            "stop_reason": run.stop if run.result is not None else None,
-            "steps": run.step,
-        }
-
-    def drive(self) -> str:
-        run = self.state
-        run.begin()
-        self.flush()
-        try:
-            pending = run.pending_calls()
-            if pending:
-                self._batch(pending)
-            while not run.should_stop():
-                self._step()
-        except Exception as error:  # noqa: BLE001 - a failing model client or handler ends the run, not the worker
-            run.fail(error)
-        result = run.finish()
-        self.flush(status_of(run))
-        return result.stop_reason
-
-    def _step(self) -> None:
-        run = self.state
-        request = run.request()
-        started = run.model_started(request, self.runs.model)
-        self.flush()
-        recorded = self.steps.model(self.run_id, request, self.last_seq)
-        for kind, data in recorded["deltas"]:
-            run.emit(kind, **data)
-        run.response = _answer(recorded["answer"])
-        if not run.options.stream and isinstance(run.response, Response):
-            run.whole_response(run.response)
-        calls = run.model_finished(started)
-        self.flush()
-        if calls:
-            self._batch(calls)
-
-    def _batch(self, calls: list[dict[str, Any]]) -> None:
-        run = self.state
-        batch = run.admit(calls)
-        asked = [entry for entry in batch if run.approval_request(entry) is not None]
-        for entry in asked:
-            self.store.add_pending(self.run_id, entry.id, entry.name, entry.arguments)
-        if asked:
-            self.flush("awaiting_approval")
-        for entry in asked:
-            run.decide(entry, self._decision(entry))
-            self.flush("awaiting_approval" if entry is not asked[-1] else "running")
-        for entry in run.runnable(batch):
-            run.started(entry)
-            self.flush()
-            self._tool(entry)
-            self.flush()
-        run.close_batch(batch)
-        self.flush()
-
-    def _decision(self, entry: BatchCall) -> Approval:
-        while True:
-            message = self.steps.recv(
-                f"approval:{entry.id}", timeout_seconds=_DECISION_WAIT_SECONDS
-            )
-            if isinstance(message, Mapping):
-                decision = str(message.get("decision"))
-                if decision == "approve":
-                    return Approval.approve()
-                if decision == "edit" and message.get("arguments") is not None:
-                    return Approval.edit(
-                        str(message["arguments"]), message.get("reason")
-                    )
-                return Approval.deny(
-                    message.get("reason") or "the user denied this call"
+    def _refuse_unresumable(self) -> None:
+        """Unfinished runs this engine cannot resume (a state form it cannot read, or version 1's workflows) end
+        now with an error that names both versions, instead of waiting for ever."""
+        for status in ("running", "awaiting_approval"):
+            for run_id in self.store.runs_with_status(status):
+                stored = self.store.run(run_id)
+                if stored is None:
+                    continue
+                version = stored.state.get("version", 0)
+                if version == RUN_STATE_VERSION:
+                    continue
+                self._end_refused(
+                    run_id,
+                    f"run {run_id!r} was left unfinished with run state version {version!r}; this "
+                    f"release runs version {RUN_STATE_VERSION} and cannot resume it: start it again",
                 )
 
-    def _tool(self, entry: BatchCall) -> None:
-        run = self.state
-        data = self.steps.tool(self.run_id, entry.call, run.conversation_id)
-        error = data["error"]
-        outcome = ToolOutcome(
-            entry.id,
-            entry.name,
-            data["content"],
-            data["result"],
-            None if error is None else ToolError(error["kind"], error["message"]),
+    def _end_refused(self, run_id: str, message: str) -> None:
+        last = self.store.last_seq(run_id)
+        now = time.time()
+        error = {
+            "message": message,
+            "type": "version",
+            "code": None,
+            "status": None,
+            "fatal": True,
+            "retry": None,
+        }
+        finished = {"stop_reason": "error", "steps": 0, "metrics": {}}
+        self.store.add_events(
+            run_id,
+            [
+                StoredEvent(last + 1, "error", error, now),
+                StoredEvent(last + 2, "run_finished", finished, now),
+            ],
         )
-        run.finished(entry, outcome, float(data["seconds"]))
+        stored = self.store.run(run_id)
+        state = dict(stored.state) if stored is not None else {}
+        self.store.update_run(run_id, "error", {**state, "stop_reason": "error"})
+
+    # -- the workflow --
+
+    def _load(self, run_id: str) -> dict[str, Any]:
+        stored = self.store.run(run_id)
+        return {} if stored is None else dict(stored.state)
+
+    def _run_workflow(self, run_id: str) -> str:
+        """One run: the loop, driven to its end inside the workflow; its stop reason."""
+        form = self._engine.run_step({"name": "toolgen.load_run"}, self._load, run_id)
+        try:
+            record = record_from_json(form, run_id)
+        except RunStateVersionError as error:
+            self._end_refused(run_id, str(error))
+            return "error"
+        request = record.request
+        if request is None:
+            self._end_refused(run_id, f"run {run_id!r} has no request to run")
+            return "error"
+        token = DurableInterrupt()
+        messages: list[Callable[[], Sequence[Mapping[str, Any]]]] = []
+        sink = StoreSink(
+            self.store, run_id, request, lambda: messages[0]() if messages else ()
+        )
+        durable = DurableRun(
+            engine=self._engine,
+            watch=LiveWatch(lambda: self.cancel_requested(run_id), request.deadline_at),
+            token=token,
+            begin_model_call=sink.begin_model_call,
+            set_offset=sink.set_offset,
+            begin_tool_call=lambda call_id: self.store.begin_attempt(run_id, call_id),
+        )
+        events = run_events(
+            request.messages,
+            DurableModel(self.model, durable),
+            DurableTools(self.registry, durable),
+            self._options(request, durable, token),
+        )
+        messages.append(events.messages)
+        try:
+            for event in events:
+                sink.add(event)
+            sink.flush()
+        finally:
+            with self._lock:
+                # A long-lived server forgets the runs it has finished.
+                self._cancelled.discard(run_id)
+                self._looked.pop(run_id, None)
+        return events.result.stop_reason
+
+    def _options(
+        self, request: RunRequest, durable: DurableRun, token: DurableInterrupt
+    ) -> RunOptions:
+        options = self.options
+        approve = options.approve
+        return dataclasses.replace(
+            options,
+            conversation_id=request.conversation_id,
+            cancel=token,
+            # The deadline is watched by the steps against the wall clock it was set by, and reaches the loop
+            # through the token, as a replay will see it.
+            deadline=None,
+            approve=durable_approver(durable, request.deadline_at)
+            if approve is None
+            else _recorded_approver(self._engine, approve),
+            max_steps=request.max_steps or options.max_steps,
+            max_tool_calls=request.max_tool_calls
+            if request.max_tool_calls is not None
+            else options.max_tool_calls,
+        )
+
+
+def _workflow_of(runs: DurableRuns) -> Callable[[str], str]:
+    """The workflow as a plain function (DBOS registers functions, not bound methods), under a fixed name."""
+
+    def run_workflow(run_id: str) -> str:
+        return runs._run_workflow(run_id)
+
+    return run_workflow
+
+
+def _recorded_approver(
+    engine: Any, approve: Callable[[ApprovalRequest], Any]
+) -> Callable[[ApprovalRequest], Approval | bool]:
+    """The service's own approver, its answers recorded as a step: a replay gets the answer it gave."""
+
+    def decide(request: ApprovalRequest) -> Approval | bool:
+        answer: Approval | bool = engine.run_step(
+            {"name": "toolgen.approval"}, approve, request
+        )
+        return answer
+
+    return decide

@@ -2,12 +2,16 @@
 """The HTTP service over durable runs, a Starlette app: start a run, read it, stream its events, decide calls.
 
 - `GET /` the page; `GET /page.js` its script
-- `POST /runs` {"messages", "conversation_id"?} -> 201 {"id", "status"}
+- `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"}
 - `GET /runs/{id}` -> {"id", "conversation_id", "status", "stop_reason", "messages", "pending", "metrics"}
 - `GET /runs/{id}/events` -> text/event-stream, each event with its `id:`; from `Last-Event-ID` on (or
   `?after=N`), so a browser that reconnects misses nothing and sees nothing twice; ends after `run_finished`
 - `POST /runs/{id}/approvals/{tool_call_id}` {"decision": approve | deny | edit, "reason"?, "arguments"?}
   -> 200; 409 when that call is not pending (decided already, or never asked)
+- `POST /runs/{id}/cancel` -> 202 {"id", "status": "cancelling"}: the run stops within about a second, a tool
+  call in flight abandoned after its grace (its answer says so); 409 when the run has ended
+- `GET /stats?window=SECONDS` (default 3600, 1 to 30 days) -> the calls of every run in that window, per tool
+  and per model: counts, errors, success rate, p50/p95 durations (RunStats' report)
 
 Errors are JSON, `{"error": {"field", "message"}}`: 400 for a body that is not JSON, 422 for a bad field,
 404 for an unknown run.
@@ -17,15 +21,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any, cast
+from typing import Any
 
-from ..loop.events import SSE_HEADERS, EventType, RunEvent, sse_comment, sse_encode
+from ..loop.events import SSE_HEADERS, sse_comment, sse_encode
 from . import bodies
 from .durable import DurableRuns, DurableRunsError
 from .page import PAGE_HTML, PAGE_SCRIPT
+from .stats import parse_window, stored_stats
 
-# How often a stream reader looks for new events, and how long it stays quiet before a keep-alive comment.
-_POLL_SECONDS = 0.1
+# How long a stream reader stays quiet before a keep-alive comment.
 _KEEP_ALIVE_SECONDS = 15.0
 
 
@@ -113,7 +117,9 @@ def service_app(runs: DurableRuns) -> Any:
         except ClientDisconnect:
             return Response(status_code=400)  # nobody is left to read it
         run_id = await asyncio.to_thread(
-            runs.start, asked.messages, asked.conversation_id
+            lambda: runs.start(
+                asked.messages, asked.conversation_id, deadline=asked.deadline
+            )
         )
         return JSONResponse({"id": run_id, "status": "running"}, 201)
 
@@ -156,33 +162,35 @@ def service_app(runs: DurableRuns) -> Any:
             return Response(status_code=204)
 
         async def stream() -> AsyncIterator[str]:
-            seen, quiet = after, 0.0
-            while True:
-                found = await asyncio.to_thread(store.events_after, run_id, seen)
-                for stored in found:
-                    seen = stored.seq
-                    event = RunEvent(
-                        cast(EventType, stored.type),
-                        conversation,
-                        stored.seq,
-                        stored.data,
-                        stored.time,
-                        stored.trace_id,
-                        stored.span_id,
+            # Woken when the run's events are stored (by this process, or on Postgres by any); unwoken it
+            # looks again every wakeups.poll_seconds (another process's writes on SQLite). The watch opens
+            # before the first read, so an event stored between a read and the wait is not waited for.
+            wakeups, page = store.wakeups, 500
+            clock = asyncio.get_running_loop().time
+            seen, sent = after, clock()
+            with wakeups.watch(run_id) as watch:
+                while True:
+                    found = await asyncio.to_thread(
+                        store.events_after, run_id, seen, page
                     )
-                    yield sse_encode(event)
-                    if stored.type == "run_finished":
+                    for stored in found:
+                        seen = stored.seq
+                        yield sse_encode(stored.event(conversation))
+                        if stored.type == "run_finished":
+                            return
+                    if found:
+                        sent = clock()
+                    if len(found) == page:
+                        continue  # more may be there already
+                    if await request.is_disconnected():
                         return
-                if found:
-                    quiet = 0.0
-                    continue
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(_POLL_SECONDS)
-                quiet += _POLL_SECONDS
-                if quiet >= _KEEP_ALIVE_SECONDS:
-                    quiet = 0.0
-                    yield sse_comment("keep-alive")
+                    quiet = clock() - sent
+                    if quiet >= _KEEP_ALIVE_SECONDS:
+                        yield sse_comment("keep-alive")
+                        sent, quiet = clock(), 0.0
+                    await watch.wait(
+                        min(wakeups.poll_seconds, _KEEP_ALIVE_SECONDS - quiet)
+                    )
 
         return StreamingResponse(stream(), headers=dict(SSE_HEADERS))
 
@@ -206,6 +214,26 @@ def service_app(runs: DurableRuns) -> Any:
             )
         return JSONResponse({"id": call_id, "decision": answer.decision})
 
+    async def stats(request: Request) -> Response:
+        window = parse_window(request.query_params.get("window"))
+        if window is None:
+            return _error(
+                422,
+                "window",
+                "window must be a number of seconds from 1 to 2592000 (30 days)",
+            )
+        report = await asyncio.to_thread(stored_stats, store, window)
+        return JSONResponse(report.to_json())
+
+    async def cancel(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        status = await asyncio.to_thread(runs.cancel, run_id)
+        if status is None:
+            return _error(404, "/id", f"no run {run_id!r}")
+        if status in _ENDED:
+            return _error(409, "/id", f"run {run_id!r} has ended ({status})")
+        return JSONResponse({"id": run_id, "status": "cancelling"}, 202)
+
     routes = [
         Route("/", page, methods=["GET"]),
         Route("/page.js", script, methods=["GET"]),
@@ -213,6 +241,8 @@ def service_app(runs: DurableRuns) -> Any:
         Route("/runs/{run_id}", state, methods=["GET"]),
         Route("/runs/{run_id}/events", events, methods=["GET"]),
         Route("/runs/{run_id}/approvals/{call_id}", decide, methods=["POST"]),
+        Route("/runs/{run_id}/cancel", cancel, methods=["POST"]),
+        Route("/stats", stats, methods=["GET"]),
     ]
     return Starlette(
         routes=routes,

@@ -3,8 +3,11 @@
 
 The script starts a run, follows its events with EventSource (which resends `Last-Event-ID` when it
 reconnects), draws text as it streams and a card per tool call (name, arguments, status, result, duration),
-and decides pending calls: approve, deny with a reason, or edit the arguments. The run's id is kept in the
-address (`#run=...`), so a reload replays the run's events from the start and loses nothing.
+and decides pending calls: approve, deny with a reason, or edit the arguments; a Stop button, shown while a run
+runs, asks the service to cancel it. The run's id is kept in the address (`#run=...`), so a reload replays the
+run's events from the start and loses nothing. A panel shows the last hour's statistics of every run (`/stats`:
+per tool and per model, calls, errors, success rate, p50/p95 durations), read when the page loads and after each
+run finishes. Whatever the server sends is drawn as text (textContent), never parsed as HTML.
 """
 
 from __future__ import annotations
@@ -47,10 +50,20 @@ main { max-width: 52rem; margin: 0 auto; padding: 1rem; }
 form { display: flex; gap: .5rem; margin-top: 1rem; }
 #prompt { flex: 1; font: inherit; padding: .5rem; }
 button { font: inherit; padding: .35rem .8rem; cursor: pointer; }
+#stop { padding: .1rem .7rem; }
+#stats { margin-top: 1.5rem; }
+#stats h2 { font-size: 1rem; margin: 0 0 .4rem; display: flex; gap: .6rem; align-items: baseline; }
+#stats h3 { font-size: .9rem; margin: .8rem 0 .3rem; }
+#stats table { border-collapse: collapse; width: 100%; background: #fff; font-size: .85rem; }
+#stats th, #stats td { border: 1px solid #dde1e8; padding: .25rem .5rem; text-align: right; }
+#stats th:first-child, #stats td:first-child { text-align: left; font-family: ui-monospace, monospace;
+  word-break: break-all; }
+#stats-note { font-weight: normal; }
 </style>
 </head>
 <body>
 <header><h1>Agent runs</h1><span id="run-status">no run yet</span>
+<button id="stop" type="button" hidden>Stop</button>
 <a id="new" href="#" style="color:#fff;margin-left:auto">new conversation</a></header>
 <main>
 <div id="log" aria-live="polite"></div>
@@ -58,6 +71,15 @@ button { font: inherit; padding: .35rem .8rem; cursor: pointer; }
 <input id="prompt" autocomplete="off" placeholder="Ask something, e.g. list the files in the workspace">
 <button id="send" type="submit">Send</button>
 </form>
+<section id="stats" aria-label="statistics">
+<h2>Last hour, all runs <span id="stats-note" class="note"></span></h2>
+<h3>Tools</h3>
+<table id="tool-stats"><thead><tr><th>tool</th><th>calls</th><th>errors</th><th>not run</th>
+<th>success</th><th>p50</th><th>p95</th></tr></thead><tbody></tbody></table>
+<h3>Models</h3>
+<table id="model-stats"><thead><tr><th>model</th><th>calls</th><th>errors</th><th>success</th>
+<th>p50</th><th>p95</th><th>tokens in / out</th></tr></thead><tbody></tbody></table>
+</section>
 </main>
 <script src="/page.js"></script>
 </body>
@@ -70,6 +92,10 @@ const form = document.getElementById('ask');
 const prompt = document.getElementById('prompt');
 const send = document.getElementById('send');
 const runStatus = document.getElementById('run-status');
+const stop = document.getElementById('stop');
+const toolStats = document.querySelector('#tool-stats tbody');
+const modelStats = document.querySelector('#model-stats tbody');
+const statsNote = document.getElementById('stats-note');
 let current = null;  // {id, conversation, messages, source, bubble, cards}
 
 function el(tag, cls, text) {
@@ -159,7 +185,11 @@ function history(count) {
 }
 
 const handlers = {
-  run_started(data) { history(data.messages); runStatus.textContent = 'running'; },
+  run_started(data) {
+    history(data.messages);
+    runStatus.textContent = 'running';
+    stopShown(true);
+  },
   model_call_started() { current.bubble = null; },
   text_delta(data) {
     if (!current.bubble) {
@@ -191,7 +221,12 @@ const handlers = {
     runStatus.textContent = 'running';
   },
   tool_call_started(data) {
-    const node = card(data.id, data.name);
+    const node = card(data.id || ('announced-' + data.index), data.name || 'tool');
+    if (data.arguments === null || data.arguments === undefined) {
+      // Announced by the stream: its arguments follow as tool_call_delta events.
+      if (!node.dataset.status) setStatus(node, 'announced');
+      return;
+    }
     node.querySelector('.arguments').textContent = pretty(data.arguments);
     setStatus(node, 'running');
   },
@@ -209,9 +244,68 @@ const handlers = {
     runStatus.textContent = 'finished: ' + data.stop_reason;
     if (current.source) current.source.close();
     busy(false);
+    stopShown(false);
     refresh();
+    loadStats();
   },
 };
+
+function stopShown(on) {
+  stop.hidden = !on;
+  stop.disabled = false;
+}
+
+stop.addEventListener('click', async () => {
+  if (!current) return;
+  stop.disabled = true;
+  const answer = await post('/runs/' + encodeURIComponent(current.id) + '/cancel', {});
+  if (answer.status === 202) {
+    runStatus.textContent = 'stopping';
+    log.append(el('div', 'note', 'stop requested: ' + String(answer.data.status)));
+    return;
+  }
+  const message = (answer.data.error || {}).message || ('HTTP ' + answer.status);
+  log.append(el('div', 'problem', 'could not stop: ' + message));
+  // 404 and 409: there is no running run to stop; anything else may work if tried again.
+  if (answer.status === 404 || answer.status === 409) stopShown(false);
+  else stop.disabled = false;
+});
+
+function ms(value) { return value == null ? '-' : Number(value).toFixed(1) + ' ms'; }
+function rate(value) { return value == null ? '-' : (100 * value).toFixed(1) + '%'; }
+
+function statsRows(body, entries, cells, empty) {
+  body.textContent = '';
+  if (!entries.length) {
+    const cell = el('td', 'note', empty);
+    cell.colSpan = 7;
+    const line = el('tr');
+    line.append(cell);
+    body.append(line);
+    return;
+  }
+  for (const [name, stats] of entries) {
+    const line = el('tr');
+    for (const value of [name].concat(cells(stats))) line.append(el('td', '', String(value)));
+    body.append(line);
+  }
+}
+
+async function loadStats() {
+  try {
+    const answer = await fetch('/stats');
+    const data = await answer.json();
+    if (!answer.ok) throw new Error((data.error || {}).message || ('HTTP ' + answer.status));
+    statsRows(toolStats, Object.entries(data.tools || {}), s => [s.calls, s.errors,
+      s.denied + s.skipped, rate(s.success_rate), ms(s.p50_ms), ms(s.p95_ms)], 'no tool calls');
+    statsRows(modelStats, Object.entries(data.models || {}), s => [s.calls, s.errors,
+      rate(s.success_rate), ms(s.p50_ms), ms(s.p95_ms), s.input_tokens + ' / ' + s.output_tokens],
+      'no model calls');
+    statsNote.textContent = 'as of ' + new Date(data.end * 1000).toLocaleTimeString();
+  } catch (error) {
+    statsNote.textContent = 'statistics unavailable: ' + error.message;
+  }
+}
 
 async function refresh() {
   const answer = await fetch('/runs/' + current.id);
@@ -226,6 +320,7 @@ async function openRun(id) {
   if (current && current.source) current.source.close();
   log.textContent = '';
   current = {id, conversation: null, messages: [], source: null, bubble: null, cards: new Map()};
+  stopShown(false);
   await refresh();
   busy(true);
   const source = new EventSource('/runs/' + id + '/events');
@@ -263,6 +358,7 @@ document.getElementById('new').addEventListener('click', event => {
   log.textContent = '';
   runStatus.textContent = 'no run yet';
   busy(false);
+  stopShown(false);
   location.hash = '';
 });
 
@@ -272,4 +368,5 @@ function follow() {
 }
 window.addEventListener('hashchange', follow);
 follow();
+loadStats();
 """

@@ -10,9 +10,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ..loop.events import (
+    EVENTS_VERSION,
+    ErrorEvent,
+    EventFormError,
+    RunEvent,
+    event_from_json,
+)
+from .wakeup import Wakeups, notify_payload
 
 _TABLES = (
     (
@@ -23,7 +32,8 @@ _TABLES = (
     (
         "CREATE TABLE IF NOT EXISTS toolgen_run_events (run_id TEXT NOT NULL, "
         "seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, "
-        "time DOUBLE PRECISION, trace_id TEXT, span_id TEXT, PRIMARY KEY (run_id, seq))"
+        "time DOUBLE PRECISION, trace_id TEXT, span_id TEXT, version INTEGER, "
+        "PRIMARY KEY (run_id, seq))"
     ),
     (
         "CREATE TABLE IF NOT EXISTS toolgen_approvals (run_id TEXT NOT NULL, "
@@ -34,6 +44,10 @@ _TABLES = (
         "CREATE TABLE IF NOT EXISTS toolgen_tool_attempts (run_id TEXT NOT NULL, "
         "call_id TEXT NOT NULL, attempts INTEGER NOT NULL, "
         "PRIMARY KEY (run_id, call_id))"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS toolgen_cancels (run_id TEXT PRIMARY KEY, "
+        "requested DOUBLE PRECISION NOT NULL)"
     ),
 )
 
@@ -49,6 +63,34 @@ class StoredEvent:
     time: float | None = None
     trace_id: str | None = None
     span_id: str | None = None
+    # The event form's version (EVENTS_VERSION when written; None: a row from before events had one).
+    version: int | None = None
+
+    def event(self, conversation_id: str) -> RunEvent:
+        """The run event this row keeps, read by the one JSON form events have (rows from before events had a
+        version read as version 1). A row no event form fits (written by a later release, or by hand) comes back
+        as an `error` event at its place that says so, rather than ending the stream or vanishing."""
+        form: dict[str, Any] = {
+            "type": self.type,
+            "conversation_id": conversation_id,
+            "seq": self.seq,
+            "time": self.time,
+            "trace_id": self.trace_id,
+            "span_id": self.span_id,
+            "data": self.data,
+        }
+        if self.version is not None:
+            form["version"] = self.version
+        try:
+            return event_from_json(form)
+        except EventFormError as error:
+            return ErrorEvent(
+                conversation_id=conversation_id,
+                seq=self.seq,
+                time=self.time,
+                message=f"the stored event {self.seq} ({self.type}) could not be read: {error}",
+                error_type="unreadable_event",
+            )
 
 
 @dataclass(frozen=True)
@@ -83,6 +125,16 @@ class RunStore:
         if sqlite:
             sqlalchemy.event.listen(self._engine, "connect", _sqlite_settings)
         self._create_tables()
+        # Readers of a run's events wait on these; add_events wakes them. On Postgres, readers in other
+        # processes too: add_events NOTIFYs, and a listener (libpq's URL, without SQLAlchemy's driver) hears.
+        self._notifies = not sqlite
+        self.wakeups = Wakeups(
+            None
+            if sqlite
+            else self._engine.url.set(drivername="postgresql").render_as_string(
+                hide_password=False
+            )
+        )
 
     def _create_tables(self) -> None:
         for attempt in range(3):
@@ -90,13 +142,36 @@ class RunStore:
                 with self._engine.begin() as connection:
                     for statement in _TABLES:
                         connection.execute(self._sa.text(statement))
-                return
+                break
             except self._sa.exc.IntegrityError:
                 # Two servers creating the tables at once on Postgres: one wins, the other sees them next time.
                 if attempt == 2:
                     raise
+        self._add_version_column()
+
+    def _add_version_column(self) -> None:
+        """A database from the release before event versions gets the column; its rows read as version 1."""
+        columns = {
+            column["name"]
+            for column in self._sa.inspect(self._engine).get_columns(
+                "toolgen_run_events"
+            )
+        }
+        if "version" in columns:
+            return
+        try:
+            with self._engine.begin() as connection:
+                connection.execute(
+                    self._sa.text(
+                        "ALTER TABLE toolgen_run_events ADD COLUMN version INTEGER"
+                    )
+                )
+        except self._sa.exc.DatabaseError:
+            # Another server added it first; whatever else went wrong shows at the first write.
+            pass
 
     def close(self) -> None:
+        self.wakeups.close()
         self._engine.dispose()
 
     def _run(self, sql: str, **params: Any) -> Any:
@@ -110,16 +185,16 @@ class RunStore:
     # -- runs --
 
     def create_run(
-        self, run_id: str, conversation_id: str, messages: Sequence[Any]
+        self, run_id: str, conversation_id: str, state: Mapping[str, Any]
     ) -> None:
+        """A new run's row, `state` its RunRecord's JSON form."""
         now = time.time()
-        state = {"messages": list(messages), "metrics": None, "stop_reason": None}
         self._run(
             "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, "
             "updated) VALUES (:id, :conversation, 'running', :state, :now, :now)",
             id=run_id,
             conversation=conversation_id,
-            state=_json(state),
+            state=_json(dict(state)),
             now=now,
         )
 
@@ -165,6 +240,7 @@ class RunStore:
                 "time": e.time,
                 "trace": e.trace_id,
                 "span": e.span_id,
+                "version": EVENTS_VERSION if e.version is None else e.version,
             }
             for e in events
         ]
@@ -172,43 +248,62 @@ class RunStore:
             connection.execute(
                 self._sa.text(
                     "INSERT INTO toolgen_run_events "
-                    "(run_id, seq, type, data, time, trace_id, span_id) VALUES "
-                    "(:run, :seq, :type, :data, :time, :trace, :span) "
+                    "(run_id, seq, type, data, time, trace_id, span_id, version) VALUES "
+                    "(:run, :seq, :type, :data, :time, :trace, :span, :version) "
                     "ON CONFLICT (run_id, seq) DO NOTHING"
                 ),
                 rows,
             )
+            if self._notifies:
+                # In the transaction: Postgres delivers it on commit, to the readers of every process.
+                connection.execute(
+                    self._sa.text("SELECT pg_notify(:channel, :payload)"),
+                    {
+                        "channel": self.wakeups.channel,
+                        "payload": notify_payload(run_id, max(e.seq for e in events)),
+                    },
+                )
+        self.wakeups.notify(run_id)
 
-    def drop_events_after(self, run_id: str, seq: int) -> None:
-        """Forget events past `seq`: deltas a model call streamed before a crash, which its retry streams anew."""
-        self._run(
-            "DELETE FROM toolgen_run_events WHERE run_id = :run AND seq > :seq",
-            run=run_id,
-            seq=seq,
+    def last_seq(self, run_id: str) -> int:
+        """The sequence number of the run's last stored event (0: none yet)."""
+        rows = self._rows(
+            "SELECT MAX(seq) FROM toolgen_run_events WHERE run_id = :run", run=run_id
         )
+        return int(rows[0][0] or 0) if rows else 0
 
     def events_after(
         self, run_id: str, seq: int, limit: int = 500
     ) -> list[StoredEvent]:
         rows = self._rows(
-            "SELECT seq, type, data, time, trace_id, span_id FROM toolgen_run_events "
-            "WHERE run_id = :run "
+            "SELECT seq, type, data, time, trace_id, span_id, version "
+            "FROM toolgen_run_events WHERE run_id = :run "
             "AND seq > :seq ORDER BY seq LIMIT :limit",
             run=run_id,
             seq=seq,
             limit=limit,
         )
-        return [
-            StoredEvent(
-                int(r[0]),
-                str(r[1]),
-                json.loads(r[2]),
-                None if r[3] is None else float(r[3]),
-                r[4],
-                r[5],
+        return [_stored_event(row) for row in rows]
+
+    def events_of_types_since(
+        self, types: Sequence[str], since: float
+    ) -> Iterator[StoredEvent]:
+        """The events of these types in every run at `since` (epoch seconds) or later, oldest first: one query
+        whose rows are read as the iterator is, so a long window is never held in memory whole (read it to the
+        end, or close it, to give its connection back)."""
+        if not types:
+            return
+        query = self._sa.text(
+            "SELECT seq, type, data, time, trace_id, span_id, version "
+            "FROM toolgen_run_events "
+            "WHERE type IN :types AND time >= :since ORDER BY time, run_id, seq"
+        ).bindparams(self._sa.bindparam("types", expanding=True))
+        with self._engine.connect() as connection:
+            rows = connection.execution_options(stream_results=True).execute(
+                query, {"types": list(types), "since": since}
             )
-            for r in rows
-        ]
+            for row in rows:
+                yield _stored_event(row)
 
     # -- approvals --
 
@@ -276,6 +371,36 @@ class RunStore:
                 {"run": run_id, "call": call_id},
             )
         return before
+
+    # -- cancel requests --
+
+    def request_cancel(self, run_id: str) -> None:
+        """Ask the run to stop, wherever it runs: the server running it sees the row at its next look."""
+        self._run(
+            "INSERT INTO toolgen_cancels (run_id, requested) VALUES (:run, :now) "
+            "ON CONFLICT (run_id) DO NOTHING",
+            run=run_id,
+            now=time.time(),
+        )
+
+    def cancel_requested(self, run_id: str) -> bool:
+        rows = self._rows(
+            "SELECT 1 FROM toolgen_cancels WHERE run_id = :run", run=run_id
+        )
+        return bool(rows)
+
+
+def _stored_event(row: Any) -> StoredEvent:
+    """A row of `SELECT seq, type, data, time, trace_id, span_id, version`."""
+    return StoredEvent(
+        int(row[0]),
+        str(row[1]),
+        json.loads(row[2]),
+        None if row[3] is None else float(row[3]),
+        row[4],
+        row[5],
+        None if row[6] is None else int(row[6]),
+    )
 
 
 def _sqlite_settings(connection: Any, record: Any) -> None:

@@ -324,6 +324,11 @@ class Registry:
             return self._handler_failure(error, call_id, entry.spec.name, timeout)
         return self._finish(entry, call_id, result)
 
+    def dispatcher(self, call: Any, ctx: ToolContext) -> Callable[[], ToolOutcome]:
+        """The call ready to run on any thread; a durable registry reserves the call's place in its workflow
+        here, on the loop's thread, so that parallel calls replay in the order they were made."""
+        return lambda: self.dispatch(call, ctx)
+
     async def adispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
         """dispatch() for async code: async handlers are awaited, sync ones run in a thread."""
         prepared = self._prepare(call, ctx)

@@ -128,7 +128,9 @@ def declarations(raw: list[Any]) -> list[dict[str, Any]]:
             decls = either_case(entry, "functionDeclarations", "function_declarations")
             if isinstance(decls, list):
                 tools.extend(
-                    tool for tool in map(gemini_tool_definition, decls) if tool is not None
+                    tool
+                    for tool in map(gemini_tool_definition, decls)
+                    if tool is not None
                 )
     return tools
 
