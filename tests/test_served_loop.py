@@ -43,7 +43,13 @@ def registry(sleep=0.2):
     schema = {"type": "object", "properties": {"seconds": {"type": "number"}}}
     tools.add("careful", schema, careful, description="Takes a moment.", requires_approval=True)
     tools.add("broken", schema, broken, description="Always fails.")
+    tools.add("plain", schema, lambda args, ctx: "plain done", description="Answers at once.")
     return tools
+
+def reusing_model():
+    # As some OpenAI-compatible servers do: every step's first call is `call_0`.
+    turn = assistant_turn(None, tool_call("plain", {}, id="call_0"))
+    return ScriptedModel([turn, turn, "Both ran."])
 
 def model(seconds=None):
     careful = {} if seconds is None else {"seconds": seconds}
@@ -75,7 +81,8 @@ def budget(messages, info):
     return None
 options = RunOptions(stream=True, hooks=hooks, budget=budget, on_event=lambda e: log.append(["on_event", e.type]))
 seconds = 3.0 if action in ("cancel", "deadline", "cancel_waiting") else None
-runs = DurableRuns(registry(), model(seconds), database_url=database, name="served-loop", options=options)
+chosen = reusing_model() if action == "reuse" else model(seconds)
+runs = DurableRuns(registry(), chosen, database_url=database, name="served-loop", options=options)
 run_id = runs.start(
     [{"role": "user", "content": "Try both tools."}], "conv-1", deadline=1.0 if action == "deadline" else None
 )
@@ -235,6 +242,16 @@ def test_a_served_run_waiting_for_a_decision_stops_at_once_when_cancelled(tmp_pa
         }
     ]
     assert not rt.check_pairing(served["messages"])
+
+
+def test_a_call_id_the_model_reuses_at_a_later_step_is_a_new_call_that_runs(tmp_path: Path) -> None:
+    served = _served(tmp_path, _sqlite(tmp_path), "reuse")
+    assert served["status"] == "finished"
+    answers = [m for m in served["messages"] if m["role"] == "tool"]
+    assert [(m["tool_call_id"], m["content"], m.get("is_error")) for m in answers] == [
+        ("call_0", "plain done", None),
+        ("call_0", "plain done", None),
+    ]
 
 
 def test_a_served_run_stops_at_its_deadline(tmp_path: Path) -> None:

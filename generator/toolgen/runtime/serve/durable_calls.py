@@ -329,11 +329,18 @@ class DurableTools(Registry):
         """The call's step, reserved now on the loop's thread (call order), to run on whichever thread runs it."""
         reservation = self.run.engine.reserve_step()
         plain = dict(call)
+        # Its attempts are counted under its step's place as well as its id: a model that reuses `call_0` at
+        # every step makes a new call each time, not a repeat of one a crash cut short.
+        attempt_key = f"{reservation.step_id}:{plain.get('id', '')}"
 
         def run_step() -> ToolOutcome:
             record = _checked(
                 reservation.run(
-                    {"name": "toolgen.tool_call"}, self._tool_body, plain, ctx
+                    {"name": "toolgen.tool_call"},
+                    self._tool_body,
+                    plain,
+                    ctx,
+                    attempt_key,
                 ),
                 "tool call",
             )
@@ -355,8 +362,9 @@ class DurableTools(Registry):
     def dispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
         return self.dispatcher(call, ctx or ToolContext(conversation_id=""))()
 
-    def _tool_body(self, call: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        call_id = str(call.get("id", ""))
+    def _tool_body(
+        self, call: dict[str, Any], ctx: ToolContext, attempt_key: str
+    ) -> dict[str, Any]:
         name = str((call.get("function") or {}).get("name", ""))
         spec = self.inner.entry(name).spec if name in self.inner else None
         record: dict[str, Any] = {
@@ -365,7 +373,7 @@ class DurableTools(Registry):
             "interrupted": None,
             "result": None,
         }
-        if self.run.begin_tool_call(call_id) and not safe_to_repeat(spec):
+        if self.run.begin_tool_call(attempt_key) and not safe_to_repeat(spec):
             return {
                 **record,
                 "content": "Error: interrupted: the server stopped while this call was "
