@@ -46,9 +46,9 @@ def registry(sleep=0.2):
     tools.add("plain", schema, lambda args, ctx: "plain done", description="Answers at once.")
     return tools
 
-def reusing_model():
+def reusing_model(tool="plain"):
     # As some OpenAI-compatible servers do: every step's first call is `call_0`.
-    turn = assistant_turn(None, tool_call("plain", {}, id="call_0"))
+    turn = assistant_turn(None, tool_call(tool, {"seconds": 0.01}, id="call_0"))
     return ScriptedModel([turn, turn, "Both ran."])
 
 def model(seconds=None):
@@ -81,7 +81,11 @@ def budget(messages, info):
     return None
 options = RunOptions(stream=True, hooks=hooks, budget=budget, on_event=lambda e: log.append(["on_event", e.type]))
 seconds = 3.0 if action in ("cancel", "deadline", "cancel_waiting") else None
-chosen = reusing_model() if action == "reuse" else model(seconds)
+chosen = (
+    reusing_model() if action == "reuse"
+    else reusing_model("careful") if action == "reuse_approved"
+    else model(seconds)
+)
 runs = DurableRuns(registry(), chosen, database_url=database, name="served-loop", options=options)
 run_id = runs.start(
     [{"role": "user", "content": "Try both tools."}], "conv-1", deadline=1.0 if action == "deadline" else None
@@ -252,6 +256,15 @@ def test_a_call_id_the_model_reuses_at_a_later_step_is_a_new_call_that_runs(tmp_
         ("call_0", "plain done", None),
         ("call_0", "plain done", None),
     ]
+
+
+def test_a_call_id_reused_at_a_later_step_is_asked_about_anew_and_runs_once_approved(tmp_path: Path) -> None:
+    served = _served(tmp_path, _sqlite(tmp_path), "reuse_approved")
+    assert served["status"] == "finished", served
+    answers = [(m["tool_call_id"], m["content"]) for m in served["messages"] if m["role"] == "tool"]
+    assert answers == [("call_0", "careful done"), ("call_0", "careful done")]
+    kinds = [e["type"] for e in served["events"]]
+    assert kinds.count("approval_requested") == kinds.count("approval_decided") == 2
 
 
 def test_a_served_run_stops_at_its_deadline(tmp_path: Path) -> None:

@@ -32,10 +32,12 @@ from .durable_calls import (
     DurableRun,
     DurableTools,
     LiveWatch,
+    approval_topic,
     durable_approver,
     safe_to_repeat,
 )
 from .event_sink import StoreSink, status_of
+from .executor_lock import ExecutorBusy, ExecutorLock
 from .run_record import (
     RUN_STATE_VERSION,
     RunRecord,
@@ -78,7 +80,7 @@ class DurableRuns:
 
     `options` are every run's RunOptions (hooks, budget, stream_retry, limits, deadline, settings, telemetry...);
     the run's own conversation id, cancel and approvals come from the service. One per process (DBOS keeps one
-    instance); `close()` lets go of it.
+    instance); `close()` lets go of it. `launch=False` defers resuming unfinished runs to `launch()`.
     """
 
     def __init__(
@@ -90,6 +92,7 @@ class DurableRuns:
         name: str = "toolgen",
         executor_id: str = "local",
         options: RunOptions | None = None,
+        launch: bool = True,
     ) -> None:
         self.registry = registry
         self.model = model
@@ -123,18 +126,37 @@ class DurableRuns:
         }
         self._engine(config=config)
         self._workflow = self._engine.workflow(name="toolgen.run")(_workflow_of(self))
+        self._lock_of_executor = ExecutorLock(database_url, executor_id)
+        self._database_url = database_url
+        self.launched = False
+        if launch:
+            self.launch()
+
+    def launch(self) -> None:
+        """Take this executor id's lock, then let DBOS resume the runs it left unfinished; a server that binds its
+        port first calls this after, so that one which cannot serve never takes a live server's runs."""
+        if self.launched:
+            return
+        try:
+            self._lock_of_executor.acquire()
+        except ExecutorBusy as error:
+            self._engine.destroy(destroy_registry=True)
+            raise DurableRunsError(str(error)) from None
         try:
             self._engine.launch()
         except Exception as error:  # noqa: BLE001 - DBOS's own error, with the database named
             self._engine.destroy(destroy_registry=True)
+            self._lock_of_executor.release()
             raise DurableRunsError(
-                f"DBOS could not start on {database_url!r}: {error}"
+                f"DBOS could not start on {self._database_url!r}: {error}"
             ) from None
+        self.launched = True
         self._refuse_unresumable()
         self._resend_decisions()
 
     def close(self) -> None:
         self._engine.destroy(destroy_registry=True)
+        self._lock_of_executor.release()
         self.store.close()
 
     # -- what the HTTP service calls --
@@ -168,9 +190,10 @@ class DurableRuns:
             "reason": approval.reason,
             "arguments": approval.arguments,
         }
-        if not self.store.claim_decision(run_id, call_id, decision):
+        round = self.store.claim_decision(run_id, call_id, decision)
+        if round is None:
             return False
-        self._send(run_id, call_id, decision)
+        self._send(run_id, call_id, round, decision)
         return True
 
     def cancel(self, run_id: str) -> str | None:
@@ -183,14 +206,14 @@ class DurableRuns:
         self.store.request_cancel(run_id)
         with self._lock:
             self._cancelled.add(run_id)
-        for pending in self.store.pending(run_id):
+        for call_id, round in self.store.pending_rounds(run_id):
             # A run waiting for a decision hears the cancel there too, at once.
-            call_id = str(pending["id"])
+            topic = approval_topic(call_id, round)
             self._engine.send(
                 run_id,
                 {"cancel": True},
-                topic=f"approval:{call_id}",
-                idempotency_key=f"cancel:{run_id}:{call_id}",
+                topic=topic,
+                idempotency_key=f"cancel:{run_id}:{topic}",
             )
         return run.status
 
@@ -213,20 +236,20 @@ class DurableRuns:
             return True
         return False
 
-    def _send(self, run_id: str, call_id: str, decision: Mapping[str, Any]) -> None:
+    def _send(
+        self, run_id: str, call_id: str, round: int, decision: Mapping[str, Any]
+    ) -> None:
         # Keyed, so that sending again (after a crash between the claim and the send) delivers it once.
+        topic = approval_topic(call_id, round)
         self._engine.send(
-            run_id,
-            dict(decision),
-            topic=f"approval:{call_id}",
-            idempotency_key=f"approval:{run_id}:{call_id}",
+            run_id, dict(decision), topic=topic, idempotency_key=f"{run_id}:{topic}"
         )
 
     def _resend_decisions(self) -> None:
         """Decisions claimed by a process that died before sending them reach their runs now."""
         for run_id in self.store.runs_with_status("awaiting_approval"):
-            for call_id, decision in self.store.decisions(run_id):
-                self._send(run_id, call_id, decision)
+            for call_id, round, decision in self.store.decisions(run_id):
+                self._send(run_id, call_id, round, decision)
 
     def _refuse_unresumable(self) -> None:
         """Unfinished runs this engine cannot resume (a state form it cannot read, or version 1's workflows) end

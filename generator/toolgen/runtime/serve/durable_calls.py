@@ -292,6 +292,9 @@ class DurableTools(Registry):
         # Registry.__init__ is not called: the tools, handlers and pool are the wrapped registry's own.
         self.inner = inner
         self.run = run
+        # The current batch's calls, in call order (each set once handed on), and the interrupts they saw.
+        self._batch: list[threading.Event] = []
+        self._seen: list[InterruptReason] = []
 
     # The wrapped registry's, read through: a tool added to it mid-run is offered from the next model call on.
     @property
@@ -326,7 +329,18 @@ class DurableTools(Registry):
         return self.inner.definitions()
 
     def dispatcher(self, call: Any, ctx: ToolContext) -> Callable[[], ToolOutcome]:
-        """The call's step, reserved now on the loop's thread (call order), to run on whichever thread runs it."""
+        """The call's step, reserved now on the loop's thread (call order), to run on whichever thread runs it.
+
+        The calls of a batch run at once, but each hands its outcome on only after the one before it: a replay
+        returns every recorded outcome at once, so the order they finish in must not depend on timing, or the
+        events would be numbered differently the second time. A cancel or the deadline a call saw reaches the
+        loop once the whole batch is handed on, for the same reason."""
+        if self._batch and all(slot.is_set() for slot in self._batch):
+            self._batch, self._seen = [], []
+        batch, seen = self._batch, self._seen
+        previous = batch[-1] if batch else None
+        handed_on = threading.Event()
+        batch.append(handed_on)
         reservation = self.run.engine.reserve_step()
         plain = dict(call)
         # Its attempts are counted under its step's place as well as its id: a model that reuses `call_0` at
@@ -334,28 +348,39 @@ class DurableTools(Registry):
         attempt_key = f"{reservation.step_id}:{plain.get('id', '')}"
 
         def run_step() -> ToolOutcome:
-            record = _checked(
-                reservation.run(
-                    {"name": "toolgen.tool_call"},
-                    self._tool_body,
-                    plain,
-                    ctx,
-                    attempt_key,
-                ),
-                "tool call",
-            )
-            reason: InterruptReason | None = record["interrupted"]
-            if reason is not None:
-                self.run.token.observe(reason)
-                raise RunInterrupted(reason)
-            error = record["error"]
-            return ToolOutcome(
-                str(plain.get("id", "")),
-                record["name"],
-                record["content"],
-                record["result"],
-                None if error is None else ToolError(error["kind"], error["message"]),
-            )
+            try:
+                try:
+                    recorded: Any = reservation.run(
+                        {"name": "toolgen.tool_call"},
+                        self._tool_body,
+                        plain,
+                        ctx,
+                        attempt_key,
+                    )
+                except BaseException as failure:  # noqa: BLE001 - handed on in its turn, below
+                    recorded = failure
+                if previous is not None:
+                    previous.wait()
+                if isinstance(recorded, BaseException):
+                    raise recorded
+                record = _checked(recorded, "tool call")
+                reason: InterruptReason | None = record["interrupted"]
+                if reason is not None:
+                    seen.append(reason)
+                if handed_on is batch[-1] and seen:
+                    self.run.token.observe(seen[0])
+                problem = record["error"]
+                return ToolOutcome(
+                    str(plain.get("id", "")),
+                    record["name"],
+                    record["content"],
+                    record["result"],
+                    None
+                    if problem is None
+                    else ToolError(problem["kind"], problem["message"]),
+                )
+            finally:
+                handed_on.set()
 
         return run_step
 
@@ -386,7 +411,14 @@ class DurableTools(Registry):
             lambda: box.append(self.inner.dispatch(call, ctx)), self.run.watch
         )
         if not box:
-            return {**record, "interrupted": reason, "content": "", "error": None}
+            what = "reached its deadline" if reason == "deadline" else "was cancelled"
+            return {
+                **record,
+                "interrupted": reason,
+                "content": f"Error: not finished: the run {what} while this call ran; it was "
+                f"abandoned after a grace of {GRACE_SECONDS:g} seconds and may still be running",
+                "error": {"kind": reason, "message": f"the run {what}"},
+            }
         outcome = box[0]
         result = outcome.result
         if dataclasses.is_dataclass(result) or hasattr(result, "model_dump"):
@@ -401,13 +433,23 @@ class DurableTools(Registry):
         }
 
 
+def approval_topic(call_id: str, round: int) -> str:
+    """Where a run waits for the decision on one ask about a call."""
+    return f"approval:{call_id}:{round}"
+
+
 def durable_approver(
     run: DurableRun, deadline_at: float | None
 ) -> Callable[[ApprovalRequest], Approval]:
     """Decisions as DBOS messages, waited for durably (`recv`), however long they take; a cancel or the run's
     deadline ends the wait with a denial, and the token set, recorded as every replay will see it."""
 
+    asked: dict[str, int] = {}
+
     def approve(request: ApprovalRequest) -> Approval:
+        # The round of this ask about the call id: a model reusing `call_0` at a later step is asked anew.
+        asked[request.call_id] = asked.get(request.call_id, 0) + 1
+        topic = approval_topic(request.call_id, asked[request.call_id])
         while True:
             wait = DECISION_WAIT_SECONDS
             if deadline_at is not None:
@@ -418,9 +460,7 @@ def durable_approver(
                         "the run reached its deadline before a decision"
                     )
                 wait = min(wait, max(0.05, deadline_at - now))
-            message = run.engine.recv(
-                f"approval:{request.call_id}", timeout_seconds=wait
-            )
+            message = run.engine.recv(topic, timeout_seconds=wait)
             if not isinstance(message, Mapping):
                 continue
             if message.get("cancel"):

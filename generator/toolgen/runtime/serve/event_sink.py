@@ -62,6 +62,7 @@ class StoreSink:
         self._last = 0  # the number of the last event handed on, offset included
         self._waiting: list[StoredEvent] = []
         self._pending: set[str] = set()
+        self._asked: dict[str, int] = {}
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._flushed = time.monotonic()
@@ -83,9 +84,16 @@ class StoreSink:
             self._flush_locked()
         if event.type == "approval_requested":
             data = event.data
-            self._pending.add(str(data["id"]))
+            call_id = str(data["id"])
+            self._pending.add(call_id)
+            # Counted as the approver counts them (durable_calls.py): a replay makes the same asks in order.
+            self._asked[call_id] = self._asked.get(call_id, 0) + 1
             self.store.add_pending(
-                self.run_id, str(data["id"]), str(data["name"]), str(data["arguments"])
+                self.run_id,
+                call_id,
+                str(data["name"]),
+                str(data["arguments"]),
+                self._asked[call_id],
             )
         elif event.type == "approval_decided":
             self._pending.discard(str(event.data["id"]))
