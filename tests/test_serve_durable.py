@@ -107,6 +107,14 @@ def test_a_call_cut_short_by_sigkill_runs_again_only_when_its_tool_is_safe_to_re
     (tmp_path / "block.txt").write_text(blocked, encoding="utf-8")
     first = _process(tmp_path, "start")
     _wait_for(tmp_path / "blocked.txt", first)
+    # The kill comes while the blocked call runs and after the others have ended and been recorded: a kill in
+    # the moment between a handler's end and its step's checkpoint is the case the idempotent hint is for.
+    others = {"lookup a", "write b", "lookup c"} - {blocked}
+    deadline = time.monotonic() + 30
+    while not all(f"end {call}" in (tmp_path / "calls.log").read_text(encoding="utf-8") for call in others):
+        assert time.monotonic() < deadline, "the other calls never ended"
+        time.sleep(0.05)
+    time.sleep(1.0)
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=30)
     (tmp_path / "block.txt").unlink()

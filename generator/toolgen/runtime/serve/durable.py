@@ -12,30 +12,35 @@ again for the steps a replay walks through.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..clients.base import ModelClient
+from ..loop.async_driver import arun_events
 from ..loop.options import RunOptions
-from ..loop.policies import Approval, ApprovalRequest
+from ..loop.policies import Approval
 from ..loop.stats import DEFAULT_WINDOW, StatsReport
-from ..loop.sync_driver import run_events
 from ..tools.registry import Registry
 from ..wires.settings import checked_plan, settings_wire
 from .durable_calls import (
     DurableInterrupt,
     DurableModel,
     DurableRun,
-    DurableTools,
     LiveWatch,
-    approval_topic,
-    durable_approver,
     safe_to_repeat,
 )
+from .durable_tools import (
+    DurableTools,
+    approval_topic,
+    durable_approver,
+    recorded_approver,
+)
+from .event_sink import PIECES as _PIECES
 from .event_sink import StoreSink, status_of
 from .executor_lock import ExecutorBusy, ExecutorLock
 from .run_record import (
@@ -297,17 +302,22 @@ class DurableRuns:
         stored = self.store.run(run_id)
         return {} if stored is None else dict(stored.state)
 
-    def _run_workflow(self, run_id: str) -> str:
-        """One run: the loop, driven to its end inside the workflow; its stop reason."""
-        form = self._engine.run_step({"name": "toolgen.load_run"}, self._load, run_id)
+    async def _run_workflow(self, run_id: str) -> str:
+        """One run: the loop, driven to its end inside the workflow; its stop reason.
+
+        Async, so that a run waiting for a decision holds no thread; the store's writes go to DBOS's threads."""
+        form = await self._engine.run_step_async(
+            {"name": "toolgen.load_run"}, self._load, run_id
+        )
         try:
             record = record_from_json(form, run_id)
         except RunStateVersionError as error:
-            self._end_refused(run_id, str(error))
+            await asyncio.to_thread(self._end_refused, run_id, str(error))
             return "error"
         request = record.request
         if request is None:
-            self._end_refused(run_id, f"run {run_id!r} has no request to run")
+            message = f"run {run_id!r} has no request to run"
+            await asyncio.to_thread(self._end_refused, run_id, message)
             return "error"
         token = DurableInterrupt()
         messages: list[Callable[[], Sequence[Mapping[str, Any]]]] = []
@@ -322,7 +332,7 @@ class DurableRuns:
             set_offset=sink.set_offset,
             begin_tool_call=lambda call_id: self.store.begin_attempt(run_id, call_id),
         )
-        events = run_events(
+        events = arun_events(
             request.messages,
             DurableModel(self.model, durable),
             DurableTools(self.registry, durable),
@@ -330,9 +340,14 @@ class DurableRuns:
         )
         messages.append(events.messages)
         try:
-            for event in events:
-                sink.add(event)
-            sink.flush()
+            async for event in events:
+                if event.type in _PIECES:
+                    sink.add(
+                        event
+                    )  # held in memory, written in batches by the sink's timer
+                else:
+                    await asyncio.to_thread(sink.add, event)
+            await asyncio.to_thread(sink.flush)
         finally:
             with self._lock:
                 # A long-lived server forgets the runs it has finished.
@@ -354,7 +369,7 @@ class DurableRuns:
             deadline=None,
             approve=durable_approver(durable, request.deadline_at)
             if approve is None
-            else _recorded_approver(self._engine, approve),
+            else recorded_approver(self._engine, approve),
             max_steps=request.max_steps or options.max_steps,
             max_tool_calls=request.max_tool_calls
             if request.max_tool_calls is not None
@@ -362,24 +377,10 @@ class DurableRuns:
         )
 
 
-def _workflow_of(runs: DurableRuns) -> Callable[[str], str]:
+def _workflow_of(runs: DurableRuns) -> Callable[[str], Awaitable[str]]:
     """The workflow as a plain function (DBOS registers functions, not bound methods), under a fixed name."""
 
-    def run_workflow(run_id: str) -> str:
-        return runs._run_workflow(run_id)
+    async def run_workflow(run_id: str) -> str:
+        return await runs._run_workflow(run_id)
 
     return run_workflow
-
-
-def _recorded_approver(
-    engine: Any, approve: Callable[[ApprovalRequest], Any]
-) -> Callable[[ApprovalRequest], Approval | bool]:
-    """The service's own approver, its answers recorded as a step: a replay gets the answer it gave."""
-
-    def decide(request: ApprovalRequest) -> Approval | bool:
-        answer: Approval | bool = engine.run_step(
-            {"name": "toolgen.approval"}, approve, request
-        )
-        return answer
-
-    return decide

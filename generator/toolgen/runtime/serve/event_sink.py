@@ -21,7 +21,7 @@ from ..loop.events import RunEvent
 from .run_record import RunRecord, RunRequest
 from .store import RunStore, StoredEvent
 
-_PIECES = frozenset({"text_delta", "reasoning_delta", "tool_call_delta"})
+PIECES = frozenset({"text_delta", "reasoning_delta", "tool_call_delta"})
 _PIECE_BATCH_SECONDS = 0.05
 # Events after which the run's row (status, conversation, metrics) is written again.
 _STATE_CHANGES = frozenset(
@@ -75,10 +75,8 @@ class StoreSink:
         with self._lock:
             self._last = seq
             self._waiting.append(stored)
-            if (
-                event.type in _PIECES
-                and time.monotonic() - self._flushed < _PIECE_BATCH_SECONDS
-            ):
+            if event.type in PIECES:
+                # Never written here: the timer writes them, so that the workflow's loop never waits on the store.
                 self._later()
                 return
             self._flush_locked()
