@@ -218,3 +218,41 @@ def test_overlong_description_for_openai(project: Project) -> None:
         "schemas/long.yaml:3:18: error description-length [openai-chat] description has 1025 characters; openai-chat accepts at most 1024"
     ]
     assert project.cli("lint", "--provider", "anthropic").returncode == 0
+
+
+PATTERNS = """\
+tools:
+  - name: patterned
+    description: Patterns.
+    inputSchema:
+      type: object
+      properties:
+        a: {type: string, pattern: "^(a+)+$"}
+        b: {type: string, pattern: "(\\\\w+\\\\s?)+$"}
+        c: {type: string, pattern: "^(a|a)*$"}
+        d: {type: string, pattern: "^[a-z]+(-[a-z]+)?$"}
+        e: {type: string, pattern: "(a)?(?(1)b|c)"}
+      patternProperties:
+        "^(b*)*$": {type: integer}
+    outputSchema: {type: string, pattern: "^(?=c)(c?)+$"}
+"""
+
+
+def test_patterns_a_backtracking_engine_can_take_exponential_time_on_are_warned_of(project: Project) -> None:
+    project.write("schemas/patterns.yaml", PATTERNS)
+    result = project.cli("lint", "--provider", "openai")
+    assert result.returncode == 0, result.stdout + result.stderr  # warnings: the checks toolgen runs are bounded
+    found = [line for line in result.stdout.splitlines() if " pattern-" in line]
+    risk = (
+        ": a backtracking regex engine (Python's re, most ECMA-262 ones) can take exponential time on a long "
+        "string that almost matches; toolgen's own checks stay bounded, other validators of this schema may not"
+    )
+    at = "/tools/0/inputSchema/properties"
+    assert found == [
+        f"schemas/patterns.yaml:7:36: warning pattern-backtracking pattern '^(a+)+$' at {at}/a/pattern has a repeat inside a repeat{risk}",
+        f"schemas/patterns.yaml:8:36: warning pattern-backtracking pattern '(\\w+\\s?)+$' at {at}/b/pattern has a repeat inside a repeat{risk}",
+        f"schemas/patterns.yaml:9:36: warning pattern-backtracking pattern '^(a|a)*$' at {at}/c/pattern has a repeated choice whose options can match the same text{risk}",
+        f"schemas/patterns.yaml:11:36: warning pattern-unchecked at {at}/e/pattern: the pattern '(a)?(?(1)b|c)' cannot be checked: unsupported group '(?(' at position 6; every value it applies to is reported unchecked",
+        f"schemas/patterns.yaml:13:9: warning pattern-backtracking pattern '^(b*)*$' at /tools/0/inputSchema/patternProperties/^(b*)*$ has a repeat inside a repeat{risk}",
+        f"schemas/patterns.yaml:14:43: warning pattern-backtracking pattern '^(?=c)(c?)+$' at /tools/0/outputSchema/pattern has a repeat of what can match nothing{risk}",
+    ]

@@ -13,7 +13,9 @@ place in the source file. Sources for each limit:
   rewrite (allOf or not in strict mode, a recursive $ref in Gemini's subset) is an error, since export then sends
   the tool with strict: false or as parametersJsonSchema;
 - description length: OpenAI refuses a function description over 1024 characters (error code
-  `string_above_max_length` on `tools[N].function.description`).
+  `string_above_max_length` on `tools[N].function.description`);
+- patterns, for every provider: nested quantifiers a backtracking engine can take exponential time on, and
+  patterns toolgen's bounded checks cannot read (lint_patterns.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.lint_patterns import BACKTRACKING, UNCHECKED, pattern_findings
 from toolgen.positions import Pointer
 from toolgen.runtime import MCP, FitTarget, LintRules, Unfit, canonical_name, fit_input_schema, target_names, wire
 from toolgen.shapes import RawTool
@@ -85,6 +88,12 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             Rule("gemini-type", Severity.ERROR, "Gemini's parameters subset takes one type name and string enums only"),
             Rule("gemini-composition", Severity.ERROR, "Gemini's parameters subset has anyOf, but no oneOf or allOf"),
             Rule("gemini-keyword", Severity.WARNING, "Gemini's parameters subset has no such keyword"),
+            Rule(
+                BACKTRACKING,
+                Severity.WARNING,
+                "a pattern with nested quantifiers: exponential time in a backtracking regex engine",
+            ),
+            Rule(UNCHECKED, Severity.WARNING, "a pattern toolgen's bounded checks cannot read"),
         )
     }
 )
@@ -205,6 +214,7 @@ def lint(
             )
         for (pattern, wanted), tag in names.items():
             findings.extend(_name_findings(raw, LintRules(pattern, wanted), tag))
+        findings.extend(pattern_findings(raw))
         for limit, tag in limits.items():
             findings.extend(_description_findings(raw, definition, limit, tag))
         if strict or definition.get("strict") is True:
