@@ -724,14 +724,14 @@ def test_run_command_through_the_loop_reports_refusals_to_the_model(sdk: SimpleN
     bound = sdk.demo.bind_demo_handlers(tools, workspace)
     assert sorted(bound) == list(sdk.demo.DEMO_TOOLS) and not tools.unbound()
     calls = [
-        call(sdk, "run_command", {"program": "python", "args": ["-c", "1"]}, "bad"),
+        call(sdk, "run_command", {"program": "tail", "args": ["-f", "notes.txt"]}, "bad"),
         call(sdk, "run_command", {"program": "cat", "args": ["../secret.txt"]}, "escape"),
         call(sdk, "run_command", {"program": "cat", "args": ["notes.txt"]}, "good"),
     ]
     model = sdk.runtime.ScriptedModel([sdk.runtime.assistant_turn(None, *calls), "done"])
     result = sdk.runtime.run(USER, model, tools, approve=lambda request: True)
     by_id = {r.call_id: r for r in result.calls}
-    assert "not an allowed program" in by_id["bad"].content and by_id["bad"].status == "error"
+    assert "option -f is not allowed" in by_id["bad"].content and by_id["bad"].status == "error"
     assert "outside the workspace" in by_id["escape"].content
     assert json.loads(by_id["good"].content)["stdout"] == "hello\nworld\n"
 

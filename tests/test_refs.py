@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -384,3 +387,124 @@ def test_a_meta_schema_without_the_validation_vocabulary_turns_its_keywords_off(
     loose, older = run_sdk(project.root, code)
     assert loose == [True, True, True, ["/banned"], True]
     assert older == [["/n"], ["/n"], True]
+
+
+# ---- file references stay in the project ----
+
+SECRET = {"$defs": {"Token": {"type": "string", "const": "s3cr3t-value"}}}
+
+
+def _referring(project: Project, ref: str) -> None:
+    tool = (
+        f"tools:\n  - name: t\n    inputSchema:\n      type: object\n      properties:\n        a: {{$ref: '{ref}'}}\n"
+    )
+    project.write("schemas/t.yaml", tool)
+
+
+def _outside(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    folder = tmp_path_factory.mktemp("machine")
+    (folder / "secret.json").write_text(json.dumps(SECRET))
+    return folder
+
+
+@pytest.mark.parametrize("form", ["absolute", "climb", "link", "linked-folder", "file-url", "etc"])
+def test_a_ref_to_a_file_outside_the_project_is_refused_at_its_place(
+    make_project: Any, tmp_path_factory: pytest.TempPathFactory, form: str
+) -> None:
+    project: Project = make_project()
+    machine = _outside(tmp_path_factory)
+    secret = machine / "secret.json"
+    (project.root / "defs").mkdir()
+    (project.root / "defs" / "token.json").symlink_to(secret)  # a link inside the project, leading out
+    (project.root / "shared").symlink_to(machine, target_is_directory=True)
+    climb = "/".join([".."] * len(project.root.resolve().parts[1:]))  # from schemas/ up to / and down again
+    ref, target = {
+        "absolute": (f"{secret}#/$defs/Token", secret),
+        "climb": (f"../{climb}{secret}#/$defs/Token", secret),
+        "link": ("../defs/token.json#/$defs/Token", secret),
+        "linked-folder": ("../shared/secret.json#/$defs/Token", secret),
+        "file-url": (f"{secret.as_uri()}#/$defs/Token", secret),
+        "etc": ("file:///etc/passwd", "/etc/passwd"),
+    }[form]
+    _referring(project, ref)
+    with pytest.raises(InvalidInputError) as caught:
+        toolgen.build(project.root)
+    [found] = caught.value.diagnostics
+    assert (found.path, found.line, found.col, found.rule) == ("schemas/t.yaml", 6, 19, "ref-outside")
+    assert found.pointer == "/tools/0/inputSchema/properties/a/$ref"
+    assert f"points at {Path(target).resolve()}," in found.message and "`ref_roots:`" in found.message
+    if form.startswith("link"):
+        assert "symbolic link" in found.message
+    # The CLI: exit 3, the finding at its place, nothing of the file's content anywhere, nothing written.
+    result = project.cli("build")
+    assert result.returncode == 3
+    assert result.stdout.startswith("schemas/t.yaml:6:19: error ref-outside $ref ")
+    assert "s3cr3t" not in result.stdout + result.stderr and not project.package_dir.exists()
+
+
+def test_ref_roots_allow_folders_outside_the_project(
+    make_project: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    project: Project = make_project()
+    machine = _outside(tmp_path_factory)
+    (project.root / "defs").mkdir()
+    (project.root / "defs" / "token.json").symlink_to(machine / "secret.json")
+    relative = os.path.relpath(machine, project.root)
+    config = project.root / "toolgen.yaml"
+    config.write_text(config.read_text() + f"ref_roots: [{relative}]\n")
+    for ref in (f"{machine / 'secret.json'}#/$defs/Token", "../defs/token.json#/$defs/Token"):
+        _referring(project, ref)
+        toolgen.build(project.root, force=True)
+        assert any("s3cr3t-value" in path.read_text() for path in project.package_dir.rglob("*.py"))
+    # Files in the project may be named by path or by file: URL; nothing outside the roots is.
+    project.write("schemas/own.json", json.dumps(SECRET))
+    _referring(project, f"{(project.root / 'schemas' / 'own.json').as_uri()}#/$defs/Token")
+    toolgen.build(project.root, force=True)
+    _referring(project, "file:///etc/passwd")
+    with pytest.raises(InvalidInputError) as caught:
+        toolgen.build(project.root)
+    assert [d.rule for d in caught.value.diagnostics] == ["ref-outside"]
+
+
+def test_a_remote_ref_is_never_fetched(make_project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    attempts: list[object] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        attempts.append(args)
+        raise OSError("no network in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    project: Project = make_project()
+    for ref in ("https://example.com/schemas/s.json", "http://localhost:1234/x.json#/a"):
+        _referring(project, ref)
+        with pytest.raises(InvalidInputError) as caught:
+            toolgen.build(project.root)
+        assert [d.rule for d in caught.value.diagnostics] == ["ref-remote"]
+    _referring(project, "file://example.com/etc/passwd")
+    with pytest.raises(InvalidInputError) as caught:
+        toolgen.build(project.root)
+    [found] = caught.value.diagnostics
+    assert found.rule == "ref-file" and "no host" in found.message
+    assert attempts == []
+
+
+def test_a_vendored_folder_that_links_out_of_the_project_is_outside(
+    make_project: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    machine = _outside(tmp_path_factory)
+    (machine / "money.json").write_text(json.dumps({"$defs": {"amount": {"$ref": "secret.json#/$defs/Token"}}}))
+    project = _project(make_project, "remotes: {'https://example.com/shared/': vendor/shared/}\n")
+    shutil.rmtree(project.root / "vendor" / "shared")
+    (project.root / "vendor" / "shared").symlink_to(machine, target_is_directory=True)
+    with pytest.raises(InvalidInputError) as caught:
+        toolgen.build(project.root)
+    [found] = caught.value.diagnostics
+    assert (found.rule, found.pointer) == ("ref-outside", "/tools/0/inputSchema/properties/price/$ref")
+    assert f"points at {(machine / 'money.json').resolve()}," in found.message
+    # Named outside the project in toolgen.yaml, the folder is the config's choice, and so are its neighbours.
+    config = project.root / "toolgen.yaml"
+    config.write_text(config.read_text().replace("vendor/shared/", f"{machine}/"))
+    toolgen.build(project.root)
+    assert any("s3cr3t-value" in path.read_text() for path in project.package_dir.rglob("*.py"))

@@ -40,6 +40,8 @@ class Config:
     message_extension: str | None = None
     lint_providers: tuple[str, ...] | None = None
     remotes: tuple[tuple[str, str], ...] = ()
+    # Folders outside the project that `$ref`s may read (as written in toolgen.yaml, relative to the root).
+    ref_roots: tuple[str, ...] = ()
     export_strict: bool = False
     gemini_schema: str = "json"
     # `describe_meta`: the meta keys every tool folds into its description (True: all), unless a tool says.
@@ -65,6 +67,12 @@ class Config:
     @property
     def package_dir(self) -> Path:
         return self.output_dir / self.package
+
+    @property
+    def ref_scope(self) -> tuple[Path, ...]:
+        """The folders (resolved, symlinks followed) whose files a `$ref` may name: the project root first, then
+        every `ref_roots` folder. A file anywhere else is refused, so a schema cannot pull a machine's files in."""
+        return (resolved(self.root), *(resolved(self.root / folder) for folder in self.ref_roots))
 
     @property
     def user_zone(self) -> tuple[str, ...]:
@@ -244,6 +252,7 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
         wires=wires,
         demo=bool(data.get("demo", False)),
         remotes=tuple(sorted((str(k), str(v)) for k, v in (data.get("remotes") or {}).items())),
+        ref_roots=tuple(str(folder) for folder in data.get("ref_roots") or ()),
         export_strict=bool((data.get("export") or {}).get("strict", False)),
         gemini_schema=str((data.get("export") or {}).get("gemini_schema", "json")),
         describe_meta=_describe_meta(data.get("describe_meta", False)),

@@ -325,7 +325,7 @@ def lower(config: Config, *, check_shapes: bool = True) -> Lowered:
     names = NameRegistry(RESERVED_NAMES)
     remotes = {prefix: (config.root / folder, folder) for prefix, folder in config.remotes}
     normalize = (lambda schema: normalize_types(schema, lambda *_: None)) if "types" in config.normalize else None
-    bundler = Bundler(names, session.load, session.prepare, remotes, normalize)
+    bundler = Bundler(names, session.load, session.prepare, remotes, normalize, scope=config.ref_scope)
     session.meta_schema = bundler.document
     canonical = _canonical(session, bundler, names)
     tools = _tools(session, bundler, names)

@@ -4,23 +4,28 @@ Each tool's inputSchema and outputSchema is a schema resource of its own, as whe
 `#/...` points inside it; `other.yaml#/...` points into another file, relative to the referring file.
 Recursive schemas are fine; a chain of `$ref`s that only points back to itself is an error. A `$ref` to a
 published JSON Schema meta-schema is left as written (every JSON Schema validator knows them; the models see Any).
+A file `$ref` (a path or a `file:` URL) is read only inside the project or a folder under `ref_roots:`, after
+symlinks are followed; nothing is fetched from the network (remote documents come vendored, under `remotes:`).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 import urllib.parse
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolgen.config import display_path
 from toolgen.diagnostics import Diagnostic
 from toolgen.load import Document, LoadError
 from toolgen.names import NameRegistry, pascal
 from toolgen.positions import Pointer
+from toolgen.resources import schemas_dir
 from toolgen.schemawalk import children, map_children
 
 if TYPE_CHECKING:
@@ -84,11 +89,20 @@ class Bundler:
         prepare: Prepare,
         remotes: Mapping[str, tuple[Path, str]] | None = None,
         normalize: Callable[[Any], Any] | None = None,
+        *,
+        scope: Sequence[Path],
     ) -> None:
         self._names = names
         # What `prepare` does to a schema's content (type normalization), for whole vendored documents.
         self._normalize = normalize
         self._remotes = dict(remotes or {})
+        # The folders a file `$ref` may read: Config.ref_scope (the project root first), the vendored folders the
+        # config names (a relative reference in a vendored document names its neighbour), toolgen's own schemas.
+        vendor = [folder.resolve() for folder, written in self._remotes.values() if _named_outside(written)]
+        inside = [folder.resolve() for folder, written in self._remotes.values() if not _named_outside(written)]
+        # A vendored folder named inside the project counts only if it is: not when it is a link that leads out.
+        vendor += [folder for folder in inside if _within(folder, scope)]
+        self._scope = (*scope, *vendor, schemas_dir().resolve())
         self._load = load
         self._prepare = prepare
         self._named: dict[Key, str] = {}
@@ -178,6 +192,9 @@ class Bundler:
         if not file_part:
             return document
         vendored = self._vendored(file_part) if _remote(file_part) else None
+        if vendored is not None and not _within(vendored[0], self._scope):
+            self.diagnostics.append(document.diagnostic(at, "ref-outside", _outside(ref, vendored[0], vendored[0])))
+            return None
         if vendored is not None:
             try:
                 return self._load(*vendored)
@@ -185,17 +202,32 @@ class Bundler:
                 message = f"vendored copy {vendored[1]}: {error.diagnostic.message}"
                 self.diagnostics.append(document.diagnostic(at, "ref-file", f"$ref {ref!r}: {message}"))
                 return None
-        if _remote(file_part):
+        if file_part.lower().startswith("file:"):
+            named = _file_url_path(file_part)
+            if named is None:
+                message = f"$ref {ref!r}: a file: URL names a file on this machine (file:///path, no host)"
+                self.diagnostics.append(document.diagnostic(at, "ref-file", message))
+                return None
+        elif _remote(file_part):
             message = (
                 f"remote $ref {ref!r} is not fetched: vendor the document into a local folder and map its URL "
                 "prefix to that folder under `remotes:` in toolgen.yaml"
             )
             self.diagnostics.append(document.diagnostic(at, "ref-remote", message))
             return None
-        path = (document.path.parent / urllib.parse.unquote(file_part)).resolve()
-        display = posixpath.normpath(
-            posixpath.join(posixpath.dirname(document.display), urllib.parse.unquote(file_part))
-        )
+        else:
+            named = document.path.parent / urllib.parse.unquote(file_part)
+        # Checked before anything is read, so that the answer does not even tell whether such a file exists.
+        path = named.resolve()
+        if not _within(path, self._scope):
+            self.diagnostics.append(document.diagnostic(at, "ref-outside", _outside(ref, named, path)))
+            return None
+        display = display_path(self._scope[0], path)
+        if not file_part.lower().startswith("file:") and not os.path.isabs(urllib.parse.unquote(file_part)):
+            # As written, relative to the referring file: the name users know it by, whatever links it crosses.
+            display = posixpath.normpath(
+                posixpath.join(posixpath.dirname(document.display), urllib.parse.unquote(file_part))
+            )
         try:
             return self._load(path, display)
         except LoadError as error:
@@ -368,6 +400,37 @@ def _base_at(resource: Resource, at: Pointer) -> str:
         if not found:
             break
     return base
+
+
+def _file_url_path(url: str) -> Path | None:
+    """The local path a `file:` URL names (`file:///x`, `file://localhost/x`), or None for one with a host."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+        return None
+    path = urllib.parse.unquote(parts.path)
+    if os.name == "nt" and len(path) > 2 and path[2] == ":":  # file:///C:/x names C:/x
+        path = path[1:]
+    return Path(path)
+
+
+def _within(path: Path, folders: Sequence[Path]) -> bool:
+    return any(path.is_relative_to(folder) for folder in folders)
+
+
+def _named_outside(written: str) -> bool:
+    """Whether toolgen.yaml names a folder outside the project (absolute, or climbing out with `..`)."""
+    normal = posixpath.normpath(written.replace("\\", "/"))
+    return os.path.isabs(written) or normal == ".." or normal.startswith("../")
+
+
+def _outside(ref: str, named: Path, path: Path) -> str:
+    """Why a file `$ref` is refused: where it leads (through a link, if one leads out) and how to allow it."""
+    written = Path(os.path.normpath(named))
+    via = f" (through a symbolic link: {written} is {path})" if written != path else ""
+    return (
+        f"$ref {ref!r} points at {path}, outside the project{via}; toolgen reads no file outside the project "
+        "unless its folder is listed under `ref_roots:` in toolgen.yaml (paths relative to the project root)"
+    )
 
 
 def _remote(uri: str) -> bool:
