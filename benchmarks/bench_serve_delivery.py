@@ -57,6 +57,7 @@ import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 
 from toolgen.runtime import service_app  # noqa: E402
+from toolgen.runtime.serve.auth import open_access  # noqa: E402
 from toolgen.runtime.serve.store import RunStore, StoredEvent  # noqa: E402
 from toolgen.runtime.serve.wakeup import FALLBACK_POLL_SECONDS, Wakeups  # noqa: E402
 
@@ -142,7 +143,7 @@ def serving(store: RunStore) -> Iterator[str]:
     """The service's app over `store`, under uvicorn in a thread: its base URL."""
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(service_app(SimpleNamespace(store=store)), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(service_app(SimpleNamespace(store=store), auth=open_access), host="127.0.0.1", port=port, log_level="warning")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -23,6 +24,8 @@ from conftest import REPO_ROOT
 
 GENERATED = REPO_ROOT / "generated"
 LIST_FILES = "list the files in the workspace"
+# The variable the serve verb takes its token from (the runtime's auth.TOKEN_ENV).
+TOKEN_ENV = "TOOLGEN_SERVE_TOKEN"
 
 pytest.importorskip("dbos", reason="the serve extra (dbos) is not installed")
 pytest.importorskip("starlette", reason="the serve extra (starlette) is not installed")
@@ -43,19 +46,32 @@ def free_port() -> int:
 
 
 class Server:
-    """`python -m toolgen_sdk serve` in `cwd`, on its own port; start() again after kill() reuses both."""
+    """`python -m toolgen_sdk serve` in `cwd`, on its own port; start() again after kill() reuses both.
 
-    def __init__(self, cwd: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    The server's token is `token` (TOOLGEN_SERVE_TOKEN, a new one per server unless `env` gives it), which
+    `client` sends as `Authorization: Bearer`, with JSON's Content-Type; `package` is the package served."""
+
+    def __init__(self, cwd: Path, *args: str, env: dict[str, str] | None = None, package: str = "toolgen_sdk") -> None:
         self.cwd = cwd
         self.args = args
+        self.package = package
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "PYTHONPATH": f"{GENERATED}{os.pathsep}{cwd}", **(env or {})}
+        self.env = {
+            **os.environ,
+            TOKEN_ENV: f"test-token-{secrets.token_urlsafe(16)}",
+            "PYTHONPATH": f"{GENERATED}{os.pathsep}{cwd}",
+            **(env or {}),
+        }
+        self.token = self.env[TOKEN_ENV]
         self.process: subprocess.Popen[bytes] | None = None
-        self.client = httpx.Client(base_url=self.url, timeout=30)
+        headers = {"Content-Type": "application/json"}
+        if self.token:  # an empty one: the server makes its own (auth.kept_token)
+            headers["Authorization"] = f"Bearer {self.token}"
+        self.client = httpx.Client(base_url=self.url, timeout=30, headers=headers)
 
     def start(self) -> Server:
-        command = [sys.executable, "-m", "toolgen_sdk", "serve", "--port", str(self.port), *self.args]
+        command = [sys.executable, "-m", self.package, "serve", "--port", str(self.port), *self.args]
         log = (self.cwd / f"server-{self.port}.log").open("ab")
         self.process = subprocess.Popen(command, cwd=self.cwd, env=self.env, stdout=log, stderr=log)
         deadline = time.monotonic() + 60

@@ -260,10 +260,15 @@ def test_dunder_all_is_sorted_unique_and_bound(package_dir: Path) -> None:
 OPTIONAL_IMPORTS = {
     ("_runtime/tools/registry.py", "jsonschema"),
     ("_runtime/models/check.py", "jsonschema"),
+    ("_runtime/schema/pattern_keywords.py", "jsonschema"),
+    ("_runtime/schema/pattern_keywords.py", "referencing"),
     ("_runtime/models/check.py", "referencing"),
     ("_runtime/serve/store.py", "sqlalchemy"),
     ("_runtime/serve/durable.py", "dbos"),
     ("_runtime/serve/wakeup.py", "psycopg"),
+    ("_runtime/serve/executor_lock.py", "psycopg"),
+    ("_runtime/app/server_limits.py", "h11"),
+    ("_runtime/app/server_limits.py", "uvicorn"),
     ("_runtime/serve/http.py", "starlette"),
     ("_runtime/app/serving.py", "uvicorn"),
 }

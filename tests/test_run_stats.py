@@ -374,7 +374,8 @@ def test_get_stats_answers_the_report_of_the_stored_runs(sdk: SimpleNamespace, t
         store.add_events("recent", stored(events, sdk))
         store.add_events("old", stored(events, sdk, shift=-600))
         # The app reads only `runs.store` for /stats; the durable runs themselves (DBOS) are not needed here.
-        app = http.service_app(SimpleNamespace(store=store))
+        auth = importlib.import_module(f"{sdk.runtime.__name__}.serve.auth")
+        app = http.service_app(SimpleNamespace(store=store), auth=auth.open_access, hosts=["testserver"])
         with testclient.TestClient(app) as client:
             hour = client.get("/stats")
             assert hour.status_code == 200, hour.text
@@ -404,7 +405,7 @@ def test_the_page_has_the_stats_panel_and_the_stop_button_and_draws_data_as_text
     html, js = sdk.page.PAGE_HTML, sdk.page.PAGE_SCRIPT
     assert 'id="stats"' in html and 'id="tool-stats"' in html and 'id="model-stats"' in html
     assert '<button id="stop" type="button" hidden>Stop</button>' in html
-    assert "fetch('/stats')" in js and "'/cancel'" in js
+    assert "api('/stats')" in js and "'/cancel'" in js
     assert js.count("loadStats();") >= 2  # when the page loads, and after each run finishes
     for writer in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser", "eval("):
         assert writer not in js and writer not in html, writer

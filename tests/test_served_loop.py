@@ -454,3 +454,4 @@ def test_a_served_run_makes_the_spans_run_makes(tmp_path: Path) -> None:
     names = [form[0] for form in in_memory]
     assert names.count("execute_tool careful") == 1 and any(name.startswith("chat") for name in names)
     assert served == in_memory
+

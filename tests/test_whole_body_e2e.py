@@ -180,11 +180,21 @@ def _serving(source_build: Path, tmp_path: Path, *args: str) -> Iterator[Any]:
     for module in ("dbos", "starlette", "uvicorn"):
         pytest.importorskip(module, reason=f"the serve extra ({module}) is not installed")
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(source_build), "PYTHONDONTWRITEBYTECODE": "1", "WHOLE_TEST_KEY": "sk"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(source_build),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "WHOLE_TEST_KEY": "sk",
+        "TOOLGEN_SERVE_TOKEN": "whole-body-test-token",
+    }
     log = (tmp_path / "serve.log").open("wb")
     command = [sys.executable, "-m", SOURCE_PACKAGE, "serve", "--port", str(port), *args]
     process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=log, stderr=log)
-    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+    client = httpx.Client(
+        base_url=f"http://127.0.0.1:{port}",
+        timeout=30,
+        headers={"Authorization": "Bearer whole-body-test-token"},
+    )
     try:
         deadline = time.monotonic() + 60
         while True:

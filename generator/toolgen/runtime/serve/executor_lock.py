@@ -74,14 +74,18 @@ class ExecutorLock:
         import psycopg
 
         key = int.from_bytes(
-            hashlib.sha256(f"toolgen-executor:{self.executor_id}".encode()).digest()[:8],
+            hashlib.sha256(f"toolgen-executor:{self.executor_id}".encode()).digest()[
+                :8
+            ],
             "big",
             signed=True,
         )
         url = self.database_url.replace("postgresql+psycopg://", "postgresql://", 1)
         connection = psycopg.connect(url, autocommit=True)
         try:
-            row = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            row = connection.execute(
+                "SELECT pg_try_advisory_lock(%s)", (key,)
+            ).fetchone()
         except Exception:
             connection.close()
             raise

@@ -221,6 +221,57 @@ class RunStore:
         )
         return [str(row[0]) for row in rows]
 
+    def list_runs(self, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+        """Up to `limit` runs, newest first, from the one after run `before` (none for an unknown id): each
+        its id, conversation_id, status, stop_reason, created (epoch seconds) and `prompt`, the text of its
+        first user message cut to 200 characters."""
+        columns = "SELECT id, conversation_id, status, state, created FROM toolgen_runs"
+        order = "ORDER BY created DESC, id DESC LIMIT :limit"
+        if before is None:
+            rows = self._rows(f"{columns} {order}", limit=limit)
+        else:
+            # Ties on `created` are broken by id, as the order is: no run is listed twice or skipped.
+            rows = self._rows(
+                f"{columns} WHERE created < (SELECT created FROM toolgen_runs WHERE id = :before) "
+                "OR (created = (SELECT created FROM toolgen_runs WHERE id = :before) "
+                f"AND id < :before) {order}",
+                limit=limit,
+                before=before,
+            )
+        listed = []
+        for row in rows:
+            state = json.loads(row[3])
+            messages = state.get("messages") if isinstance(state, dict) else None
+            first = next(
+                (
+                    m
+                    for m in messages or ()
+                    if isinstance(m, dict) and m.get("role") == "user"
+                ),
+                {},
+            )
+            content = first.get("content")
+            parts = content if isinstance(content, list) else [content]
+            text = " ".join(
+                part if isinstance(part, str) else str(part.get("text") or "")
+                for part in parts
+                if isinstance(part, str)
+                or (isinstance(part, dict) and part.get("type") == "text")
+            )
+            listed.append(
+                {
+                    "id": row[0],
+                    "conversation_id": row[1],
+                    "status": row[2],
+                    "stop_reason": state.get("stop_reason")
+                    if isinstance(state, dict)
+                    else None,
+                    "created": float(row[4]),
+                    "prompt": text[:200],
+                }
+            )
+        return listed
+
     # -- events --
 
     def add_events(self, run_id: str, events: Sequence[StoredEvent]) -> None:
