@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from .app.main import main
     from .clients.auth import Auth, BearerToken, google_token
     from .clients.base import ModelClient, ModelClientBase
-    from .clients.http import HTTPModel, RetryPolicy
+    from .clients.http import HTTPModel
     from .clients.presets import PRESETS, Preset, preset_model
     from .clients.recording import Recorder, read_exchanges
+    from .clients.retry import RetryPolicy
     from .clients.scripted import ReplayModel, ScriptedModel, assistant_turn, tool_call
     from .clients.sigv4 import SigV4
     from .loop.async_driver import arun, arun_events
@@ -98,6 +99,7 @@ if TYPE_CHECKING:
         ValidationProblem,
         problems_from,
     )
+    from .schema.backtrack import PatternTimeout
     from .schema.ecma_regex import has_property_escapes, python_patterns, unsupported
     from .schema.examples import example_value
     from .schema.fit import (
@@ -116,6 +118,15 @@ if TYPE_CHECKING:
         SCHEMA_MAPS,
         SCHEMA_SINGLES,
         map_subschemas,
+    )
+    from .schema.pattern_keywords import bounded_keywords
+    from .schema.patterns import (
+        PATTERN_SECONDS,
+        PatternCache,
+        PatternError,
+        PatternMatcher,
+        bounded_core_schema,
+        pattern_risk,
     )
     from .schema.plain import plain_schema, plain_validator
     from .schema.sentences import schema_error_sentences
@@ -221,6 +232,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MCP",
     "NAMES",
+    "PATTERN_SECONDS",
     "PRESETS",
     "ROWS",
     "SCHEMA_LISTS",
@@ -285,6 +297,10 @@ __all__ = [
     "NullRefusingModel",
     "OllamaSettings",
     "OpenAIChatSettings",
+    "PatternCache",
+    "PatternError",
+    "PatternMatcher",
+    "PatternTimeout",
     "Preset",
     "Problem",
     "ProviderError",
@@ -347,6 +363,8 @@ __all__ = [
     "asse_lines",
     "assistant_turn",
     "astream_events",
+    "bounded_core_schema",
+    "bounded_keywords",
     "canonical_definition",
     "canonical_name",
     "carried_wires",
@@ -388,6 +406,7 @@ __all__ = [
     "mcp_tools",
     "parse_json",
     "parts_of",
+    "pattern_risk",
     "plain_schema",
     "plain_validator",
     "plan_settings",

@@ -14,7 +14,7 @@ class RunCommandArgs(NullRefusingModel):
         json_schema_extra={"x-toolgen-not-null": ["args"]},
     )
     program: Annotated[
-        Literal["ls", "cat", "grep", "wc", "head", "tail", "git", "python"],
+        Literal["ls", "cat", "grep", "wc", "head", "tail", "pwd", "date", "echo"],
         Field(description="The program to run."),
     ]
     args: Annotated[

@@ -7,6 +7,7 @@ import argparse
 import importlib
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -15,6 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from ..loop.options import RunOptions
+from ..serve.auth import (
+    SESSION_COOKIE,
+    TOKEN_ENV,
+    Authenticate,
+    AuthError,
+    TokenAuth,
+    Tokens,
+    checked_origin,
+    is_loopback,
+    kept_token,
+    open_access,
+    service_hosts,
+)
 from ..serve.durable import DurableRuns, DurableRunsError
 from ..serve.http import service_app
 from ..tools.loading import ToolsLoadError
@@ -22,6 +36,7 @@ from ..tools.registry import Registry
 from .binding import bind_demo, chosen_registry
 from .endpoint import add_endpoint_options, endpoint_model, run_settings
 from .prompted import PromptedModel
+from .server_limits import MAX_CONNECTIONS, connection_cap, service_config
 
 # In the folder the service starts in: the project's state, beside its sources and out of the package.
 STATE_DIR = ".toolgen-state"
@@ -36,6 +51,14 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--max-connections",
+        type=connection_cap,
+        default=MAX_CONNECTIONS,
+        metavar="N",
+        help="connections held at once, event streams included; past it a connection "
+        f"awaiting a request is closed, or the new one answered 503 (default {MAX_CONNECTIONS:,})",
+    )
     parser.add_argument(
         "--database",
         metavar="URL",
@@ -63,7 +86,95 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "--workspace",
         help=f"run_command's directory (default: {STATE_DIR}/<package>/workspace)",
     )
+    access = parser.add_argument_group(
+        "access",
+        f"Every request needs a token: one of --tokens, else ${TOKEN_ENV}, else one made at "
+        f"the first start and kept in {STATE_DIR}/<package>/token (printed once, with the page's address).",
+    )
+    access.add_argument(
+        "--tokens",
+        metavar="FILE",
+        help="the tokens, one `TOKEN RIGHTS` a line, RIGHTS a comma list of start, read, "
+        "decide, cancel (default all)",
+    )
+    access.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="another Host the service answers to (a proxy's or a name of this machine; "
+        "repeatable); others get 421",
+    )
+    access.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="another page origin, http(s)://HOST[:PORT], whose requests are taken (repeatable)",
+    )
+    access.add_argument(
+        "--allow-client-tool-calls",
+        action="store_true",
+        help="take a conversation ending in an assistant turn with tool calls, which run at "
+        "once with no model call (refused by default)",
+    )
+    access.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="serve without a credential: only on a loopback --host",
+    )
     return parser
+
+
+def _access(
+    options: argparse.Namespace, parser: argparse.ArgumentParser, state: Path
+) -> dict[str, Any]:
+    """service_app's authentication and boundary as the options say; a usage error (exit 2) for what cannot be."""
+    auth: Authenticate
+    try:
+        hosts = service_hosts(options.host, options.port, options.allowed_host)
+        origins = [checked_origin(origin) for origin in options.allowed_origin]
+        if options.no_auth and options.tokens:
+            parser.error("--no-auth and --tokens exclude each other")
+        if options.no_auth and not is_loopback(options.host):
+            parser.error(
+                f"--no-auth would serve anyone who reaches {options.host}: it is allowed only "
+                "on a loopback address (--host 127.0.0.1, ::1 or localhost)"
+            )
+        if options.no_auth:
+            auth = open_access
+        else:
+            # Cookies are not told apart by port: each port's own name keeps two services' sessions apart.
+            cookie = f"{SESSION_COOKIE}_{options.port}"
+            auth = TokenAuth(_tokens(options, state), cookie=cookie)
+    except AuthError as error:
+        parser.error(str(error))
+    return {
+        "auth": auth,
+        "hosts": hosts,
+        "origins": origins,
+        "allow_client_tool_calls": options.allow_client_tool_calls,
+    }
+
+
+def _tokens(options: argparse.Namespace, state: Path) -> Tokens:
+    """The tokens file's, the environment's, or the one kept in the state folder (made and shown once)."""
+    if options.tokens:
+        return Tokens.from_file(options.tokens)
+    if os.environ.get(TOKEN_ENV):
+        return Tokens.single(os.environ[TOKEN_ENV])
+    path = state / "token"
+    token, made = kept_token(path)
+    if made:
+        host = "127.0.0.1" if options.host in ("", "0.0.0.0", "::") else options.host
+        host = f"[{host}]" if ":" in host else host
+        sys.stderr.write(
+            f"serve: made the service's token, kept in {path} and shown only this once; "
+            f"the page: http://{host}:{options.port}/#token={token}\n"
+        )
+    else:
+        sys.stderr.write(f"serve: the page asks for the token kept in {path}\n")
+    return Tokens.single(token, str(path))
 
 
 def _registry(
@@ -120,6 +231,7 @@ def serve_main(
             "pip install dbos starlette uvicorn\n"
         )
         return 4
+    access = _access(options, parser, state)
     import uvicorn
 
     try:
@@ -129,6 +241,8 @@ def serve_main(
             database_url=database,
             name=package.replace("_", "-"),
             executor_id=options.executor_id,
+            # Resumed only once the port is ours (below): a server that cannot serve leaves the runs alone.
+            launch=False,
             options=RunOptions(
                 stream=True,
                 max_steps=options.max_steps,
@@ -137,7 +251,7 @@ def serve_main(
                 on_unsupported=options.on_unsupported,
             ),
         )
-        app = service_app(runs)
+        app = service_app(runs, **access)
     except DurableRunsError as error:
         sys.stderr.write(f"serve: {error}\n")
         return 4
@@ -145,11 +259,28 @@ def serve_main(
         ValueError
     ) as error:  # UnsupportedSettings, or a limit out of range (--deadline 0)
         parser.error(str(error))
+    try:
+        listening = _listen(options.host, options.port)
+    except OSError as error:
+        runs.close()
+        sys.stderr.write(
+            f"serve: could not listen on {options.host}:{options.port}: {error.strerror or error}\n"
+        )
+        return 4
+    try:
+        runs.launch()
+    except DurableRunsError as error:
+        listening.close()
+        runs.close()
+        sys.stderr.write(f"serve: {error}\n")
+        return 4
     sys.stderr.write(f"serving on http://{options.host}:{options.port}/\n")
     server = uvicorn.Server(
-        uvicorn.Config(app, host=options.host, port=options.port, log_level="warning")
+        service_config(
+            app, options.host, options.port, max_connections=options.max_connections
+        )
     )
-    code = _served(server, runs, options)
+    code = _served(server, runs, options, listening)
     stuck = [
         thread
         for thread in threading.enumerate()
@@ -165,12 +296,31 @@ def serve_main(
     return code
 
 
-def _served(server: Any, runs: DurableRuns, options: argparse.Namespace) -> int:
-    """Run `server` until it stops; the exit status that stop means."""
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything else starts, as uvicorn would bind it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, port))
+        listening.set_inheritable(True)
+    except OSError:
+        listening.close()
+        raise
+    return listening
+
+
+def _served(
+    server: Any,
+    runs: DurableRuns,
+    options: argparse.Namespace,
+    listening: socket.socket,
+) -> int:
+    """Run `server` on `listening` until it stops; the exit status that stop means."""
     try:
         # uvicorn.run() swallows the Ctrl-C it re-raises after a graceful stop: run the server itself to see it.
         with _terminate_as_stop():
-            server.run()
+            server.run(sockets=[listening])
     except KeyboardInterrupt:
         sys.stderr.write(
             "serve: interrupted; unfinished runs resume at the next start\n"

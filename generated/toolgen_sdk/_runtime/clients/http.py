@@ -6,16 +6,17 @@ Authentication is a key (per the wire's route), a bearer token or token provider
 (auth.py, sigv4.py); `record=` writes each call's exchange into a folder (recording.py).
 `timeout` is a wall-clock deadline for the whole call (connect, retries, every byte of the response, streams
 included): httpx's own timeouts count per read, and a server dripping a byte at a time never trips them.
+Bodies are read with a bound (bodies.py): an answer, whole or streamed, up to `max_response_bytes` once decoded,
+an error body up to 1 MiB. The key is masked in all the client gives out, answers and their events included
+(secrets.py, stream_mask.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import importlib
 import json
 import os
-import random
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
@@ -29,70 +30,32 @@ from ..wires.placement import placement_notes
 from ..wires.table import ROWS, Route
 from ..wires.table import wire as wire_row
 from .auth import Auth, BearerToken, key_headers
-from .base import ModelClientBase, decode_body, encoded_body, error_events
+from .base import ModelClientBase, encoded_body, error_events
+from .bodies import (
+    ANSWER_CAP,
+    ERROR_CAP,
+    BodyTooLarge,
+    BodyUnreadable,
+    acapped_events,
+    accept_encoding,
+    aread_body,
+    capped_events,
+    read_body,
+    status_error,
+    too_large,
+    whole_response,
+)
 from .deadline import TIMEOUTS, DeadlinePassed, awithin, before, within
 from .recording import Exchange, Recorder
+
+# RetryPolicy and retry_after are read from here too (the runtime's surface, tests): kept importable.
+from .retry import RETRY_STATUSES, RetryPolicy, retry_after, retryable  # noqa: F401
 from .secrets import Redactor
 from .sigv4 import SigV4, aws_region, signable_url
+from .stream_mask import amasked, masked
 from .urls import join_url
 
 # Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
-
-
-# ---- retries ----
-
-# 408 request timeout, 409 lock conflict, 429 rate limit, 5xx server trouble (Anthropic's 529 overloaded too).
-RETRY_STATUSES = frozenset({408, 409, 429})
-
-
-def _retryable(status: int) -> bool:
-    return status in RETRY_STATUSES or status >= 500
-
-
-def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """Seconds the server asked to wait: `retry-after-ms`, or `retry-after` as seconds or an HTTP date."""
-    lowered = {key.lower(): value for key, value in headers.items()}
-    for key, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = lowered.get(key)
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value) * scale)
-        except ValueError:
-            pass
-        parsed = email.utils.parsedate_tz(value) if key == "retry-after" else None
-        if parsed is not None:
-            # An HTTP date is always GMT; a date without a zone is read as GMT too, never as local time.
-            when = email.utils.mktime_tz((*parsed[:9], parsed[9] or 0))
-            return max(0.0, when - (time.time() if now is None else now))
-    return None
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Retries on 408/409/429/5xx, timeouts and dropped connections, with exponential backoff and jitter.
-
-    A server's Retry-After is honoured; one asking for more than `max_wait` seconds ends the retries.
-    """
-
-    max_retries: int = 2
-    backoff: float = 0.5
-    max_backoff: float = 8.0
-    max_wait: float = 60.0
-
-    def delay(
-        self, attempt: int, headers: Mapping[str, str] | None = None
-    ) -> float | None:
-        """Seconds to wait before retry number `attempt + 1`, or None when there is to be no retry."""
-        if attempt >= self.max_retries:
-            return None
-        asked = retry_after(headers) if headers else None
-        if asked is not None:
-            return asked if asked <= self.max_wait else None
-        # Jitter spreads clients that failed together so that they do not all come back at once.
-        return min(self.max_backoff, self.backoff * 2.0**attempt) * (
-            0.5 + random.random() / 2
-        )
 
 
 # ---- the client ----
@@ -114,7 +77,8 @@ class HTTPModel(ModelClientBase):
     `api_key` goes where the wire's route says; `token` (a string or a zero-argument callable, such as an Entra
     ID token provider) is sent as a bearer token instead; `auth` takes any other Auth. Bedrock without a key is
     signed with SigV4 for `region`. A base URL may carry a query (Azure's `?api-version=`): it stays at the
-    end of every request URL. `record=DIR` writes every call's exchange there, secrets masked.
+    end of every request URL. `record=DIR` writes every call's exchange there, secrets masked. An answer
+    whose body decodes to more than `max_response_bytes` is a ProviderError of type `response_too_large`.
 
     Call close() when done with it, to release the connection pool.
     """
@@ -135,6 +99,7 @@ class HTTPModel(ModelClientBase):
         region: str | None = None,
         record: str | os.PathLike[str] | None = None,
         route: Route | None = None,
+        max_response_bytes: int = ANSWER_CAP,
     ) -> None:
         row = wire_row(wire)
         # A route adjusted for one server (a preset's) in place of the wire's own.
@@ -170,6 +135,9 @@ class HTTPModel(ModelClientBase):
         self.timeout = timeout
         self._connect_timeout = connect_timeout
         self._timeout = self._httpx.Timeout(timeout, connect=connect_timeout)
+        self.max_response_bytes = max_response_bytes
+        # Never signed (a proxy may rewrite it): sent as the client's default, only what bodies.py can bound.
+        self._client_headers = {"accept-encoding": accept_encoding()}
         self._client: Any = None
 
     def __repr__(self) -> str:
@@ -262,11 +230,16 @@ class HTTPModel(ModelClientBase):
         )
 
     def _failure(self, error: Exception) -> ProviderError:
-        """What went wrong below HTTP: a timeout, a connection that failed or dropped, or a request httpx refused."""
+        """What went wrong below HTTP: a timeout, a connection that failed or dropped, a request httpx refused, or
+        a body past its cap or that could not be decoded."""
+        if isinstance(error, BodyTooLarge):
+            return too_large(self.wire, error)
         if isinstance(error, (self._httpx.TimeoutException, *TIMEOUTS)):
             kind = "timeout"
         elif isinstance(error, _AuthFailed):
             kind = "auth_error"
+        elif isinstance(error, BodyUnreadable):
+            kind = "invalid_response"
         elif isinstance(error, self._httpx.TransportError):
             kind = "connection_error"
         else:
@@ -291,11 +264,27 @@ class HTTPModel(ModelClientBase):
             min(self.timeout, left), connect=min(self._connect_timeout, left)
         )
 
-    def _within(self, chunks: Iterable[bytes], deadline: float) -> Iterator[bytes]:
+    def _body(self, response: Any, deadline: float, cap: int) -> Iterator[bytes]:
+        """The decoded body under the deadline and `cap`, decoded and counted in the thread that reads it: so the
+        reader stops at the cap, whatever the consumer has taken so far."""
+        if response.is_stream_consumed:
+            # A body some transport read already (a mock's): decoded there, still capped here.
+            chunks = read_body(response.iter_bytes(), None, cap)
+        else:
+            encoding = response.headers.get("content-encoding")
+            chunks = read_body(response.iter_raw(), encoding, cap)
         return within(chunks, deadline, self.timeout)
 
-    def _awithin(self, chunks: Any, deadline: float) -> AsyncIterator[bytes]:
+    def _abody(self, response: Any, deadline: float, cap: int) -> AsyncIterator[bytes]:
+        if response.is_stream_consumed:
+            chunks = aread_body(response.aiter_bytes(), None, cap)
+        else:
+            encoding = response.headers.get("content-encoding")
+            chunks = aread_body(response.aiter_raw(), encoding, cap)
         return awithin(chunks, deadline, self.timeout)
+
+    def _error_cap(self) -> int:
+        return min(ERROR_CAP, self.max_response_bytes)
 
     def _wait(
         self,
@@ -306,7 +295,7 @@ class HTTPModel(ModelClientBase):
     ) -> float | None:
         """Seconds before the next attempt, or None when this failure is final (or no time is left for one)."""
         transient = failure.type in ("timeout", "connection_error") or (
-            failure.status is not None and _retryable(failure.status)
+            failure.status is not None and retryable(failure.status)
         )
         wait = self.retry.delay(attempt, headers) if transient else None
         if wait is not None and time.monotonic() + wait >= deadline:
@@ -335,10 +324,12 @@ class HTTPModel(ModelClientBase):
             if response.status_code < 400:
                 return _Attempt(response)
             try:
-                body = b"".join(self._within(response.iter_bytes(), deadline))
-                failure = _status_error(
-                    self.wire, response.status_code, body, response.reason_phrase
-                )
+                body = bytearray()
+                for chunk in self._body(response, deadline, self._error_cap()):
+                    body += chunk
+                failure = self._status_failure(response, bytes(body))
+            except (BodyTooLarge, BodyUnreadable) as error:
+                body, failure = bytearray(), self._unread(response, error)
             finally:
                 response.close()
             return _Attempt(
@@ -347,6 +338,24 @@ class HTTPModel(ModelClientBase):
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
             return _Attempt(None, self._failure(error))
 
+    def _status_failure(self, response: Any, body: bytes) -> ProviderError:
+        return status_error(
+            self.wire, response.status_code, body, response.reason_phrase
+        )
+
+    def _unread(self, response: Any, error: Exception) -> ProviderError:
+        """An error response whose body was past its cap, or could not be decoded."""
+        status = response.status_code
+        if isinstance(error, BodyTooLarge):
+            return too_large(self.wire, error, status)
+        reason = response.reason_phrase
+        return ProviderError(
+            self.wire,
+            f"HTTP {status} {reason}: {error}",
+            type="http_error",
+            status=status,
+        )
+
     def _send(self, request: Request, stream: bool, deadline: float) -> Any:
         """An open httpx response with a success status, or the ProviderError after retries.
 
@@ -354,7 +363,9 @@ class HTTPModel(ModelClientBase):
         """
         url, content, headers = self._prepare(request, stream)
         if self._client is None:
-            self._client = self._httpx.Client(timeout=self._timeout)
+            self._client = self._httpx.Client(
+                timeout=self._timeout, headers=self._client_headers
+            )
         try:
             return before(
                 deadline,
@@ -380,25 +391,33 @@ class HTTPModel(ModelClientBase):
                 return outcome.response
             wait = self._wait(attempt, outcome.failure, outcome.headers, deadline)
             if wait is None:
-                self._record(outcome.answered, outcome.body, stream, True)
+                self._record(outcome.answered, bytes(outcome.body), stream, True)
                 raise outcome.failure
             time.sleep(wait)
             attempt += 1
 
+    def _answer(self, response: Any, content: bytearray) -> Response:
+        """A whole answer's body as a Response, recorded, with the secrets it echoed masked."""
+        self._record(response, bytes(content), False, True)
+        try:
+            answer = whole_response(self.wire, content)
+        except ProviderError as error:
+            raise self._redactor.error(error) from None
+        return self._redactor.response(answer)
+
     def complete(self, request: Request) -> Response:
         deadline = self._deadline()
         response = self._send(request, stream=False, deadline=deadline)
+        # A bytearray: json.loads reads it as it is, so the body is never held twice.
+        content = bytearray()
         try:
-            content = b"".join(self._within(response.iter_bytes(), deadline))
+            for chunk in self._body(response, deadline, self.max_response_bytes):
+                content += chunk
         except Exception as error:  # noqa: BLE001 - a body cut off is a ProviderError like any other
             raise self._failure(error) from None
         finally:
             response.close()
-        self._record(response, content, False, True)
-        try:
-            return _whole_response(self.wire, content)
-        except ProviderError as error:
-            raise self._redactor.error(error) from None
+        return self._answer(response, content)
 
     def stream(self, request: Request) -> Iterator[Event]:
         deadline = self._deadline()
@@ -407,21 +426,30 @@ class HTTPModel(ModelClientBase):
         except ProviderError as error:
             yield from error_events(error)
             return
-        received = bytearray()
+        received = None if self.recorder is None else bytearray()
         whole = False
         try:
             # A connection dropped mid-stream, or the deadline passing, ends the events with a StreamError.
-            chunks = _kept(self._within(response.iter_bytes(), deadline), received)
+            chunks = self._body(response, deadline, self.max_response_bytes)
+            if received is not None:
+                chunks = _kept(chunks, received)
             # A server that ignored `stream` answers whole, as JSON: the content type helps tell (streams/whole.py).
             kind = response.headers.get("content-type")
-            for event in stream_events(chunks, self.wire, content_type=kind):
-                yield self._redactor.event(event)
+            events = capped_events(
+                stream_events(chunks, self.wire, content_type=kind), self.wire
+            )
+            yield from masked(events, self._redactor) if self._redactor else events
             whole = True
         finally:
             response.close()
-            self._record(response, bytes(received), True, whole)
+            self._record(response, bytes(received or b""), True, whole)
 
     # -- async: one client per call, since an httpx.AsyncClient belongs to the event loop that made it --
+
+    def _aclient(self) -> Any:
+        return self._httpx.AsyncClient(
+            timeout=self._timeout, headers=self._client_headers
+        )
 
     async def _aattempt(
         self,
@@ -451,12 +479,12 @@ class HTTPModel(ModelClientBase):
             if response.status_code < 400:
                 return _Attempt(response)
             try:
-                body = b"".join(
-                    [c async for c in self._awithin(response.aiter_bytes(), deadline)]
-                )
-                failure = _status_error(
-                    self.wire, response.status_code, body, response.reason_phrase
-                )
+                body = bytearray()
+                async for chunk in self._abody(response, deadline, self._error_cap()):
+                    body += chunk
+                failure = self._status_failure(response, bytes(body))
+            except (BodyTooLarge, BodyUnreadable) as error:
+                body, failure = bytearray(), self._unread(response, error)
             finally:
                 await response.aclose()
             return _Attempt(
@@ -476,50 +504,54 @@ class HTTPModel(ModelClientBase):
                 return outcome.response
             wait = self._wait(attempt, outcome.failure, outcome.headers, deadline)
             if wait is None:
-                self._record(outcome.answered, outcome.body, stream, True)
+                self._record(outcome.answered, bytes(outcome.body), stream, True)
                 raise outcome.failure
             await asyncio.sleep(wait)
             attempt += 1
 
     async def acomplete(self, request: Request) -> Response:
         deadline = self._deadline()
-        async with self._httpx.AsyncClient(timeout=self._timeout) as client:
+        async with self._aclient() as client:
             response = await self._asend(client, request, False, deadline)
+            content = bytearray()
             try:
-                chunks = self._awithin(response.aiter_bytes(), deadline)
-                content = b"".join([chunk async for chunk in chunks])
+                async for chunk in self._abody(
+                    response, deadline, self.max_response_bytes
+                ):
+                    content += chunk
             except Exception as error:  # noqa: BLE001 - a body cut off is a ProviderError like any other
                 raise self._failure(error) from None
             finally:
                 await response.aclose()
-        self._record(response, content, False, True)
-        try:
-            return _whole_response(self.wire, content)
-        except ProviderError as error:
-            raise self._redactor.error(error) from None
+        return self._answer(response, content)
 
     async def astream(self, request: Request) -> AsyncIterator[Event]:
         deadline = self._deadline()
-        async with self._httpx.AsyncClient(timeout=self._timeout) as client:
+        async with self._aclient() as client:
             try:
                 response = await self._asend(client, request, True, deadline)
             except ProviderError as error:
                 for event in error_events(error):
                     yield event
                 return
-            received = bytearray()
+            received = None if self.recorder is None else bytearray()
             whole = False
             try:
-                chunks = _akept(
-                    self._awithin(response.aiter_bytes(), deadline), received
-                )
+                chunks = self._abody(response, deadline, self.max_response_bytes)
+                if received is not None:
+                    chunks = _akept(chunks, received)
                 kind = response.headers.get("content-type")
-                async for event in astream_events(chunks, self.wire, content_type=kind):
-                    yield self._redactor.event(event)
+                events = acapped_events(
+                    astream_events(chunks, self.wire, content_type=kind), self.wire
+                )
+                if self._redactor:
+                    events = amasked(events, self._redactor)
+                async for event in events:
+                    yield event
                 whole = True
             finally:
                 await response.aclose()
-                self._record(response, bytes(received), True, whole)
+                self._record(response, bytes(received or b""), True, whole)
 
 
 @dataclass(frozen=True)
@@ -531,7 +563,7 @@ class _Attempt:
     headers: Mapping[str, str] | None = None
     # The error response and its body, for the recording when this failure is the last.
     answered: Any = None
-    body: bytes = b""
+    body: bytes | bytearray = b""
 
 
 class _AuthFailed(Exception):
@@ -551,47 +583,3 @@ async def _akept(
     async for chunk in chunks:
         received += chunk
         yield chunk
-
-
-def _whole_response(wire: str, content: bytes) -> Response:
-    try:
-        body = json.loads(content)
-    except ValueError:
-        text = content[:300].decode("utf-8", "replace")
-        raise ProviderError(
-            wire, f"the response is not JSON: {text!r}", type="invalid_response"
-        ) from None
-    except RecursionError:
-        # json.loads recurses once a level: a hostile server can nest past the limit.
-        raise ProviderError(
-            wire,
-            "the response nests arrays and objects too deeply to read",
-            type="invalid_response",
-        ) from None
-    result = decode_body(body, wire)
-    if isinstance(result, ProviderError):
-        raise result
-    return result
-
-
-def _status_error(wire: str, status: int, content: bytes, reason: str) -> ProviderError:
-    """The provider's error body as a ProviderError with the HTTP status; a body that is no error object as text."""
-    try:
-        body = json.loads(content)
-    except (ValueError, RecursionError):
-        body = None
-    # The wire's own error shape first, then any other (a proxy or gateway in front of the model).
-    for reader in (wire, "http"):
-        decoded = decode_body(body, reader) if body is not None else None
-        if isinstance(decoded, ProviderError) and decoded.type != "invalid_response":
-            decoded.status = decoded.status or status
-            decoded.raw = body
-            return decoded
-    text = content[:500].decode("utf-8", "replace").strip()
-    return ProviderError(
-        wire,
-        f"HTTP {status} {reason}: {text}".rstrip(": "),
-        type="http_error",
-        status=status,
-        raw=body,
-    )

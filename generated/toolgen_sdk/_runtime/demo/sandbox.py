@@ -1,16 +1,21 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""run_command's sandbox: an allowlisted program with an argument list, never a shell, inside a workspace, with a
-timeout and an output cap; and the in-memory store behind todo_read/todo_write."""
+"""run_command's sandbox: an allowlisted program with an argument list, never a shell, inside a workspace, with
+time, memory and output limits; and the in-memory store behind todo_read/todo_write."""
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
+import re
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -18,23 +23,82 @@ from typing import IO, Any
 
 # ---- run_command's sandbox ----
 
-# For each allowed program: the option letters it may take alone, and those whose value follows (`-n 5`, `-n5`).
-# Anything else, long options included, is refused: `grep --file=/etc/passwd` would read outside the workspace.
-PROGRAM_OPTIONS: Mapping[str, tuple[str, str]] = MappingProxyType(
+
+@dataclass(frozen=True)
+class Options:
+    """The options one program may take, as GNU getopt_long reads them: short letters alone (`-abc`), short letters
+    whose value follows (`-n 5`, `-n5`), and the long names that spell those letters (`--lines=5`, `--lines 5`).
+    Anything else is refused, whatever its spelling: `--file=/etc/passwd` would read outside the workspace."""
+
+    flags: str = ""
+    valued: str = ""
+    long: tuple[tuple[str, str], ...] = ()
+
+
+# Long names are taken only in full: GNU also takes any unique abbreviation, which only the program's whole list
+# of options can tell apart (`--fo` is `--follow` to tail).
+PROGRAM_OPTIONS: Mapping[str, Options] = MappingProxyType(
     {
-        "cat": ("bnsA", ""),
-        "date": ("u", ""),
-        "echo": ("", ""),  # options or not, echo only prints its arguments
-        "grep": ("cEFHhilnorvwx", "em"),
-        "head": ("", "nc"),
-        "ls": ("1aAlhRrSt", ""),
-        "pwd": ("", ""),
-        "tail": ("", "nc"),
-        "wc": ("clmw", ""),
+        "cat": Options(
+            "Abns",
+            "",
+            (
+                ("show-all", "A"),
+                ("number-nonblank", "b"),
+                ("number", "n"),
+                ("squeeze-blank", "s"),
+            ),
+        ),
+        "date": Options("u", "", (("utc", "u"), ("universal", "u"))),
+        "echo": Options(),  # options or not, echo only prints its arguments
+        "grep": Options(
+            "cEFHhilnorvwx",
+            "em",
+            (
+                ("count", "c"),
+                ("extended-regexp", "E"),
+                ("fixed-strings", "F"),
+                ("with-filename", "H"),
+                ("no-filename", "h"),
+                ("ignore-case", "i"),
+                ("files-with-matches", "l"),
+                ("line-number", "n"),
+                ("only-matching", "o"),
+                ("recursive", "r"),
+                ("invert-match", "v"),
+                ("word-regexp", "w"),
+                ("line-regexp", "x"),
+                ("regexp", "e"),
+                ("max-count", "m"),
+            ),
+        ),
+        "head": Options("", "nc", (("lines", "n"), ("bytes", "c"))),
+        "ls": Options(
+            "1aAlhRrSt",
+            "",
+            (
+                ("all", "a"),
+                ("almost-all", "A"),
+                ("human-readable", "h"),
+                ("recursive", "R"),
+                ("reverse", "r"),
+            ),
+        ),
+        "pwd": Options(),
+        "tail": Options("", "nc", (("lines", "n"), ("bytes", "c"))),
+        "wc": Options(
+            "clmw", "", (("bytes", "c"), ("lines", "l"), ("chars", "m"), ("words", "w"))
+        ),
     }
 )
 # Programs are looked up here only, so a file the model managed to write into the workspace is never run.
 SAFE_PATH = "/usr/bin:/bin"
+# tail reads a first argument such as `+1f` or `-cf` as its obsolete option form (from line 1, or the last 10
+# bytes, following forever), before getopt sees it; except `-` (standard input) and `-c` (the option).
+_TAIL_OBSOLETE = re.compile(r"[+-][0-9]*[bcl]?f?")
+_TAIL_NOT_OBSOLETE = ("-", "-c")
+# How GNU programs say an allocation failed: a line of its own (a file's name would sit between the colons).
+_EXHAUSTED = re.compile(r"(?im)^[^:\n]*: memory exhausted$")
 
 
 class SandboxRefusal(ValueError):
@@ -42,7 +106,11 @@ class SandboxRefusal(ValueError):
 
 
 class CommandTimeout(RuntimeError):
-    """The program ran past the sandbox's timeout and was stopped."""
+    """The program ran past the sandbox's timeout (or its CPU time limit) and was stopped."""
+
+
+class CommandOutOfMemory(RuntimeError):
+    """The program failed at the sandbox's memory limit (a regular expression that explodes, say)."""
 
 
 @dataclass(frozen=True)
@@ -50,13 +118,16 @@ class Sandbox:
     """Runs one allowlisted program with an argument list inside `root`: no shell, so no pipes, globs or `$()`.
 
     Every operand that names a file, and the working directory, must resolve (symlinks followed) inside `root`;
-    the program gets a minimal environment, no stdin, `timeout` seconds, and `output_cap` bytes of each output.
+    options are those of the program's `Options`, in any spelling getopt takes. The program gets a minimal
+    environment, no stdin, `timeout` seconds (wall clock, and CPU time), `memory` bytes of address space, and
+    `output_cap` bytes of each output (it is stopped once it has written a few caps' worth).
     """
 
     root: Path
     programs: frozenset[str] = frozenset(PROGRAM_OPTIONS)
     timeout: float = 10.0
     output_cap: int = 65536
+    memory: int = 256 * 2**20
 
     def run(
         self, program: str, args: Sequence[str] = (), cwd: str = "."
@@ -97,26 +168,7 @@ class Sandbox:
             raise SandboxRefusal("an argument contains a NUL character")
         if program == "echo":
             return  # echo reads no file and runs nothing: every argument is a word to print
-        flags, valued = PROGRAM_OPTIONS[program]
-        operands: list[str] = []
-        pattern_given = False
-        position = 0
-        while position < len(args):
-            arg = args[position]
-            position += 1
-            if arg == "--":
-                operands.extend(args[position:])
-                break
-            if arg.startswith("--"):
-                raise SandboxRefusal(
-                    f"long options such as {arg.split('=')[0]!r} are not allowed"
-                )
-            if arg.startswith("-") and len(arg) > 1:
-                takes_next, pattern = _short_options(program, arg, flags, valued)
-                pattern_given = pattern_given or pattern
-                position += takes_next
-                continue
-            operands.append(arg)
+        operands, pattern_given = parse_options(program, args)
         for operand in _file_operands(program, operands, pattern_given):
             self._inside(root, directory, operand, "a file argument")
 
@@ -137,6 +189,8 @@ class Sandbox:
         self, argv: list[str], directory: Path, program: str
     ) -> dict[str, Any]:
         environment = {"PATH": SAFE_PATH, "LC_ALL": "C", "HOME": str(directory)}
+        # Only the cap is read back, so what is written beyond a few caps is waste (and disk): stop it there.
+        output_limit = 4 * self.output_cap
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             # Output goes to files, not pipes: a chatty program cannot fill memory, and only the cap is read back.
             process = subprocess.Popen(  # argv list, no shell, allowlisted program
@@ -147,10 +201,24 @@ class Sandbox:
                 stdout=out,
                 stderr=err,
                 shell=False,
+                # The child only calls setrlimit before exec, which takes no lock a thread could hold.
+                preexec_fn=_limits(self.memory, self.timeout, output_limit),  # noqa: PLW1509
             )
-            code = self._wait(process, program, out, err)
+            code, peak = self._wait(process, program, out, err, output_limit)
             stdout, cut_out = _head(out, self.output_cap)
             stderr, cut_err = _head(err, self.output_cap)
+        # A program at the limit aborts, or says so itself; either way it held most of the memory, or failed
+        # one allocation too large for it.
+        exhausted = _EXHAUSTED.search(stderr)
+        if code != 0 and (peak * 2 >= self.memory or exhausted):
+            raise CommandOutOfMemory(
+                f"{program} needed more than the sandbox's {self.memory // 2**20} MB of memory and was "
+                "stopped; try a simpler pattern or a smaller input"
+            )
+        if code == -signal.SIGXCPU:
+            raise CommandTimeout(
+                f"{program} used more than {math.ceil(self.timeout)} seconds of CPU time and was stopped"
+            )
         return {
             "exit_code": code,
             "stdout": stdout,
@@ -164,40 +232,133 @@ class Sandbox:
         program: str,
         out: IO[bytes],
         err: IO[bytes],
-    ) -> int:
-        """The exit code; a program past the time limit, or writing far past the output cap, is stopped."""
+        output_limit: int,
+    ) -> tuple[int, int]:
+        """The exit code and the peak memory (bytes); a program past the time limit, or writing far past the
+        output cap, is stopped."""
         deadline = time.monotonic() + self.timeout
-        # Only the cap is read back, so what is written beyond a few caps is waste (and disk): stop it there.
-        limit = 4 * self.output_cap
         while True:
-            try:
-                return process.wait(timeout=0.01)
-            except subprocess.TimeoutExpired:
-                written = (
-                    os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
+            # wait4, not Popen.wait: it also tells how much memory the program held at most.
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                process.returncode = os.waitstatus_to_exitcode(status)
+                return process.returncode, _peak_bytes(usage.ru_maxrss)
+            written = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
+            if written > output_limit:
+                _stop(process)
+                return -9, 0
+            if time.monotonic() > deadline:
+                _stop(process)
+                raise CommandTimeout(
+                    f"{program} did not finish within {self.timeout} seconds and was stopped"
                 )
-                if written > limit:
-                    process.kill()
-                    process.wait()
-                    return -9
-                if time.monotonic() > deadline:
-                    process.kill()
-                    process.wait()
-                    raise CommandTimeout(
-                        f"{program} did not finish within {self.timeout} seconds and was stopped"
-                    ) from None
+            time.sleep(0.01)
 
 
-def _short_options(program: str, arg: str, flags: str, valued: str) -> tuple[int, bool]:
-    """Check `-abc` / `-n5` style options; (arguments the option consumes after itself, whether it gave a pattern)."""
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Kill and reap the program; by its pid, as Popen.kill() could reap it first and lose its status."""
+    os.kill(process.pid, signal.SIGKILL)
+    _, status, _ = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+
+
+def _peak_bytes(maxrss: int) -> int:
+    return maxrss if sys.platform == "darwin" else maxrss * 1024  # kilobytes elsewhere
+
+
+def _limits(memory: int, timeout: float, output_limit: int) -> Callable[[], None]:
+    """What the child runs before the program: its limits, set where the program cannot raise them again."""
+    import resource  # POSIX only, like the programs the sandbox runs
+
+    cpu = max(1, math.ceil(timeout))
+    asked = (
+        (resource.RLIMIT_AS, memory, memory),
+        # Past the soft limit SIGXCPU ends the program; the wall-clock timeout stops one that merely waits.
+        (resource.RLIMIT_CPU, cpu, cpu + 1),
+        # Each output file: a write past it ends the program (SIGXFSZ) before the disk fills.
+        (resource.RLIMIT_FSIZE, output_limit + 1, output_limit + 1),
+        # A program that aborts at the memory limit must not leave a core file in the workspace.
+        (resource.RLIMIT_CORE, 0, 0),
+    )
+    wanted = []
+    for kind, soft, hard in asked:
+        # Never above a hard limit this process already has: setrlimit would refuse, and leave none at all.
+        current = resource.getrlimit(kind)[1]
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+        wanted.append((kind, soft, hard))
+
+    def limit() -> None:
+        for kind, soft, hard in wanted:
+            # A platform without one of them (macOS and RLIMIT_AS) keeps the others.
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(kind, (soft, hard))
+
+    return limit
+
+
+def parse_options(program: str, args: Sequence[str]) -> tuple[list[str], bool]:
+    """Read `args` as GNU getopt_long does (options anywhere, `--` ends them, values attached or next) and refuse
+    every option not in the program's list; (the operands, whether `-e`/`--regexp` gave grep its pattern)."""
+    options = PROGRAM_OPTIONS[program]
+    operands: list[str] = []
+    pattern_given = False
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if arg == "--":
+            operands.extend(args[position:])
+            break
+        if arg.startswith("--"):
+            letter, attached = _long_option(program, arg, options)
+            if letter in options.valued and not attached:
+                position += 1
+            pattern_given = pattern_given or letter == "e"
+        elif arg.startswith("-") and len(arg) > 1:
+            takes_next, letter = _short_options(program, arg, options)
+            pattern_given = pattern_given or letter == "e"
+            position += takes_next
+        else:
+            operands.append(arg)
+    first = args[0] if args else ""
+    if (
+        program == "tail"
+        and first not in _TAIL_NOT_OBSOLETE
+        and _TAIL_OBSOLETE.fullmatch(first)
+    ):
+        # Whether tail reads it as options depends on how many arguments follow: refuse it either way.
+        raise SandboxRefusal(
+            f"tail's old form {first!r} is not allowed; write -n +N or -n N (and ./{first} for a file)"
+        )
+    return operands, pattern_given
+
+
+def _long_option(program: str, arg: str, options: Options) -> tuple[str, bool]:
+    """The short letter a `--name[=value]` spells, and whether its value is attached; a refusal otherwise."""
+    name, equals, _ = arg[2:].partition("=")
+    letter = dict(options.long).get(name)
+    if letter is None:
+        allowed = ", ".join(f"--{long}" for long, _ in options.long) or "none"
+        raise SandboxRefusal(
+            f"long option --{name} is not allowed for {program} (long options are taken in full, "
+            f"never abbreviated; allowed: {allowed})"
+        )
+    if equals and letter not in options.valued:
+        raise SandboxRefusal(f"option --{name} of {program} takes no value")
+    return letter, bool(equals)
+
+
+def _short_options(program: str, arg: str, options: Options) -> tuple[int, str]:
+    """Check `-abc` / `-n5` style options; (arguments the option consumes after itself, the valued letter or '')."""
     letters = arg[1:]
     for index, letter in enumerate(letters):
-        if letter in valued:
+        if letter in options.valued:
             attached = index + 1 < len(letters)
-            return (0 if attached else 1), letter == "e"
-        if letter not in flags:
+            return (0 if attached else 1), letter
+        if letter not in options.flags:
             raise SandboxRefusal(f"option -{letter} is not allowed for {program}")
-    return 0, False
+    return 0, ""
 
 
 def _file_operands(program: str, operands: list[str], pattern_given: bool) -> list[str]:

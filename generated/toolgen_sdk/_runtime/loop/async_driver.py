@@ -105,7 +105,7 @@ async def _atimed(
 async def _acalls(
     run: RunState, entries: list[BatchCall]
 ) -> AsyncGenerator[_Done, None]:
-    """Run the calls as tasks; each as it completes.
+    """Run the calls as tasks; their outcomes in call order.
 
     After a cancel or the deadline (or a call raising RunInterrupted) the calls still running are cancelled and
     get GRACE_SECONDS to end; one that ignores its cancellation is then left to run on its own.
@@ -130,6 +130,10 @@ async def _acalls(
         for task in pending:
             task.cancel()
 
+    # Outcomes are handed on in call order, whatever order the calls end in, as run() does.
+    order = list(tasks)
+    ready: dict[asyncio.Future[Any], _Done] = {}
+    handed = 0
     try:
         while pending:
             waiting = set(pending)
@@ -151,15 +155,20 @@ async def _acalls(
                 pending.discard(task)
                 entry = tasks[task]
                 if task.cancelled():
-                    yield entry, _reason(run), time.perf_counter() - started
+                    ready[task] = (entry, _reason(run), time.perf_counter() - started)
                     continue
                 done_call: _Done = task.result()
-                entry, outcome, seconds = done_call
-                if isinstance(outcome, str) and grace_until is None:
+                if isinstance(done_call[1], str) and grace_until is None:
                     # The call's dispatch says the run was interrupted: the others get their grace.
-                    give_grace(outcome)
-                yield entry, outcome, seconds
-        for task in pending:
+                    give_grace(done_call[1])
+                ready[task] = done_call
+            while handed < len(order) and order[handed] in ready:
+                yield ready.pop(order[handed])
+                handed += 1
+        for task in order[handed:]:
+            if task in ready:
+                yield ready.pop(task)
+                continue
             interrupt.let_go(task)
             yield tasks[task], _reason(run), time.perf_counter() - started
     finally:

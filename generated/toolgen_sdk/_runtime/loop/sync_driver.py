@@ -167,7 +167,7 @@ class _Threads:
 
 
 def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done]:
-    """Run the calls, concurrently when there are several; each as it completes.
+    """Run the calls, concurrently when there are several; their outcomes in call order.
 
     Each call is made ready by the registry in call order on this thread. After a cancel or the deadline (or a
     call raising RunInterrupted) the calls still running get GRACE_SECONDS, then are left to run on their own.
@@ -199,6 +199,10 @@ def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done]:
         return
     threads = _Threads(calls, run.telemetry)
     left = set(range(len(calls)))
+    # Outcomes are handed on in call order, whatever order the calls end in: the run's events are then the same
+    # on every replay of a durable run, and in run(), arun() and a served run alike.
+    ready: dict[int, tuple[ToolOutcome | InterruptReason, float]] = {}
+    handed = 0
     grace_until: float | None = None
     try:
         while left:
@@ -223,12 +227,18 @@ def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done]:
                 # The call's dispatch says the run was interrupted: the others get their grace.
                 run.end(outcome)
                 grace_until = time.monotonic() + GRACE_SECONDS
-            yield calls[index][0], outcome, seconds, True
+            ready[index] = (outcome, seconds)
+            while handed in ready:
+                yield (calls[handed][0], *ready.pop(handed), True)
+                handed += 1
     finally:
         began = threads.close()
     now = time.perf_counter()
     reason: InterruptReason = "deadline" if run.stop == "deadline" else "cancelled"
-    for index in sorted(left):
+    for index in range(handed, len(calls)):
+        if index in ready:
+            yield (calls[index][0], *ready.pop(index), True)
+            continue
         started = began.get(index)
         seconds = 0.0 if started is None else now - started
         yield calls[index][0], reason, seconds, started is not None

@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..models.check import schema_validator
 from ..tools.guards import ToolFailure
 from ..tools.registry import Registry, ToolContext
 from .convert import MCPToolsError, definitions_from_mcp
@@ -190,10 +191,31 @@ class MCPConnection:
 
     async def _call(self, name: str, arguments: Any, timeout: float) -> Any:
         anyio = mcp_module("anyio")
+        self._bound_output_check(name)
         with anyio.fail_after(timeout + 1):
             return await self._client.call_tool(
                 name, arguments, read_timeout_seconds=timeout
             )
+
+    def _bound_output_check(self, name: str) -> None:
+        """The SDK checks a result's structuredContent against the tool's outputSchema with jsonschema, whose
+        patterns run on Python's re, without a bound (a server's `^(a+)+$` would stop this process): the
+        validator it keeps for the tool is made toolgen's, whose patterns are bounded, before it makes its own."""
+        try:
+            session = self._client.session
+            schemas = session._tool_output_schemas
+            kept = session._tool_output_validators
+        except Exception:  # noqa: BLE001 - another SDK version keeps them elsewhere; its own check runs then
+            return
+        schema = schemas.get(name) if isinstance(schemas, dict) else None
+        if not isinstance(kept, dict) or name in kept or not isinstance(schema, dict):
+            return
+        try:
+            validator = schema_validator(schema)
+            type(validator).check_schema(schema)
+        except Exception:  # noqa: BLE001 - a schema that is not one: the SDK says so in its own words
+            return
+        kept[name] = validator
 
     def add_to(
         self,

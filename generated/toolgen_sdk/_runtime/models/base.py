@@ -28,6 +28,16 @@ if TYPE_CHECKING:
     from typing import Self  # type: ignore[attr-defined,unused-ignore]
 
 
+def _bounded_patterns(schema: pydantic_core.CoreSchema) -> pydantic_core.CoreSchema:
+    """`schema` with each string pattern checked by Rust's linear regex, or in bounded time where it cannot run
+    there (lookaround, backreferences): python-re, which the configs name for those, backtracks without a bound."""
+    # Imported here, where a model is built (on first use), not with the package.
+    from ..schema.patterns import bounded_core_schema
+
+    bounded: pydantic_core.CoreSchema = bounded_core_schema(schema)
+    return bounded
+
+
 class FrozenModel(pydantic.BaseModel):
     """A frozen model whose containers are frozen too (frozen.py): every list a tuple, every dict a FrozenDict.
 
@@ -44,6 +54,13 @@ class FrozenModel(pydantic.BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         _freeze_defaults(cls)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[pydantic.BaseModel], handler: pydantic.GetCoreSchemaHandler, /
+    ) -> pydantic_core.CoreSchema:
+        """pydantic's schema, with its string patterns matched in bounded time (_bounded_patterns)."""
+        return _bounded_patterns(handler(source))
 
     def model_copy(
         self, *, update: Mapping[str, Any] | None = None, deep: bool = False
@@ -133,6 +150,13 @@ class DeferredRootModel(pydantic.RootModel[RootT], Generic[RootT]):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         _freeze_defaults(cls)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[pydantic.BaseModel], handler: pydantic.GetCoreSchemaHandler, /
+    ) -> pydantic_core.CoreSchema:
+        """pydantic's schema, with its string patterns matched in bounded time (_bounded_patterns)."""
+        return _bounded_patterns(handler(source))
 
     def model_copy(
         self, *, update: Mapping[str, Any] | None = None, deep: bool = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import pydantic
@@ -27,10 +28,6 @@ def parsed_json(data: str | bytes | bytearray) -> Any:
     return parse_json(data)
 
 
-# Where a schema whose patterns were translated for Python keeps their originals (an unknown keyword to checks).
-_ECMA_ORIGINALS = "x-toolgen-ecma-patterns"
-
-
 def schema_validator(
     schema: Mapping[str, Any],
     resources: Mapping[str, Any] | None = None,
@@ -40,6 +37,7 @@ def schema_validator(
 
     References resolve inside `schema`, to `resources` (URI -> document) and to the published meta-schemas, and
     nowhere else: a reference to anything more is a problem of the check, never a fetch over the network.
+    Patterns are matched in bounded time (schema/patterns.py), each compiled once for this validator.
     """
     # Imported here: only tools whose models do not enforce every keyword need jsonschema.
     from jsonschema import Draft202012Validator
@@ -47,28 +45,16 @@ def schema_validator(
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012, specification_with
 
+    from ..schema.pattern_keywords import bounded_keywords
+    from ..schema.patterns import PatternCache
+
     fallback = (
         validator_for({"$schema": dialect}, default=Draft202012Validator)
         if dialect
         else Draft202012Validator
     )
     validator = validator_for(schema, default=fallback)
-    from ..schema.ecma_regex import (
-        python_documents,
-    )  # rarely needed, so not imported with the package
-
     documents: dict[str, Any] = dict(resources or {})
-    # Python's re has no \p{...}: General_Category escapes become explicit ranges first (the models skip them).
-    translated = python_documents([schema, *documents.values()])
-    if translated is not None:
-        rewritten, originals = translated
-        # Error sentences that quote a pattern (additionalProperties lists them) show it as written.
-        schema = (
-            {**rewritten[0], _ECMA_ORIGINALS: originals}
-            if isinstance(rewritten[0], dict)
-            else rewritten[0]
-        )
-        documents = dict(zip(documents, rewritten[1:], strict=True))
     # jsonschema reports a `false` subschema's error without its place; `{"not": {}}` refuses the same values
     # and is reported where it applies.
     schema = _false_spelled_out(schema)
@@ -85,7 +71,8 @@ def schema_validator(
     ]
     # An explicit registry has no retrieve function; jsonschema's default one would fetch unknown URIs.
     registry: Registry[Any] = Registry().with_resources(loaded).crawl()
-    return validator(schema, registry=registry)
+    # jsonschema would match patterns with Python's re, unbounded; the cache's engines read `\p{...}` too.
+    return bounded_keywords(validator, PatternCache())(schema, registry=registry)
 
 
 # Where jsonschema's own message for `false` says more than "is not allowed" (it names the key or item).
@@ -112,17 +99,25 @@ MOST_SCHEMA_ERRORS = 1000
 def schema_accepts(validator: Any, value: Any) -> bool:
     """Whether `value` meets the validator's schema: stops at the first error instead of listing them all."""
     try:
-        return next(iter(validator.iter_errors(value)), None) is None
+        with _one_check(validator):
+            return next(iter(validator.iter_errors(value)), None) is None
     except Exception:  # noqa: BLE001 - a schema jsonschema cannot follow accepts nothing
         return False
+
+
+def _one_check(validator: Any) -> AbstractContextManager[None]:
+    """One check by `validator`: the patterns it matches share one deadline (schema/patterns.py)."""
+    patterns = getattr(validator, "PATTERNS", None)
+    return patterns.check() if patterns is not None else nullcontext()
 
 
 def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
     """The places `value` breaks the validator's schema, in document order: at most MOST_SCHEMA_ERRORS."""
     try:
-        first = list(
-            itertools.islice(validator.iter_errors(value), MOST_SCHEMA_ERRORS + 1)
-        )
+        with _one_check(validator):
+            first = list(
+                itertools.islice(validator.iter_errors(value), MOST_SCHEMA_ERRORS + 1)
+            )
     except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
         return [
             ValidationProblem("", f"could not be checked against its schema: {error}")
@@ -132,15 +127,10 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
         first[:MOST_SCHEMA_ERRORS],
         key=lambda e: tuple((isinstance(p, str), p) for p in e.absolute_path),
     )
-    originals = (
-        validator.schema.get(_ECMA_ORIGINALS)
-        if isinstance(validator.schema, dict)
-        else None
-    )
     # One problem per place and sentence: `required` reports each missing name once, whichever error saw it.
     found: dict[tuple[str, str], ValidationProblem] = {}
     for found_error in errors:
-        for below, sentence in schema_error_sentences(found_error, originals):
+        for below, sentence in schema_error_sentences(found_error):
             pointer = _pointer((*found_error.absolute_path, *below))
             found.setdefault((pointer, sentence), ValidationProblem(pointer, sentence))
     # jsonschema's own sentences quote the whole value; a huge one must not become a huge message.
@@ -185,7 +175,9 @@ def check(
         model.__pydantic_validator__ if isinstance(model, type) else model.validator
     )
     try:
-        return validator.validate_python(value, strict=True)
+        # The context is where the check's first bounded pattern keeps the deadline the rest share
+        # (schema/patterns.py): however many strings a value holds, its patterns take PATTERN_SECONDS in all.
+        return validator.validate_python(value, strict=True, context=[])
     except _PydanticError as caught:
         # Its traceback holds this frame, which would hold it: a cycle that only the garbage collector
         # frees, at a cost to every invalid value. The traceback says only that validation failed here.
@@ -238,7 +230,7 @@ def rejected(
         # strict pydantic does not.
         try:
             return validator.validate_python(
-                _integral_floats_as_ints(value), strict=True
+                _integral_floats_as_ints(value), strict=True, context=[]
             )
         except _PydanticError:
             pass  # the problems of the value as given are the ones to report

@@ -30,10 +30,11 @@ class BodyError(ValueError):
 
 
 class BodyTooLarge(BodyError):
-    """A body past MAX_BODY_BYTES: refused (413) before it is read whole."""
+    """A body past its limit (MAX_BODY_BYTES unless said): refused (413) before it is read whole."""
 
-    def __init__(self) -> None:
-        super().__init__("", f"the body is larger than {MAX_BODY_BYTES:,} bytes")
+    def __init__(self, limit: int | None = None) -> None:
+        limit = MAX_BODY_BYTES if limit is None else limit
+        super().__init__("", f"the body is larger than {limit:,} bytes")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,19 @@ class NewRun:
 MAX_DEADLINE_SECONDS = 30 * 24 * 3600
 # The largest body the service reads; a run's conversation and an edit are far smaller.
 MAX_BODY_BYTES = 16_000_000
+# The largest login body (`{"token": ...}`), read before the caller is known.
+MAX_SESSION_BODY_BYTES = 4096
+# How many runs GET /runs lists at most at once, and by default.
+MAX_LISTED_RUNS = 100
+LISTED_RUNS = 20
+
+
+def is_json_type(content_type: str | None) -> bool:
+    """Whether a Content-Type header says JSON: `application/json`, with parameters or not. A browser page of
+    another site can send text/plain, a form's types or none without asking (no preflight); never this."""
+    if content_type is None:
+        return False
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
 def parse_json_body(raw: bytes) -> Any:
@@ -102,7 +116,9 @@ def _object(body: Any) -> Mapping[str, Any]:
     return body
 
 
-def new_run(body: Any) -> NewRun:
+def new_run(body: Any, *, allow_tool_calls: bool = False) -> NewRun:
+    """The run `POST /runs` asks for. Unless `allow_tool_calls`, a conversation whose last assistant turn has
+    calls no tool message answers is refused: the loop would run them at once, with no model call."""
     data = _object(body)
     unknown = sorted(set(data) - {"messages", "conversation_id", "deadline"})
     if unknown:
@@ -145,6 +161,14 @@ def new_run(body: Any) -> NewRun:
                 f"{where}/tool_call_id",
                 "a tool message needs tool_call_id: a non-empty string",
             )
+    unanswered = None if allow_tool_calls else _unanswered_turn(messages)
+    if unanswered is not None:
+        raise BodyError(
+            f"/messages/{unanswered}/tool_calls",
+            "the conversation ends in an assistant turn whose tool calls no tool message answers: "
+            "they would run at once, with no model call (the service takes such a turn only when "
+            "started with --allow-client-tool-calls)",
+        )
     conversation = data.get("conversation_id")
     if conversation is not None and (
         not isinstance(conversation, str) or not conversation.strip()
@@ -157,6 +181,53 @@ def new_run(body: Any) -> NewRun:
         conversation,
         None if deadline is None else float(deadline),
     )
+
+
+def _unanswered_turn(messages: list[Any]) -> int | None:
+    """The index of the last assistant message when it has a call the tool messages after it leave
+    unanswered (what the loop runs first, as a resumed run's), else None."""
+    answered = set()
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") == "tool":
+            answered.add(message.get("tool_call_id"))
+            continue
+        calls = (
+            message.get("tool_calls") if message.get("role") == "assistant" else None
+        )
+        if calls and any(call.get("id") not in answered for call in calls):
+            return index
+        return None
+    return None
+
+
+def session_token(body: Any) -> str:
+    """The token `POST /session` is given."""
+    data = _object(body)
+    unknown = sorted(set(data) - {"token"})
+    if unknown:
+        raise BodyError(f"/{unknown[0]}", f"unknown field {unknown[0]!r}")
+    token = data.get("token")
+    if not isinstance(token, str) or not token:
+        raise BodyError("/token", "token must be a non-empty string")
+    return token
+
+
+def run_list_query(limit: str | None, before: str | None) -> tuple[int, str | None]:
+    """`GET /runs`' query: how many runs (1 to MAX_LISTED_RUNS) and the run id to list from, exclusive."""
+    if limit is None or limit == "":
+        count = LISTED_RUNS
+    elif limit.isascii() and limit.isdigit() and len(limit) <= 3:
+        count = int(limit)
+    else:
+        count = 0
+    if not 1 <= count <= MAX_LISTED_RUNS:
+        raise BodyError(
+            "limit", f"limit must be a whole number from 1 to {MAX_LISTED_RUNS}"
+        )
+    if before == "":
+        raise BodyError("before", "before must be a run id (the `next` of a listing)")
+    return count, before
 
 
 def _check_calls(calls: Any, where: str, seen: set[str]) -> None:

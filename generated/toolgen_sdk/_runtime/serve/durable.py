@@ -12,30 +12,37 @@ again for the steps a replay walks through.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..clients.base import ModelClient
+from ..loop.async_driver import arun_events
 from ..loop.options import RunOptions
-from ..loop.policies import Approval, ApprovalRequest
+from ..loop.policies import Approval
 from ..loop.stats import DEFAULT_WINDOW, StatsReport
-from ..loop.sync_driver import run_events
 from ..tools.registry import Registry
 from ..wires.settings import checked_plan, settings_wire
 from .durable_calls import (
     DurableInterrupt,
     DurableModel,
     DurableRun,
-    DurableTools,
     LiveWatch,
-    durable_approver,
     safe_to_repeat,
 )
+from .durable_tools import (
+    DurableTools,
+    approval_topic,
+    durable_approver,
+    recorded_approver,
+)
+from .event_sink import PIECES as _PIECES
 from .event_sink import StoreSink, status_of
+from .executor_lock import ExecutorBusy, ExecutorLock
 from .run_record import (
     RUN_STATE_VERSION,
     RunRecord,
@@ -78,7 +85,7 @@ class DurableRuns:
 
     `options` are every run's RunOptions (hooks, budget, stream_retry, limits, deadline, settings, telemetry...);
     the run's own conversation id, cancel and approvals come from the service. One per process (DBOS keeps one
-    instance); `close()` lets go of it.
+    instance); `close()` lets go of it. `launch=False` defers resuming unfinished runs to `launch()`.
     """
 
     def __init__(
@@ -90,6 +97,7 @@ class DurableRuns:
         name: str = "toolgen",
         executor_id: str = "local",
         options: RunOptions | None = None,
+        launch: bool = True,
     ) -> None:
         self.registry = registry
         self.model = model
@@ -123,18 +131,37 @@ class DurableRuns:
         }
         self._engine(config=config)
         self._workflow = self._engine.workflow(name="toolgen.run")(_workflow_of(self))
+        self._lock_of_executor = ExecutorLock(database_url, executor_id)
+        self._database_url = database_url
+        self.launched = False
+        if launch:
+            self.launch()
+
+    def launch(self) -> None:
+        """Take this executor id's lock, then let DBOS resume the runs it left unfinished; a server that binds its
+        port first calls this after, so that one which cannot serve never takes a live server's runs."""
+        if self.launched:
+            return
+        try:
+            self._lock_of_executor.acquire()
+        except ExecutorBusy as error:
+            self._engine.destroy(destroy_registry=True)
+            raise DurableRunsError(str(error)) from None
         try:
             self._engine.launch()
         except Exception as error:  # noqa: BLE001 - DBOS's own error, with the database named
             self._engine.destroy(destroy_registry=True)
+            self._lock_of_executor.release()
             raise DurableRunsError(
-                f"DBOS could not start on {database_url!r}: {error}"
+                f"DBOS could not start on {self._database_url!r}: {error}"
             ) from None
+        self.launched = True
         self._refuse_unresumable()
         self._resend_decisions()
 
     def close(self) -> None:
         self._engine.destroy(destroy_registry=True)
+        self._lock_of_executor.release()
         self.store.close()
 
     # -- what the HTTP service calls --
@@ -168,9 +195,10 @@ class DurableRuns:
             "reason": approval.reason,
             "arguments": approval.arguments,
         }
-        if not self.store.claim_decision(run_id, call_id, decision):
+        round = self.store.claim_decision(run_id, call_id, decision)
+        if round is None:
             return False
-        self._send(run_id, call_id, decision)
+        self._send(run_id, call_id, round, decision)
         return True
 
     def cancel(self, run_id: str) -> str | None:
@@ -183,14 +211,14 @@ class DurableRuns:
         self.store.request_cancel(run_id)
         with self._lock:
             self._cancelled.add(run_id)
-        for pending in self.store.pending(run_id):
+        for call_id, round in self.store.pending_rounds(run_id):
             # A run waiting for a decision hears the cancel there too, at once.
-            call_id = str(pending["id"])
+            topic = approval_topic(call_id, round)
             self._engine.send(
                 run_id,
                 {"cancel": True},
-                topic=f"approval:{call_id}",
-                idempotency_key=f"cancel:{run_id}:{call_id}",
+                topic=topic,
+                idempotency_key=f"cancel:{run_id}:{topic}",
             )
         return run.status
 
@@ -213,20 +241,20 @@ class DurableRuns:
             return True
         return False
 
-    def _send(self, run_id: str, call_id: str, decision: Mapping[str, Any]) -> None:
+    def _send(
+        self, run_id: str, call_id: str, round: int, decision: Mapping[str, Any]
+    ) -> None:
         # Keyed, so that sending again (after a crash between the claim and the send) delivers it once.
+        topic = approval_topic(call_id, round)
         self._engine.send(
-            run_id,
-            dict(decision),
-            topic=f"approval:{call_id}",
-            idempotency_key=f"approval:{run_id}:{call_id}",
+            run_id, dict(decision), topic=topic, idempotency_key=f"{run_id}:{topic}"
         )
 
     def _resend_decisions(self) -> None:
         """Decisions claimed by a process that died before sending them reach their runs now."""
         for run_id in self.store.runs_with_status("awaiting_approval"):
-            for call_id, decision in self.store.decisions(run_id):
-                self._send(run_id, call_id, decision)
+            for call_id, round, decision in self.store.decisions(run_id):
+                self._send(run_id, call_id, round, decision)
 
     def _refuse_unresumable(self) -> None:
         """Unfinished runs this engine cannot resume (a state form it cannot read, or version 1's workflows) end
@@ -274,17 +302,22 @@ class DurableRuns:
         stored = self.store.run(run_id)
         return {} if stored is None else dict(stored.state)
 
-    def _run_workflow(self, run_id: str) -> str:
-        """One run: the loop, driven to its end inside the workflow; its stop reason."""
-        form = self._engine.run_step({"name": "toolgen.load_run"}, self._load, run_id)
+    async def _run_workflow(self, run_id: str) -> str:
+        """One run: the loop, driven to its end inside the workflow; its stop reason.
+
+        Async, so that a run waiting for a decision holds no thread; the store's writes go to DBOS's threads."""
+        form = await self._engine.run_step_async(
+            {"name": "toolgen.load_run"}, self._load, run_id
+        )
         try:
             record = record_from_json(form, run_id)
         except RunStateVersionError as error:
-            self._end_refused(run_id, str(error))
+            await asyncio.to_thread(self._end_refused, run_id, str(error))
             return "error"
         request = record.request
         if request is None:
-            self._end_refused(run_id, f"run {run_id!r} has no request to run")
+            message = f"run {run_id!r} has no request to run"
+            await asyncio.to_thread(self._end_refused, run_id, message)
             return "error"
         token = DurableInterrupt()
         messages: list[Callable[[], Sequence[Mapping[str, Any]]]] = []
@@ -299,7 +332,7 @@ class DurableRuns:
             set_offset=sink.set_offset,
             begin_tool_call=lambda call_id: self.store.begin_attempt(run_id, call_id),
         )
-        events = run_events(
+        events = arun_events(
             request.messages,
             DurableModel(self.model, durable),
             DurableTools(self.registry, durable),
@@ -307,9 +340,14 @@ class DurableRuns:
         )
         messages.append(events.messages)
         try:
-            for event in events:
-                sink.add(event)
-            sink.flush()
+            async for event in events:
+                if event.type in _PIECES:
+                    sink.add(
+                        event
+                    )  # held in memory, written in batches by the sink's timer
+                else:
+                    await asyncio.to_thread(sink.add, event)
+            await asyncio.to_thread(sink.flush)
         finally:
             with self._lock:
                 # A long-lived server forgets the runs it has finished.
@@ -331,7 +369,7 @@ class DurableRuns:
             deadline=None,
             approve=durable_approver(durable, request.deadline_at)
             if approve is None
-            else _recorded_approver(self._engine, approve),
+            else recorded_approver(self._engine, approve),
             max_steps=request.max_steps or options.max_steps,
             max_tool_calls=request.max_tool_calls
             if request.max_tool_calls is not None
@@ -339,24 +377,10 @@ class DurableRuns:
         )
 
 
-def _workflow_of(runs: DurableRuns) -> Callable[[str], str]:
+def _workflow_of(runs: DurableRuns) -> Callable[[str], Awaitable[str]]:
     """The workflow as a plain function (DBOS registers functions, not bound methods), under a fixed name."""
 
-    def run_workflow(run_id: str) -> str:
-        return runs._run_workflow(run_id)
+    async def run_workflow(run_id: str) -> str:
+        return await runs._run_workflow(run_id)
 
     return run_workflow
-
-
-def _recorded_approver(
-    engine: Any, approve: Callable[[ApprovalRequest], Any]
-) -> Callable[[ApprovalRequest], Approval | bool]:
-    """The service's own approver, its answers recorded as a step: a replay gets the answer it gave."""
-
-    def decide(request: ApprovalRequest) -> Approval | bool:
-        answer: Approval | bool = engine.run_step(
-            {"name": "toolgen.approval"}, approve, request
-        )
-        return answer
-
-    return decide

@@ -1,39 +1,32 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Durability as a wrapper: a served run's model client, tools, approver and cancel token, each call a DBOS step.
+"""Durability as a wrapper: a served run's model client, and what its steps share, each call a DBOS step.
 
-The one agent loop (loop/) runs inside a DBOS workflow with these in place of the plain ones. Every model call and
-every tool call is a step: when the workflow replays after a restart, a step that finished returns what it
-recorded instead of running again, so the loop walks the same path to where it stopped and goes on from there.
-A streamed model call hands its events to the loop as they come and records them, so a replay gives the loop
-the same events. The parallel calls of one batch each reserve their step in call order on the loop's thread, run
-concurrently, and are each checkpointed. A tool call whose handler was running when the process died is run
-again only when its tool says it is safe to repeat (MCP's `idempotentHint` or `readOnlyHint`); any other is
-answered as interrupted. Cancel and the run's deadline reach the loop only through what a step recorded (the
-token below), so that a replay stops exactly where the first run did.
+The one agent loop (loop/async_driver.py) runs inside an async DBOS workflow with these in place of the plain
+ones (durable_tools.py has the tools and the approver). Every model call and every tool call is a step: when the
+workflow replays after a restart, a step that finished returns what it recorded instead of running again, so
+the loop walks the same path to where it stopped and goes on from there. A streamed model call hands its events
+to the loop as they come and records them, so a replay gives the loop the same events. The workflow is async so
+that a run waiting for a decision (`recv_async`) holds no thread. Cancel and the run's deadline reach the loop only
+through what a step recorded (DurableInterrupt), so that a replay stops exactly where the first run did.
 """
 
 from __future__ import annotations
 
-import contextvars
+import asyncio
 import dataclasses
-import queue
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from ..loop.interrupts import GRACE_SECONDS, InterruptReason, RunInterrupted
-from ..loop.policies import Approval, ApprovalRequest
 from ..models.base import ToolSpec
 from ..streams.events import Event, MessageEnd
-from ..tools.registry import Registry, ToolContext, ToolEntry, ToolError, ToolOutcome
 from ..wires.base import ProviderError, Request, Response
 
+T = TypeVar("T")
 INTERRUPTED_KIND = "interrupted"
 # The form of what a step records; a replay of a form it does not know stops the run with both versions named.
 STEP_VERSION = 1
-# How long one durable wait for a decision lasts before it is renewed; a decision may take days.
-DECISION_WAIT_SECONDS = 3600.0
 # How often a step looks at the run's cancel request and deadline while its model or tool call runs.
 _WATCH_SECONDS = 0.05
 
@@ -85,15 +78,12 @@ class DurableRun:
     engine: Any  # dbos.DBOS
     watch: LiveWatch
     token: DurableInterrupt
-    begin_model_call: Callable[
-        [], int
-    ]  # before a model call first runs: the store's offset for its events
-    set_offset: Callable[
-        [int], None
-    ]  # when a recorded model call replays: the offset it ran with
-    begin_tool_call: Callable[
-        [str], int
-    ]  # a call's handler starts: how many starts came before
+    # Before a model call first runs: the store's offset for its events (it reads and may write the store).
+    begin_model_call: Callable[[], int]
+    # When a recorded model call replays: the offset it ran with.
+    set_offset: Callable[[int], None]
+    # A call's handler starts: how many starts came before (it writes the store).
+    begin_tool_call: Callable[[str], int]
 
 
 def _picklable(answer: Response | ProviderError) -> Any:
@@ -132,7 +122,7 @@ def _replayed_event(event: Any) -> Event:
     return replayed
 
 
-def _checked(record: Any, what: str) -> Mapping[str, Any]:
+def checked(record: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(record, Mapping) or record.get("version") != STEP_VERSION:
         version = record.get("version") if isinstance(record, Mapping) else None
         raise RuntimeError(
@@ -158,8 +148,14 @@ class DurableModel:
         return tuple(found)
 
     def complete(self, request: Request) -> Response:
-        record = _checked(
-            self.run.engine.run_step(
+        raise TypeError("a durable run's workflow is async: its loop calls acomplete()")
+
+    def stream(self, request: Request) -> Iterator[Event]:
+        raise TypeError("a durable run's workflow is async: its loop calls astream()")
+
+    async def acomplete(self, request: Request) -> Response:
+        record = checked(
+            await self.run.engine.run_step_async(
                 {"name": "toolgen.model_call"}, self._complete_body, request
             ),
             "model call",
@@ -173,83 +169,81 @@ class DurableModel:
             raise answer
         return answer
 
-    def _complete_body(self, request: Request) -> dict[str, Any]:
-        offset = self.run.begin_model_call()
-        box: list[Any] = []
-        reason = _watched(lambda: box.append(self._answer(request)), self.run.watch)
-        answer = box[0] if box else None
+    async def _complete_body(self, request: Request) -> dict[str, Any]:
+        offset = await asyncio.to_thread(self.run.begin_model_call)
+        answer, reason = await watched(self._answer(request), self.run.watch)
         return {
             "version": STEP_VERSION,
             "offset": offset,
-            "interrupted": reason if answer is None else None,
+            "interrupted": reason,
             "answer": None if answer is None else _picklable(answer),
         }
 
-    def _answer(self, request: Request) -> Response | ProviderError:
+    async def _answer(self, request: Request) -> Response | ProviderError:
         try:
-            response: Response = self.inner.complete(request)
+            response: Response = await self.inner.acomplete(request)
         except ProviderError as error:
             return error
         return response
 
-    def stream(self, request: Request) -> Iterator[Event]:
+    async def astream(self, request: Request) -> AsyncIterator[Event]:
         """The call's events as they come the first time (recorded as they pass), as recorded on a replay."""
         reservation = self.run.engine.reserve_step()
-        live: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-        context = contextvars.copy_context()
+        live: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
 
-        def step() -> None:
+        async def step() -> None:
             try:
-                record = reservation.run(
+                record = await reservation.run_async(
                     {"name": "toolgen.model_stream"}, self._stream_body, request, live
                 )
-                live.put(("record", record))
-            except BaseException as error:  # noqa: BLE001 - handed to the loop's thread
-                live.put(("raise", error))
+                live.put_nowait(("record", record))
+            except BaseException as error:  # noqa: BLE001 - handed to the loop's task
+                live.put_nowait(("raise", error))
 
-        threading.Thread(
-            target=context.run, args=(step,), name="toolgen-model-step", daemon=True
-        ).start()
-        return self._events(live)
-
-    def _events(self, live: queue.SimpleQueue[tuple[str, Any]]) -> Iterator[Event]:
+        running = asyncio.ensure_future(step())
         passed = 0
-        while True:
-            kind, value = live.get()
-            if kind == "event":
-                passed += 1
-                yield _replayed_event(value)
-            elif kind == "raise":
-                raise value
-            else:
-                break
-        record = _checked(value, "model stream")
+        try:
+            while True:
+                kind, value = await live.get()
+                if kind == "event":
+                    passed += 1
+                    yield _replayed_event(value)
+                elif kind == "raise":
+                    raise value
+                else:
+                    break
+        finally:
+            if not running.done():
+                # The loop let go of the stream (its run ended): the step is not waited for.
+                running.cancel()
+        record = checked(value, "model stream")
         self.run.set_offset(int(record["offset"]))
         # A replay gets nothing live: every recorded event comes from the record, in order.
         for event in record["events"][passed:]:
             yield _replayed_event(event)
         self.run.token.observe(record["interrupted"])
 
-    def _stream_body(
-        self, request: Request, live: queue.SimpleQueue[tuple[str, Any]]
+    async def _stream_body(
+        self, request: Request, live: asyncio.Queue[tuple[str, Any]]
     ) -> dict[str, Any]:
-        offset = self.run.begin_model_call()
+        offset = await asyncio.to_thread(self.run.begin_model_call)
         recorded: list[Any] = []
         reason: InterruptReason | None = None
-        events = self.inner.stream(request)
+        events = self.inner.astream(request)
         try:
-            for event in events:
+            async for event in events:
                 kept = _recorded_event(event)
                 recorded.append(kept)
-                live.put(("event", kept))
+                live.put_nowait(("event", kept))
+                if isinstance(event, MessageEnd):
+                    continue
                 reason = self.run.watch.reason()
-                if reason is not None and not isinstance(event, MessageEnd):
+                if reason is not None:
                     break
-                reason = None
         finally:
-            close = getattr(events, "close", None)
-            if callable(close):
-                close()
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
         return {
             "version": STEP_VERSION,
             "offset": offset,
@@ -257,172 +251,22 @@ class DurableModel:
             "interrupted": reason,
         }
 
-    async def acomplete(self, request: Request) -> Response:
-        raise TypeError("a durable run's workflow is sync: its loop calls complete()")
 
-    async def astream(self, request: Request) -> AsyncIterator[Event]:
-        raise TypeError("a durable run's workflow is sync: its loop calls stream()")
-        yield  # pragma: no cover - makes this an async generator
-
-
-def _watched(work: Callable[[], None], watch: LiveWatch) -> InterruptReason | None:
-    """Run `work` on a daemon thread until it ends or the run's cancel or deadline fires (then, after a grace, it
-    is abandoned, still running): None, or the reason it was given up on."""
-    done = threading.Event()
-    context = contextvars.copy_context()
-
-    def run() -> None:
-        try:
-            context.run(work)
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name="toolgen-step-call", daemon=True).start()
-    while not done.wait(_WATCH_SECONDS):
+async def watched(
+    work: Awaitable[T], watch: LiveWatch
+) -> tuple[T | None, InterruptReason | None]:
+    """`work`'s result, or, when the run's cancel or deadline fires first, None and why: the work is then
+    cancelled and, after a grace, let go (a sync handler on its thread is abandoned, still running)."""
+    task = asyncio.ensure_future(work)
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=_WATCH_SECONDS)
+        if done:
+            return task.result(), None
         reason = watch.reason()
         if reason is not None:
-            return None if done.wait(GRACE_SECONDS) else reason
-    return None
-
-
-class DurableTools(Registry):
-    """The run's tools with every call a DBOS step; everything else is the registry it wraps, as it is."""
-
-    def __init__(self, inner: Registry, run: DurableRun) -> None:
-        # Registry.__init__ is not called: the tools, handlers and pool are the wrapped registry's own.
-        self.inner = inner
-        self.run = run
-
-    # The wrapped registry's, read through: a tool added to it mid-run is offered from the next model call on.
-    @property
-    def revision(self) -> int:
-        return self.inner.revision
-
-    @revision.setter
-    def revision(self, value: int) -> None:
-        self.inner.revision = value
-
-    @property
-    def max_error_chars(self) -> int:
-        return self.inner.max_error_chars
-
-    @max_error_chars.setter
-    def max_error_chars(self, value: int) -> None:
-        self.inner.max_error_chars = value
-
-    def entry(self, name: str) -> ToolEntry[Any, Any]:
-        return self.inner.entry(name)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.inner
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.inner)
-
-    def unbound(self) -> list[str]:
-        return self.inner.unbound()
-
-    def definitions(self) -> list[dict[str, Any]]:
-        return self.inner.definitions()
-
-    def dispatcher(self, call: Any, ctx: ToolContext) -> Callable[[], ToolOutcome]:
-        """The call's step, reserved now on the loop's thread (call order), to run on whichever thread runs it."""
-        reservation = self.run.engine.reserve_step()
-        plain = dict(call)
-
-        def run_step() -> ToolOutcome:
-            record = _checked(
-                reservation.run(
-                    {"name": "toolgen.tool_call"}, self._tool_body, plain, ctx
-                ),
-                "tool call",
-            )
-            reason: InterruptReason | None = record["interrupted"]
-            if reason is not None:
-                self.run.token.observe(reason)
-                raise RunInterrupted(reason)
-            error = record["error"]
-            return ToolOutcome(
-                str(plain.get("id", "")),
-                record["name"],
-                record["content"],
-                record["result"],
-                None if error is None else ToolError(error["kind"], error["message"]),
-            )
-
-        return run_step
-
-    def dispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
-        return self.dispatcher(call, ctx or ToolContext(conversation_id=""))()
-
-    def _tool_body(self, call: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        call_id = str(call.get("id", ""))
-        name = str((call.get("function") or {}).get("name", ""))
-        spec = self.inner.entry(name).spec if name in self.inner else None
-        record: dict[str, Any] = {
-            "version": STEP_VERSION,
-            "name": name,
-            "interrupted": None,
-            "result": None,
-        }
-        if self.run.begin_tool_call(call_id) and not safe_to_repeat(spec):
-            return {
-                **record,
-                "content": "Error: interrupted: the server stopped while this call was "
-                "running; the tool is not marked safe to repeat, so it was not run again "
-                "and its effect is unknown",
-                "error": {"kind": INTERRUPTED_KIND, "message": "interrupted"},
-            }
-        box: list[ToolOutcome] = []
-        reason = _watched(
-            lambda: box.append(self.inner.dispatch(call, ctx)), self.run.watch
-        )
-        if not box:
-            return {**record, "interrupted": reason, "content": "", "error": None}
-        outcome = box[0]
-        result = outcome.result
-        if dataclasses.is_dataclass(result) or hasattr(result, "model_dump"):
-            result = None  # the content says it all; a model object need not survive a restart
-        return {
-            **record,
-            "content": outcome.content,
-            "error": None
-            if outcome.error is None
-            else {"kind": outcome.error.kind, "message": outcome.error.message},
-            "result": result,
-        }
-
-
-def durable_approver(
-    run: DurableRun, deadline_at: float | None
-) -> Callable[[ApprovalRequest], Approval]:
-    """Decisions as DBOS messages, waited for durably (`recv`), however long they take; a cancel or the run's
-    deadline ends the wait with a denial, and the token set, recorded as every replay will see it."""
-
-    def approve(request: ApprovalRequest) -> Approval:
-        while True:
-            wait = DECISION_WAIT_SECONDS
-            if deadline_at is not None:
-                now = run.engine.run_step({"name": "toolgen.clock"}, time.time)
-                if now >= deadline_at:
-                    run.token.observe("deadline")
-                    return Approval.deny(
-                        "the run reached its deadline before a decision"
-                    )
-                wait = min(wait, max(0.05, deadline_at - now))
-            message = run.engine.recv(
-                f"approval:{request.call_id}", timeout_seconds=wait
-            )
-            if not isinstance(message, Mapping):
-                continue
-            if message.get("cancel"):
-                run.token.observe("cancelled")
-                return Approval.deny("the run was cancelled before a decision")
-            decision = str(message.get("decision"))
-            if decision == "approve":
-                return Approval.approve()
-            if decision == "edit" and message.get("arguments") is not None:
-                return Approval.edit(str(message["arguments"]), message.get("reason"))
-            return Approval.deny(message.get("reason") or "the user denied this call")
-
-    return approve
+            break
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=GRACE_SECONDS)
+    if done and not task.cancelled() and task.exception() is None:
+        return task.result(), None
+    return None, reason

@@ -21,7 +21,7 @@ from ..loop.events import RunEvent
 from .run_record import RunRecord, RunRequest
 from .store import RunStore, StoredEvent
 
-_PIECES = frozenset({"text_delta", "reasoning_delta", "tool_call_delta"})
+PIECES = frozenset({"text_delta", "reasoning_delta", "tool_call_delta"})
 _PIECE_BATCH_SECONDS = 0.05
 # Events after which the run's row (status, conversation, metrics) is written again.
 _STATE_CHANGES = frozenset(
@@ -62,6 +62,7 @@ class StoreSink:
         self._last = 0  # the number of the last event handed on, offset included
         self._waiting: list[StoredEvent] = []
         self._pending: set[str] = set()
+        self._asked: dict[str, int] = {}
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._flushed = time.monotonic()
@@ -74,18 +75,23 @@ class StoreSink:
         with self._lock:
             self._last = seq
             self._waiting.append(stored)
-            if (
-                event.type in _PIECES
-                and time.monotonic() - self._flushed < _PIECE_BATCH_SECONDS
-            ):
+            if event.type in PIECES:
+                # Never written here: the timer writes them, so that the workflow's loop never waits on the store.
                 self._later()
                 return
             self._flush_locked()
         if event.type == "approval_requested":
             data = event.data
-            self._pending.add(str(data["id"]))
+            call_id = str(data["id"])
+            self._pending.add(call_id)
+            # Counted as the approver counts them (durable_calls.py): a replay makes the same asks in order.
+            self._asked[call_id] = self._asked.get(call_id, 0) + 1
             self.store.add_pending(
-                self.run_id, str(data["id"]), str(data["name"]), str(data["arguments"])
+                self.run_id,
+                call_id,
+                str(data["name"]),
+                str(data["arguments"]),
+                self._asked[call_id],
             )
         elif event.type == "approval_decided":
             self._pending.discard(str(event.data["id"]))

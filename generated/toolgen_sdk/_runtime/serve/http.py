@@ -1,30 +1,59 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """The HTTP service over durable runs, a Starlette app: start a run, read it, stream its events, decide calls.
 
-- `GET /` the page; `GET /page.js` its script
-- `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"}
+- `GET /` the page; `GET /page.js` its script: static, served without a credential
+- `POST /session` {"token"} -> 204 and a session cookie (HttpOnly, SameSite=Strict) standing for the token;
+  401 for a wrong token, 429 after 10 wrong ones a minute from one address; `DELETE /session` -> 204, logged out
+- `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"} (right `start`)
+- `GET /runs?limit=N&before=ID` -> {"runs": [{"id", "conversation_id", "status", "stop_reason", "created",
+  "prompt"}], "next"}: newest first, N from 1 to 100 (default 20), `prompt` the first user message's text (at
+  most 200 characters), `next` the `before` of the page after this one, or null (right `read`)
 - `GET /runs/{id}` -> {"id", "conversation_id", "status", "stop_reason", "messages", "pending", "metrics"}
 - `GET /runs/{id}/events` -> text/event-stream, each event with its `id:`; from `Last-Event-ID` on (or
   `?after=N`), so a browser that reconnects misses nothing and sees nothing twice; ends after `run_finished`
 - `POST /runs/{id}/approvals/{tool_call_id}` {"decision": approve | deny | edit, "reason"?, "arguments"?}
-  -> 200; 409 when that call is not pending (decided already, or never asked)
+  -> 200; 409 when that call is not pending (decided already, or never asked) (right `decide`)
 - `POST /runs/{id}/cancel` -> 202 {"id", "status": "cancelling"}: the run stops within about a second, a tool
-  call in flight abandoned after its grace (its answer says so); 409 when the run has ended
+  call in flight abandoned after its grace (its answer says so); 409 when the run has ended (right `cancel`)
 - `GET /stats?window=SECONDS` (default 3600, 1 to 30 days) -> the calls of every run in that window, per tool
   and per model: counts, errors, success rate, p50/p95 durations (RunStats' report)
+- `GET /info` -> {"package", "version", "model": {"wire", "name", "offline"}, "tools": [{"name",
+  "description"}], "rights"}: what the page shows of the service, and what the caller may do
 
-Errors are JSON, `{"error": {"field", "message"}}`: 400 for a body that is not JSON, 422 for a bad field,
-404 for an unknown run.
+Every other route needs a credential (auth.py): `Authorization: Bearer TOKEN` or the session cookie, with the
+right named above (`read` where none is). Errors are JSON, `{"error": {"field", "message"}}`: 400 for a body that
+is not JSON, 401 without a valid credential (with `WWW-Authenticate: Bearer`), 403 for a missing right or a
+request from outside the boundary (a foreign Origin, a cookie without Origin on a POST), 404 for an unknown
+run, 415 for a body not sent as `application/json` (refused before it is read), 421 for a foreign Host, 422 for
+a bad field, 429 after too many wrong tokens. A conversation ending in an assistant turn whose tool calls no
+tool message answers would run them at once, with no model call: refused (422 at its tool_calls) unless the
+app is made with allow_client_tool_calls=True.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import importlib.metadata
+import inspect
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 from ..loop.events import SSE_HEADERS, sse_comment, sse_encode
 from . import bodies
+from .auth import (
+    RIGHTS,
+    Authenticate,
+    Boundary,
+    BoundaryMiddleware,
+    Refusal,
+    Rights,
+    TokenAuth,
+    Tokens,
+    ambient_refusal,
+    granted_rights,
+    open_access,
+)
 from .durable import DurableRuns, DurableRunsError
 from .page import PAGE_HTML, PAGE_SCRIPT
 from .stats import parse_window, stored_stats
@@ -37,6 +66,8 @@ _KEEP_ALIVE_SECONDS = 15.0
 _LARGEST_ID = 2**63 - 1
 # A run in one of these has written its last event.
 _ENDED = frozenset({"finished", "error", "stopped"})
+# The package this runtime is part of (`toolgen` itself, or a generated package).
+_PACKAGE = __name__.split(".")[0]
 
 
 def _last_event_id(request: Any) -> int | None:
@@ -50,11 +81,77 @@ def _last_event_id(request: Any) -> int | None:
     return value if value <= _LARGEST_ID else None
 
 
-def service_app(runs: DurableRuns) -> Any:
-    """The Starlette app serving `runs`; needs the `serve` extra (starlette, uvicorn)."""
+def page_policy() -> str:
+    """The page's Content-Security-Policy: its own script only; inline styles only when the page has some."""
+    inline = "<style" in PAGE_HTML or "style=" in PAGE_HTML
+    style = "'self' 'unsafe-inline'" if inline else "'self'"
+    return (
+        f"default-src 'self'; script-src 'self'; style-src {style}; object-src 'none'; "
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    )
+
+
+def _version(package: str) -> str | None:
+    for name in (package, package.replace("_", "-")):
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    found = getattr(sys.modules.get(package), "__version__", None)
+    return found if isinstance(found, str) else None
+
+
+def service_info(
+    runs: Any, rights: Rights, version: str | None = None
+) -> dict[str, Any]:
+    """GET /info: the package, the model (wire and name, or the offline demo), the tools, the caller's rights."""
+    model = getattr(runs, "model", None)
+    wire, name = getattr(model, "wire", None), getattr(model, "model", None)
+    # Known by name: the service does not import the app's demo to ask isinstance.
+    if type(model).__name__ == "PromptedModel":
+        described: dict[str, Any] = {
+            "wire": None,
+            "name": "offline demo",
+            "offline": True,
+        }
+    else:
+        described = {
+            "wire": wire if isinstance(wire, str) else None,
+            "name": name if isinstance(name, str) else type(model).__name__,
+            "offline": False,
+        }
+    registry = getattr(runs, "registry", None)
+    tools = [
+        {"name": str(d.get("name", "")), "description": str(d.get("description") or "")}
+        for d in (registry.definitions() if registry is not None else ())
+    ]
+    return {
+        "package": _PACKAGE,
+        "version": version,
+        "model": described,
+        "tools": tools,
+        "rights": [right for right in RIGHTS if right in rights],
+    }
+
+
+def service_app(
+    runs: DurableRuns,
+    *,
+    auth: Authenticate | None = None,
+    hosts: Iterable[str] | None = None,
+    origins: Iterable[str] = (),
+    allow_client_tool_calls: bool = False,
+) -> Any:
+    """The Starlette app serving `runs`; needs the `serve` extra (starlette, uvicorn).
+
+    `auth`: a TokenAuth (tokens and their rights, with the page's sessions), the operator's own Authenticate
+    (the request in, the rights granted or None out), or `open_access`; None refuses every request. `hosts`:
+    the Host values it answers (HOST:PORT, or HOST for any port; default the loopback names on any port);
+    `origins`: more Origins to take besides those of `hosts` (http and https)."""
     try:
         from starlette.applications import Starlette
         from starlette.exceptions import HTTPException
+        from starlette.middleware import Middleware
         from starlette.requests import ClientDisconnect, Request
         from starlette.responses import (
             HTMLResponse,
@@ -70,9 +167,25 @@ def service_app(runs: DurableRuns) -> Any:
             "the HTTP service needs Starlette, the `serve` extra: pip install starlette"
         ) from None
     store = runs.store
+    authenticate: Authenticate = auth if auth is not None else TokenAuth(Tokens({}))
+    boundary = Boundary(hosts, origins)
+    page_headers = {"Content-Security-Policy": page_policy()}
+    version = _version(_PACKAGE)
 
-    def _error(status: int, field: str, message: str) -> Response:
-        return JSONResponse({"error": {"field": field, "message": message}}, status)
+    def _error(
+        status: int, field: str, message: str, headers: dict[str, str] | None = None
+    ) -> Response:
+        return JSONResponse(
+            {"error": {"field": field, "message": message}}, status, headers=headers
+        )
+
+    def _refusal(refusal: Refusal) -> Response:
+        headers = {}
+        if refusal.status == 401:
+            headers["WWW-Authenticate"] = "Bearer"
+        if refusal.retry_after is not None:
+            headers["Retry-After"] = str(refusal.retry_after)
+        return _error(refusal.status, refusal.field, refusal.message, headers)
 
     def _refused(error: bodies.BodyError) -> Response:
         status = (
@@ -84,18 +197,63 @@ def service_app(runs: DurableRuns) -> Any:
         )
         return JSONResponse(error.to_json(), status)
 
-    async def _body(request: Request) -> Any:
+    def _not_json(request: Request) -> Response | None:
+        if bodies.is_json_type(request.headers.get("content-type")):
+            return None
+        return _error(
+            415,
+            "Content-Type",
+            "the body must be sent as Content-Type: application/json",
+        )
+
+    async def _body(request: Request, limit: int = bodies.MAX_BODY_BYTES) -> Any:
         """The body as JSON, read only up to its limit: a larger one is refused as it comes, not held whole."""
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > bodies.MAX_BODY_BYTES:
-            raise bodies.BodyTooLarge()
+        if declared.isdigit() and int(declared) > limit:
+            raise bodies.BodyTooLarge(limit)
         chunks, size = [], 0
         async for chunk in request.stream():
             size += len(chunk)
-            if size > bodies.MAX_BODY_BYTES:
-                raise bodies.BodyTooLarge()
+            if size > limit:
+                raise bodies.BodyTooLarge(limit)
             chunks.append(chunk)
         return bodies.parse_json_body(b"".join(chunks))
+
+    async def _rights(request: Request) -> Rights | Refusal:
+        if isinstance(authenticate, TokenAuth):
+            return authenticate.check(request)
+        granted = authenticate(request)
+        if inspect.isawaitable(granted):
+            granted = await granted
+        if granted is None:
+            return Refusal(401, "this service's authentication refused the request")
+        if authenticate is not open_access and "authorization" not in request.headers:
+            # Whatever the operator's authentication read, a browser may have sent it by itself.
+            refused = ambient_refusal(request)
+            if refused is not None:
+                return refused
+        return granted_rights(granted)
+
+    def guarded(
+        handler: Callable[[Request], Awaitable[Response]],
+        right: str,
+        *,
+        json_body: bool = False,
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """`handler` for a caller holding `right`; with `json_body`, only for a body sent as JSON."""
+
+        async def endpoint(request: Request) -> Response:
+            rights = await _rights(request)
+            if isinstance(rights, Refusal):
+                return _refusal(rights)
+            if right not in rights:
+                return _error(403, "", f"this credential lacks the `{right}` right")
+            if json_body and (refused := _not_json(request)) is not None:
+                return refused
+            request.state.rights = rights
+            return await handler(request)
+
+        return endpoint
 
     async def http_error(request: Request, error: Exception) -> Response:
         # Starlette's own 404 and 405 (no route, a method a route does not take) in the service's JSON shape.
@@ -104,14 +262,52 @@ def service_app(runs: DurableRuns) -> Any:
         return _error(status, "", str(detail))
 
     def page(request: Request) -> Response:
-        return HTMLResponse(PAGE_HTML)
+        return HTMLResponse(PAGE_HTML, headers=page_headers)
 
     def script(request: Request) -> Response:
-        return Response(PAGE_SCRIPT, media_type="text/javascript; charset=utf-8")
+        return Response(
+            PAGE_SCRIPT,
+            media_type="text/javascript; charset=utf-8",
+            headers=page_headers,
+        )
+
+    async def session(request: Request) -> Response:
+        secure = request.url.scheme == "https"
+        if request.method == "DELETE":
+            ended = Response(status_code=204)
+            if isinstance(authenticate, TokenAuth):
+                authenticate.logout(request)
+                ended.headers["Set-Cookie"] = authenticate.clear_cookie(secure)
+            return ended
+        refused = _not_json(request)
+        if refused is not None:
+            return refused
+        if not isinstance(authenticate, TokenAuth):
+            # The operator's authentication judges every request itself: there is no session to open.
+            rights = await _rights(request)
+            if isinstance(rights, Refusal):
+                return _refusal(rights)
+            return Response(status_code=204)
+        try:
+            token = bodies.session_token(
+                await _body(request, bodies.MAX_SESSION_BODY_BYTES)
+            )
+        except bodies.BodyError as error:
+            return _refused(error)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        opened = authenticate.login(token, request)
+        if isinstance(opened, Refusal):
+            return _refusal(opened)
+        answer = Response(status_code=204)
+        answer.headers["Set-Cookie"] = authenticate.set_cookie(opened, secure)
+        return answer
 
     async def start(request: Request) -> Response:
         try:
-            asked = bodies.new_run(await _body(request))
+            asked = bodies.new_run(
+                await _body(request), allow_tool_calls=allow_client_tool_calls
+            )
         except bodies.BodyError as error:
             return _refused(error)
         except ClientDisconnect:
@@ -123,11 +319,31 @@ def service_app(runs: DurableRuns) -> Any:
         )
         return JSONResponse({"id": run_id, "status": "running"}, 201)
 
-    def state(request: Request) -> Response:
+    async def listing(request: Request) -> Response:
+        try:
+            limit, before = bodies.run_list_query(
+                request.query_params.get("limit"), request.query_params.get("before")
+            )
+        except bodies.BodyError as error:
+            return _refused(error)
+        if before is not None and await asyncio.to_thread(store.run, before) is None:
+            return _error(422, "before", f"no run {before!r} to list the runs before")
+        # One more than asked: whether there is a page after this one.
+        found = await asyncio.to_thread(store.list_runs, limit + 1, before)
+        shown = found[:limit]
+        following = shown[-1]["id"] if len(found) > limit else None
+        return JSONResponse({"runs": shown, "next": following})
+
+    async def state(request: Request) -> Response:
         run_id = request.path_params["run_id"]
-        run = store.run(run_id)
+        run = await asyncio.to_thread(store.run, run_id)
         if run is None:
             return _error(404, "/id", f"no run {run_id!r}")
+        pending = (
+            await asyncio.to_thread(store.pending, run_id)
+            if run.status != "finished"
+            else []
+        )
         return JSONResponse(
             {
                 "id": run.id,
@@ -135,7 +351,7 @@ def service_app(runs: DurableRuns) -> Any:
                 "status": run.status,
                 "stop_reason": run.state.get("stop_reason"),
                 "messages": run.state.get("messages") or [],
-                "pending": store.pending(run_id) if run.status != "finished" else [],
+                "pending": pending,
                 "metrics": run.state.get("metrics"),
             }
         )
@@ -234,17 +450,33 @@ def service_app(runs: DurableRuns) -> Any:
             return _error(409, "/id", f"run {run_id!r} has ended ({status})")
         return JSONResponse({"id": run_id, "status": "cancelling"}, 202)
 
+    async def info(request: Request) -> Response:
+        rights: Rights = request.state.rights
+        return JSONResponse(
+            await asyncio.to_thread(service_info, runs, rights, version)
+        )
+
     routes = [
         Route("/", page, methods=["GET"]),
         Route("/page.js", script, methods=["GET"]),
-        Route("/runs", start, methods=["POST"]),
-        Route("/runs/{run_id}", state, methods=["GET"]),
-        Route("/runs/{run_id}/events", events, methods=["GET"]),
-        Route("/runs/{run_id}/approvals/{call_id}", decide, methods=["POST"]),
-        Route("/runs/{run_id}/cancel", cancel, methods=["POST"]),
-        Route("/stats", stats, methods=["GET"]),
+        Route("/session", session, methods=["POST", "DELETE"]),
+        Route("/runs", guarded(start, "start", json_body=True), methods=["POST"]),
+        Route("/runs", guarded(listing, "read"), methods=["GET"]),
+        Route("/runs/{run_id}", guarded(state, "read"), methods=["GET"]),
+        Route("/runs/{run_id}/events", guarded(events, "read"), methods=["GET"]),
+        Route(
+            "/runs/{run_id}/approvals/{call_id}",
+            guarded(decide, "decide", json_body=True),
+            methods=["POST"],
+        ),
+        Route("/runs/{run_id}/cancel", guarded(cancel, "cancel"), methods=["POST"]),
+        Route("/stats", guarded(stats, "read"), methods=["GET"]),
+        Route("/info", guarded(info, "read"), methods=["GET"]),
     ]
     return Starlette(
         routes=routes,
+        middleware=[
+            Middleware(BoundaryMiddleware, boundary=boundary),
+        ],
         exception_handlers={HTTPException: http_error, Exception: http_error},
     )

@@ -1,16 +1,24 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """The service's page: plain HTML and a small script, served as they are (no build step, nothing from a CDN).
 
-The script starts a run, follows its events with EventSource (which resends `Last-Event-ID` when it
-reconnects), draws text as it streams and a card per tool call (name, arguments, status, result, duration),
-and decides pending calls: approve, deny with a reason, or edit the arguments; a Stop button, shown while a run
-runs, asks the service to cancel it. The run's id is kept in the address (`#run=...`), so a reload replays the
-run's events from the start and loses nothing. A panel shows the last hour's statistics of every run (`/stats`:
-per tool and per model, calls, errors, success rate, p50/p95 durations), read when the page loads and after each
-run finishes. Whatever the server sends is drawn as text (textContent), never parsed as HTML.
+The page signs in (a `#token=...` address, or the form a 401 brings up), shows what the service serves (/info:
+the model, or the offline demo, and the tools), lists the latest runs (/runs, newest first, older ones a page at
+a time) and opens one at `#run=ID`, replaying its conversation's earlier runs above it. A run's events stream in
+with EventSource: text drawn as markdown as it comes, a card per tool call, a line per model call (model,
+latency, tokens), errors and notes where they happen; pending calls are approved, denied with a reason or run
+with edited arguments, and a Stop button asks the service to cancel the run. A new message goes on with the
+same conversation below the turns before it. A panel shows the last hour's statistics of every run (/stats).
+
+Whatever the server sends is drawn as text (textContent), never parsed as HTML, and the script runs under a CSP
+of `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'`: no inline script or handlers, no
+eval. The script is assembled from page_app (calls, sign-in, lists, boot), page_markdown and page_turns.
 """
 
 from __future__ import annotations
+
+from .page_app import APP_SCRIPT
+from .page_markdown import MARKDOWN_SCRIPT
+from .page_turns import TURNS_SCRIPT
 
 PAGE_HTML = """<!doctype html>
 <html lang="en">
@@ -21,36 +29,78 @@ PAGE_HTML = """<!doctype html>
 <style>
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #1d2330; }
 header { background: #1d2330; color: #fff; padding: .6rem 1rem; display: flex; gap: 1rem;
-  align-items: baseline; }
+  align-items: baseline; flex-wrap: wrap; }
 header h1 { font-size: 1.05rem; margin: 0; }
-#run-status { font-size: .85rem; opacity: .85; }
-main { max-width: 52rem; margin: 0 auto; padding: 1rem; }
-#log > div { margin: .5rem 0; }
-.msg { padding: .55rem .8rem; border-radius: .5rem; white-space: pre-wrap; }
-.user { background: #dbe7ff; margin-left: 4rem; }
+header a { color: #fff; margin-left: auto; }
+#served { font-size: .85rem; background: #3a4358; border-radius: .3rem; padding: 0 .45rem; }
+#served:empty { display: none; }
+#run-status { font-size: .85rem; opacity: .9; }
+.layout { display: grid; grid-template-columns: 17rem minmax(0, 1fr); gap: 1rem; max-width: 78rem;
+  margin: 0 auto; padding: 1rem; align-items: start; }
+@media (max-width: 50rem) { .layout { grid-template-columns: minmax(0, 1fr); } }
+#runs { background: #fff; border: 1px solid #dde1e8; border-radius: .4rem; padding: .6rem; }
+#runs h2, #about h2 { font-size: 1rem; margin: 0 0 .4rem; }
+#run-list { list-style: none; margin: 0; padding: 0; }
+.run-link { display: block; padding: .35rem .4rem; border-radius: .3rem; color: inherit; text-decoration: none; }
+.run-link:hover, .run-link[aria-current] { background: #e8eefc; }
+.run-link .preview { display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.run-link .note { display: block; }
+#about { background: #fff; border: 1px solid #dde1e8; border-radius: .4rem; padding: .8rem 1rem; }
+#tool-list { padding-left: 1.2rem; }
+#tool-list li { margin: .25rem 0; }
+#tool-list .description { color: #5b6577; margin-left: .5rem; }
+#login { background: #fff8e6; border: 1px solid #d68a00; border-radius: .4rem; padding: .8rem 1rem;
+  margin-bottom: 1rem; }
+#login form { margin: 0; align-items: center; flex-wrap: wrap; }
+#banner { margin-bottom: .6rem; }
+.turn { border-bottom: 1px dashed #c9ced8; padding-bottom: .4rem; margin-bottom: .6rem; }
+.turn > * { margin: .5rem 0; }
+.msg { padding: .55rem .8rem; border-radius: .5rem; overflow-wrap: anywhere; }
+.user { background: #dbe7ff; margin-left: 4rem; white-space: pre-wrap; }
 .assistant { background: #fff; margin-right: 4rem; border: 1px solid #dde1e8; }
+.assistant > :first-child { margin-top: 0; }
+.assistant > :last-child { margin-bottom: 0; }
+.assistant p, .assistant ul, .assistant ol, .assistant pre { margin: .45rem 0; }
+.assistant .heading { font-size: 1rem; margin: .6rem 0 .3rem; }
+.assistant code { background: #eef0f4; border-radius: .2rem; padding: 0 .2rem; font-size: .88em; }
+.assistant pre { background: #f4f5f7; padding: .5rem; overflow-x: auto; }
+.assistant pre code { background: none; padding: 0; }
+.assistant .plain { white-space: pre-wrap; }
 .tool { background: #fff; border: 1px solid #c9ced8; border-left: 4px solid #8a94a6;
   border-radius: .4rem; padding: .5rem .8rem; margin-right: 4rem; }
 .tool[data-status=awaiting] { border-left-color: #d68a00; }
-.tool[data-status=running] { border-left-color: #2d6cdf; }
+.tool[data-status=running], .tool[data-status=approved] { border-left-color: #2d6cdf; }
 .tool[data-status=ok] { border-left-color: #1f9d55; }
 .tool[data-status=error], .tool[data-status=denied], .tool[data-status=skipped] {
   border-left-color: #c53030; }
+.tool[data-status=error] .status, .tool[data-status=denied] .status, .tool[data-status=skipped] .status {
+  color: #c53030; font-weight: 600; }
+.tool[data-status=ok] .status { color: #1f7a45; }
 .tool .head { display: flex; gap: .6rem; align-items: baseline; }
 .tool .name { font-weight: 600; font-family: ui-monospace, monospace; }
-.tool .status { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; }
+.tool .status { font-size: .8rem; letter-spacing: .02em; }
 .tool .duration { font-size: .8rem; color: #5b6577; margin-left: auto; }
 .tool pre { background: #f4f5f7; padding: .4rem .5rem; margin: .35rem 0 0;
-  white-space: pre-wrap; word-break: break-word; font-size: .85rem; }
-.decide { display: flex; flex-wrap: wrap; gap: .4rem; margin-top: .5rem; }
-.decide textarea { width: 100%; font: .85rem ui-monospace, monospace; }
-.decide input { flex: 1; min-width: 10rem; }
-.note { color: #5b6577; font-size: .85rem; }
+  white-space: pre-wrap; word-break: break-word; font-size: .85rem; max-height: 24rem; overflow: auto; }
+.tool[data-status=error] .result { background: #fdecec; }
+.tool .decision { color: #5b6577; font-size: .85rem; }
+.decide { display: flex; flex-wrap: wrap; gap: .4rem; margin-top: .5rem; align-items: center; }
+.decide .reason-label { display: flex; gap: .3rem; align-items: center; flex: 1; min-width: 12rem; }
+.decide .reason { flex: 1; }
+.decide .editor { width: 100%; }
+.decide .edit-label { display: block; font-size: .85rem; }
+.decide textarea { display: block; width: 100%; box-sizing: border-box; font: .85rem ui-monospace, monospace; }
+.decide .editor button { margin-top: .3rem; }
+.step-line { color: #5b6577; font-size: .78rem; margin: -.2rem 0 .5rem; }
+.reasoning { color: #5b6577; font-size: .85rem; white-space: pre-wrap; }
+.note, .note-line { color: #5b6577; font-size: .85rem; }
 .problem { color: #c53030; font-size: .85rem; }
 form { display: flex; gap: .5rem; margin-top: 1rem; }
 #prompt { flex: 1; font: inherit; padding: .5rem; }
 button { font: inherit; padding: .35rem .8rem; cursor: pointer; }
+button:disabled { cursor: default; }
 #stop { padding: .1rem .7rem; }
+#more-runs { margin-top: .4rem; width: 100%; }
 #stats { margin-top: 1.5rem; }
 #stats h2 { font-size: 1rem; margin: 0 0 .4rem; display: flex; gap: .6rem; align-items: baseline; }
 #stats h3 { font-size: .9rem; margin: .8rem 0 .3rem; }
@@ -62,13 +112,37 @@ button { font: inherit; padding: .35rem .8rem; cursor: pointer; }
 </style>
 </head>
 <body>
-<header><h1>Agent runs</h1><span id="run-status">no run yet</span>
+<header><h1>Agent runs</h1><span id="served"></span><span id="run-status" role="status">No run open</span>
 <button id="stop" type="button" hidden>Stop</button>
-<a id="new" href="#" style="color:#fff;margin-left:auto">new conversation</a></header>
+<a id="new" href="#">New conversation</a></header>
+<div class="layout">
+<aside id="runs" aria-label="runs">
+<h2>Runs</h2>
+<ul id="run-list"></ul>
+<p id="runs-note" class="note"></p>
+<button id="more-runs" type="button" hidden>Older runs</button>
+</aside>
 <main>
+<section id="login" hidden aria-label="sign in">
+<form id="login-form">
+<label for="token">Access token</label>
+<input id="token" type="password" autocomplete="current-password">
+<button type="submit">Sign in</button>
+</form>
+<p id="login-note" class="problem" role="alert"></p>
+</section>
+<div id="banner" class="problem" role="alert" hidden></div>
+<section id="about" aria-label="what this service serves">
+<h2 id="about-model">Agent runs</h2>
+<p id="about-package" class="note"></p>
+<p>Ask something below. Tools:</p>
+<ul id="tool-list"></ul>
+<p id="about-rights" class="note"></p>
+</section>
 <div id="log" aria-live="polite"></div>
 <form id="ask">
-<input id="prompt" autocomplete="off" placeholder="Ask something, e.g. list the files in the workspace">
+<input id="prompt" autocomplete="off" aria-label="Message"
+ placeholder="Ask something, e.g. list the files in the workspace">
 <button id="send" type="submit">Send</button>
 </form>
 <section id="stats" aria-label="statistics">
@@ -81,292 +155,11 @@ button { font: inherit; padding: .35rem .8rem; cursor: pointer; }
 <th>p50</th><th>p95</th><th>tokens in / out</th></tr></thead><tbody></tbody></table>
 </section>
 </main>
+</div>
 <script src="/page.js"></script>
 </body>
 </html>
 """
 
-PAGE_SCRIPT = """'use strict';
-const log = document.getElementById('log');
-const form = document.getElementById('ask');
-const prompt = document.getElementById('prompt');
-const send = document.getElementById('send');
-const runStatus = document.getElementById('run-status');
-const stop = document.getElementById('stop');
-const toolStats = document.querySelector('#tool-stats tbody');
-const modelStats = document.querySelector('#model-stats tbody');
-const statsNote = document.getElementById('stats-note');
-let current = null;  // {id, conversation, messages, source, bubble, cards}
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function textOf(content) {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content.map(p => (typeof p === 'string' ? p : p.text || '')).join('');
-  }
-  return content == null ? '' : JSON.stringify(content);
-}
-
-function pretty(text) {
-  try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return String(text); }
-}
-
-function busy(on) { prompt.disabled = on; send.disabled = on; }
-
-function card(id, name) {
-  let node = current.cards.get(id);
-  if (!node) {
-    node = el('div', 'tool');
-    node.dataset.id = id;
-    const head = el('div', 'head');
-    head.append(el('span', 'name', name), el('span', 'status', 'announced'),
-      el('span', 'duration', ''));
-    node.append(head, el('pre', 'arguments', ''), el('div', 'decision note', ''),
-      el('pre', 'result', ''));
-    node.querySelector('.result').hidden = true;
-    current.cards.set(id, node);
-    log.append(node);
-    current.bubble = null;
-  }
-  return node;
-}
-
-function setStatus(node, status, label) {
-  node.dataset.status = status;
-  node.querySelector('.status').textContent = label || status;
-}
-
-async function post(url, body) {
-  const answer = await fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'},
-    body: JSON.stringify(body)});
-  const data = await answer.json().catch(() => ({}));
-  return {ok: answer.ok, status: answer.status, data};
-}
-
-function decisionButtons(node, id, args) {
-  const box = el('div', 'decide');
-  const approve = el('button', 'approve', 'Approve');
-  const reason = el('input', 'reason');
-  reason.placeholder = 'reason (for deny)';
-  const deny = el('button', 'deny', 'Deny');
-  const edited = el('textarea', 'edit-args');
-  edited.rows = 3;
-  edited.value = pretty(args);
-  const edit = el('button', 'edit', 'Run with these arguments');
-  const problem = el('div', 'problem', '');
-  box.append(approve, reason, deny, edited, edit, problem);
-  async function decide(body) {
-    const url = '/runs/' + current.id + '/approvals/' + encodeURIComponent(id);
-    const answer = await post(url, body);
-    if (!answer.ok) {
-      problem.textContent = (answer.data.error || {}).message || ('HTTP ' + answer.status);
-    } else {
-      box.remove();
-    }
-  }
-  approve.onclick = () => decide({decision: 'approve'});
-  deny.onclick = () => decide({decision: 'deny', reason: reason.value || undefined});
-  edit.onclick = () => decide({decision: 'edit', arguments: edited.value});
-  node.append(box);
-}
-
-function history(count) {
-  for (const message of current.messages.slice(0, count)) {
-    const text = textOf(message.content);
-    if (message.role === 'user') log.append(el('div', 'msg user', text));
-    else if (message.role === 'assistant' && text) log.append(el('div', 'msg assistant', text));
-  }
-}
-
-const handlers = {
-  run_started(data) {
-    history(data.messages);
-    runStatus.textContent = 'running';
-    stopShown(true);
-  },
-  model_call_started() { current.bubble = null; },
-  text_delta(data) {
-    if (!current.bubble) {
-      current.bubble = el('div', 'msg assistant', '');
-      log.append(current.bubble);
-    }
-    current.bubble.textContent += data.text;
-  },
-  tool_call_delta(data) {
-    const node = card(data.id || ('announced-' + data.index), data.name || 'tool');
-    if (!node.dataset.status) setStatus(node, 'announced');
-    node.querySelector('.arguments').textContent += data.arguments;
-  },
-  approval_requested(data) {
-    const node = card(data.id, data.name);
-    node.querySelector('.arguments').textContent = pretty(data.arguments);
-    setStatus(node, 'awaiting', 'awaiting approval');
-    runStatus.textContent = 'awaiting approval';
-    decisionButtons(node, data.id, data.arguments);
-  },
-  approval_decided(data) {
-    const node = card(data.id, data.name);
-    const box = node.querySelector('.decide');
-    if (box) box.remove();
-    node.querySelector('.arguments').textContent = pretty(data.arguments);
-    node.querySelector('.decision').textContent = data.decision +
-      (data.reason ? ': ' + data.reason : '');
-    setStatus(node, data.decision === 'deny' ? 'denied' : 'approved');
-    runStatus.textContent = 'running';
-  },
-  tool_call_started(data) {
-    const node = card(data.id || ('announced-' + data.index), data.name || 'tool');
-    if (data.arguments === null || data.arguments === undefined) {
-      // Announced by the stream: its arguments follow as tool_call_delta events.
-      if (!node.dataset.status) setStatus(node, 'announced');
-      return;
-    }
-    node.querySelector('.arguments').textContent = pretty(data.arguments);
-    setStatus(node, 'running');
-  },
-  tool_call_finished(data) {
-    const node = card(data.id, data.name);
-    setStatus(node, data.status);
-    node.querySelector('.duration').textContent = data.duration_ms + ' ms';
-    const result = node.querySelector('.result');
-    result.hidden = false;
-    result.textContent = pretty(textOf(data.content));
-  },
-  error(data) { log.append(el('div', 'problem', 'error: ' + data.message)); },
-  note(data) { log.append(el('div', 'problem', 'note: ' + data.message)); },
-  run_finished(data) {
-    runStatus.textContent = 'finished: ' + data.stop_reason;
-    if (current.source) current.source.close();
-    busy(false);
-    stopShown(false);
-    refresh();
-    loadStats();
-  },
-};
-
-function stopShown(on) {
-  stop.hidden = !on;
-  stop.disabled = false;
-}
-
-stop.addEventListener('click', async () => {
-  if (!current) return;
-  stop.disabled = true;
-  const answer = await post('/runs/' + encodeURIComponent(current.id) + '/cancel', {});
-  if (answer.status === 202) {
-    runStatus.textContent = 'stopping';
-    log.append(el('div', 'note', 'stop requested: ' + String(answer.data.status)));
-    return;
-  }
-  const message = (answer.data.error || {}).message || ('HTTP ' + answer.status);
-  log.append(el('div', 'problem', 'could not stop: ' + message));
-  // 404 and 409: there is no running run to stop; anything else may work if tried again.
-  if (answer.status === 404 || answer.status === 409) stopShown(false);
-  else stop.disabled = false;
-});
-
-function ms(value) { return value == null ? '-' : Number(value).toFixed(1) + ' ms'; }
-function rate(value) { return value == null ? '-' : (100 * value).toFixed(1) + '%'; }
-
-function statsRows(body, entries, cells, empty) {
-  body.textContent = '';
-  if (!entries.length) {
-    const cell = el('td', 'note', empty);
-    cell.colSpan = 7;
-    const line = el('tr');
-    line.append(cell);
-    body.append(line);
-    return;
-  }
-  for (const [name, stats] of entries) {
-    const line = el('tr');
-    for (const value of [name].concat(cells(stats))) line.append(el('td', '', String(value)));
-    body.append(line);
-  }
-}
-
-async function loadStats() {
-  try {
-    const answer = await fetch('/stats');
-    const data = await answer.json();
-    if (!answer.ok) throw new Error((data.error || {}).message || ('HTTP ' + answer.status));
-    statsRows(toolStats, Object.entries(data.tools || {}), s => [s.calls, s.errors,
-      s.denied + s.skipped, rate(s.success_rate), ms(s.p50_ms), ms(s.p95_ms)], 'no tool calls');
-    statsRows(modelStats, Object.entries(data.models || {}), s => [s.calls, s.errors,
-      rate(s.success_rate), ms(s.p50_ms), ms(s.p95_ms), s.input_tokens + ' / ' + s.output_tokens],
-      'no model calls');
-    statsNote.textContent = 'as of ' + new Date(data.end * 1000).toLocaleTimeString();
-  } catch (error) {
-    statsNote.textContent = 'statistics unavailable: ' + error.message;
-  }
-}
-
-async function refresh() {
-  const answer = await fetch('/runs/' + current.id);
-  if (answer.ok) {
-    const state = await answer.json();
-    current.messages = state.messages;
-    current.conversation = state.conversation_id;
-  }
-}
-
-async function openRun(id) {
-  if (current && current.source) current.source.close();
-  log.textContent = '';
-  current = {id, conversation: null, messages: [], source: null, bubble: null, cards: new Map()};
-  stopShown(false);
-  await refresh();
-  busy(true);
-  const source = new EventSource('/runs/' + id + '/events');
-  current.source = source;
-  for (const type of Object.keys(handlers)) {
-    source.addEventListener(type, message => {
-      if (current.source !== source) return;
-      handlers[type](JSON.parse(message.data).data);
-    });
-  }
-}
-
-form.addEventListener('submit', async event => {
-  event.preventDefault();
-  const text = prompt.value.trim();
-  if (!text) return;
-  const messages = (current ? current.messages : []).concat([{role: 'user', content: text}]);
-  const body = {messages};
-  if (current && current.conversation) body.conversation_id = current.conversation;
-  busy(true);
-  const answer = await post('/runs', body);
-  if (!answer.ok) {
-    busy(false);
-    log.append(el('div', 'problem', (answer.data.error || {}).message || 'could not start'));
-    return;
-  }
-  prompt.value = '';
-  location.hash = 'run=' + answer.data.id;
-});
-
-document.getElementById('new').addEventListener('click', event => {
-  event.preventDefault();
-  if (current && current.source) current.source.close();
-  current = null;
-  log.textContent = '';
-  runStatus.textContent = 'no run yet';
-  busy(false);
-  stopShown(false);
-  location.hash = '';
-});
-
-function follow() {
-  const found = /run=([A-Za-z0-9_-]+)/.exec(location.hash);
-  if (found && (!current || current.id !== found[1])) openRun(found[1]);
-}
-window.addEventListener('hashchange', follow);
-follow();
-loadStats();
-"""
+# One classic script: the markdown and turn functions first, then the app, whose last lines start the page.
+PAGE_SCRIPT = "'use strict';\n" + MARKDOWN_SCRIPT + TURNS_SCRIPT + APP_SCRIPT

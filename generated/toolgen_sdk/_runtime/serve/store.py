@@ -38,7 +38,7 @@ _TABLES = (
     (
         "CREATE TABLE IF NOT EXISTS toolgen_approvals (run_id TEXT NOT NULL, "
         "call_id TEXT NOT NULL, name TEXT NOT NULL, arguments TEXT NOT NULL, "
-        "decision TEXT, PRIMARY KEY (run_id, call_id))"
+        "decision TEXT, round INTEGER, PRIMARY KEY (run_id, call_id))"
     ),
     (
         "CREATE TABLE IF NOT EXISTS toolgen_tool_attempts (run_id TEXT NOT NULL, "
@@ -147,24 +147,20 @@ class RunStore:
                 # Two servers creating the tables at once on Postgres: one wins, the other sees them next time.
                 if attempt == 2:
                     raise
-        self._add_version_column()
+        # Columns later releases added, on a database of the release before.
+        self._add_column("toolgen_run_events", "version")
+        self._add_column("toolgen_approvals", "round")
 
-    def _add_version_column(self) -> None:
-        """A database from the release before event versions gets the column; its rows read as version 1."""
-        columns = {
-            column["name"]
-            for column in self._sa.inspect(self._engine).get_columns(
-                "toolgen_run_events"
-            )
-        }
-        if "version" in columns:
+    def _add_column(self, table: str, column: str) -> None:
+        """An INTEGER column a database of the release before lacks (its rows read it as NULL)."""
+        columns = {c["name"] for c in self._sa.inspect(self._engine).get_columns(table)}
+        if column in columns:
             return
         try:
             with self._engine.begin() as connection:
+                # Both names are this module's own constants, never input.
                 connection.execute(
-                    self._sa.text(
-                        "ALTER TABLE toolgen_run_events ADD COLUMN version INTEGER"
-                    )
+                    self._sa.text(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER")
                 )
         except self._sa.exc.DatabaseError:
             # Another server added it first; whatever else went wrong shows at the first write.
@@ -224,6 +220,57 @@ class RunStore:
             status=status,
         )
         return [str(row[0]) for row in rows]
+
+    def list_runs(self, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+        """Up to `limit` runs, newest first, from the one after run `before` (none for an unknown id): each
+        its id, conversation_id, status, stop_reason, created (epoch seconds) and `prompt`, the text of its
+        first user message cut to 200 characters."""
+        columns = "SELECT id, conversation_id, status, state, created FROM toolgen_runs"
+        order = "ORDER BY created DESC, id DESC LIMIT :limit"
+        if before is None:
+            rows = self._rows(f"{columns} {order}", limit=limit)
+        else:
+            # Ties on `created` are broken by id, as the order is: no run is listed twice or skipped.
+            rows = self._rows(
+                f"{columns} WHERE created < (SELECT created FROM toolgen_runs WHERE id = :before) "
+                "OR (created = (SELECT created FROM toolgen_runs WHERE id = :before) "
+                f"AND id < :before) {order}",
+                limit=limit,
+                before=before,
+            )
+        listed = []
+        for row in rows:
+            state = json.loads(row[3])
+            messages = state.get("messages") if isinstance(state, dict) else None
+            first = next(
+                (
+                    m
+                    for m in messages or ()
+                    if isinstance(m, dict) and m.get("role") == "user"
+                ),
+                {},
+            )
+            content = first.get("content")
+            parts = content if isinstance(content, list) else [content]
+            text = " ".join(
+                part if isinstance(part, str) else str(part.get("text") or "")
+                for part in parts
+                if isinstance(part, str)
+                or (isinstance(part, dict) and part.get("type") == "text")
+            )
+            listed.append(
+                {
+                    "id": row[0],
+                    "conversation_id": row[1],
+                    "status": row[2],
+                    "stop_reason": state.get("stop_reason")
+                    if isinstance(state, dict)
+                    else None,
+                    "created": float(row[4]),
+                    "prompt": text[:200],
+                }
+            )
+        return listed
 
     # -- events --
 
@@ -307,14 +354,22 @@ class RunStore:
 
     # -- approvals --
 
-    def add_pending(self, run_id: str, call_id: str, name: str, arguments: str) -> None:
+    def add_pending(
+        self, run_id: str, call_id: str, name: str, arguments: str, round: int = 1
+    ) -> None:
+        """A call waiting for a decision. `round` counts the times the run asked about this call id: a model that
+        reuses `call_0` at a later step asks anew, and the earlier decision is not this one's."""
         self._run(
-            "INSERT INTO toolgen_approvals (run_id, call_id, name, arguments) VALUES "
-            "(:run, :call, :name, :arguments) ON CONFLICT (run_id, call_id) DO NOTHING",
+            "INSERT INTO toolgen_approvals (run_id, call_id, name, arguments, round) "
+            "VALUES (:run, :call, :name, :arguments, :round) "
+            "ON CONFLICT (run_id, call_id) DO UPDATE SET name = excluded.name, "
+            "arguments = excluded.arguments, round = excluded.round, decision = NULL "
+            "WHERE COALESCE(toolgen_approvals.round, 1) < excluded.round",
             run=run_id,
             call=call_id,
             name=name,
             arguments=arguments,
+            round=round,
         )
 
     def pending(self, run_id: str) -> list[dict[str, Any]]:
@@ -325,26 +380,56 @@ class RunStore:
         )
         return [{"id": r[0], "name": r[1], "arguments": r[2]} for r in rows]
 
+    def pending_rounds(self, run_id: str) -> list[tuple[str, int]]:
+        """The calls waiting for a decision, each with its round."""
+        rows = self._rows(
+            "SELECT call_id, COALESCE(round, 1) FROM toolgen_approvals "
+            "WHERE run_id = :run AND decision IS NULL ORDER BY call_id",
+            run=run_id,
+        )
+        return [(str(r[0]), int(r[1])) for r in rows]
+
     def claim_decision(
         self, run_id: str, call_id: str, decision: Mapping[str, Any]
-    ) -> bool:
-        """Record the decision on a pending call; False when the call is not pending (decided, or never asked)."""
-        result = self._run(
-            "UPDATE toolgen_approvals SET decision = :decision WHERE run_id = :run "
-            "AND call_id = :call AND decision IS NULL",
-            run=run_id,
-            call=call_id,
-            decision=_json(dict(decision)),
-        )
-        return bool(result.rowcount == 1)
+    ) -> int | None:
+        """Record the decision on a pending call: its round, or None when the call is not pending (decided, or
+        never asked)."""
+        with self._engine.begin() as connection:
+            text = self._sa.text
+            rows = list(
+                connection.execute(
+                    text(
+                        "SELECT COALESCE(round, 1) FROM toolgen_approvals WHERE "
+                        "run_id = :run AND call_id = :call AND decision IS NULL"
+                    ),
+                    {"run": run_id, "call": call_id},
+                )
+            )
+            if not rows:
+                return None
+            result = connection.execute(
+                text(
+                    "UPDATE toolgen_approvals SET decision = :decision WHERE "
+                    "run_id = :run AND call_id = :call AND decision IS NULL "
+                    "AND COALESCE(round, 1) = :round"
+                ),
+                {
+                    "run": run_id,
+                    "call": call_id,
+                    "round": int(rows[0][0]),
+                    "decision": _json(dict(decision)),
+                },
+            )
+        return int(rows[0][0]) if result.rowcount == 1 else None
 
-    def decisions(self, run_id: str) -> list[tuple[str, dict[str, Any]]]:
+    def decisions(self, run_id: str) -> list[tuple[str, int, dict[str, Any]]]:
+        """The decisions taken on the run's calls: call id, round, decision."""
         rows = self._rows(
-            "SELECT call_id, decision FROM toolgen_approvals WHERE run_id = :run "
-            "AND decision IS NOT NULL ORDER BY call_id",
+            "SELECT call_id, COALESCE(round, 1), decision FROM toolgen_approvals "
+            "WHERE run_id = :run AND decision IS NOT NULL ORDER BY call_id",
             run=run_id,
         )
-        return [(str(r[0]), json.loads(r[1])) for r in rows]
+        return [(str(r[0]), int(r[1]), json.loads(r[2])) for r in rows]
 
     # -- tool attempts --
 

@@ -111,8 +111,10 @@ def carried_wires() -> tuple[Wire, ...]:
 def wire_module(row: Wire, module: str, package: str) -> Any:
     """`package.module`, one of `row`'s modules; ValueError saying what to add when the package left it out."""
     loaded = sys.modules.get(f"{package}.{module}")
-    if loaded is not None:
-        return loaded  # imported before: import_module's own lookup costs more than the conversion it serves
+    if loaded is not None and not getattr(loaded.__spec__, "_initializing", False):
+        # Imported before: import_module's own lookup costs more than the conversion it serves. A module another
+        # thread is still executing is in sys.modules already, half made: import_module waits for it to finish.
+        return loaded
     try:
         return importlib.import_module(f".{module}", package)
     except ModuleNotFoundError as error:

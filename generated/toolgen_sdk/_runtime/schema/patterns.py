@@ -1,0 +1,369 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""JSON Schema `pattern`s matched in bounded time: Rust's linear regex first, a bounded backtracker for the rest.
+
+Python's re backtracks without a bound: `^(a+)+$` against thirty `a`s and a `!` takes minutes, holding the GIL, so
+no thread or timeout can stop it. pydantic-core ships Rust's `regex` crate, which matches in time linear in the
+text: every pattern it reads as Python's re does (searching, Unicode classes; `$` is the end of the text, as in
+ECMA-262) runs there. Lookaround and backreferences it refuses run on backtrack.py's matcher, which remembers the
+branches it has tried and stops at a deadline: a pattern that runs out of time is a problem of the value
+("could not be checked within 1 s"), never a hang. A check that reads many strings shares one deadline.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic_core import PydanticCustomError, SchemaValidator, core_schema
+
+from .backtrack import Backtracker, PatternTimeout
+from .regex_tree import CharTest, Node, PatternSyntaxError, parse_pattern
+from .sentences import expected
+
+# How long the patterns of one check may take in all (the backtracker's share: Rust's regex is linear).
+PATTERN_SECONDS = 1.0
+
+
+class PatternError(ValueError):
+    """A pattern neither engine can read: every value it is asked of is reported as not checked."""
+
+
+def unchecked_pattern(pattern: str, seconds: float, value: Any) -> str:
+    """The sentence of a value whose pattern ran out of time, in the one shape."""
+    return expected(
+        f"a string matching '{pattern}' (the pattern could not be checked within {seconds:g} s)",
+        value,
+    )
+
+
+def _rust(pattern: str) -> Callable[[str], bool] | None:
+    """A linear-time search for `pattern` with Rust's regex (through pydantic-core), or None if it refuses it."""
+    try:
+        validator = SchemaValidator(
+            core_schema.str_schema(pattern=pattern, regex_engine="rust-regex")
+        )
+    except Exception:  # noqa: BLE001 - pydantic-core's SchemaError: lookaround, backreferences, size limits
+        return None
+    return validator.isinstance_python
+
+
+def _reads_alike(pattern: str) -> bool:
+    """Whether Rust's regex reads `pattern` as Python's re does, given both accept it and it has no lookaround.
+
+    Rust gives meaning to what Python takes literally: `\\<` and `\\>` (word starts and ends), `\\b{...}`, and in
+    a class a nested `[`, `&&`, `--` and `~~` (set operations).
+    """
+    in_class, index, size = False, 0, len(pattern)
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            following = pattern[index + 1 : index + 3]
+            if not in_class and (
+                following[:1] in ("<", ">") or following in ("b{", "B{")
+            ):
+                return False
+            index += 2
+            continue
+        if in_class:
+            if char == "[" or pattern[index : index + 2] in ("&&", "--", "~~"):
+                return False
+            if char == "]":
+                in_class = False
+        elif char == "[":
+            in_class = True
+            index += 1
+            # A `]` first in a class (after any `^`) is a character of it, in both.
+            index += pattern[index] == "^" if index < size else 0
+            index += pattern[index] == "]" if index < size else 0
+            continue
+        index += 1
+    return True
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+class PatternMatcher:
+    """One pattern, compiled once: `search` says whether it matches anywhere in a string, in bounded time."""
+
+    __slots__ = ("_backtracker", "_rust", "linear", "pattern", "problem")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        backtracker: Backtracker | None = None
+        problem = ""
+        try:
+            backtracker = Backtracker(pattern)
+        except PatternSyntaxError as error:
+            problem = str(error)
+        except RecursionError:
+            problem = "nested too deep"
+        plain = backtracker is None or backtracker.plain
+        rust = _rust(pattern) if plain and _reads_alike(pattern) else None
+        self._rust = rust
+        self._backtracker = backtracker
+        # Rust's regex runs it, in time linear in the text: no deadline needed.
+        self.linear = rust is not None
+        self.problem = (
+            None
+            if rust is not None or backtracker is not None
+            else f"the pattern '{pattern}' cannot be checked: {problem}"
+        )
+
+    def search(
+        self,
+        text: str,
+        deadline: float | None = None,
+        seconds: float = PATTERN_SECONDS,
+    ) -> bool:
+        """Whether the pattern matches somewhere in `text`.
+
+        Raises PatternTimeout when the backtracker passes `deadline` (time.monotonic(); `seconds` from now when
+        None), PatternError for a pattern neither engine reads.
+        """
+        rust = self._rust
+        if rust is not None:
+            if rust(text):
+                return True
+            # Rust reads UTF-8: a lone surrogate (JSON allows "\ud800") is not one, and fails every pattern there.
+            if text.isascii() or not _has_surrogates(text):
+                return False
+            if self._backtracker is None:
+                return rust(text.encode("utf-8", "replace").decode("utf-8"))
+        if self._backtracker is None:
+            raise PatternError(self.problem)
+        if deadline is None:
+            deadline = time.monotonic() + seconds
+        return self._backtracker.search(text, deadline)
+
+
+class PatternCache:
+    """The matchers of the patterns one validator checks, each compiled once (at most `size` kept), and the
+    deadline of the check each thread is running: one check's patterns take `seconds` in all."""
+
+    def __init__(self, size: int = 256, seconds: float = PATTERN_SECONDS) -> None:
+        self.size = size
+        self.seconds = seconds
+        self._matchers: dict[str, PatternMatcher] = {}
+        self._checks = threading.local()
+
+    def matcher(self, pattern: str) -> PatternMatcher:
+        found = self._matchers.get(pattern)
+        if found is None:
+            found = PatternMatcher(pattern)
+            if len(self._matchers) >= self.size:
+                # The oldest goes: patterns come from schemas, so the cache is full only for a huge one.
+                self._matchers.pop(next(iter(self._matchers), ""), None)
+            self._matchers[pattern] = found
+        return found
+
+    def search(self, pattern: str, text: str) -> bool:
+        """Whether `pattern` matches somewhere in `text`; PatternTimeout or PatternError as PatternMatcher's."""
+        deadline = getattr(self._checks, "deadline", None)
+        return self.matcher(pattern).search(text, deadline, self.seconds)
+
+    @contextmanager
+    def check(self) -> Iterator[None]:
+        """One check, on this thread: every pattern matched inside shares one deadline, `seconds` from now."""
+        if getattr(self._checks, "deadline", None) is not None:
+            yield  # a check inside a check (a validator that calls another) keeps the outer deadline
+            return
+        self._checks.deadline = time.monotonic() + self.seconds
+        try:
+            yield
+        finally:
+            self._checks.deadline = None
+
+
+def _pattern_check(
+    matcher: PatternMatcher, seconds: float
+) -> Callable[[str, core_schema.ValidationInfo], str]:
+    """pydantic's after-validator for a pattern Rust's regex cannot run: the same error as pydantic's own."""
+    pattern = matcher.pattern
+
+    def check(value: str, info: core_schema.ValidationInfo) -> str:
+        # models/check.py passes an empty list as the context of each check: its first pattern stores the
+        # deadline the rest share.
+        context = info.context
+        deadline = None
+        if type(context) is list:
+            if not context:
+                context.append(time.monotonic() + seconds)
+            deadline = context[0]
+        try:
+            if matcher.search(value, deadline, seconds):
+                return value
+        except PatternTimeout:
+            raise PydanticCustomError(
+                "string_pattern_unchecked",
+                "a string matching '{pattern}' (the pattern could not be checked within {seconds} s)",
+                {"pattern": pattern, "seconds": f"{seconds:g}"},
+            ) from None
+        except PatternError as error:
+            raise PydanticCustomError(
+                "string_pattern_unchecked",
+                "a string matching '{pattern}', but {problem}",
+                {"pattern": pattern, "problem": str(error)},
+            ) from None
+        raise PydanticCustomError(
+            "string_pattern_mismatch",
+            "String should match pattern '{pattern}'",
+            {"pattern": pattern},
+        )
+
+    return check
+
+
+# Keys of a core schema that hold no schema to validate with: a default or a literal is data, never rewritten.
+_NOT_SCHEMAS = frozenset({"metadata", "serialization", "default", "expected"})
+
+
+def bounded_core_schema(schema: Any, seconds: float = PATTERN_SECONDS) -> Any:
+    """A pydantic core schema with every string pattern checked in bounded time, changed in place.
+
+    A pattern Rust's regex reads as Python's re does is matched there (`regex_engine: rust-regex`, whatever the
+    model's config says); any other becomes an after-validator of the string on the bounded backtracker, which
+    raises pydantic's own `string_pattern_mismatch`. Applying it twice changes nothing more.
+    """
+    matchers: dict[str, PatternMatcher] = {}
+    seen: set[int] = set()
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            pending.extend(item for item in node if isinstance(item, (dict, list)))
+            continue
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") == "str" and isinstance(node.get("pattern"), str):
+            _bound(node, matchers, seconds)
+        pending.extend(
+            value
+            for key, value in node.items()
+            if key not in _NOT_SCHEMAS and isinstance(value, (dict, list))
+        )
+    return schema
+
+
+def _bound(
+    node: dict[str, Any], matchers: dict[str, PatternMatcher], seconds: float
+) -> None:
+    pattern = node["pattern"]
+    matcher = matchers.get(pattern)
+    if matcher is None:
+        matcher = matchers[pattern] = PatternMatcher(pattern)
+    if matcher.linear:
+        node["regex_engine"] = "rust-regex"
+        return
+    # The string's other checks (lengths, strict) stay in Rust, first; only the pattern moves out.
+    inner = {
+        key: value
+        for key, value in node.items()
+        if key not in ("pattern", "ref", "regex_engine")
+    }
+    wrapped = core_schema.with_info_after_validator_function(
+        _pattern_check(matcher, seconds),
+        inner,  # a str schema, as it came
+        ref=node.get("ref"),
+        # Its JSON Schema keeps the pattern, as the string's own would have.
+        metadata={"pydantic_js_updates": {"pattern": pattern}},
+    )
+    node.clear()
+    node.update(wrapped)
+
+
+def pattern_risk(pattern: str) -> str | None:
+    """Why a backtracking engine (Python's re, most ECMA-262 ones) may take exponential time on `pattern`: a repeat
+    inside a repeat (`(a+)+`, `(\\w+\\s?)+$`), or a repeat of a choice two of whose options can match the same
+    text (`(a|a)*`). None when neither is there, or when the pattern cannot be read."""
+    try:
+        tree = parse_pattern(pattern).tree
+    except PatternSyntaxError:
+        return None
+    return _risk(tree, repeated=False)
+
+
+def _risk(node: Node, repeated: bool) -> str | None:
+    kind = node[0]
+    if kind == "rep":
+        _, body, _, high, _ = node
+        many = high is None or high > 1
+        if many and repeated:
+            return "a repeat inside a repeat"
+        inner = _risk(body, repeated or many)
+        if inner is not None or not many:
+            return inner
+        if _overlapping_choice(body):
+            return "a repeated choice whose options can match the same text"
+        return "a repeat of what can match nothing" if _nullable(body) else None
+    if kind in ("seq", "alt"):
+        return next(
+            (found for item in node[1] if (found := _risk(item, repeated))), None
+        )
+    if kind in ("group", "look"):
+        return _risk(node[1], repeated)
+    return None  # a character, an assertion, a backreference; atomic groups are never backtracked into
+
+
+# Characters two character tests are tried on, to tell whether they can match alike.
+_PROBES = (
+    "".join(chr(point) for point in range(32, 127))
+    + "\t\n\r\x0b\x0c\x85\xa0\xe9\xdf\u0130\u0391\u03b1\u0416\u0436\u05d0\u0663\u0915\u4e00\u3000\U0001f600"
+)
+
+
+def _nullable(node: Node) -> bool:
+    """Whether `node` can match the empty string."""
+    kind: str = node[0]
+    if kind == "char" or kind == "backref":
+        return kind == "backref"
+    if kind == "seq":
+        return all(_nullable(item) for item in node[1])
+    if kind == "alt":
+        return any(_nullable(item) for item in node[1])
+    if kind == "rep":
+        return bool(node[2] == 0) or _nullable(node[1])
+    if kind in ("group", "atomic"):
+        return _nullable(node[1])
+    return True  # assertions and lookaround take no characters
+
+
+def _overlapping_choice(node: Node) -> bool:
+    """Whether `node` is (in groups) a choice two of whose options are runs of characters, one of which can
+    match the start of the other."""
+    while node[0] == "group" or (node[0] == "seq" and len(node[1]) == 1):
+        node = node[1] if node[0] == "group" else node[1][0]
+    if node[0] != "alt":
+        return False
+    runs = [run for run in (_characters(option) for option in node[1]) if run]
+    return any(
+        all(
+            any(first(c) and second(c) for c in _PROBES)
+            for first, second in zip(runs[i], runs[j], strict=False)
+        )
+        for i in range(len(runs))
+        for j in range(i + 1, len(runs))
+    )
+
+
+def _characters(node: Node) -> list[CharTest]:
+    """The character tests of an option made of characters only (in groups); empty for any other."""
+    if node[0] == "char":
+        return [node[1]]
+    if node[0] == "group":
+        return _characters(node[1])
+    if node[0] != "seq":
+        return []
+    tests = [_characters(item) for item in node[1]]
+    return [test for run in tests for test in run] if all(tests) else []

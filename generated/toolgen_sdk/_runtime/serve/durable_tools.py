@@ -1,0 +1,239 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""A served run's tools and approvals as DBOS steps and messages: each tool call a step, each decision a message.
+
+The parallel calls of one batch each reserve their step when their task starts (in call order: the loop creates
+the tasks in call order and each reserves before it first waits), run at once, and are each checkpointed. A tool
+call whose handler was running when the process died is run again only when its tool says it is safe to repeat
+(MCP's `idempotentHint` or `readOnlyHint`); any other is answered as interrupted. A call that requires approval
+waits for the decision another process sends, durably (`recv_async`, holding no thread), however long it takes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from ..loop.interrupts import GRACE_SECONDS, InterruptReason
+from ..loop.policies import Approval, ApprovalRequest
+from ..tools.registry import Registry, ToolContext, ToolEntry, ToolError, ToolOutcome
+from .durable_calls import (
+    INTERRUPTED_KIND,
+    STEP_VERSION,
+    DurableRun,
+    checked,
+    safe_to_repeat,
+    watched,
+)
+
+# How long one durable wait for a decision lasts before it is renewed; a decision may take days.
+DECISION_WAIT_SECONDS = 3600.0
+
+
+class DurableTools(Registry):
+    """The run's tools with every call a DBOS step; everything else is the registry it wraps, as it is."""
+
+    def __init__(self, inner: Registry, run: DurableRun) -> None:
+        # Registry.__init__ is not called: the tools, handlers and pool are the wrapped registry's own.
+        self.inner = inner
+        self.run = run
+        # The current batch's calls, in call order (each set once handed on), and the interrupts they saw.
+        self._batch: list[asyncio.Event] = []
+        self._seen: list[InterruptReason] = []
+
+    # The wrapped registry's, read through: a tool added to it mid-run is offered from the next model call on.
+    @property
+    def revision(self) -> int:
+        return self.inner.revision
+
+    @revision.setter
+    def revision(self, value: int) -> None:
+        self.inner.revision = value
+
+    @property
+    def max_error_chars(self) -> int:
+        return self.inner.max_error_chars
+
+    @max_error_chars.setter
+    def max_error_chars(self, value: int) -> None:
+        self.inner.max_error_chars = value
+
+    def entry(self, name: str) -> ToolEntry[Any, Any]:
+        return self.inner.entry(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.inner
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.inner)
+
+    def unbound(self) -> list[str]:
+        return self.inner.unbound()
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return self.inner.definitions()
+
+    def dispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
+        raise TypeError("a durable run's workflow is async: its loop calls adispatch()")
+
+    async def adispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
+        """The call's step, reserved before the first wait (call order, as the loop starts the calls' tasks).
+
+        The calls of a batch run at once, but each hands its outcome on only after the one before it, and a
+        cancel or the deadline a call saw reaches the loop once the whole batch is handed on: a replay returns
+        every recorded outcome at once, so nothing the loop sees may depend on which call ended first."""
+        if self._batch and all(slot.is_set() for slot in self._batch):
+            self._batch, self._seen = [], []
+        batch, seen = self._batch, self._seen
+        previous = batch[-1] if batch else None
+        handed_on = asyncio.Event()
+        batch.append(handed_on)
+        reservation = self.run.engine.reserve_step()
+        plain = dict(call)
+        context = ctx or ToolContext(conversation_id="")
+        # Its attempts are counted under its step's place as well as its id: a model that reuses `call_0` at
+        # every step makes a new call each time, not a repeat of one a crash cut short.
+        attempt_key = f"{reservation.step_id}:{plain.get('id', '')}"
+        try:
+            try:
+                recorded: Any = await reservation.run_async(
+                    {"name": "toolgen.tool_call"},
+                    self._tool_body,
+                    plain,
+                    context,
+                    attempt_key,
+                )
+            except Exception as failure:  # noqa: BLE001 - handed on in its turn, below
+                recorded = failure
+            if previous is not None:
+                await previous.wait()
+            if isinstance(recorded, Exception):
+                raise recorded
+            record = checked(recorded, "tool call")
+            reason: InterruptReason | None = record["interrupted"]
+            if reason is not None:
+                seen.append(reason)
+            if handed_on is batch[-1] and seen:
+                self.run.token.observe(seen[0])
+            problem = record["error"]
+            return ToolOutcome(
+                str(plain.get("id", "")),
+                record["name"],
+                record["content"],
+                record["result"],
+                None
+                if problem is None
+                else ToolError(problem["kind"], problem["message"]),
+            )
+        finally:
+            handed_on.set()
+
+    async def _tool_body(
+        self, call: dict[str, Any], ctx: ToolContext, attempt_key: str
+    ) -> dict[str, Any]:
+        name = str((call.get("function") or {}).get("name", ""))
+        spec = self.inner.entry(name).spec if name in self.inner else None
+        record: dict[str, Any] = {
+            "version": STEP_VERSION,
+            "name": name,
+            "interrupted": None,
+            "result": None,
+        }
+        began_before = await asyncio.to_thread(self.run.begin_tool_call, attempt_key)
+        if began_before and not safe_to_repeat(spec):
+            return {
+                **record,
+                "content": "Error: interrupted: the server stopped while this call was "
+                "running; the tool is not marked safe to repeat, so it was not run again "
+                "and its effect is unknown",
+                "error": {"kind": INTERRUPTED_KIND, "message": "interrupted"},
+            }
+        outcome, reason = await watched(self.inner.adispatch(call, ctx), self.run.watch)
+        if outcome is None:
+            what = "reached its deadline" if reason == "deadline" else "was cancelled"
+            return {
+                **record,
+                "interrupted": reason,
+                "content": f"Error: not finished: the run {what} while this call ran; it was "
+                f"abandoned after a grace of {GRACE_SECONDS:g} seconds and may still be running",
+                "error": {"kind": reason, "message": f"the run {what}"},
+            }
+        result = outcome.result
+        if not isinstance(result, (str, int, float, bool, list, dict, type(None))):
+            result = None  # the content says it all; an object of the tool's need not survive a restart
+        return {
+            **record,
+            "content": outcome.content,
+            "error": None
+            if outcome.error is None
+            else {"kind": outcome.error.kind, "message": outcome.error.message},
+            "result": result,
+        }
+
+
+def approval_topic(call_id: str, round: int) -> str:
+    """Where a run waits for the decision on one ask about a call."""
+    return f"approval:{call_id}:{round}"
+
+
+def durable_approver(
+    run: DurableRun, deadline_at: float | None
+) -> Callable[[ApprovalRequest], Any]:
+    """Decisions as DBOS messages, waited for durably (`recv_async`), however long they take; a cancel or the run's
+    deadline ends the wait with a denial, and the token set, recorded as every replay will see it."""
+    asked: dict[str, int] = {}
+
+    async def approve(request: ApprovalRequest) -> Approval:
+        # The round of this ask about the call id: a model reusing `call_0` at a later step is asked anew.
+        asked[request.call_id] = asked.get(request.call_id, 0) + 1
+        topic = approval_topic(request.call_id, asked[request.call_id])
+        while True:
+            wait = DECISION_WAIT_SECONDS
+            if deadline_at is not None:
+                now = await run.engine.run_step_async(
+                    {"name": "toolgen.clock"}, time.time
+                )
+                if now >= deadline_at:
+                    run.token.observe("deadline")
+                    return Approval.deny(
+                        "the run reached its deadline before a decision"
+                    )
+                wait = min(wait, max(0.05, deadline_at - now))
+            message = await run.engine.recv_async(topic, timeout_seconds=wait)
+            if not isinstance(message, Mapping):
+                continue
+            if message.get("cancel"):
+                run.token.observe("cancelled")
+                return Approval.deny("the run was cancelled before a decision")
+            decision = str(message.get("decision"))
+            if decision == "approve":
+                return Approval.approve()
+            if decision == "edit" and message.get("arguments") is not None:
+                return Approval.edit(str(message["arguments"]), message.get("reason"))
+            return Approval.deny(message.get("reason") or "the user denied this call")
+
+    return approve
+
+
+def recorded_approver(
+    engine: Any, approve: Callable[[ApprovalRequest], Any]
+) -> Callable[[ApprovalRequest], Any]:
+    """The service's own approver (sync or async), its answers recorded as a step: a replay gets the answer it
+    gave."""
+
+    async def ask(request: ApprovalRequest) -> Approval | bool:
+        answer = approve(request)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        decided: Approval | bool = answer
+        return decided
+
+    async def decide(request: ApprovalRequest) -> Approval | bool:
+        answer: Approval | bool = await engine.run_step_async(
+            {"name": "toolgen.approval"}, ask, request
+        )
+        return answer
+
+    return decide
