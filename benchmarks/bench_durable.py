@@ -39,6 +39,8 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from readme_markers import replace_between
+
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
 sys.path.insert(0, str(GENERATOR))
 
@@ -228,12 +230,7 @@ def report(
 
 
 def write_readme(section: str) -> None:
-    text = README.read_text(encoding="utf-8")
-    if START not in text:
-        raise SystemExit(f"{README} has no {START} marker")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    README.write_text(f"{head}{START}\n{section}{END}{tail}", encoding="utf-8")
+    replace_between(README, START, END, section)
 
 
 def main() -> None:

@@ -51,6 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from readme_markers import replace_between
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 
 import httpx  # noqa: E402
@@ -230,12 +232,7 @@ def report(cases: list[Case], rounds: int, samples: int, command: str, note: str
 
 
 def write_readme(section: str) -> None:
-    text = README.read_text(encoding="utf-8")
-    if START not in text:
-        raise SystemExit(f"{README} has no {START} marker")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    README.write_text(f"{head}{START}\n{section}{END}{tail}", encoding="utf-8")
+    replace_between(README, START, END, section)
 
 
 def main() -> None:
