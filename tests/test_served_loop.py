@@ -81,8 +81,17 @@ def budget(messages, info):
     return None
 options = RunOptions(stream=True, hooks=hooks, budget=budget, on_event=lambda e: log.append(["on_event", e.type]))
 seconds = 3.0 if action in ("cancel", "deadline", "cancel_waiting") else None
+def cut_then_whole():
+    # A stream cut mid-way, then the whole answer: the run's stream_retry asks again.
+    from pathlib import Path
+    from toolgen.runtime import ReplayModel
+    answer = (Path(sys.argv[4]) / "openai-chat-answer.sse").read_text(encoding="utf-8")
+    cut = answer[: answer.index('{"content":"and Oslo')].rsplit("data:", 1)[0]
+    return ReplayModel([cut, answer], wire="openai-chat")
+
 chosen = (
-    reusing_model() if action == "reuse"
+    cut_then_whole() if action == "retry"
+    else reusing_model() if action == "reuse"
     else reusing_model("careful") if action == "reuse_approved"
     else model(seconds)
 )
@@ -123,6 +132,9 @@ out.write_text(json.dumps({
 runs.close()
 """
 )
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "loop"
 
 
 def _conversation() -> dict[str, Any]:
@@ -168,7 +180,7 @@ def _served(tmp_path: Path, database: str, action: str = "run") -> dict[str, Any
     script = tmp_path / "served.py"
     script.write_text(SERVED, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, str(script), database, str(out), action],
+        [sys.executable, str(script), database, str(out), action, str(FIXTURES)],
         capture_output=True,
         text=True,
         timeout=180,
@@ -265,6 +277,18 @@ def test_a_call_id_reused_at_a_later_step_is_asked_about_anew_and_runs_once_appr
     assert answers == [("call_0", "careful done"), ("call_0", "careful done")]
     kinds = [e["type"] for e in served["events"]]
     assert kinds.count("approval_requested") == kinds.count("approval_decided") == 2
+
+
+def test_a_served_run_asks_again_after_a_stream_cut_mid_way_as_its_stream_retry_says(tmp_path: Path) -> None:
+    served = _served(tmp_path, _sqlite(tmp_path), "retry")
+    assert served["status"] == "finished", served
+    assert served["messages"][-1]["content"] == "It is sunny in Paris\n(18 °C) and Oslo\u2028too."
+    errors = [e["data"] for e in served["events"] if e["type"] == "error"]
+    # The stream's own fault as it came, then the loop's word that it asks again.
+    assert [(e["type"], e["retry"], e["fatal"]) for e in errors][-1] == ("cut", 2, False)
+    assert all(not e["fatal"] for e in errors)
+    started = [(e["data"]["step"], e["data"]["attempt"]) for e in served["events"] if e["type"] == "model_call_started"]
+    assert started == [(1, 1), (1, 2)]
 
 
 def test_a_served_run_stops_at_its_deadline(tmp_path: Path) -> None:
