@@ -11,7 +11,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -98,7 +97,9 @@ SAFE_PATH = "/usr/bin:/bin"
 _TAIL_OBSOLETE = re.compile(r"[+-][0-9]*[bcl]?f?")
 _TAIL_NOT_OBSOLETE = ("-", "-c")
 # How GNU programs say an allocation failed: a line of its own (a file's name would sit between the colons).
-_EXHAUSTED = re.compile(r"(?im)^[^:\n]*: memory exhausted$")
+_EXHAUSTED = re.compile(
+    r"(?im)^[^\n]*(memory exhausted|cannot allocate memory|out of memory)[^\n]*$"
+)
 
 
 class SandboxRefusal(ValueError):
@@ -204,13 +205,13 @@ class Sandbox:
                 # The child only calls setrlimit before exec, which takes no lock a thread could hold.
                 preexec_fn=_limits(self.memory, self.timeout, output_limit),  # noqa: PLW1509
             )
-            code, peak = self._wait(process, program, out, err, output_limit)
+            code = self._wait(process, program, out, err, output_limit)
             stdout, cut_out = _head(out, self.output_cap)
             stderr, cut_err = _head(err, self.output_cap)
-        # A program at the limit aborts, or says so itself; either way it held most of the memory, or failed
-        # one allocation too large for it.
+        # A program at the limit says so itself (an allocation failed), or aborts. Its peak memory cannot tell:
+        # the child is a copy of this process until it execs (preexec_fn forks), so it counts this one's memory.
         exhausted = _EXHAUSTED.search(stderr)
-        if code != 0 and (peak * 2 >= self.memory or exhausted):
+        if code != 0 and (exhausted or code == -signal.SIGABRT):
             raise CommandOutOfMemory(
                 f"{program} needed more than the sandbox's {self.memory // 2**20} MB of memory and was "
                 "stopped; try a simpler pattern or a smaller input"
@@ -233,20 +234,18 @@ class Sandbox:
         out: IO[bytes],
         err: IO[bytes],
         output_limit: int,
-    ) -> tuple[int, int]:
-        """The exit code and the peak memory (bytes); a program past the time limit, or writing far past the
-        output cap, is stopped."""
+    ) -> int:
+        """The exit code; a program past the time limit, or writing far past the output cap, is stopped."""
         deadline = time.monotonic() + self.timeout
         while True:
-            # wait4, not Popen.wait: it also tells how much memory the program held at most.
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            pid, status = os.waitpid(process.pid, os.WNOHANG)
             if pid:
                 process.returncode = os.waitstatus_to_exitcode(status)
-                return process.returncode, _peak_bytes(usage.ru_maxrss)
+                return process.returncode
             written = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
             if written > output_limit:
                 _stop(process)
-                return -9, 0
+                return -9
             if time.monotonic() > deadline:
                 _stop(process)
                 raise CommandTimeout(
@@ -260,10 +259,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     os.kill(process.pid, signal.SIGKILL)
     _, status, _ = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
-
-
-def _peak_bytes(maxrss: int) -> int:
-    return maxrss if sys.platform == "darwin" else maxrss * 1024  # kilobytes elsewhere
 
 
 def _limits(memory: int, timeout: float, output_limit: int) -> Callable[[], None]:
