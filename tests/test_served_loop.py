@@ -479,3 +479,43 @@ def test_a_served_run_makes_the_spans_run_makes(tmp_path: Path) -> None:
     assert names.count("execute_tool careful") == 1 and any(name.startswith("chat") for name in names)
     assert served == in_memory
 
+
+
+WAITING = """
+import sys, threading, time
+from toolgen.runtime import DurableRuns, ModelClientBase, Registry, RunOptions, ScriptedModel
+from toolgen.runtime import assistant_turn, tool_call
+
+class Model(ModelClientBase):
+    def complete(self, request):
+        if request.messages[-1]["role"] == "user":
+            turn = assistant_turn(None, tool_call("careful", {}, id="call_1"))
+        else:
+            turn = "done"
+        return ScriptedModel([turn]).complete(request)
+
+tools = Registry({})
+tools.add("careful", {"type": "object"}, lambda args, ctx: "ok", requires_approval=True)
+runs = DurableRuns(tools, Model(), database_url=sys.argv[1], name="waiting", options=RunOptions(stream=False))
+count = int(sys.argv[2])
+before = threading.active_count()
+ids = [runs.start([{"role": "user", "content": f"run {n}"}], None) for n in range(count)]
+deadline = time.monotonic() + 300
+while len(runs.store.runs_with_status("awaiting_approval")) < count:
+    assert time.monotonic() < deadline, "the runs never all waited"
+    time.sleep(0.2)
+print(before, threading.active_count(), flush=True)
+runs.close()
+"""
+
+
+def test_three_hundred_runs_waiting_for_decisions_hold_no_thread_each(tmp_path: Path) -> None:
+    script = tmp_path / "waiting.py"
+    script.write_text(WAITING, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), _sqlite(tmp_path), "300"], capture_output=True, text=True, timeout=400
+    )
+    assert done.returncode == 0, done.stderr
+    before, waiting = (int(n) for n in done.stdout.split())
+    # DBOS's own threads and a few of the store's: nowhere near one a run.
+    assert waiting - before < 50, (before, waiting)

@@ -184,9 +184,26 @@ class DurableRuns:
         )
         record = RunRecord(request=request, messages=request.messages)
         self.store.create_run(run_id, request.conversation_id, record.to_json())
-        with self._set_workflow_id(run_id):
-            self._engine.start_workflow(self._workflow, run_id)
+        self._begin(run_id)
         return run_id
+
+    def _begin(self, run_id: str) -> None:
+        """Start the run's workflow as a task on DBOS's own event loop. DBOS's start_workflow, called from a
+        thread, runs an async workflow by holding one of its threads until the workflow ends: a run waiting a day
+        for a decision would hold a thread a day. Started from the loop, it holds none."""
+        loop = _dbos_loop()
+        if (
+            loop is None
+        ):  # a DBOS without its background loop where this looks: its own way, a thread a run
+            with self._set_workflow_id(run_id):
+                self._engine.start_workflow(self._workflow, run_id)
+            return
+
+        async def begin() -> None:
+            with self._set_workflow_id(run_id):
+                await self._engine.start_workflow_async(self._workflow, run_id)
+
+        asyncio.run_coroutine_threadsafe(begin(), loop).result()
 
     def decide(self, run_id: str, call_id: str, approval: Approval) -> bool:
         """Send the decision on a pending call to its run; False when that call is not pending."""
@@ -375,6 +392,22 @@ class DurableRuns:
             if request.max_tool_calls is not None
             else options.max_tool_calls,
         )
+
+
+def _dbos_loop() -> asyncio.AbstractEventLoop | None:
+    """DBOS's background event loop, where its recovered async workflows run, once it is running (not public in
+    dbos 3.x: read with care, and None when it is not where it was)."""
+    try:
+        from dbos._dbos import _get_dbos_instance
+
+        loop = _get_dbos_instance()._background_event_loop._loop
+    except Exception:  # noqa: BLE001 - any other layout of DBOS's internals: start workflows its public way
+        return None
+    return (
+        loop
+        if isinstance(loop, asyncio.AbstractEventLoop) and loop.is_running()
+        else None
+    )
 
 
 def _workflow_of(runs: DurableRuns) -> Callable[[str], Awaitable[str]]:
