@@ -80,7 +80,7 @@ def budget(messages, info):
     log.append(["budget", info.step])
     return None
 options = RunOptions(stream=True, hooks=hooks, budget=budget, on_event=lambda e: log.append(["on_event", e.type]))
-seconds = 3.0 if action in ("cancel", "deadline", "cancel_waiting") else None
+seconds = 3.0 if action in ("cancel", "cancel_elsewhere", "deadline", "cancel_waiting") else None
 def cut_then_whole():
     # A stream cut mid-way, then the whole answer: the run's stream_retry asks again.
     from pathlib import Path
@@ -109,12 +109,15 @@ while True:
             runs.cancel(run_id)
         else:
             runs.decide(run_id, pending["id"], Approval.approve())
-    if action == "cancel" and cancelled_at is None and any(
+    if action in ("cancel", "cancel_elsewhere") and cancelled_at is None and any(
         e.type == "tool_call_started" for e in runs.store.events_after(run_id, 0)
     ):
         time.sleep(0.3)
         cancelled_at = time.monotonic()
-        runs.cancel(run_id)
+        if action == "cancel":
+            runs.cancel(run_id)
+        else:
+            runs.store.request_cancel(run_id)  # as another server sharing the database does
     if state.status in ("finished", "stopped", "error"):
         break
     time.sleep(0.02)
@@ -229,8 +232,11 @@ def test_a_served_run_on_postgres_is_the_same_run_as_run(tmp_path: Path, postgre
     assert [_comparable(event) for event in served["events"]] == _in_memory("sync")
 
 
-def test_a_served_run_cancelled_while_a_sync_tool_sleeps_stops_within_about_a_second(tmp_path: Path) -> None:
-    served = _served(tmp_path, _sqlite(tmp_path), "cancel")
+@pytest.mark.parametrize("action", ["cancel", "cancel_elsewhere"])
+def test_a_served_run_cancelled_while_a_sync_tool_sleeps_stops_within_about_a_second(
+    tmp_path: Path, action: str
+) -> None:
+    served = _served(tmp_path, _sqlite(tmp_path), action)
     assert served["stop_reason"] == "cancelled" and served["status"] == "stopped"
     # The tool sleeps 3 s; the run is over well before it would have woken.
     assert served["cancel_took"] < 2.0, served["cancel_took"]

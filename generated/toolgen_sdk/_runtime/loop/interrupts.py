@@ -55,21 +55,27 @@ def token_reason(cancel: CancelToken) -> InterruptReason:
 
 def stopped_before(reason: InterruptReason) -> str:
     """Why a call that never started was not run."""
-    return f"the run {_what(reason)} before this call ran"
+    return f"the run {interrupted_what(reason)} before this call ran"
 
 
 def unfinished(
     call_id: str, name: str, arguments: str, reason: InterruptReason, seconds: float
 ) -> CallReport:
     """The report of a call the run gave up on while it ran: skipped, not finished, perhaps still running."""
-    content = (
-        f"Error: not finished: the run {_what(reason)} while this call ran; it was "
-        f"abandoned after a grace of {GRACE_SECONDS:g} seconds and may still be running"
-    )
+    content = unfinished_text(reason)
     return CallReport(call_id, name, arguments, "skipped", content, seconds, reason)
 
 
-def _what(reason: InterruptReason) -> str:
+def unfinished_text(reason: InterruptReason) -> str:
+    """What the model reads of a call the run gave up on while it ran."""
+    return (
+        f"Error: not finished: the run {interrupted_what(reason)} while this call ran; it was "
+        f"abandoned after a grace of {GRACE_SECONDS:g} seconds and may still be running"
+    )
+
+
+def interrupted_what(reason: InterruptReason) -> str:
+    """The run's interrupt in words: "was cancelled" or "reached its deadline"."""
     return "reached its deadline" if reason == "deadline" else "was cancelled"
 
 

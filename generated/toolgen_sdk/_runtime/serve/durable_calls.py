@@ -55,16 +55,36 @@ class DurableInterrupt:
 
 
 class LiveWatch:
-    """What a step looks at while its call runs: the run's cancel request and deadline, as they are now."""
+    """What a step looks at while its call runs: the run's cancel request and deadline, as they are now.
+
+    A cancel asked of this server is seen at once (`asked_here`, in memory); one asked of another server sharing
+    the database is looked up in the store (`look`, a blocking read) on DBOS's threads, at most every
+    LOOK_SECONDS, so that the workflows' event loop never waits on the database."""
+
+    LOOK_SECONDS = 0.25
 
     def __init__(
-        self, cancelled: Callable[[], bool], deadline_at: float | None
+        self,
+        asked_here: Callable[[], bool],
+        look: Callable[[], bool],
+        deadline_at: float | None,
     ) -> None:
-        self._cancelled = cancelled
+        self._asked_here = asked_here
+        self._look = look
         self._deadline_at = deadline_at
+        self._seen_in_store = False
+        self._looked = 0.0
+
+    async def refresh(self) -> None:
+        """Look in the store, when it is time to."""
+        now = time.monotonic()
+        if self._seen_in_store or now - self._looked < self.LOOK_SECONDS:
+            return
+        self._looked = now
+        self._seen_in_store = await asyncio.to_thread(self._look)
 
     def reason(self) -> InterruptReason | None:
-        if self._cancelled():
+        if self._seen_in_store or self._asked_here():
             return "cancelled"
         if self._deadline_at is not None and time.time() >= self._deadline_at:
             return "deadline"
@@ -237,6 +257,7 @@ class DurableModel:
                 live.put_nowait(("event", kept))
                 if isinstance(event, MessageEnd):
                     continue
+                await self.run.watch.refresh()
                 reason = self.run.watch.reason()
                 if reason is not None:
                     break
@@ -262,6 +283,7 @@ async def watched(
         done, _ = await asyncio.wait({task}, timeout=_WATCH_SECONDS)
         if done:
             return task.result(), None
+        await watch.refresh()
         reason = watch.reason()
         if reason is not None:
             break

@@ -65,7 +65,6 @@ class StoreSink:
         self._asked: dict[str, int] = {}
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
-        self._flushed = time.monotonic()
 
     def add(self, event: RunEvent) -> None:
         seq = event.seq + self.offset
@@ -116,7 +115,6 @@ class StoreSink:
         if self._waiting:
             waiting, self._waiting = self._waiting, []
             self.store.add_events(self.run_id, waiting)
-        self._flushed = time.monotonic()
 
     def _write_state(self, event: RunEvent) -> None:
         stop = event.data.get("stop_reason") if event.type == "run_finished" else None

@@ -60,8 +60,6 @@ __all__ = ["DurableRuns", "DurableRunsError", "safe_to_repeat", "status_of"]
 # copy of the loop; its unfinished runs are refused at launch, by name, rather than left hanging.
 APP_VERSION = "toolgen-durable-runs-2"
 _ENDED = frozenset({"finished", "error", "stopped"})
-# How often a running step looks in the store for a cancel asked of another server sharing the database.
-_CANCEL_LOOK_SECONDS = 0.25
 
 
 class DurableRunsError(RuntimeError):
@@ -111,7 +109,6 @@ class DurableRuns:
             self.options.on_unsupported,
         )
         self._cancelled: set[str] = set()
-        self._looked: dict[str, float] = {}
         self._lock = threading.Lock()
         try:
             self.store = RunStore(database_url)
@@ -244,19 +241,9 @@ class DurableRuns:
         return stored_stats(self.store, window)
 
     def cancel_requested(self, run_id: str) -> bool:
-        """Whether the run was asked to stop: here at once, by another server within a quarter of a second."""
+        """Whether the run was asked to stop here (seen at once); another server's cancel is in the store."""
         with self._lock:
-            if run_id in self._cancelled:
-                return True
-            now = time.monotonic()
-            if now - self._looked.get(run_id, 0.0) < _CANCEL_LOOK_SECONDS:
-                return False
-            self._looked[run_id] = now
-        if self.store.cancel_requested(run_id):
-            with self._lock:
-                self._cancelled.add(run_id)
-            return True
-        return False
+            return run_id in self._cancelled
 
     def _send(
         self, run_id: str, call_id: str, round: int, decision: Mapping[str, Any]
@@ -343,7 +330,11 @@ class DurableRuns:
         )
         durable = DurableRun(
             engine=self._engine,
-            watch=LiveWatch(lambda: self.cancel_requested(run_id), request.deadline_at),
+            watch=LiveWatch(
+                lambda: self.cancel_requested(run_id),
+                lambda: self.store.cancel_requested(run_id),
+                request.deadline_at,
+            ),
             token=token,
             begin_model_call=sink.begin_model_call,
             set_offset=sink.set_offset,
@@ -369,7 +360,6 @@ class DurableRuns:
             with self._lock:
                 # A long-lived server forgets the runs it has finished.
                 self._cancelled.discard(run_id)
-                self._looked.pop(run_id, None)
         return events.result.stop_reason
 
     def _options(

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..loop.interrupts import GRACE_SECONDS, InterruptReason
+from ..loop.interrupts import InterruptReason, interrupted_what, unfinished_text
 from ..loop.policies import Approval, ApprovalRequest
 from ..tools.registry import Registry, ToolContext, ToolEntry, ToolError, ToolOutcome
 from .durable_calls import (
@@ -152,13 +152,15 @@ class DurableTools(Registry):
             }
         outcome, reason = await watched(self.inner.adispatch(call, ctx), self.run.watch)
         if outcome is None:
-            what = "reached its deadline" if reason == "deadline" else "was cancelled"
+            assert reason is not None  # watched() gives one or the other
             return {
                 **record,
                 "interrupted": reason,
-                "content": f"Error: not finished: the run {what} while this call ran; it was "
-                f"abandoned after a grace of {GRACE_SECONDS:g} seconds and may still be running",
-                "error": {"kind": reason, "message": f"the run {what}"},
+                "content": unfinished_text(reason),
+                "error": {
+                    "kind": reason,
+                    "message": f"the run {interrupted_what(reason)}",
+                },
             }
         result = outcome.result
         if not isinstance(result, (str, int, float, bool, list, dict, type(None))):
