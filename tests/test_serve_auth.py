@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from toolgen.runtime.serve import auth
+from toolgen.runtime.serve import boundary as edge
 
 from conftest import SOURCE_PACKAGE
 from serve_helpers import LIST_FILES, TOKEN_ENV, Server, awaiting, required
@@ -384,7 +385,8 @@ def test_tokens_files_are_read_strictly_and_compared_whole() -> None:
     assert auth.Tokens.from_text("abcdefghijklmnopq read,cancel").rights_of("abcdefghijklmnopq") == {"read", "cancel"}
     for text, said in [
         ("abcdefghijklmnopq write", "unknown right 'write'"),
-        ("abcdefghijklmnopq read, cancel", "a line is `TOKEN RIGHTS`"),
+        ("abcdefghijklmnopq read, cancel", "tokens:1: a line is `TOKEN RIGHTS NAME`"),
+        ("abcdefghijklmnopq read, cancel x", "a line is `TOKEN RIGHTS NAME`"),
         ("short", "at least 16 characters"),
         ("abcdefghijklmnopq\nabcdefghijklmnopq read", "tokens:2: this token is listed twice"),
         ("# nothing\n\n", "lists no token"),
@@ -425,12 +427,12 @@ def test_failures_are_counted_per_address_in_a_window() -> None:
 
 
 def test_the_boundary_knows_its_hosts_and_origins() -> None:
-    hosts = auth.service_hosts("127.0.0.1", 8000, ["proxy.example", "other.example:81"])
+    hosts = edge.service_hosts("127.0.0.1", 8000, ["proxy.example", "other.example:81"])
     assert hosts == ["127.0.0.1:8000", "localhost:8000", "[::1]:8000", "proxy.example", "other.example:81"]
-    assert auth.service_hosts("::1", 80) == ["[::1]:80", "localhost:80", "127.0.0.1:80"]
-    assert auth.service_hosts("10.0.0.5", 8000) == ["10.0.0.5:8000"]
-    assert "localhost:8000" in auth.service_hosts("0.0.0.0", 8000)
-    boundary = auth.Boundary(hosts, ["https://pages.example"])
+    assert edge.service_hosts("::1", 80) == ["[::1]:80", "localhost:80", "127.0.0.1:80"]
+    assert edge.service_hosts("10.0.0.5", 8000) == ["10.0.0.5:8000"]
+    assert "localhost:8000" in edge.service_hosts("0.0.0.0", 8000)
+    boundary = edge.Boundary(hosts, ["https://pages.example"])
     for host, allowed in [
         ("127.0.0.1:8000", True),
         ("LOCALHOST:8000", True),
@@ -445,7 +447,7 @@ def test_the_boundary_knows_its_hosts_and_origins() -> None:
         ("", False),
     ]:
         assert boundary.host_allowed(host) is allowed, host
-    assert auth.Boundary(["example.org:80"]).host_allowed("example.org")
+    assert edge.Boundary(["example.org:80"]).host_allowed("example.org")
     for origin, allowed in [
         ("http://127.0.0.1:8000", True),
         ("https://localhost:8000", True),
@@ -457,8 +459,8 @@ def test_the_boundary_knows_its_hosts_and_origins() -> None:
         ("http://127.0.0.1:8000.evil.example", False),
     ]:
         assert boundary.origin_allowed(origin) is allowed, origin
-    assert auth.is_loopback("127.8.9.1") and auth.is_loopback("::1") and auth.is_loopback("localhost")
-    assert not auth.is_loopback("0.0.0.0") and not auth.is_loopback("192.0.2.1")
+    assert edge.is_loopback("127.8.9.1") and edge.is_loopback("::1") and edge.is_loopback("localhost")
+    assert not edge.is_loopback("0.0.0.0") and not edge.is_loopback("192.0.2.1")
 
 
 # ---- a cross-site page in a real browser ----

@@ -130,7 +130,8 @@ if TYPE_CHECKING:
     )
     from .schema.plain import plain_schema, plain_validator
     from .schema.sentences import schema_error_sentences
-    from .serve.durable import DurableRuns, DurableRunsError
+    from .serve.auth import Credential
+    from .serve.durable import DurableRuns, DurableRunsError, OpenRunsLimit
     from .serve.http import service_app
     from .streams.aggregator import (
         Aggregator,
@@ -257,6 +258,7 @@ __all__ = [
     "CanonicalSettings",
     "Codec",
     "CohereSettings",
+    "Credential",
     "DeferredModels",
     "DeferredRootModel",
     "DurableRuns",
@@ -297,6 +299,7 @@ __all__ = [
     "NullRefusingModel",
     "OllamaSettings",
     "OpenAIChatSettings",
+    "OpenRunsLimit",
     "PatternCache",
     "PatternError",
     "PatternMatcher",

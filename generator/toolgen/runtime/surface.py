@@ -179,6 +179,8 @@ HOMES = MappingProxyType(
         "arun_events": ".loop.async_driver",
         "DurableRuns": ".serve.durable",
         "DurableRunsError": ".serve.durable",
+        "OpenRunsLimit": ".serve.durable",
+        "Credential": ".serve.auth",
         "service_app": ".serve.http",
         "schema_error_sentences": ".schema.sentences",
         "SCHEMA_LISTS": ".schema.keywords",

@@ -23,13 +23,11 @@ from ..serve.auth import (
     AuthError,
     TokenAuth,
     Tokens,
-    checked_origin,
-    is_loopback,
     kept_token,
     open_access,
-    service_hosts,
 )
-from ..serve.durable import DurableRuns, DurableRunsError
+from ..serve.boundary import checked_origin, is_loopback, service_hosts
+from ..serve.durable import MAX_OPEN_RUNS, DurableRuns, DurableRunsError
 from ..serve.http import service_app
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
@@ -94,8 +92,16 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     access.add_argument(
         "--tokens",
         metavar="FILE",
-        help="the tokens, one `TOKEN RIGHTS` a line, RIGHTS a comma list of start, read, "
-        "decide, cancel (default all)",
+        help="the tokens, one `TOKEN RIGHTS NAME` a line, RIGHTS a comma list of start, read, "
+        "decide, cancel (default all), NAME whose runs they are (default one made from the token)",
+    )
+    access.add_argument(
+        "--max-open-runs",
+        type=_open_runs_cap,
+        default=MAX_OPEN_RUNS,
+        metavar="N",
+        help="runs one credential may have running or awaiting approval at once; past it POST "
+        f"/runs is answered 429 (default {MAX_OPEN_RUNS})",
     )
     access.add_argument(
         "--allowed-host",
@@ -124,6 +130,13 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help="serve without a credential: only on a loopback --host",
     )
     return parser
+
+
+def _open_runs_cap(text: str) -> int:
+    """--max-open-runs' value: a whole number from 1."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1")
+    return int(text)
 
 
 def _access(
@@ -243,6 +256,7 @@ def serve_main(
             executor_id=options.executor_id,
             # Resumed only once the port is ours (below): a server that cannot serve leaves the runs alone.
             launch=False,
+            max_open_runs=options.max_open_runs,
             options=RunOptions(
                 stream=True,
                 max_steps=options.max_steps,
