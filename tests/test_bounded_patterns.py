@@ -317,3 +317,23 @@ def test_either_engine_agrees_with_python_re_on_random_patterns() -> None:
             assert matcher.search(text) == (compiled.search(text) is not None), (pattern, text)
             compared += 1
     assert compared > 5000
+
+
+def test_the_places_that_only_describe_or_guess_are_bounded_too() -> None:
+    """Error sentences (patternProperties against a model's keys), example values and the build's fidelity check
+    match a schema's pattern too: a backtracking one there is bounded as in a check, never Python's re."""
+    from toolgen.fidelity import _string_fits
+    from toolgen.runtime import example_value
+
+    schema = {"type": "object", "patternProperties": {BACKREF: {}}, "additionalProperties": False}
+    validator = schema_validator(schema)
+    # A model's fifty keys share one deadline, in the check and in its sentences: not fifty times the time.
+    instance = {EXHAUSTING + str(n): 1 for n in range(50)}
+    with answered_in_time():
+        problems = schema_problems(validator, instance)
+    assert problems
+    with answered_in_time():
+        assert isinstance(example_value({"type": "string", "pattern": BACKREF, "minLength": 5000}), str)
+    with answered_in_time():
+        assert _string_fits(EXHAUSTING, {"type": "string", "pattern": BACKREF}) is False
+        assert _string_fits("aa", {"type": "string", "pattern": BACKREF}) is True

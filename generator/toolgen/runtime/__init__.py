@@ -119,15 +119,14 @@ if TYPE_CHECKING:
         SCHEMA_SINGLES,
         map_subschemas,
     )
-    from .schema.pattern_keywords import bounded_keywords
-    from .schema.patterns import (
+    from .schema.matcher import (
         PATTERN_SECONDS,
-        PatternCache,
         PatternError,
         PatternMatcher,
-        bounded_core_schema,
-        pattern_risk,
+        search_within,
     )
+    from .schema.pattern_keywords import bounded_keywords
+    from .schema.patterns import PatternCache, bounded_core_schema, pattern_risk
     from .schema.plain import plain_schema, plain_validator
     from .schema.sentences import schema_error_sentences
     from .serve.auth import Credential
@@ -423,6 +422,7 @@ __all__ = [
     "schema_error_sentences",
     "schema_problems",
     "schema_validator",
+    "search_within",
     "serve_mcp",
     "service_app",
     "sse_comment",
