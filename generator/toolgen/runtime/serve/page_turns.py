@@ -330,9 +330,13 @@ const handlers = {
     addText(turn, textOf(data.message.content));
   },
   error(turn, data) {
+    const message = String(data.message);
+    // A model call's error that ends the run comes twice, as the call's and as the run's: shown once.
+    const told = data.fatal && turn.lastError === message;
     const again = data.retry ? ' (trying again: attempt ' + data.retry + ')' : '';
-    turn.box.append(el('div', 'problem', 'Error: ' + String(data.message) + again));
-    if (data.fatal) turn.error = String(data.message);
+    if (!told) turn.box.append(el('div', 'problem', 'Error: ' + message + again));
+    turn.lastError = message;
+    if (data.fatal) turn.error = message;
     turn.bubble = null;
   },
   note(turn, data) {
