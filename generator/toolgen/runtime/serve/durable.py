@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..clients.base import ModelClient
+from ..extras import missing_extra
 from ..loop.async_driver import arun_events
 from ..loop.options import RunOptions
 from ..loop.policies import Approval
@@ -73,7 +74,8 @@ MAX_OPEN_RUNS = 100
 
 
 class DurableRunsError(RuntimeError):
-    """The durable engine could not start: a missing extra or a database it cannot use; the message says which."""
+    """The durable engine could not start: a database it cannot use, say which (a missing extra is a MissingExtra,
+    the ImportError naming the extra to install)."""
 
 
 class OpenRunsLimit(DurableRunsError):
@@ -82,13 +84,12 @@ class OpenRunsLimit(DurableRunsError):
 
 def _dbos() -> Any:
     try:
-        import dbos
-    except ModuleNotFoundError as error:
-        if error.name != "dbos":
+        import dbos  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as error:
+        named = missing_extra(error, "durable", "DurableRuns")
+        if named is None:
             raise
-        raise DurableRunsError(
-            "durable runs need DBOS, the `durable` extra: pip install dbos"
-        ) from None
+        raise named from None
     return dbos
 
 
@@ -99,7 +100,8 @@ class DurableRuns:
     the run's own conversation id, cancel and approvals come from the service. One per process (DBOS keeps one
     instance); `close()` lets go of it. `launch=False` defers resuming unfinished runs to `launch()`.
     `max_open_runs`: the runs one holder (a credential's, see auth.py) may have running or awaiting approval at
-    once (None: no cap); checked against the database, so it holds across servers sharing one.
+    once (None: no cap); checked against the database, so it holds across servers sharing one. Runs started with
+    no holder (the application's own, not a credential's) are not capped.
     """
 
     def __init__(
@@ -207,7 +209,8 @@ class DurableRuns:
             request.conversation_id,
             record.to_json(),
             holder=holder,
-            max_open=self.max_open_runs,
+            # The application's own starts (no holder) are its to bound; a credential's are capped.
+            max_open=self.max_open_runs if holder else None,
         ):
             waiting = self.store.open_runs(holder, ("awaiting_approval",))
             raise OpenRunsLimit(
@@ -421,7 +424,7 @@ def _dbos_loop() -> asyncio.AbstractEventLoop | None:
     """DBOS's background event loop, where its recovered async workflows run, once it is running (not public in
     dbos 3.x: read with care, and None when it is not where it was)."""
     try:
-        from dbos._dbos import _get_dbos_instance
+        from dbos._dbos import _get_dbos_instance  # type: ignore[import-not-found,unused-ignore]
 
         loop = _get_dbos_instance()._background_event_loop._loop
     except Exception:  # noqa: BLE001 - any other layout of DBOS's internals: start workflows its public way
