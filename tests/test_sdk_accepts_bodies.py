@@ -1,5 +1,6 @@
 """Every request body toolgen encodes for openai-chat, openai-responses and anthropic is one the official SDK's
-request types accept; what a wire cannot hold where it stands is moved (with a note) or refused by name.
+request types accept; what a wire cannot hold where it stands is moved (with a note) or refused by name, or in a
+tool result named in a text (with a note).
 
 The SDKs' TypedDicts are checked with pydantic, extra keys forbidden (a type checker would refuse them too), and
 every lazily validated `Iterable` walked, so that a union member that does not fit is really refused.
@@ -231,20 +232,24 @@ def _parts(messages: list[dict[str, Any]]) -> list[tuple[int, int, str, dict[str
     ]
 
 
-def refusal_expected(wire: str, messages: list[dict[str, Any]]) -> bool:
-    """Whether some part has no place on `wire` at all: audio on Responses and Anthropic, audio in a format other
+def unsendable(wire: str, part: dict[str, Any]) -> bool:
+    """Whether `part` has no place on `wire` at all: audio on Responses and Anthropic, audio in a format other
     than wav or mp3 and a file given only by URL on chat completions."""
-    for _, _, _, part in _parts(messages):
-        kind = part["type"]
-        if kind == "audio" and wire != "openai-chat":
-            return True
-        if wire == "openai-chat" and kind == "file" and "url" in part:
-            return True
-        if wire == "openai-chat" and kind == "audio":
-            given = part.get("format")
-            if given in ("flac",) or (given is None and part["data"] == UNKNOWN):
-                return True
+    kind = part["type"]
+    if kind == "audio" and wire != "openai-chat":
+        return True
+    if wire == "openai-chat" and kind == "file" and "url" in part:
+        return True
+    if wire == "openai-chat" and kind == "audio":
+        given = part.get("format")
+        return given in ("flac",) or (given is None and part["data"] == UNKNOWN)
     return False
+
+
+def refusal_expected(wire: str, messages: list[dict[str, Any]]) -> bool:
+    """Whether a part that has no place on `wire` stands outside a tool result: one in a tool result is replaced by
+    a text naming it (placement.py), since what a server sends must not stop a run."""
+    return any(role != "tool" and unsendable(wire, part) for _, _, role, part in _parts(messages))
 
 
 def media_count(body: dict[str, Any], wire: str) -> int:
@@ -279,7 +284,11 @@ def test_every_encoded_request_is_one_the_sdk_accepts(wire: str, messages: list[
             named = [note.split(":", 1)[0] + "/" for note in encoded.notes]
             assert any(pointer.startswith(place) for place in named), (pointer, part, encoded.notes)
     if wire == "openai-chat":
-        sent = [part for _, _, _, part in _parts(messages) if part["type"] in ("image", "audio", "file")]
+        sent = [
+            part
+            for _, _, role, part in _parts(messages)
+            if part["type"] in ("image", "audio", "file") and not (role == "tool" and unsendable(wire, part))
+        ]
         assert media_count(encoded.body, wire) == len(sent), encoded.body
 
 
