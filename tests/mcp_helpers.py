@@ -37,6 +37,21 @@ def free_port() -> int:
         return port
 
 
+def wait_listening(process: subprocess.Popen[str], port: int) -> None:
+    """Return once `process` listens on `port` of 127.0.0.1; fail if it exits first or takes past DEADLINE."""
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited with {process.returncode}: {process.stderr.read()}")  # type: ignore[union-attr]
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise AssertionError("the MCP HTTP server did not start listening") from None
+            time.sleep(0.1)
+
+
 @contextmanager
 def http_server(args: Sequence[str], cwd: Path, env: dict[str, str]) -> Iterator[str]:
     """A `... mcp --http` server process on a free port of 127.0.0.1; yields its URL, stops it after."""
@@ -50,17 +65,7 @@ def http_server(args: Sequence[str], cwd: Path, env: dict[str, str]) -> Iterator
         text=True,
     )
     try:
-        deadline = time.monotonic() + DEADLINE
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"the server exited with {process.returncode}: {process.stderr.read()}")  # type: ignore[union-attr]
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("the MCP HTTP server did not start listening") from None
-                time.sleep(0.1)
+        wait_listening(process, port)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()

@@ -180,10 +180,11 @@ def test_a_file_that_is_missing_or_a_server_that_is_not_one(tmp_path: Path) -> N
     assert missing.returncode == 3 and "nowhere.json:1:1: error file-missing file not found" in missing.stdout
     pytest.importorskip("mcp", reason="importing from a server needs the mcp extra")
     not_a_server = toolgen("import", "mcp", "--timeout", "20", "--", sys.executable, "-c", "print(1)", cwd=tmp_path)
-    assert not_a_server.returncode == 3
+    # A server that cannot be started or reached is the environment's problem (4), as `import mcp --check` says.
+    assert not_a_server.returncode == 4
     assert "toolgen: could not connect to the MCP server" in not_a_server.stderr
     unreachable = toolgen("import", "mcp", "--url", "http://127.0.0.1:9/mcp", "--timeout", "20", cwd=tmp_path)
-    assert unreachable.returncode == 3
+    assert unreachable.returncode == 4
     assert "could not connect to the MCP server http://127.0.0.1:9/mcp" in unreachable.stderr
 
 

@@ -1,7 +1,10 @@
 """`toolgen import`: tools from an MCP server or an exported tools list written as toolgen schema files.
 
 Each tool becomes `<output>/<name>.yaml` holding a `tools:` list of one, so a team can go schema-first from a
-server or a request it already has. What each format carries (the rest cannot come back; README, "Importing"):
+server or a request it already has; from a live server, `<output>/mcp-lock.json` pins each tool as it was served
+(mcp_pins.py), for connections and `import mcp --check` to compare the server with later.
+
+What each format carries (the rest cannot come back; README, "Importing"):
 
     mcp        everything: name, title, description, inputSchema, outputSchema, annotations, and in _meta
                the meta, toolgen's returnDirect, requiresApproval, timeout, strict, describeMeta, and an
@@ -33,6 +36,7 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import EnvironmentProblem, InvalidInputError, ToolgenError
 from toolgen.import_shapes import ImportProblem, Pointer, check_entries, entries, looks_like, own_tool_note, where
 from toolgen.load import Document, LoadError, load_file
+from toolgen.mcp_pins import ServerUnreachableError, planned_lock, server_label
 
 FORMATS = ("openai", "anthropic", "gemini", "bedrock", "mcp")
 # The order of a tool's keys in the files written, as toolgen's own schemas spell them.
@@ -59,7 +63,8 @@ _NO_PARAMETERS = MappingProxyType({"type": "object", "properties": {}})
 
 
 class ServerUnusableError(ToolgenError):
-    """`toolgen import mcp` could not start, reach or read the server; the message says which and why."""
+    """`toolgen import mcp` reached a server whose tools list toolgen cannot use; the message says which and why.
+    (A server it could not start or reach is the environment's problem: ServerUnreachableError, exit 4.)"""
 
     exit_code = InvalidInputError.exit_code
 
@@ -224,7 +229,8 @@ def _from_mcp(found: Entries, notes: list[str]) -> list[dict[str, Any]]:
         definitions = definitions_from_mcp([entry for entry, _ in found])
     except MCPToolsError as error:
         raise ImportProblem(str(error), (*prefix, *error.pointer)) from None
-    known = frozenset({"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta"})
+    # `execution` is read into meta (toolgen/taskSupport) by definitions_from_mcp.
+    known = frozenset({"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "execution"})
     for entry, pointer in found:
         _extra_keys(entry, pointer, known, notes)
     return definitions
@@ -284,7 +290,9 @@ def definitions_from_server(target: str | Sequence[str], *, timeout: float = 60.
             return list(server.definitions)
     except ImportError as error:
         raise EnvironmentProblem(str(error)) from None
-    except (MCPConnectionError, MCPToolsError) as error:
+    except MCPConnectionError as error:
+        raise ServerUnreachableError(str(error)) from None
+    except MCPToolsError as error:
         raise ServerUnusableError(str(error)) from None
 
 
@@ -398,13 +406,23 @@ def import_tools(
     force: bool = False,
 ) -> Imported:
     """`toolgen import`: the tools of a file (`source_format` given; `source` relative to `project`) or of a
-    live MCP server (`source` a URL or a command), written as schema files into `project / output`."""
+    live MCP server (`source` a URL or a command), written as schema files into `project / output`; from a
+    server, with the lock that pins them (`mcp-lock.json`, written last, listed last in `files`)."""
     notes: tuple[str, ...] = ()
+    lock: tuple[Path, str] | None = None
     if source_format is None:
         definitions = definitions_from_server(source, timeout=timeout)
         label = source if isinstance(source, str) else " ".join(source)
+        # The lock of what the server served (mcp_pins.py), planned first: one it cannot read writes nothing.
+        lock = planned_lock(project / output, project, server_label(source), definitions, force=force)
     else:
         label = str(source)
         definitions, notes = read_tools_file(project / label, source_format, display=label)
     written = write_schemas(definitions, project / output, label, force=force)
+    if lock is not None:
+        try:
+            lock[0].write_text(lock[1], encoding="utf-8")
+        except OSError as error:
+            raise EnvironmentProblem(f"cannot write {lock[0]}: {error.strerror or error}") from None
+        written = dataclasses.replace(written, files=(*written.files, lock[0]))
     return dataclasses.replace(written, notes=notes)
