@@ -104,14 +104,15 @@ def test_a_kill_in_the_middle_of_a_tool_batch_runs_no_call_twice_and_loses_none(
         state = server.wait_for(run_id, over)
         assert state["status"] == "finished", state
         log = (tmp_path / "calls.log").read_text(encoding="utf-8").split("\n")
-        # Paris ran before the kill and is not run again; London was cut short and, not being marked safe to
-        # repeat, is answered as interrupted instead of running a second time; Rome runs once, after the restart.
-        assert Counter(log) == Counter(["start Paris", "end Paris", "start London", "start Rome", "end Rome", ""])
+        # Paris ran before the kill and is not run again; London was cut short and, get_current_weather being
+        # read-only (readOnlyHint), is safe to repeat: it runs again to its end; Rome runs once, after the restart.
+        # (A call not safe to repeat is answered as interrupted instead: tests/test_served_kills.py.)
+        assert Counter(log) == Counter(
+            ["start Paris", "end Paris", "start London", "start London", "end London", "start Rome", "end Rome", ""]
+        )
         answers = {m["tool_call_id"]: m for m in state["messages"] if m["role"] == "tool"}
         assert len(answers) == 3
-        london = next(m for m in answers.values() if "interrupted" in str(m["content"]))
-        assert london.get("is_error") is True
-        assert sum("20.0" in str(m["content"]) for m in answers.values()) == 2
+        assert all("20.0" in str(m["content"]) and not m.get("is_error") for m in answers.values()), answers
         kinds = Counter(kind for _, kind, _ in server.events(run_id))
         assert kinds["tool_call_finished"] == 3 and kinds["run_finished"] == 1
     finally:

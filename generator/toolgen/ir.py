@@ -95,3 +95,8 @@ class Project:
     canonical_models: tuple[str, ...]
     unions: tuple[Union, ...]
     tools: tuple[Tool, ...]
+    # toolgen.yaml `mcp:`: the MCP lock built into the package (its JSON, frozen), and what to do on drift.
+    mcp_lock: str | None = None
+    mcp_on_drift: str = "refuse"
+    # toolgen.yaml `package_version`: the package's `__version__` (and MCP serverInfo's version).
+    version: str = "0.1.0"

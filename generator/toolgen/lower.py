@@ -22,10 +22,11 @@ from toolgen.config import Config, display_path, glob_base, is_own_file, unmatch
 from toolgen.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.errors import InvalidInputError
 from toolgen.fidelity import RESOLUTION_KEYWORDS, models_are_exact, relax_for_models
+from toolgen.input_digests import recorded_digests
 from toolgen.ir import RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
 from toolgen.keyword_typos import misspelled_keywords
 from toolgen.load import Document, LoadError, load_file
-from toolgen.manifest import text_digest
+from toolgen.mcp_pins import build_lock
 from toolgen.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
 from toolgen.names import NameRegistry, claim_in_turn, pascal, snake, written_as_snake
 from toolgen.normalize import nonstandard_types, normalize_types, suggestion
@@ -164,7 +165,26 @@ def _tool_diagnostics(session: _Session, raw: shapes.RawTool) -> list[Diagnostic
         else:  # a required field left out: named below the tool, placed at the tool
             pointer = (*raw.pointer, *path)
         problems.append(document.diagnostic(pointer, "tool-shape", f"{pointer_text(pointer) or '/'}: {message}"))
-    return problems
+    return problems or list(_annotation_problems(raw))
+
+
+# MCP's tool annotations and the type of each: an MCP client refuses a whole tool listing where one has another.
+_ANNOTATION_TYPES = {
+    "title": (str, "a string"),
+    "readOnlyHint": (bool, "a boolean"),
+    "destructiveHint": (bool, "a boolean"),
+    "idempotentHint": (bool, "a boolean"),
+    "openWorldHint": (bool, "a boolean"),
+}
+
+
+def _annotation_problems(raw: shapes.RawTool) -> Iterator[Diagnostic]:
+    annotations = raw.value("annotations")
+    for key, (kind, named) in _ANNOTATION_TYPES.items():
+        if isinstance(annotations, dict) and key in annotations and not isinstance(annotations[key], kind):
+            pointer = (*raw.where("annotations"), key)
+            problem = f"{pointer_text(pointer)}: expected {named}, got {json.dumps(annotations[key], default=str)}"
+            yield raw.document.diagnostic(pointer, "tool-shape", problem)
 
 
 def _canonical(session: _Session, bundler: Bundler, names: NameRegistry) -> list[str]:
@@ -354,15 +374,19 @@ def lower(config: Config, *, check_shapes: bool = True) -> Lowered:
     # Canonical models are checked by their models alone, so only tool schemas are relaxed (see fidelity.py).
     relaxed = {name: schema if name in canonical else relax_for_models(schema) for name, schema in defs.items()}
     model_defs = assign_class_names(strip_annotations_for_models(relaxed), names, frozenset(canonical))
+    pinned, lock_inputs = build_lock(config)  # the MCP lock is an input too: `check` sees it change
     project = Project(
         package=config.package,
         models_schema=json.dumps({"$defs": model_defs, "title": ROOT_MODEL}, ensure_ascii=False),
         canonical_models=tuple(canonical),
         unions=tuple(unions),
         tools=tuple(tool_irs),
+        mcp_lock=pinned,
+        mcp_on_drift=config.mcp_on_drift,
+        version=config.package_version,
     )
     warnings = tuple(d for d in session.diagnostics if d.severity is Severity.WARNING)
-    inputs_read = {d.display: text_digest(d.text) for d in session.documents.values()}
+    inputs_read = recorded_digests(session.documents.values(), warnings) | lock_inputs
     sources = tuple((raw, input_schema) for raw, _, _, _, input_schema in tools)
     return Lowered(project, warnings, inputs_read, sources)
 
@@ -387,8 +411,8 @@ def _tool(
         result_model=returns,
         title=raw.value("title"),
         description=raw.value("description"),
-        input_schema=freeze(input_schema),
-        output_schema=freeze(output_schema) if returns else None,
+        input_schema=freeze(_declared(raw, "inputSchema", input_schema)),
+        output_schema=freeze(_declared(raw, "outputSchema", output_schema)) if returns else None,
         return_direct=bool(raw.value("returnDirect", False)),
         timeout=raw.value("timeout"),
         requires_approval=bool(raw.value("requiresApproval", False)),
@@ -404,6 +428,16 @@ def _tool(
         dialects=_dialects(raw, check and not as_written, check_output),
         describe_meta=_describe_meta(raw, config),
     )
+
+
+def _declared(raw: shapes.RawTool, key: str, bundled: Any) -> Any:
+    """The bundled schema with the `$schema` the tool wrote at its top: bundling drops it, and the built TOOLS, the
+    MCP export and the JSON Schema check read the draft there (an exporter whose provider refuses it drops it)."""
+    written = raw.value(key)
+    declared = written.get("$schema") if isinstance(written, dict) else None
+    if not isinstance(declared, str) or not isinstance(bundled, dict):
+        return bundled
+    return {"$schema": declared, **bundled}
 
 
 def _describe_meta(raw: shapes.RawTool, config: Config) -> str | None:

@@ -128,6 +128,7 @@ def render_package(
         ),
         "__init__.py": environment.get_template("__init__.py.jinja").render(
             **common,
+            version=project.version,
             model_imports=[name for name in public_models if name not in deferred],
             deferred_models=[name for name in public_models if name in deferred],
             validator_imports=validator_names,
