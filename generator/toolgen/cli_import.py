@@ -45,6 +45,12 @@ def import_options(function: F) -> F:
             help="Seconds to wait for an MCP server to start and list its tools.",
         ),
         click.option("--force", is_flag=True, help="Replace schema files that exist already."),
+        click.option(
+            "--check",
+            is_flag=True,
+            help="With `mcp`: write nothing; compare the server's tools with the lock in the output folder "
+            "(mcp-lock.json) and exit 1 naming each tool and field that drifted, 0 when none did.",
+        ),
     ]
     for decorate in reversed(decorators):
         function = decorate(function)
@@ -67,12 +73,17 @@ def import_action(
         raise click.UsageError("give the server's command after `--`, or its --url, one of the two")
     if source_format is not None and (command or url):
         raise click.UsageError("a file is read by itself: no command and no --url with --from")
+    check = bool(options.pop("check", False))
+    if check and source_format is not None:
+        raise click.UsageError("--check compares a live MCP server with its lock: use it with `mcp`, not --from")
 
     def action() -> ExitCode:
         # Imported when the verb runs: the command line's start does not pay for it.
         from toolgen import importing
 
         target = source if source_format else (url or list(command))
+        if check:
+            return _check(project, url or list(command), options)
         written = importing.import_tools(project, target, source_format, **options)
         for note in written.notes:
             click.echo(f"toolgen: note: {note}", err=True)
@@ -82,3 +93,18 @@ def import_action(
         return ExitCode.OK
 
     return action
+
+
+def _check(project: Path, target: str | list[str], options: dict[str, Any]) -> ExitCode:
+    """`import mcp --check`: each drift a finding on stdout (sorted), the count on stderr; 1 when any."""
+    from toolgen.mcp_pins import check_server
+
+    report = check_server(project, target, options["output"], timeout=options["timeout"])
+    for finding in report.findings:
+        click.echo(finding.format())
+    if report.findings:
+        counted = f"{len(report.findings)} drift(s) in {len(report.drifted)} tool(s) of {report.server}"
+        click.echo(f"toolgen: {counted} from {report.lock}; import again (--force) to review and pin them", err=True)
+        return ExitCode.FINDINGS
+    click.echo(f"toolgen: the {report.tools} tools of {report.server} match {report.lock}", err=True)
+    return ExitCode.OK

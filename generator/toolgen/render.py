@@ -11,6 +11,7 @@ from toolgen.ir import Project
 from toolgen.targets.model_modules import split_models
 from toolgen.targets.models import render_models
 from toolgen.targets.package import render_package
+from toolgen.targets.pins import lock_files
 
 
 def header_line(config: Config) -> str:
@@ -31,7 +32,7 @@ def render(project: Project, config: Config, format_cache: FormatCache | None = 
     models = split_models(render_models(project, header), project, header)
     planned: dict[str, str] = dict(models.files)
     package = render_package(project, header, wires=config.wires, demo=config.demo, deferred=frozenset(models.homes))
-    for name, text in package.items():
+    for name, text in {**package, **lock_files(project, header)}.items():
         if name in planned:
             raise ToolgenError(f"two targets write {name}")
         planned[name] = text
