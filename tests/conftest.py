@@ -7,6 +7,7 @@ import importlib
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -145,6 +146,12 @@ tools:
         unit: {type: string, enum: [celsius, fahrenheit]}
       required: [location]
 """
+
+
+def default_sigint() -> None:
+    """Run in the child before exec: SIGINT back to its default, so Python installs its KeyboardInterrupt handler
+    as it does under a terminal, even when these tests were started with SIGINT ignored (nohup, `&` in a script)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def shared_dir(name: str) -> Path:

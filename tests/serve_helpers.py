@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, default_sigint
 
 GENERATED = REPO_ROOT / "generated"
 LIST_FILES = "list the files in the workspace"
@@ -73,7 +73,9 @@ class Server:
     def start(self) -> Server:
         command = [sys.executable, "-m", self.package, "serve", "--port", str(self.port), *self.args]
         log = (self.cwd / f"server-{self.port}.log").open("ab")
-        self.process = subprocess.Popen(command, cwd=self.cwd, env=self.env, stdout=log, stderr=log)
+        self.process = subprocess.Popen(
+            command, cwd=self.cwd, env=self.env, stdout=log, stderr=log, preexec_fn=default_sigint
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -20,10 +20,13 @@ import toolgen.api
 import toolgen.render
 from toolgen.errors import BrokenPackageError, ExitCode, InvalidInputError
 
-from conftest import WEATHER, Project
+from conftest import WEATHER, Project, default_sigint
 
 MakeProject = Callable[..., Project]
-SECOND_TOOL = "tools:\n  - name: get_time\n    inputSchema: {type: object, properties: {zone: {type: string}}}\n"
+SECOND_TOOL = (
+    "tools:\n  - name: get_time\n    description: The time in a zone.\n"
+    "    inputSchema: {type: object, properties: {zone: {type: string}}}\n"
+)
 
 
 def chain(levels: int) -> dict[str, object]:
@@ -310,7 +313,11 @@ def test_ctrl_c_at_a_step_of_the_write_says_what_was_written(project: Project, s
     old = files_of(project.package_dir)
     project.write("schemas/time.yaml", SECOND_TOOL)
     result = subprocess.run(
-        [sys.executable, "-c", INTERRUPTED_AT, step, str(project.root)], capture_output=True, text=True, check=False
+        [sys.executable, "-c", INTERRUPTED_AT, step, str(project.root)],
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=default_sigint,
     )
     assert result.returncode == 130, result.stderr
     assert result.stderr.splitlines()[-1] == f"toolgen: {said}"

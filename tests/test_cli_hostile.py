@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project
+from conftest import Project, default_sigint
 
 ANTHROPIC_RESPONSE = {
     "id": "msg_1",
@@ -498,7 +498,13 @@ def test_ctrl_c_while_the_command_line_loads_or_starts_is_one_line_and_exit_130(
         "run()\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=project.root, input="", capture_output=True, text=True, check=False
+        [sys.executable, "-c", script],
+        cwd=project.root,
+        input="",
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=default_sigint,
     )
     assert "Traceback" not in result.stderr
     assert result.returncode == 130, result.stderr

@@ -1,8 +1,10 @@
-"""The README's GitHub Actions job, run as written: toolgen installed from its repository into a fresh venv (a git
-URL, here a `git+file://` clone of this checkout), then every step on a user's project, and all of them pass.
+"""The README's GitHub Actions job, run as written. Its install step pins toolgen's release tag with a git URL, and
+pip installs toolgen from such a URL (here a `git+file://` clone of this checkout, tagged as a release is); its
+other steps, run as one script on a fresh project (toolgen from this environment), pass with and without
+recordings, and fail on a bad one.
 
-toolgen's dependencies come from the test's own environment (a .pth file in the venv), so they are not downloaded
-again; toolgen itself is built from the clone by the README's own pip command."""
+In the install test toolgen's dependencies come from the test's own environment (a .pth file in the venv), so
+they are not downloaded again; toolgen itself is built from the clone by the README's own pip command."""
 
 from __future__ import annotations
 
@@ -21,6 +23,11 @@ import yaml
 
 from conftest import REPO_ROOT
 
+tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
+
+VERSION: str = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+# The README's stand-in for toolgen's repository URL, until it has a public one.
+PLACEHOLDER = "git+https://github.com/OWNER/toolgen"
 MESSAGES = [
     {"role": "user", "content": "What's the weather in Paris?"},
     {"role": "assistant", "content": "It is sunny."},
@@ -36,27 +43,39 @@ def readme_job() -> dict[str, Any]:
     return job
 
 
+def run_steps() -> tuple[str, list[str]]:
+    """The job's install step and the steps after it, as written."""
+    install, *checks = [str(step["run"]) for step in readme_job()["steps"] if "run" in step]
+    return install, checks
+
+
 def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     assert done.returncode == 0, (args, done.stderr)
     return done.stdout.strip()
 
 
-def test_the_job_installs_toolgen_from_its_repository() -> None:
-    job = readme_job()
-    runs = [step["run"] for step in job["steps"] if "run" in step]
-    assert runs[0] == 'pip install "$TOOLGEN"'
-    assert job["env"]["TOOLGEN"].startswith("git+https://")
-    assert not any(re.fullmatch(r"pip install toolgen\b.*", run) for run in runs), "no index has toolgen yet"
-
-
-def test_the_job_as_written_passes_on_a_fresh_project(tmp_path: Path) -> None:
+def needs_git() -> None:
     if shutil.which("git") is None or not (REPO_ROOT / ".git").exists():
-        pytest.skip("needs git and this checkout as a git repository, to install toolgen from a git URL")
-    # The repository, as a remote would serve it: its committed tree at HEAD.
+        pytest.skip("needs git and this checkout as a git repository")
+
+
+def test_the_job_pins_toolgens_release_tag_and_names_no_placeholder_variable() -> None:
+    job = readme_job()
+    install, checks = run_steps()
+    assert install == f'pip install "toolgen @ {PLACEHOLDER}@v{VERSION}"'
+    assert "env" not in job, "every step runs as written, with no variable to fill in"
+    for step in checks:
+        assert "$" not in step.replace("${{ github.base_ref }}", ""), step
+
+
+def test_the_job_as_written_installs_toolgen_from_a_git_tag(tmp_path: Path) -> None:
+    needs_git()
+    # The repository, as a remote would serve it: its committed tree at HEAD, tagged as the release.
     clone = tmp_path / "toolgen-repo"
     git(tmp_path, "clone", "--quiet", "--no-local", str(REPO_ROOT), str(clone))
-    commit = git(clone, "rev-parse", "HEAD")
+    if f"v{VERSION}" not in git(clone, "tag", "--list"):
+        git(clone, "tag", f"v{VERSION}")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
     # toolgen's dependencies are taken from this environment (a .pth file) instead of downloaded again; toolgen
@@ -75,22 +94,16 @@ def test_the_job_as_written_passes_on_a_fresh_project(tmp_path: Path) -> None:
         **os.environ,
         "PATH": os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")]),
         "VIRTUAL_ENV": str(venv),
-        "TOOLGEN": f"git+file://{clone}@{commit}",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
     env.pop("PYTHONPATH", None)
-    # The user's repository: a fresh project, built and committed, a recording, and the base branch to compare.
-    project = tmp_path / "app"
-    project.mkdir()
-    git(project, "init", "--quiet")
-    job = readme_job()
-    steps = [step["run"] for step in job["steps"] if "run" in step]
-    install, *checks = steps
-    installed = subprocess.run(["bash", "-c", install], cwd=project, env=env, capture_output=True, text=True)
+    install, _ = run_steps()
+    # Only the repository's URL differs from the README's line: the tag and the rest are as written.
+    local = install.replace(PLACEHOLDER, f"git+file://localhost{clone}")  # a named requirement's URL has a host
+    installed = subprocess.run(["bash", "-c", local], cwd=tmp_path, env=env, capture_output=True, text=True)
     if installed.returncode != 0 and "No matching distribution found" in installed.stderr:
-        pytest.skip(f"pip reaches no package index for toolgen's dependencies: {installed.stderr[-300:]}")
+        pytest.skip(f"pip reaches no package index for toolgen's build backend: {installed.stderr[-300:]}")
     assert installed.returncode == 0, installed.stderr[-3000:]
-    toolgen = str(venv / "bin" / "toolgen")
     where = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import toolgen; print(toolgen.__file__)"],
         env=env,
@@ -99,15 +112,56 @@ def test_the_job_as_written_passes_on_a_fresh_project(tmp_path: Path) -> None:
         check=True,
     ).stdout
     assert Path(where).is_relative_to(venv), f"toolgen was not installed into the venv: {where}"
+    shown = subprocess.run([str(venv / "bin" / "toolgen"), "--version"], env=env, capture_output=True, text=True)
+    assert shown.stdout.strip() == f"toolgen, version {VERSION}", shown.stderr
+
+
+@pytest.fixture(scope="module")
+def fresh_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user's repository: `toolgen init`, `toolgen build`, committed, with its base branch as origin/main."""
+    needs_git()
+    project = tmp_path_factory.mktemp("ci-job") / "app"
+    project.mkdir()
+    git(project, "init", "--quiet")
     for command in ("init", "build"):
-        done = subprocess.run([toolgen, command], cwd=project, env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "toolgen", command], cwd=project, capture_output=True, text=True, check=False
+        )
         assert done.returncode == 0, done.stderr
-    (project / "recordings").mkdir()
-    (project / "recordings" / "conversation.json").write_text(json.dumps(MESSAGES), encoding="utf-8")
+    commit(project)
+    git(project, "update-ref", "refs/remotes/origin/main", "HEAD")
+    return project
+
+
+def commit(project: Path) -> None:
     git(project, "add", "-A")
     git(project, "-c", "user.name=CI", "-c", "user.email=ci@example.com", "commit", "--quiet", "-m", "tools")
-    git(project, "update-ref", "refs/remotes/origin/main", "HEAD")
-    for command in checks:
-        written = command.replace("${{ github.base_ref }}", "main")
-        done = subprocess.run(["bash", "-c", written], cwd=project, env=env, capture_output=True, text=True)
-        assert done.returncode == 0, (written, done.stdout[-2000:], done.stderr[-2000:])
+
+
+@pytest.mark.parametrize(
+    ("recordings", "status"),
+    [
+        (None, 0),  # a project's first pull request: no recordings yet
+        (MESSAGES, 0),
+        ([{"role": "tool", "content": "18 C"}], 1),  # a tool message without its call id: validate fails the job
+    ],
+    ids=["no-recordings", "recordings", "bad-recording"],
+)
+def test_the_jobs_steps_as_one_script_on_a_fresh_project(
+    fresh_repository: Path, tmp_path: Path, recordings: list[dict[str, str]] | None, status: int
+) -> None:
+    project = tmp_path / "app"
+    shutil.copytree(fresh_repository, project, symlinks=True)
+    if recordings is not None:
+        (project / "recordings").mkdir()
+        (project / "recordings" / "conversation.json").write_text(json.dumps(recordings), encoding="utf-8")
+        commit(project)
+    _, checks = run_steps()
+    # GitHub runs each step with `bash -e`; one script under `set -e` stops where the job would.
+    script = "set -eo pipefail\n" + "\n".join(step.replace("${{ github.base_ref }}", "main") for step in checks)
+    # toolgen is this environment's (the install step is the test above's).
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    done = subprocess.run(["bash", "-c", script], cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == status, (script, done.stdout[-2000:], done.stderr[-2000:])
+    validated = "record(s)" in done.stderr
+    assert validated == (recordings is not None), done.stderr

@@ -112,7 +112,7 @@ class RunStore:
 
     def __init__(self, url: str) -> None:
         # Imported here: sqlalchemy comes with the `serve` extra (DBOS needs it too), not with the package.
-        import sqlalchemy
+        import sqlalchemy  # type: ignore[import-not-found,unused-ignore]
 
         self._sa = sqlalchemy
         sqlite = url.startswith("sqlite")
