@@ -48,6 +48,7 @@ def test_init_build_check_in_an_empty_directory(tmp_path: Path) -> None:
         "created toolgen.yaml",
         "created schemas/tools/get_current_weather.yaml",
         "created pyproject.toml",
+        "created .gitignore",
     ]
     built = toolgen_cli(tmp_path, "build")
     assert built.returncode == 0, built.stderr
@@ -359,5 +360,6 @@ def test_an_up_to_date_build_repeats_the_warnings_of_the_build_it_kept(make_proj
     first = toolgen.build(project.root)
     second = toolgen.build(project.root)
     assert first.written and not second.written
-    assert [d.rule for d in first.warnings] == ["normalized-type", "normalized-type"]
+    # The build's own warnings, then the lint of the providers it targets (a tool without a description).
+    assert [d.rule for d in first.warnings] == ["normalized-type", "normalized-type", "description-missing"]
     assert second.warnings == first.warnings

@@ -196,6 +196,7 @@ def test_recursive_schema_builds(project: Project) -> None:
         """\
         tools:
           - name: walk_tree
+            description: Walk a tree of labelled nodes.
             inputSchema:
               type: object
               properties:

@@ -67,7 +67,12 @@ def assert_formatters_pass(root: Path) -> None:
 
 def test_a_fresh_project_passes_ruff_black_and_isort_at_its_root(tmp_path: Path) -> None:
     result = init_and_build(tmp_path)
-    assert [p.name for p in result.created] == ["toolgen.yaml", "get_current_weather.yaml", "pyproject.toml"]
+    assert [p.name for p in result.created] == [
+        "toolgen.yaml",
+        "get_current_weather.yaml",
+        "pyproject.toml",
+        ".gitignore",
+    ]
     assert result.updated == () and result.notes == ()
     settings = tomllib.loads((tmp_path / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
     assert settings["ruff"]["extend-exclude"] == ["generated"]

@@ -71,7 +71,7 @@ def test_build_writes_the_projects_pyproject_and_check_compares_it(installable: 
             "jsonschema": ["jsonschema>=4.21"],
             "mcp": ["mcp>=2.3,<3"],
             "otel": ["opentelemetry-api>=1.27"],
-            "serve": ["dbos>=2.0", "starlette>=0.40", "uvicorn>=0.30"],
+            "serve": ["httpx>=0.27", "dbos>=2.0", "starlette>=0.40", "uvicorn>=0.30"],
         },
     }
     assert data["tool"] == {
@@ -104,7 +104,7 @@ def test_a_tool_checked_with_jsonschema_makes_it_a_dependency(installable: Proje
         "http": ["httpx>=0.27"],
         "mcp": ["mcp>=2.3,<3"],
         "otel": ["opentelemetry-api>=1.27"],
-        "serve": ["dbos>=2.0", "starlette>=0.40", "uvicorn>=0.30"],
+        "serve": ["httpx>=0.27", "dbos>=2.0", "starlette>=0.40", "uvicorn>=0.30"],
     }
 
 

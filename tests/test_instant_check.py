@@ -93,9 +93,8 @@ def _schema_edit(project: Project) -> None:
 
 
 def _comment_in_schema(project: Project) -> None:
-    project.write(
-        "schemas/weather.yaml", "# a comment changes no code, but the manifest records the text\n" + REFERRING
-    )
+    # The manifest records what a schema says, not how it is written (input_digests.py).
+    project.write("schemas/weather.yaml", "# a comment changes no code, nor the manifest\n\n" + REFERRING)
 
 
 def _referenced_file_edit(project: Project) -> None:
@@ -177,7 +176,6 @@ def _stale_package(project: Project) -> None:
 # Each change a full check finds: drift, or a finding to fix first.
 CHANGES: dict[str, Callable[[Project], None]] = {
     "schema edited": _schema_edit,
-    "schema comment": _comment_in_schema,
     "$ref'd file outside the globs edited": _referenced_file_edit,
     "new file matching a glob": _new_matching_file,
     "new file matching a glob, without tools": _new_matching_empty_file,
@@ -192,6 +190,12 @@ CHANGES: dict[str, Callable[[Project], None]] = {
     "manifest file hash": _manifest_file_hash,
     "manifest input hash": _manifest_input_hash,
 }
+
+
+def test_a_comment_in_a_schema_is_up_to_date_both_ways(built: Project) -> None:
+    _comment_in_schema(built)
+    fast, full = _answers(built)
+    assert fast is not None and full is not None and full.ok
 
 
 @pytest.mark.parametrize("name", CHANGES)

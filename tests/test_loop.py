@@ -556,11 +556,18 @@ def test_sse_encoding_never_lets_a_line_break_through(sdk: SimpleNamespace) -> N
 
 def test_sse_encoding_of_a_lone_surrogate_is_text_utf8_can_carry(sdk: SimpleNamespace) -> None:
     # A model may write "\ud800" in its text or a call id: the event stream to a browser must still encode.
-    event = sdk.runtime.ToolCallDeltaEvent(conversation_id="c1", seq=1, index=0, arguments="half \ud800 a pair", id="call_\udfff")
+    event = sdk.runtime.ToolCallDeltaEvent(
+        conversation_id="c1", seq=1, index=0, arguments="half \ud800 a pair", id="call_\udfff"
+    )
     text = sdk.runtime.sse_encode(event)
     text.encode("utf-8")
     (name, data), *_ = parse_sse(sdk, text)
-    assert json.loads(data)["data"] == {"index": 0, "arguments": "half \ud800 a pair", "id": "call_\udfff", "name": None}
+    assert json.loads(data)["data"] == {
+        "index": 0,
+        "arguments": "half \ud800 a pair",
+        "id": "call_\udfff",
+        "name": None,
+    }
 
 
 # ---- clients offline ----

@@ -86,6 +86,7 @@ def test_handler_exceptions_timeouts_and_bad_results(sdk: ModuleType) -> None:
     assert failed.error.kind == "handler_error" and "read-only today" in failed.content
     spec = tools.run_command.spec
     object.__setattr__(spec, "timeout", 0.2)  # the example's 30 s would make the test slow
+    tools.require_approval = False  # run_command requires approval, which this test does not ask for
     try:
         started = time.monotonic()
         timed_out = tools.dispatch(call("run_command", '{"program": "ls"}'))

@@ -113,7 +113,10 @@ def test_an_errors_type_keeps_its_json_name(sdk: SimpleNamespace) -> None:
     ("form", "said"),
     [
         ([], "a run event is a JSON object"),
-        ({"type": "text_delta", "seq": 1, "data": {"text": "a"}, "version": 2}, "version 2; this release reads version 1"),
+        (
+            {"type": "text_delta", "seq": 1, "data": {"text": "a"}, "version": 2},
+            "version 2; this release reads version 1",
+        ),
         ({"type": "telepathy", "seq": 1, "data": {}}, "'telepathy' is no kind of run event"),
         ({"type": "text_delta", "seq": 1, "data": []}, "data must be a JSON object"),
         ({"type": "text_delta", "seq": 1, "data": {"text": "a", "colour": 1}}, "has no field 'colour'"),

@@ -120,7 +120,9 @@ def capped(tmp_path: Path, source_build: Path) -> Iterator[Server]:
 
 def _as(server: Server, token: str) -> httpx.Client:
     return httpx.Client(
-        base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        base_url=server.url,
+        timeout=30,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
 
 

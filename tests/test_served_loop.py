@@ -486,7 +486,6 @@ def test_a_served_run_makes_the_spans_run_makes(tmp_path: Path) -> None:
     assert served == in_memory
 
 
-
 WAITING = """
 import sys, threading, time
 from toolgen.runtime import DurableRuns, ModelClientBase, Registry, RunOptions, ScriptedModel

@@ -697,7 +697,9 @@ def _hand(wire: str, payloads: list[dict[str, Any]]) -> MessageEnd:
     if wire in ("anthropic", "openai-chat", "gemini"):
         reads = [
             (b"event: " + p["type"].encode() + b"\n" if wire == "anthropic" and "type" in p else b"")
-            + b"data: " + _json(p) + b"\n\n"
+            + b"data: "
+            + _json(p)
+            + b"\n\n"
             for p in payloads
         ]
     else:
@@ -712,15 +714,25 @@ def _hand(wire: str, payloads: list[dict[str, Any]]) -> MessageEnd:
 def _args(end: MessageEnd) -> list[tuple[str, Any]]:
     assert isinstance(end.response, Response)
     return [
-        (call["id"], json.loads(call["function"]["arguments"]))
-        for call in end.response.message.get("tool_calls") or ()
+        (call["id"], json.loads(call["function"]["arguments"])) for call in end.response.message.get("tool_calls") or ()
     ]
 
 
-_A_START = {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "c",
-                                                  "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}}}
-_A_END = [{"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
-          {"type": "message_stop"}]
+_A_START = {
+    "type": "message_start",
+    "message": {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "c",
+        "content": [],
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    },
+}
+_A_END = [
+    {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
+    {"type": "message_stop"},
+]
 
 
 def _anthropic(index: int, id: str, arguments: str | None, given: Any = None) -> list[dict[str, Any]]:
@@ -747,23 +759,32 @@ def _bedrock(index: int, id: str, arguments: str | None, given: Any = None) -> l
 
 
 _B_START = [{"messageStart": {"role": "assistant"}}]
-_B_END = [{"messageStop": {"stopReason": "tool_use"}},
-          {"metadata": {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}}}]
+_B_END = [
+    {"messageStop": {"stopReason": "tool_use"}},
+    {"metadata": {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}}},
+]
 
 
 def _cohere(index: int, id: str, arguments: str) -> list[dict[str, Any]]:
     call = {"id": id, "type": "function", "function": {"name": "f", "arguments": ""}}
     return [
         {"type": "tool-call-start", "index": index, "delta": {"message": {"tool_calls": call}}},
-        {"type": "tool-call-delta", "index": index,
-         "delta": {"message": {"tool_calls": {"function": {"arguments": arguments}}}}},
+        {
+            "type": "tool-call-delta",
+            "index": index,
+            "delta": {"message": {"tool_calls": {"function": {"arguments": arguments}}}},
+        },
         {"type": "tool-call-end", "index": index},
     ]
 
 
 _C_START = [{"id": "x", "type": "message-start", "delta": {"message": {"role": "assistant"}}}]
-_C_END = [{"type": "message-end", "delta": {"finish_reason": "TOOL_CALL",
-                                              "usage": {"billed_units": {"input_tokens": 1, "output_tokens": 1}}}}]
+_C_END = [
+    {
+        "type": "message-end",
+        "delta": {"finish_reason": "TOOL_CALL", "usage": {"billed_units": {"input_tokens": 1, "output_tokens": 1}}},
+    }
+]
 
 
 def _interactions(index: int, id: str, arguments: str) -> list[dict[str, Any]]:
@@ -816,12 +837,20 @@ def test_a_call_id_again_at_a_new_index_is_a_repeat_or_makes_the_stream_incomple
 
 def test_two_openai_chat_calls_under_one_id_are_never_complete() -> None:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta,
-                                                                            "finish_reason": finish}]}
+        return {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     calls = [
-        chunk({"tool_calls": [{"index": i, "id": "A", "type": "function",
-                               "function": {"name": "f", "arguments": '{"x":1}'}}]})
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": i, "id": "A", "type": "function", "function": {"name": "f", "arguments": '{"x":1}'}}
+                ]
+            }
+        )
         for i in (0, 1)
     ]
     end = _hand("openai-chat", [chunk({"role": "assistant"}), *calls, chunk({}, "tool_calls")])
@@ -864,8 +893,13 @@ def test_a_gemini_or_ollama_part_under_a_mark_taken_is_a_repeat_only_when_it_is_
         message: dict[str, Any] = {"role": "assistant", "content": ""}
         if args is not None:
             message["tool_calls"] = [{"id": "a", "function": {"name": "f", "arguments": args}}]
-        return {"model": "m", "created_at": stamp, "message": message, "done": done,
-                **({"done_reason": "stop"} if done else {})}
+        return {
+            "model": "m",
+            "created_at": stamp,
+            "message": message,
+            "done": done,
+            **({"done_reason": "stop"} if done else {}),
+        }
 
     end = _hand("ollama", [line("t1", {"x": 1}), line("t2", {"x": 1}), line("t3", None, True)])
     assert (end.status, end.duplicates_ignored, len(_args(end))) == ("complete", 1, 1)

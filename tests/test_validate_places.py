@@ -1135,4 +1135,6 @@ def test_a_body_of_another_wire_is_named_with_the_kind_to_give(
     assert code == 1
     wanted = f"looks like the anthropic wire's {kind.rsplit('.', 1)[1]}"
     messages = [f["message"] for f in found if f["rule"] == "wire-invalid"]
-    assert any(said in m and wanted in m and m.endswith(f"give --as anthropic.{kind.rsplit('.', 1)[1]}") for m in messages), messages
+    assert any(
+        said in m and wanted in m and m.endswith(f"give --as anthropic.{kind.rsplit('.', 1)[1]}") for m in messages
+    ), messages

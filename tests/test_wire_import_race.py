@@ -41,8 +41,6 @@ print("\\n".join(errors) or "ok")
 def test_a_wire_first_used_on_eight_threads_at_once_is_whole_on_each() -> None:
     # Fresh processes: the race is in the first import, which each process makes once.
     for _ in range(8):
-        done = subprocess.run(
-            [sys.executable, "-c", RACE], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT
-        )
+        done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "ok", done.stdout

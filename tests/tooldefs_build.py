@@ -29,7 +29,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -175,9 +175,18 @@ def build_chunk(job: Job, scratch: Path | None = None) -> list[Outcome]:
             lower(load_config(root))
     except InvalidInputError as error:
         outcomes = _rejects(error, number)
-        if render:
-            _write_project(root, package, (d for i, d in enumerate(defs) if i not in outcomes), normalize)
-            toolgen.build(root)
+        while render:
+            # The build lints the tools once the front end takes them: a second round may reject more.
+            kept = [i for i in range(len(defs)) if i not in outcomes]
+            _write_project(root, package, (defs[i] for i in kept), normalize)
+            try:
+                toolgen.build(root)
+                break
+            except InvalidInputError as again:
+                more = _rejects(again, number)
+                if not more:
+                    raise
+                outcomes.update({kept[j]: replace(o, key=kept[j]) for j, o in more.items()})
     if not render:
         return [outcomes.get(i, Outcome(i, True)) for i in range(len(defs))]
     names = _import_names(root, package)

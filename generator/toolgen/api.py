@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 # Each verb imports the stages it runs, so `decode` or `lint` never loads the renderer (jinja2,
 # datamodel-code-generator, ruff) and `check` answers from the manifest without loading the front end.
+from toolgen.build_lint import build_lint
+from toolgen.build_lint import definition as _definition
 from toolgen.config import (
     CACHE_DIR,
     CONFIG_NAME,
@@ -24,12 +26,12 @@ from toolgen.config import (
 )
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import ForeignFilesError, InterruptedAfterCommit, InvalidInputError, ToolgenError
+from toolgen.input_digests import current_digests
 from toolgen.kinds import KINDS, WIRE_KINDS
 from toolgen.manifest import (
     MANIFEST_NAME,
     build_key,
     config_record,
-    input_digest,
     read_manifest,
     render_manifest,
     text_digest,
@@ -40,7 +42,6 @@ if TYPE_CHECKING:
     from toolgen.beside import BesidePlan
     from toolgen.drift import CheckResult
     from toolgen.format import FormatCache
-    from toolgen.ir import Tool
     from toolgen.runtime import Export, GeminiSchema
     from toolgen.scaffold import InitResult
     from toolgen.sdk_check import Verdict
@@ -87,11 +88,13 @@ def _render_all(
     progress: Progress = _quiet,
     format_cache: FormatCache | None = None,
     rendered: Callable[[Mapping[str, str], Mapping[str, str]], object] | None = None,
+    linted: list[Diagnostic] | None = None,
 ) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
     """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it;
     `format_cache` keeps what the formatter made of each file for the next build (a build's, in its scratch);
     `rendered` is given the package's files and the files beside it as soon as they are formatted, before the
-    manifest hashes them."""
+    manifest hashes them. With `linted`, the targeted providers' lint runs first (build_lint.py): an error
+    raises LintFailedError, the warnings go into `linted` (not into the manifest)."""
     from toolgen.load import MAX_DEPTH
     from toolgen.lower import lower
     from toolgen.render import render
@@ -103,6 +106,8 @@ def _render_all(
     except RecursionError:
         message = f"a schema nests deeper than toolgen follows ({MAX_DEPTH} levels); flatten it with $defs and $ref"
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
+    if linted is not None:
+        linted.extend(build_lint(config, lowered))
     progress(f"generating models for {len(lowered.project.tools)} tools")
     files = render(lowered.project, config, format_cache)
     beside = beside_files(config, lowered.project)
@@ -124,8 +129,7 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     if manifest is None or cached is None or cached.get("package_dir") != _shown(config, config.package_dir):
         return False
     recorded: dict[str, str] = manifest.get("inputs", {})
-    current = {path: input_digest(config.root, path) for path in recorded}
-    if current != recorded:
+    if current_digests(config.root, recorded) != recorded:
         return False
     matched = {
         display_path(config.root, Path(p))
@@ -209,6 +213,7 @@ def _remember_build(
         "warnings": [w.to_json() for w in warnings],
     }
     (_cache_dir(config) / "build.json").write_text(json.dumps(entries, sort_keys=True) + "\n", encoding="utf-8")
+    current_digests(config.root, inputs, remember=True)  # what each input's text parses to, for the next verb
 
 
 def build(
@@ -287,7 +292,9 @@ def _build(
             refuse_foreign(config, rendered, old_package)
             verdicts.append(checker.start(work_dir(config, config.package_dir) / "checked", config.package, rendered))
 
-        files, inputs, warnings, beside = _render_all(config, progress, format_cache, start_check)
+        linted: list[Diagnostic] = []
+        files, inputs, warnings, beside = _render_all(config, progress, format_cache, start_check, linted)
+        warnings = (*warnings, *linted)  # lint's warnings are printed and cached, not recorded in the manifest
         manifest = files.pop(MANIFEST_NAME)
         plan = plans[0] if plans else plan_beside(config, beside)
         if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
@@ -329,7 +336,7 @@ def check(
     `full`, everything is rendered in memory and compared with the files on disk (drift.compare); without `full`,
     ruff formats only the files the last build's format cache does not hold.
     """
-    from toolgen.drift import compare
+    from toolgen.drift import compare, not_built
     from toolgen.instant_check import instant_check
 
     if not full:
@@ -339,10 +346,16 @@ def check(
     from toolgen.format import FormatCache
 
     config = _config(root, config_path)
+    unbuilt = not_built(config, _old_package(config))
+    if unbuilt is not None:  # "build first", once the front end and the lint find the input fine (as build would)
+        from toolgen.lower import lower
+
+        build_lint(config, lower(config))
+        return unbuilt
     # Read, never written (check changes nothing on disk): ruff skips what the last build formatted; `full`
     # trusts no record of an earlier run, this one included.
     formatted = None if full else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
-    expected, inputs, warnings, beside = _render_all(config, progress, formatted)
+    expected, inputs, warnings, beside = _render_all(config, progress, formatted, linted=[])
     return compare(config, expected, inputs, warnings, _old_package(config), beside)
 
 
@@ -379,26 +392,6 @@ def export(
         return export_tools(definitions, provider, strict=strict, gemini=gemini), lowered.warnings
     except ValueError as error:
         raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "export", str(error))]) from None
-
-
-def _definition(tool: Tool) -> dict[str, Any]:
-    from toolgen.ir import thaw
-    from toolgen.runtime import canonical_definition
-
-    return canonical_definition(
-        name=tool.name,
-        title=tool.title,
-        description=tool.description,
-        inputSchema=thaw(tool.input_schema),
-        outputSchema=thaw(tool.output_schema),
-        returnDirect=tool.return_direct,
-        timeout=tool.timeout,
-        requiresApproval=tool.requires_approval,
-        strict=tool.strict,
-        meta=thaw(tool.meta),
-        annotations=thaw(tool.annotations),
-        describeMeta=thaw(tool.describe_meta),
-    )
 
 
 def lint(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -14,8 +14,19 @@ import click
 # command loads only its own stages.
 import toolgen
 from toolgen.cli_import import import_action, import_options
-from toolgen.cli_options import Progress, build_summary, common_options, fail_on_option, failed
-from toolgen.diagnostics import Diagnostic, Severity
+from toolgen.cli_options import (
+    Progress,
+    build_summary,
+    common_options,
+    fail_on_option,
+    failed,
+    group_directory,
+    hint_choices,
+)
+from toolgen.cli_print import counted as _counted
+from toolgen.cli_print import print_diagnostics as _print_diagnostics
+from toolgen.cli_print import report_check
+from toolgen.diagnostics import Diagnostic
 from toolgen.errors import ExitCode, InterruptedAfterCommit, InvalidInputError, ToolgenError
 from toolgen.kinds import KINDS, PAYLOAD_KINDS, WIRE_KINDS
 from toolgen.output_file import write_output
@@ -25,21 +36,6 @@ if TYPE_CHECKING:
     from toolgen.runtime import GeminiSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
-    if output_format == "json":
-        click.echo(json.dumps([d.to_json() for d in diagnostics], indent=2))
-        return
-    for d in diagnostics:
-        if output_format == "github":
-            level = "error" if d.severity.value == "error" else "warning"
-            click.echo(f"::{level} file={d.path},line={d.line},col={d.col},title={d.rule}::{d.message}")
-        else:
-            # click drops the colour when stdout is not a terminal
-            colour = "red" if d.severity.value == "error" else "yellow"
-            severity = click.style(d.severity.value, fg=colour, bold=True)
-            click.echo(f"{d.path}:{d.line}:{d.col}: {severity} {d.rule} {d.message}")
 
 
 def _stream_diagnostics(diagnostics: Iterable[Diagnostic], output_format: str) -> None:
@@ -59,15 +55,6 @@ def _stream_diagnostics(diagnostics: Iterable[Diagnostic], output_format: str) -
 def _end_progress() -> None:
     if sys.stderr.isatty():
         click.echo("\r\033[2K", err=True, nl=False)
-
-
-def _counted(diagnostics: Sequence[Diagnostic]) -> str:
-    """`2 errors, 1 warning`: errors and warnings counted apart, so a warning never reads as an error."""
-    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
-    warnings = len(diagnostics) - errors
-    parts = [f"{errors} error{'s' if errors != 1 else ''}"]
-    parts += [f"{warnings} warning{'s' if warnings != 1 else ''}"] if warnings else []
-    return ", ".join(parts)
 
 
 def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
@@ -101,6 +88,7 @@ def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="toolgen")
+@group_directory
 def main() -> None:
     """Schema-first code generator for LLM tool calling."""
 
@@ -257,37 +245,7 @@ def check(project: Path, config_path: Path | None, output_format: str, quiet: bo
         progress = Progress(quiet=quiet)
         result = toolgen.check(project, config_path=config_path, full=full, progress=progress)
         progress.end()
-        if output_format != "json":
-            _print_diagnostics(result.warnings, output_format)
-        if result.ok:
-            if output_format == "json":
-                click.echo(
-                    json.dumps(
-                        {"changed": [], "diff": "", "findings": [d.to_json() for d in result.warnings]}, indent=2
-                    )
-                )
-            click.echo("toolgen: generated code is up to date", err=True)
-            if failed(result.warnings, fail_on):
-                click.echo(f"toolgen: {_counted(result.warnings)}, and --fail-on warning", err=True)
-                return ExitCode.FINDINGS
-            return ExitCode.OK
-        if output_format == "json":
-            findings = [d.to_json() for d in result.warnings]
-            click.echo(
-                json.dumps({"changed": list(result.changed), "diff": result.diff, "findings": findings}, indent=2)
-            )
-        elif output_format == "github":
-            for name in result.changed:
-                click.echo(
-                    f"::error file={name},title=toolgen-drift::generated file differs from its schemas; run `toolgen build`"
-                )
-        else:
-            click.echo(result.diff, nl=False)
-        errors = sum(d.severity is Severity.ERROR for d in result.warnings)
-        parts = [f"{len(result.changed)} generated file(s) differ"] if result.changed else []
-        parts += [f"{errors} finding(s) to fix first"] if errors else []
-        click.echo(f"toolgen: {'; '.join(parts) or 'out of date'}; run `toolgen build`", err=True)
-        return ExitCode.FINDINGS
+        return report_check(result, output_format, fail_on)
 
     _run(action, output_format)
 
@@ -597,3 +555,7 @@ def conformance(folders: tuple[Path, ...], project: Path, output_format: str) ->
         return ExitCode.FINDINGS if failed_rows or not rows else ExitCode.OK
 
     _run(action, output_format)
+
+
+# Last, once every verb is declared: a refused choice names the nearest allowed value.
+hint_choices(main)

@@ -17,6 +17,59 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 FORMATS = ("text", "json", "github")
+# Where `toolgen -C DIR <verb>` keeps DIR for the verb's options (click shares `meta` with nested contexts).
+_DIRECTORY = "toolgen.directory"
+
+
+def group_directory(function: F) -> F:
+    """-C DIR before the verb: the project root, as -C after it says; both given, the verb's is inside DIR."""
+
+    def remember(context: click.Context, parameter: click.Parameter, value: Path | None) -> None:
+        if value is not None:
+            context.meta[_DIRECTORY] = value
+
+    return click.option(
+        "-C",
+        "--project",
+        type=click.Path(file_okay=False, path_type=Path),
+        expose_value=False,
+        callback=remember,
+        help="Project root for the verb that follows (as the verb's own -C).",
+    )(function)
+
+
+def _project(context: click.Context, parameter: click.Parameter, value: Path) -> Path:
+    """The verb's -C, inside the -C given before the verb, if any (an absolute path stands as it is)."""
+    base = context.meta.get(_DIRECTORY)
+    return value if base is None else Path(base) / value
+
+
+class HintedChoice(click.Choice):  # type: ignore[type-arg,unused-ignore]  # generic from click 8.2 on
+    """A choice whose refusal names the nearest allowed value: `'jsn' is not one of ... (did you mean 'json'?)`."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as error:
+            # Imported here: only a refused value needs it.
+            from toolgen.keyword_typos import nearest_name
+
+            meant = nearest_name(str(value), [str(choice) for choice in self.choices], closed=True)
+            if meant is None:
+                raise
+            hinted = f"{error.message.rstrip('.')} (did you mean {meant!r}?)"
+            raise click.BadParameter(hinted, ctx, param) from None
+
+
+def hint_choices(command: click.Command) -> None:
+    """Give every choice option and argument of `command` and its verbs HintedChoice's did-you-mean."""
+    for parameter in command.params:
+        if type(parameter.type) is click.Choice:
+            choice = parameter.type
+            parameter.type = HintedChoice(choice.choices, case_sensitive=choice.case_sensitive)
+    if isinstance(command, click.Group):
+        for verb in command.commands.values():
+            hint_choices(verb)
 
 
 def _refused(option: str, reason: str) -> Callable[[click.Context, click.Parameter, Any], None]:
@@ -83,6 +136,7 @@ def common_options(
             type=click.Path(file_okay=False, path_type=Path),
             default=Path("."),
             show_default=True,
+            callback=_project,
             help=project_help,
         )(function)
 

@@ -27,6 +27,8 @@ USER_DIR = "ext"  # inside the package: the user's own modules, which build neve
 INSTALLABLE = "installable"
 PYPROJECT = "pyproject.toml"
 CACHE_DIR = ".toolgen-cache"  # in the project: toolgen's own scratch space (the build cache, its lock)
+# The lock `toolgen import mcp` writes beside the schemas (the runtime's MCP_LOCK_NAME): never a tool definition.
+MCP_LOCK = "mcp-lock.json"
 _PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -57,6 +59,10 @@ class Config:
     # "installable" also writes <output>/pyproject.toml, with package_version as its version.
     package_layout: str = "folder"
     package_version: str = "0.1.0"
+    # `mcp: {lock, on_drift}`: the MCP lock built into the package (relative to the root), and what its
+    # `mcp_tools` does when a server's tools differ from it.
+    mcp_lock: str | None = None
+    mcp_on_drift: str = "refuse"
     # The config file's text digest (line endings normalized), which the manifest records.
     text_digest: str = ""
 
@@ -140,9 +146,11 @@ def output_problem(root: Path, output: str) -> str | None:
 
 def is_own_file(config: Config, path: Path) -> bool:
     """Whether `path` (resolved) is a file an input glob may match that is no tool definition: the config, the
-    extension, or anything in the output package or toolgen's cache (told by folder: listing them cost a
+    extension, an MCP lock, or anything in the output package or toolgen's cache (told by folder: listing them cost a
     verb more than the rest of its start once the cache held a file per module)."""
-    if path == (config.root / config.display).resolve():
+    if path == (config.root / config.display).resolve() or path.name == MCP_LOCK:
+        return True
+    if config.mcp_lock and path == (config.root / config.mcp_lock).resolve():
         return True
     if config.message_extension and path == (config.root / config.message_extension).resolve():
         return True
@@ -214,7 +222,9 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
 
         diagnostics = list(check_against_meta_schema(document, "config"))
         if diagnostics:
-            raise InvalidInputError(diagnostics)
+            from toolgen.config_typos import config_schema, hinted  # an unknown key names the one it misspells
+
+            raise InvalidInputError(hinted(diagnostics, config_schema()))
     data = document.data
     package = str(data.get("package", "toolgen_sdk"))
     problem = package_name_problem(package)
@@ -235,12 +245,14 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
         raise InvalidInputError([document.diagnostic(("output",), "config-output", problem)])
     wires = _names(document, ("wires",), data.get("wires"), "config-wire", canonical_name) or WIRES
     providers = (data.get("lint") or {}).get("providers")
+    lint_providers: tuple[str, ...] | None = None
     if providers:  # the lint stage, which knows the providers' names, loads only for a config that names some
         from toolgen.lint import canonical_provider
 
         lint_providers = _names(document, ("lint", "providers"), providers, "config-provider", canonical_provider)
-    else:
-        lint_providers = ()
+    elif providers is not None:
+        lint_providers = ()  # `providers: []`: the build checks no provider's rules
+    mcp = data.get("mcp") or {}
     return Config(
         root=root,
         package=package,
@@ -248,7 +260,7 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
         inputs=tuple(data.get("inputs", ["schemas/**/*.yaml"])),
         normalize=tuple(sorted(set(data.get("normalize", [])))),
         message_extension=str(extension) if extension else None,
-        lint_providers=lint_providers or None,
+        lint_providers=lint_providers,
         wires=wires,
         demo=bool(data.get("demo", False)),
         remotes=tuple(sorted((str(k), str(v)) for k, v in (data.get("remotes") or {}).items())),
@@ -263,6 +275,8 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
         keep_positions=tuple(document.locate(("keep", str(i))) for i in range(len(keep_listed))),
         package_layout=str(data.get("package_layout", "folder")),
         package_version=str(data.get("package_version", "0.1.0")),
+        mcp_lock=str(mcp["lock"]) if mcp.get("lock") else None,
+        mcp_on_drift=str(mcp.get("on_drift", "refuse")),
         text_digest=text_digest(document.text),
     )
 

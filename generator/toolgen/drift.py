@@ -9,6 +9,7 @@ from pathlib import Path
 
 from toolgen.config import Config, display_path
 from toolgen.diagnostics import Diagnostic, has_errors
+from toolgen.input_digests import as_recorded
 from toolgen.manifest import (
     MANIFEST_NAME,
     config_record,
@@ -30,6 +31,8 @@ class CheckResult:
     warnings: tuple[Diagnostic, ...]
     """The build's warnings and check's own findings: files toolgen did not write outside the user zone and a
     stale old package are errors; a package made by other versions of toolgen or its generators is a warning."""
+    built: bool = True
+    """False before the first build: no package, nothing compared; `changed` names the package folder."""
 
     @property
     def ok(self) -> bool:
@@ -47,6 +50,17 @@ def on_disk(package_dir: Path, zone: Iterable[str] = ()) -> dict[str, str]:
         except OSError:  # a dangling or folder symlink
             found[name] = "<unreadable>\n"
     return found
+
+
+def not_built(config: Config, old_package: Path | None) -> CheckResult | None:
+    """The answer before the first build (no manifest, no file of the package, no package of an earlier name to
+    report as stale): "build first", not a diff of every file it would write. None once there is a package."""
+    if old_package is not None or read_manifest(config.package_dir) is not None:
+        return None
+    if on_disk(config.package_dir, config.user_zone):
+        return None
+    shown = f"{display_path(config.root, config.package_dir)}/"
+    return CheckResult(config.package_dir, (shown,), "", (), built=False)
 
 
 def compare(
@@ -72,6 +86,8 @@ def compare(
     recorded = recorded_versions(manifest)
     versions = version_changes(recorded) if recorded is not None else []
     makers = recorded_makers(manifest)
+    # Nor how an older toolgen hashed an input that has not changed (its text rather than its data).
+    inputs = as_recorded(config.root, inputs, (manifest or {}).get("inputs"))
     if makers is not None:  # what made the package is no drift: compare the manifest as its makers would render it
         generated = {name: text for name, text in expected.items() if name != MANIFEST_NAME}
         record = config_record(config)

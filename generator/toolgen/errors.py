@@ -2,7 +2,8 @@
 
     ToolgenError (INTERNAL 4)                  base class; anything unexpected is an internal error
     ├── InvalidInputError (INVALID_INPUT 3)    schemas or config failed to load, validate or resolve; carries diagnostics
-    │   └── ForeignFilesError (INVALID_INPUT 3)  files in the package toolgen did not write, outside the user zone
+    │   ├── ForeignFilesError (INVALID_INPUT 3)  files in the package toolgen did not write, outside the user zone
+    │   └── LintFailedError (FINDINGS 1)     `build` or `check` found a lint error for a provider the project targets
     ├── ConfigNotFoundError (INVALID_INPUT 3)  no toolgen.yaml where one was expected
     ├── ProjectExistsError (INVALID_INPUT 3)   `init` would overwrite an existing project
     ├── ForeignOutputError (INVALID_INPUT 3)   the output directory holds files toolgen did not write
@@ -84,6 +85,21 @@ class ForeignFilesError(InvalidInputError):
         super().__init__(diagnostics)
         count = len(self.diagnostics)
         self.args = (summary or f"{count} file{'s' if count != 1 else ''} in the package that toolgen did not write",)
+
+
+class LintFailedError(InvalidInputError):
+    """A tool breaks a rule of a provider the project targets (build_lint.py): a finding, as `toolgen lint` has it,
+    so it exits 1; the diagnostics are the rules' errors."""
+
+    exit_code = ExitCode.FINDINGS
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], summary: str) -> None:
+        super().__init__(diagnostics)
+        self.args = (summary,)
+
+    def __reduce__(self) -> tuple[type[LintFailedError], tuple[tuple[Diagnostic, ...], str]]:
+        # Rebuilt from both arguments: a worker process's build failing so reaches its parent intact.
+        return type(self), (self.diagnostics, str(self.args[0]))
 
 
 class EnvironmentProblem(ToolgenError):

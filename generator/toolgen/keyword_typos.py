@@ -6,7 +6,7 @@ meant: `propertys` gives a tool with no arguments, `requird` one whose arguments
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from toolgen.positions import Pointer
@@ -109,16 +109,22 @@ def meant_keyword(key: str) -> str | None:
     """The keyword `key` misspells (`requird` → `required`, `max_length` → `maxLength`), or None."""
     if key in KEYWORDS or key.startswith("x-"):
         return None
+    return nearest_name(key, KEYWORDS)
+
+
+def nearest_name(key: str, names: Iterable[str], *, closed: bool = False) -> str | None:
+    """The one of `names` that `key` misspells (a keyword, a toolgen.yaml key, a choice), or None: the same but
+    for case, `_`, `-` and `$`, or within a slip or two of it. A name `key` holds whole or is held in counts only
+    for a `closed` set, where no other word may stand (`input` for `inputs` in toolgen.yaml)."""
     folded = _folded(key)
     found = [
         keyword
-        for keyword in sorted(KEYWORDS)
+        for keyword in sorted(names)
         # A key holding a keyword whole (`enumDescriptions`, `types`) or held in one (`example`, `item`) is a word
         # of its own, not a typo; a key spelled as a keyword but for case, `_`, `-` and `$` is one.
         if _folded(keyword) == folded
         or (
-            _folded(keyword) not in folded
-            and folded not in _folded(keyword)
+            (closed or (_folded(keyword) not in folded and folded not in _folded(keyword)))
             # No fewer edits than the lengths differ: most keys are ruled out before the distance is counted.
             and abs(len(folded) - len(_folded(keyword))) <= _allowed_edits(keyword)
             and _distance(folded, _folded(keyword)) <= _allowed_edits(keyword)

@@ -101,20 +101,6 @@ def config_record(config: Config) -> dict[str, str]:
     return {"file": config.display, "resolved": resolved, "text": config.text_digest}
 
 
-def input_digest(root: Path, display: str) -> str | None:
-    """The digest an input recorded as `display` has now (a built-in schema for `<toolgen>/...`); None if unreadable."""
-    if display.startswith(BUILTIN_PREFIX):
-        from toolgen.resources import schemas_dir
-
-        file = schemas_dir() / display[len(BUILTIN_PREFIX) :]
-    else:
-        file = root / display
-    try:
-        return text_digest(file.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def runtime_digest(files: Mapping[str, str]) -> str:
     """One hash over the runtime copied into the package (`_runtime/`): every file's name and text."""
     hasher = hashlib.sha256()

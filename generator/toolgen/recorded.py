@@ -14,7 +14,8 @@ from typing import Any
 from toolgen.config import Config, display_path, is_own_file, load_config
 from toolgen.config_cache import cached_config, remember_config
 from toolgen.errors import ToolgenError
-from toolgen.manifest import MANIFEST_FORMAT, config_record, input_digest, read_manifest, source_digest
+from toolgen.input_digests import current_digests
+from toolgen.manifest import MANIFEST_FORMAT, config_record, read_manifest, source_digest
 
 
 def recorded_config(root: Path, config_path: Path | None) -> tuple[Config, dict[str, Any]] | None:
@@ -53,7 +54,7 @@ def recorded_inputs(config: Config, recorded: object) -> dict[str, str] | None:
     """The manifest's inputs when each still has its recorded digest and the globs match no other file."""
     if not isinstance(recorded, dict) or not all(isinstance(v, str) for v in recorded.values()):
         return None
-    if any(input_digest(config.root, str(name)) != hashed for name, hashed in recorded.items()):
+    if current_digests(config.root, {str(name): hashed for name, hashed in recorded.items()}) != recorded:
         return None
     for pattern in config.inputs:
         for match in glob.glob(str(config.root / pattern), recursive=True):

@@ -23,6 +23,10 @@ inputs:
 demo: true
 """
 EXAMPLE_TOOL = Path("schemas") / "tools" / "get_current_weather.yaml"
+# What a project made with toolgen has that git should not: the service's state (`python -m <package> serve`),
+# toolgen's cache, and what Python and an installable layout's `pip install -e` leave behind.
+GITIGNORE = ".gitignore"
+IGNORED = (".toolgen-state/", ".toolgen-cache/", "*.egg-info/", "__pycache__/")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,27 @@ def init_project(root: Path, package: str) -> InitResult:
     example.write_text((schemas_dir() / "tools" / example.name).read_text(encoding="utf-8"), encoding="utf-8")
     config_file.write_text(INIT_CONFIG.format(package=package, output=INIT_OUTPUT), encoding="utf-8")
     settings = exclude_generated(root, INIT_OUTPUT)
-    created = [config_file, example, *(path for path in settings.written if path not in before)]
-    updated = tuple(path for path in settings.written if path in before)
+    written = [*settings.written, *([root / GITIGNORE] if ignore_state(root / GITIGNORE) else [])]
+    created = [config_file, example, *(path for path in written if path not in before)]
+    updated = tuple(path for path in written if path in before)
     return InitResult(tuple(created), updated, settings.notes)
+
+
+def _rule(line: str) -> str:
+    """A .gitignore line as the rule it is: `/.toolgen-state` and `.toolgen-state/` ignore the same folder here."""
+    return line.strip().strip("/")
+
+
+def ignore_state(path: Path) -> bool:
+    """Add to the .gitignore at `path` (or create it) each of IGNORED it lacks, at its end, keeping every line it
+    has; whether anything was written."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    present = {_rule(line) for line in text.splitlines()}
+    missing = [line for line in IGNORED if _rule(line) not in present]
+    if not missing:
+        return False
+    lead = "" if not text or text.endswith("\n") else "\n"
+    comment = "# toolgen: the service's state, toolgen's cache, build leftovers\n"
+    with path.open("a", encoding="utf-8") as out:
+        out.write(lead + comment + "".join(f"{line}\n" for line in missing))
+    return True

@@ -13,7 +13,8 @@ PYDANTIC = "pydantic>=2.11,<3"
 JSONSCHEMA = "jsonschema>=4.21"
 HTTPX = "httpx>=0.27"
 DBOS = "dbos>=2.0"
-SERVE = [DBOS, "starlette>=0.40", "uvicorn>=0.30"]
+# The service's --base-url reaches its model over HTTP: httpx comes with it, as toolgen's own `serve` extra has it.
+SERVE = [HTTPX, DBOS, "starlette>=0.40", "uvicorn>=0.30"]
 OTEL = "opentelemetry-api>=1.27"
 MCP = "mcp>=2.3,<3"
 

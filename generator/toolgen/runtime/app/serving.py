@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..extras import MissingExtra, missing_extra
 from ..loop.options import RunOptions
 from ..serve.auth import (
     SESSION_COOKIE,
@@ -211,15 +212,17 @@ def _registry(
     return registry
 
 
-def _missing_extra() -> str | None:
-    """The first package of the `serve` extra that cannot be imported, if any."""
-    for module in SERVE_EXTRA:
+def _missing_extra(http: bool) -> MissingExtra | None:
+    """The error naming the `serve` extra when one of its packages (or one they import) is missing, if any;
+    with `http` (--base-url), httpx too, which the extra brings: said before anything starts."""
+    for module in (*SERVE_EXTRA, *(("httpx", "httpcore") if http else ())):
         try:
             importlib.import_module(module)
-        except ModuleNotFoundError as error:
-            if error.name != module:
+        except ImportError as error:
+            named = missing_extra(error, "serve", "serve")
+            if named is None:
                 raise
-            return module
+            return named
     return None
 
 
@@ -237,15 +240,12 @@ def serve_main(
     if not database.startswith(("sqlite:", "postgresql:", "postgres:")):
         parser.error("--database must be a sqlite:/// or postgresql:// URL")
     registry = _registry(options, parser, make_registry, state)
-    missing = _missing_extra()
+    missing = _missing_extra(bool(options.base_url))
     if missing is not None:
-        sys.stderr.write(
-            f"serve: {missing} is not installed; the service needs the `serve` extra: "
-            "pip install dbos starlette uvicorn\n"
-        )
+        sys.stderr.write(f"{prog} {missing}\n")
         return 4
     access = _access(options, parser, state)
-    import uvicorn
+    import uvicorn  # type: ignore[import-not-found,unused-ignore]
 
     try:
         runs = DurableRuns(

@@ -135,6 +135,14 @@ class DurableRuns:
         try:
             self.store = RunStore(database_url)
         except Exception as error:  # noqa: BLE001 - any failure to open the database is said plainly
+            # sqlalchemy missing is the extra to install (DBOS brings it), not a database it cannot use.
+            named = (
+                missing_extra(error, "durable", "DurableRuns")
+                if isinstance(error, ImportError)
+                else None
+            )
+            if named is not None:
+                raise named from None
             raise DurableRunsError(
                 f"cannot use the database {database_url!r}: {error}"
             ) from None

@@ -40,6 +40,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
+from ..extras import missing_extra
 from ..loop.events import SSE_HEADERS, sse_comment, sse_encode
 from . import bodies
 from .auth import (
@@ -55,7 +56,7 @@ from .auth import (
     open_access,
 )
 from .boundary import Boundary, BoundaryMiddleware
-from .durable import DurableRuns, DurableRunsError, OpenRunsLimit
+from .durable import DurableRuns, OpenRunsLimit
 from .page import PAGE_HTML, PAGE_SCRIPT
 from .stats import parse_window, stored_stats
 
@@ -150,23 +151,22 @@ def service_app(
     the Host values it answers (HOST:PORT, or HOST for any port; default the loopback names on any port);
     `origins`: more Origins to take besides those of `hosts` (http and https)."""
     try:
-        from starlette.applications import Starlette
-        from starlette.exceptions import HTTPException
-        from starlette.middleware import Middleware
-        from starlette.requests import ClientDisconnect, Request
-        from starlette.responses import (
+        from starlette.applications import Starlette  # type: ignore[import-not-found,unused-ignore]
+        from starlette.exceptions import HTTPException  # type: ignore[import-not-found,unused-ignore]
+        from starlette.middleware import Middleware  # type: ignore[import-not-found,unused-ignore]
+        from starlette.requests import ClientDisconnect, Request  # type: ignore[import-not-found,unused-ignore]
+        from starlette.responses import (  # type: ignore[import-not-found,unused-ignore]
             HTMLResponse,
             JSONResponse,
             Response,
             StreamingResponse,
         )
-        from starlette.routing import Route
-    except ModuleNotFoundError as error:
-        if error.name != "starlette":
+        from starlette.routing import Route  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as error:
+        named = missing_extra(error, "serve", "The HTTP service")
+        if named is None:
             raise
-        raise DurableRunsError(
-            "the HTTP service needs Starlette, the `serve` extra: pip install starlette"
-        ) from None
+        raise named from None
     store = runs.store
     authenticate: Authenticate = auth if auth is not None else TokenAuth(Tokens({}))
     boundary = Boundary(hosts, origins)
