@@ -78,6 +78,9 @@ else:
         },
     )
 
+# toolgen.yaml's package_version.
+__version__ = "0.1.0"
+
 __all__ = [
     "TOOLS",
     "AssistantMessage",

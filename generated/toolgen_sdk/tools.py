@@ -95,7 +95,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             requires_approval=False,
             strict=None,
             meta={},
-            annotations={},
+            annotations={"readOnlyHint": True, "openWorldHint": True},
         ),
         "run_command": ToolSpec.deferred(
             DeferredModels(
@@ -157,7 +157,12 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             requires_approval=True,
             strict=None,
             meta={"sandbox": {"output_cap_bytes": 65536}},
-            annotations={},
+            annotations={
+                "readOnlyHint": False,
+                "destructiveHint": True,
+                "idempotentHint": False,
+                "openWorldHint": False,
+            },
         ),
         "show_order_status": ToolSpec.deferred(
             DeferredModels(
@@ -182,7 +187,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             requires_approval=False,
             strict=None,
             meta={},
-            annotations={},
+            annotations={"readOnlyHint": True, "openWorldHint": False},
         ),
         "todo_read": ToolSpec.deferred(
             DeferredModels(
@@ -229,7 +234,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             requires_approval=False,
             strict=None,
             meta={"scope": "conversation"},
-            annotations={},
+            annotations={"readOnlyHint": True, "openWorldHint": False},
         ),
         "todo_write": ToolSpec.deferred(
             DeferredModels(
@@ -277,7 +282,12 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             requires_approval=False,
             strict=None,
             meta={"scope": "conversation"},
-            annotations={},
+            annotations={
+                "readOnlyHint": False,
+                "destructiveHint": True,
+                "idempotentHint": True,
+                "openWorldHint": False,
+            },
         ),
     }
 )
@@ -307,11 +317,22 @@ def tool_definitions(
 class Tools(Registry):
     """This package's tools, each a typed entry: bind with `@tools.<tool>.handler`, run with dispatch()."""
 
-    def __init__(self, *, max_workers: int = 32, max_error_chars: int = 4000) -> None:
+    def __init__(
+        self,
+        *,
+        max_workers: int = 32,
+        max_error_chars: int = 4000,
+        require_approval: bool = True,
+    ) -> None:
         """`max_workers`: how many handlers may run at once (the threads of the handler pool);
-        `max_error_chars`: the longest error text a tool message sends back to the model."""
+        `max_error_chars`: the longest error text a tool message sends back to the model;
+        `require_approval`: False lets dispatch() run a tool that requires approval without
+        ToolContext(approved=True) (the loop and the MCP server ask first and pass it)."""
         super().__init__(
-            TOOLS, max_workers=max_workers, max_error_chars=max_error_chars
+            TOOLS,
+            max_workers=max_workers,
+            max_error_chars=max_error_chars,
+            require_approval=require_approval,
         )
 
     @property

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         TextDeltaEvent,
         ToolCallDeltaEvent,
         ToolCallFinishedEvent,
+        ToolCallProgressEvent,
         ToolCallStartedEvent,
         asse_lines,
         event_from_json,
@@ -74,6 +75,14 @@ if TYPE_CHECKING:
     from .loop.sync_driver import run, run_events
     from .mcp.client import MCPConnection, MCPConnectionError, connect_mcp, mcp_tools
     from .mcp.convert import MCPToolsError, definition_from_mcp, definitions_from_mcp
+    from .mcp.lockfile import (
+        MCP_LOCK_NAME,
+        MCPLock,
+        MCPLockError,
+        pin_tools,
+        read_mcp_lock,
+    )
+    from .mcp.pins import MCPDriftError, ToolDrift, compare_mcp_tools
     from .mcp.server import mcp_server, serve_mcp
     from .models.base import (
         CanonicalModel,
@@ -119,18 +128,18 @@ if TYPE_CHECKING:
         SCHEMA_SINGLES,
         map_subschemas,
     )
-    from .schema.pattern_keywords import bounded_keywords
-    from .schema.patterns import (
+    from .schema.matcher import (
         PATTERN_SECONDS,
-        PatternCache,
         PatternError,
         PatternMatcher,
-        bounded_core_schema,
-        pattern_risk,
+        search_within,
     )
+    from .schema.pattern_keywords import bounded_keywords
+    from .schema.patterns import PatternCache, bounded_core_schema, pattern_risk
     from .schema.plain import plain_schema, plain_validator
     from .schema.sentences import schema_error_sentences
-    from .serve.durable import DurableRuns, DurableRunsError
+    from .serve.auth import Credential
+    from .serve.durable import DurableRuns, DurableRunsError, OpenRunsLimit
     from .serve.http import service_app
     from .streams.aggregator import (
         Aggregator,
@@ -231,6 +240,7 @@ __all__ = [
     "GEMINI_KEYWORDS",
     "MAX_JSON_DEPTH",
     "MCP",
+    "MCP_LOCK_NAME",
     "NAMES",
     "PATTERN_SECONDS",
     "PRESETS",
@@ -257,6 +267,7 @@ __all__ = [
     "CanonicalSettings",
     "Codec",
     "CohereSettings",
+    "Credential",
     "DeferredModels",
     "DeferredRootModel",
     "DurableRuns",
@@ -285,6 +296,9 @@ __all__ = [
     "LintRules",
     "MCPConnection",
     "MCPConnectionError",
+    "MCPDriftError",
+    "MCPLock",
+    "MCPLockError",
     "MCPToolsError",
     "MessageEnd",
     "MessageStart",
@@ -297,6 +311,7 @@ __all__ = [
     "NullRefusingModel",
     "OllamaSettings",
     "OpenAIChatSettings",
+    "OpenRunsLimit",
     "PatternCache",
     "PatternError",
     "PatternMatcher",
@@ -338,9 +353,11 @@ __all__ = [
     "ToolCallDeltaEvent",
     "ToolCallEnd",
     "ToolCallFinishedEvent",
+    "ToolCallProgressEvent",
     "ToolCallStart",
     "ToolCallStartedEvent",
     "ToolContext",
+    "ToolDrift",
     "ToolEntry",
     "ToolError",
     "ToolFailure",
@@ -371,6 +388,7 @@ __all__ = [
     "check",
     "check_pairing",
     "codec",
+    "compare_mcp_tools",
     "connect_mcp",
     "convert",
     "convert_request_noted",
@@ -407,6 +425,7 @@ __all__ = [
     "parse_json",
     "parts_of",
     "pattern_risk",
+    "pin_tools",
     "plain_schema",
     "plain_validator",
     "plan_settings",
@@ -414,12 +433,14 @@ __all__ = [
     "problems_from",
     "python_patterns",
     "read_exchanges",
+    "read_mcp_lock",
     "rejected",
     "run",
     "run_events",
     "schema_error_sentences",
     "schema_problems",
     "schema_validator",
+    "search_within",
     "serve_mcp",
     "service_app",
     "sse_comment",

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         TextDeltaEvent,
         ToolCallDeltaEvent,
         ToolCallFinishedEvent,
+        ToolCallProgressEvent,
         ToolCallStartedEvent,
         asse_lines,
         event_from_json,
@@ -74,6 +75,14 @@ if TYPE_CHECKING:
     from .loop.sync_driver import run, run_events
     from .mcp.client import MCPConnection, MCPConnectionError, connect_mcp, mcp_tools
     from .mcp.convert import MCPToolsError, definition_from_mcp, definitions_from_mcp
+    from .mcp.lockfile import (
+        MCP_LOCK_NAME,
+        MCPLock,
+        MCPLockError,
+        pin_tools,
+        read_mcp_lock,
+    )
+    from .mcp.pins import MCPDriftError, ToolDrift, compare_mcp_tools
     from .mcp.server import mcp_server, serve_mcp
     from .models.base import (
         CanonicalModel,
@@ -231,6 +240,7 @@ __all__ = [
     "GEMINI_KEYWORDS",
     "MAX_JSON_DEPTH",
     "MCP",
+    "MCP_LOCK_NAME",
     "NAMES",
     "PATTERN_SECONDS",
     "PRESETS",
@@ -286,6 +296,9 @@ __all__ = [
     "LintRules",
     "MCPConnection",
     "MCPConnectionError",
+    "MCPDriftError",
+    "MCPLock",
+    "MCPLockError",
     "MCPToolsError",
     "MessageEnd",
     "MessageStart",
@@ -340,9 +353,11 @@ __all__ = [
     "ToolCallDeltaEvent",
     "ToolCallEnd",
     "ToolCallFinishedEvent",
+    "ToolCallProgressEvent",
     "ToolCallStart",
     "ToolCallStartedEvent",
     "ToolContext",
+    "ToolDrift",
     "ToolEntry",
     "ToolError",
     "ToolFailure",
@@ -373,6 +388,7 @@ __all__ = [
     "check",
     "check_pairing",
     "codec",
+    "compare_mcp_tools",
     "connect_mcp",
     "convert",
     "convert_request_noted",
@@ -409,6 +425,7 @@ __all__ = [
     "parse_json",
     "parts_of",
     "pattern_risk",
+    "pin_tools",
     "plain_schema",
     "plain_validator",
     "plan_settings",
@@ -416,6 +433,7 @@ __all__ = [
     "problems_from",
     "python_patterns",
     "read_exchanges",
+    "read_mcp_lock",
     "rejected",
     "run",
     "run_events",

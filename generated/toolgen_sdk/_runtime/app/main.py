@@ -14,6 +14,7 @@ from typing import IO
 
 from ..clients.base import ModelClient
 from ..clients.http import HTTPModel
+from ..extras import MissingExtra
 from ..loop.events import RunEvent, sse_encode
 from ..loop.policies import Approval, ApprovalRequest
 from ..loop.sync_driver import run
@@ -147,9 +148,19 @@ def main(
     """`python -m <package> "prompt" [options]`: 0 when the run finished, 1 when it stopped otherwise.
 
     `python -m <package> mcp [options]` serves the tools over MCP instead, `serve` runs the HTTP service
-    (`-- mcp` asks the prompt "mcp").
+    (`-- mcp` asks the prompt "mcp"). An optional package that is missing (httpx for --base-url, the `serve`
+    or `mcp` extra) is one line naming the extra to install, and 4.
     """
-    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv), make_registry, prog)
+    except MissingExtra as error:
+        sys.stderr.write(f"{prog}: {error}\n")
+        return 4
+
+
+def _main(
+    arguments: list[str], make_registry: Callable[[], Registry], prog: str
+) -> int:
     if arguments[:1] == ["serve"]:
         # Imported here: only the service needs its module (and the `serve` extra behind it).
         from .serving import serve_main

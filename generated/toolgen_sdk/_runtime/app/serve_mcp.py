@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..mcp.sdk import mcp_module
 from ..mcp.server import parse_address, serve_mcp
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
@@ -19,7 +20,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Serve this package's tools over MCP: on stdin/stdout by default, or streamable HTTP "
-        "with --http. Needs the mcp extra.",
+        "with --http. Each MCP session is a conversation of its own (what the demo's todo tools keep is not "
+        "shared); a call may name its conversation under _meta['toolgen/conversation']. Needs the mcp extra.",
     )
     parser.add_argument(
         "--http",
@@ -58,6 +60,8 @@ def mcp_main(
     except ToolsLoadError as error:
         parser.error(str(error))
     name = options.name or prog.split()[-2]
+    # The SDK first: without it, one line naming the extra (main() says it), before anything is bound or said.
+    mcp_module()
     with tempfile.TemporaryDirectory(prefix="toolgen-workspace-") as scratch:
         if not options.tools:
             bind_demo(registry, options.workspace, Path(scratch))

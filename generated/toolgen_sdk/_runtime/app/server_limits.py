@@ -204,13 +204,13 @@ class _Admission:
 
 def _protocol_class(admission: _Admission) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol, with the cap applied at accept and each read of a request bounded in time."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+    import h11  # type: ignore[import-not-found,unused-ignore]
+    from uvicorn.protocols.http.h11_impl import H11Protocol  # type: ignore[import-not-found,unused-ignore]
 
     limits = admission.limits
     timed_out = _answer(408, "Request Timeout", "the request was not sent in time")
 
-    class LimitedH11Protocol(H11Protocol):
+    class LimitedH11Protocol(H11Protocol):  # type: ignore[misc,unused-ignore]
         """A connection over the cap is answered 503 and closed before it holds anything. While a request's
         head is awaited (on a new connection, or after a response) it has HEADER_SECONDS to come whole, then
         its body BODY_SECONDS: a response being sent, an event stream, is no read and has no bound."""
@@ -221,7 +221,7 @@ def _protocol_class(admission: _Admission) -> type[asyncio.Protocol]:
             self.phase: str | None = None  # "head" or "body" while a read is bounded
             self.read_timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override,unused-ignore]
             if not admission.admit(self):
                 self.refused = True
                 transport.write(admission.busy)
@@ -315,7 +315,7 @@ def service_config(
 ) -> Any:
     """The uvicorn Config serving `app` under ServerLimits. Raises this process's open-files limit to its
     hard limit, fits the cap under it (saying so when it lowers it), and quiets what a client can make the log repeat."""
-    import uvicorn
+    import uvicorn  # type: ignore[import-not-found,unused-ignore]
 
     asked = ServerLimits(max_connections=max_connections)
     limits = fitted(asked, raise_open_files_limit())

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..extras import MissingExtra, missing_extra
 from ..loop.options import RunOptions
 from ..serve.auth import (
     SESSION_COOKIE,
@@ -23,13 +24,11 @@ from ..serve.auth import (
     AuthError,
     TokenAuth,
     Tokens,
-    checked_origin,
-    is_loopback,
     kept_token,
     open_access,
-    service_hosts,
 )
-from ..serve.durable import DurableRuns, DurableRunsError
+from ..serve.boundary import checked_origin, is_loopback, service_hosts
+from ..serve.durable import MAX_OPEN_RUNS, DurableRuns, DurableRunsError
 from ..serve.http import service_app
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
@@ -94,8 +93,16 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     access.add_argument(
         "--tokens",
         metavar="FILE",
-        help="the tokens, one `TOKEN RIGHTS` a line, RIGHTS a comma list of start, read, "
-        "decide, cancel (default all)",
+        help="the tokens, one `TOKEN RIGHTS NAME` a line, RIGHTS a comma list of start, read, "
+        "decide, cancel (default all), NAME whose runs they are (default one made from the token)",
+    )
+    access.add_argument(
+        "--max-open-runs",
+        type=_open_runs_cap,
+        default=MAX_OPEN_RUNS,
+        metavar="N",
+        help="runs one credential may have running or awaiting approval at once; past it POST "
+        f"/runs is answered 429 (default {MAX_OPEN_RUNS})",
     )
     access.add_argument(
         "--allowed-host",
@@ -124,6 +131,13 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help="serve without a credential: only on a loopback --host",
     )
     return parser
+
+
+def _open_runs_cap(text: str) -> int:
+    """--max-open-runs' value: a whole number from 1."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1")
+    return int(text)
 
 
 def _access(
@@ -198,15 +212,17 @@ def _registry(
     return registry
 
 
-def _missing_extra() -> str | None:
-    """The first package of the `serve` extra that cannot be imported, if any."""
-    for module in SERVE_EXTRA:
+def _missing_extra(http: bool) -> MissingExtra | None:
+    """The error naming the `serve` extra when one of its packages (or one they import) is missing, if any;
+    with `http` (--base-url), httpx too, which the extra brings: said before anything starts."""
+    for module in (*SERVE_EXTRA, *(("httpx", "httpcore") if http else ())):
         try:
             importlib.import_module(module)
-        except ModuleNotFoundError as error:
-            if error.name != module:
+        except ImportError as error:
+            named = missing_extra(error, "serve", "serve")
+            if named is None:
                 raise
-            return module
+            return named
     return None
 
 
@@ -224,15 +240,12 @@ def serve_main(
     if not database.startswith(("sqlite:", "postgresql:", "postgres:")):
         parser.error("--database must be a sqlite:/// or postgresql:// URL")
     registry = _registry(options, parser, make_registry, state)
-    missing = _missing_extra()
+    missing = _missing_extra(bool(options.base_url))
     if missing is not None:
-        sys.stderr.write(
-            f"serve: {missing} is not installed; the service needs the `serve` extra: "
-            "pip install dbos starlette uvicorn\n"
-        )
+        sys.stderr.write(f"{prog} {missing}\n")
         return 4
     access = _access(options, parser, state)
-    import uvicorn
+    import uvicorn  # type: ignore[import-not-found,unused-ignore]
 
     try:
         runs = DurableRuns(
@@ -243,6 +256,7 @@ def serve_main(
             executor_id=options.executor_id,
             # Resumed only once the port is ours (below): a server that cannot serve leaves the runs alone.
             launch=False,
+            max_open_runs=options.max_open_runs,
             options=RunOptions(
                 stream=True,
                 max_steps=options.max_steps,

@@ -8,9 +8,10 @@ A signature (SigV4, in sigv4.py) covers the very bytes of each attempt.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
+
+from ..extras import optional_module
 
 # Where the scopes of Vertex AI's OAuth tokens are asked for.
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
@@ -86,14 +87,9 @@ class BearerToken:
 
 def google_token(scopes: tuple[str, ...] = (CLOUD_PLATFORM,)) -> Callable[[], str]:
     """A token provider from google-auth's default credentials (ADC), refreshed whenever it has expired."""
-    try:
-        google_auth = importlib.import_module("google.auth")
-        transport = importlib.import_module("google.auth.transport.requests")
-    except ImportError as error:
-        raise ImportError(
-            "Vertex AI's credentials need google-auth: pip install 'toolgen[vertex]' "
-            "(or google-auth[requests]), or pass token="
-        ) from error
+    needs = "Vertex AI's default credentials (token= needs none)"
+    google_auth = optional_module("google.auth", "vertex", needs)
+    transport = optional_module("google.auth.transport.requests", "vertex", needs)
     credentials: Any
     credentials, _ = google_auth.default(scopes=list(scopes))
 

@@ -14,7 +14,6 @@ an error body up to 1 MiB. The key is masked in all the client gives out, answer
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
 import time
@@ -23,10 +22,10 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..extras import optional_module
 from ..streams.aggregator import astream_events, stream_events
 from ..streams.events import Event
 from ..wires.base import ProviderError, Request, Response
-from ..wires.placement import placement_notes
 from ..wires.table import ROWS, Route
 from ..wires.table import wire as wire_row
 from .auth import Auth, BearerToken, key_headers
@@ -51,6 +50,7 @@ from .recording import Exchange, Recorder
 # RetryPolicy and retry_after are read from here too (the runtime's surface, tests): kept importable.
 from .retry import RETRY_STATUSES, RetryPolicy, retry_after, retryable  # noqa: F401
 from .secrets import Redactor
+from .sent_notes import sent_notes
 from .sigv4 import SigV4, aws_region, signable_url
 from .stream_mask import amasked, masked
 from .urls import join_url
@@ -63,10 +63,11 @@ from .urls import join_url
 
 def _httpx() -> Any:
     """httpx, imported by name so that the generated package imports, and type-checks, without it installed."""
-    try:
-        return importlib.import_module("httpx")
-    except ImportError as error:
-        raise ImportError("HTTPModel needs httpx: pip install httpx") from error
+    httpx = optional_module("httpx", "http", "HTTPModel")
+    # httpx imports its transport, httpcore (a dependency of every httpx toolgen takes), at the first request:
+    # missing, it is named here, where the model is made, not as the run's error.
+    optional_module("httpcore", "http", "HTTPModel")
+    return httpx
 
 
 class HTTPModel(ModelClientBase):
@@ -151,10 +152,10 @@ class HTTPModel(ModelClientBase):
     # -- requests --
 
     def request_notes(self, request: Request) -> tuple[str, ...]:
-        """What the encoder moves or drops from `request` as this wire cannot hold it where it stands (an image in
-        a tool result on openai-chat goes into a user message), for the run's `note` events: the same `place` the
-        encoder calls, a scan that builds nothing when nothing moves (losses.py's notes are too dear per call)."""
-        return placement_notes(request.messages, self.wire)
+        """What the body sent for `request` loses on this wire (an image in a tool result on openai-chat moved into
+        a user message, audio on Anthropic named in a text, a file's name Gemini has no field for), for the run's
+        `note` events: a scan that builds nothing for a conversation without media (sent_notes.py)."""
+        return sent_notes(request, self.wire)
 
     def _prepare(
         self, request: Request, stream: bool

@@ -16,25 +16,22 @@ spells the query that way: then what is sent, what is signed and what the server
 
 from __future__ import annotations
 
-import importlib
 import os
 import urllib.parse
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from ..extras import optional_module
+
 # The headers botocore adds when it signs: what the request sends on top of its own.
 _SIGNING_HEADERS = frozenset({"authorization", "x-amz-date", "x-amz-security-token"})
 
 
 def _botocore(name: str) -> ModuleType:
-    try:
-        return importlib.import_module(f"botocore.{name}")
-    except ImportError as error:
-        raise ImportError(
-            "signing Bedrock requests with SigV4 needs botocore: pip install 'toolgen[bedrock]' "
-            "(or botocore), or pass a Bedrock API key"
-        ) from error
+    # Without botocore a Bedrock API key still works: the error says so beside the extra to install.
+    needs = "Signing Bedrock requests with SigV4 (a Bedrock API key needs none)"
+    return optional_module(f"botocore.{name}", "bedrock", needs)
 
 
 def aws_region(region: str | None = None, profile: str | None = None) -> str:

@@ -47,9 +47,24 @@ def _order_status(args: Any, ctx: ToolContext) -> str:
     return f"Order {_data(args).get('order_id', '?')}: shipped, arriving in 2 days."
 
 
+# The most conversations whose to-do lists the demo keeps: an MCP server gives every session (and every call
+# without one) a conversation of its own, so the store would otherwise grow with every client that writes once.
+MOST_TODO_LISTS = 1024
+
+
 def _conversation(ctx: ToolContext) -> str:
-    # The list belongs to the conversation the loop says this is, never to one the model names.
+    # The list belongs to the conversation the loop (or the MCP session) says this is, never to one the model names.
     return ctx.conversation_id or "default"
+
+
+def _write_todos(store: TodoStore, conversation: str, todos: list[Any]) -> int:
+    """Write the list, forgetting the lists written longest ago beyond MOST_TODO_LISTS."""
+    with store.lock:
+        store.lists.pop(conversation, None)  # written again: the newest, last in order
+        while len(store.lists) >= MOST_TODO_LISTS:
+            store.lists.pop(next(iter(store.lists)))
+        store.lists[conversation] = [dict(todo) for todo in todos]
+    return len(todos)
 
 
 def bind_demo_handlers(
@@ -70,11 +85,8 @@ def bind_demo_handlers(
         )
 
     def todo_write(args: Any, ctx: ToolContext) -> dict[str, Any]:
-        return {
-            "count": store.write(
-                _conversation(ctx), list(_data(args).get("todos") or [])
-            )
-        }
+        todos = list(_data(args).get("todos") or [])
+        return {"count": _write_todos(store, _conversation(ctx), todos)}
 
     def todo_read(args: Any, ctx: ToolContext) -> dict[str, Any]:
         return {"todos": store.read(_conversation(ctx))}

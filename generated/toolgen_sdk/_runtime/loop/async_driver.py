@@ -104,16 +104,21 @@ async def _atimed(
 
 async def _acalls(
     run: RunState, entries: list[BatchCall]
-) -> AsyncGenerator[_Done, None]:
-    """Run the calls as tasks; their outcomes in call order.
+) -> AsyncGenerator[_Done | None, None]:
+    """Run the calls as tasks; their outcomes in call order, and None each time progress events were queued
+    meanwhile (for the caller to hand on).
 
     After a cancel or the deadline (or a call raising RunInterrupted) the calls still running are cancelled and
     get GRACE_SECONDS to end; one that ignores its cancellation is then left to run on its own.
     """
-    context = run.context()
+    # A report wakes the loop from whatever thread it comes from (a sync handler's, or this one).
+    loop = asyncio.get_running_loop()
+    woken = asyncio.Event()
+    run.progress.watch(lambda: loop.call_soon_threadsafe(woken.set))
+    waker: asyncio.Future[Any] = asyncio.ensure_future(woken.wait())
     tasks: dict[asyncio.Future[Any], BatchCall] = {
         asyncio.ensure_future(
-            _atimed(run.registry, entry, context, run.telemetry)
+            _atimed(run.registry, entry, run.context(entry), run.telemetry)
         ): entry
         for entry in entries
     }
@@ -134,18 +139,27 @@ async def _acalls(
     order = list(tasks)
     ready: dict[asyncio.Future[Any], _Done] = {}
     handed = 0
+    progress_due: float | None = None
     try:
         while pending:
-            waiting = set(pending)
+            waiting = set(pending) | {waker}
             if watch is not None and grace_until is None:
                 waiting.add(watch)
-            timeout = None
+            timeout = progress_due
             if grace_until is not None:
-                timeout = max(0.0, grace_until - time.monotonic())
+                grace = max(0.0, grace_until - time.monotonic())
+                timeout = grace if timeout is None else min(timeout, grace)
             done, _ = await asyncio.wait(
                 waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
             )
-            if not done:
+            if waker in done:
+                # Cleared before the reports are taken: a report after them wakes the loop again.
+                done.discard(waker)
+                woken.clear()
+                waker = asyncio.ensure_future(woken.wait())
+            progress_due = run.progress_events()
+            yield None
+            if not done and grace_until is not None and time.monotonic() >= grace_until:
                 break  # the grace is over
             if watch in done:
                 done.discard(watch)
@@ -172,6 +186,8 @@ async def _acalls(
             interrupt.let_go(task)
             yield tasks[task], _reason(run), time.perf_counter() - started
     finally:
+        run.progress.watch(None)
+        waker.cancel()
         if watch is not None:
             watch.cancel()
         for task in tasks:
@@ -205,7 +221,12 @@ async def _atool_batch(
         yield out
     calls_done = _acalls(run, entries)
     try:
-        async for entry, outcome, seconds in calls_done:
+        async for done in calls_done:
+            if done is None:
+                for out in run.drain():  # progress of the calls in flight
+                    yield out
+                continue
+            entry, outcome, seconds = done
             if isinstance(outcome, ToolOutcome):
                 report = run.finished(entry, outcome, seconds)
             else:

@@ -14,6 +14,7 @@ import pydantic
 
 from ..models.base import ToolSpec
 from ..observe.telemetry import NO_IDS, NO_TELEMETRY, NoTelemetry, open_telemetry
+from ..tools.progress import ProgressSink
 from ..tools.registry import Registry
 from ..wires.base import ProviderError, Response
 from ..wires.settings import checked_plan
@@ -21,6 +22,7 @@ from .events import EVENT_CLASSES, EventType, RunEvent
 from .interrupts import Interrupt, InterruptReason
 from .options import RunOptions
 from .policies import Hooks
+from .progress import ProgressBoard
 from .results import CallReport, RunMetrics, RunResult, StopReason
 
 _new_event = object.__new__
@@ -48,6 +50,7 @@ class BatchCall:
     report: CallReport | None = None
     announced: bool = False  # the stream said so already, with tool_call_started
     span: Any = None  # its execute_tool span while it runs
+    progress: ProgressSink | None = None  # where its handler's reports go, once started
 
 
 def plain_message(message: Any) -> dict[str, Any]:
@@ -83,6 +86,8 @@ class RunCore:
         self.reports: list[CallReport] = []
         self.recorded: dict[str, CallReport] = {}
         self.out: list[RunEvent] = []
+        # The progress its calls in flight report, from any thread; only the loop's thread makes it events.
+        self.progress: ProgressBoard[BatchCall] = ProgressBoard()
         self.step = 0
         self.tool_calls = 0
         self.limit_hit = False
@@ -178,6 +183,11 @@ class RunCore:
                 setting=problem.setting,
                 wire=problem.wire,
             )
+        # What the tools offered ask every run to tell (an MCP server's drift from its lock), once each.
+        registry = self.registry
+        told = {note for name in registry for note in registry.entry(name).spec.notes}
+        for note in sorted(told):
+            self.emit("note", message=note, setting=None, wire=None)
 
     def cancel_requested(self) -> InterruptReason | None:
         """The stop a set cancel token or a passed deadline asks for (`cancelled`, `deadline`); None until then."""

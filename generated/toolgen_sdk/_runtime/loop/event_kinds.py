@@ -5,7 +5,8 @@ Every event carries the run's conversation id, its sequence number in the run, t
 (`time`, seconds since the epoch) and the OpenTelemetry trace and span ids it belongs to (hex; None when tracing
 is off); its own fields come under `data` in the JSON form, with `version` saying which form it is. A form stored
 before events had a version (the release before EVENTS_VERSION 1) is read as version 1: its fields are the same,
-and a field added since takes its default.
+and a field added since takes its default. A kind added since (`tool_call_progress`) leaves the version as it is,
+since no form changed: a release before it reads such a stored row as an `unreadable_event` error in its place.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ EventType = Literal[
     "approval_decided",
     "tool_call_started",
     "tool_call_delta",
+    "tool_call_progress",
     "tool_call_finished",
     "final_message",
     "error",
@@ -172,6 +174,20 @@ class ToolCallDeltaEvent(EventBase):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolCallProgressEvent(EventBase):
+    """How far a running call has got, as its handler (or the MCP server behind it) reported: `progress` out of
+    `total` (None: not known), and a `message`; coalesced, at most one every PROGRESS_INTERVAL per call
+    (loop/progress.py). Informational: nothing else in the run depends on it."""
+
+    type: Literal["tool_call_progress"] = "tool_call_progress"
+    id: str
+    name: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolCallFinishedEvent(EventBase):
     """What became of a call: ok, error (the tool failed), denied, or skipped (a limit, a stop, a stream that broke
     off: `error_kind` says which); `content` is what the model reads (None for a call that was only announced)."""
@@ -243,6 +259,7 @@ RunEvent = (
     | ApprovalDecidedEvent
     | ToolCallStartedEvent
     | ToolCallDeltaEvent
+    | ToolCallProgressEvent
     | ToolCallFinishedEvent
     | FinalMessageEvent
     | ErrorEvent
@@ -261,6 +278,7 @@ EVENT_CLASSES: Mapping[str, type[EventBase]] = MappingProxyType(
         "approval_decided": ApprovalDecidedEvent,
         "tool_call_started": ToolCallStartedEvent,
         "tool_call_delta": ToolCallDeltaEvent,
+        "tool_call_progress": ToolCallProgressEvent,
         "tool_call_finished": ToolCallFinishedEvent,
         "final_message": FinalMessageEvent,
         "error": ErrorEvent,

@@ -17,6 +17,10 @@ that SSE, the service's store, the page and the command line all use. In order o
   arguments as the wire sent it; `tool_call_finished` {"id", "name", "status", "error_kind", "duration_ms",
   "content"} (status: ok | error | denied | skipped; a call announced by a stream that then broke off is skipped
   with error_kind cut)
+- `tool_call_progress` {"id", "name", "progress", "total", "message"}: how far a running call has got, as its
+  handler reported with `ctx.report_progress()` (an MCP tool: as its server reported); between the call's
+  `tool_call_started` and `tool_call_finished`, at most one every 0.1 s per call, the reports between coalesced
+  (loop/progress.py); informational, and the only kind whose count depends on timing
 - `final_message` {"message", "stop_reason"}
 - `error` {"message", "type", "code", "status", "fatal", "retry"}: retry is the attempt about to be made when the
   failed model call is made again, else None
@@ -54,6 +58,7 @@ from .event_kinds import (
     TextDeltaEvent,
     ToolCallDeltaEvent,
     ToolCallFinishedEvent,
+    ToolCallProgressEvent,
     ToolCallStartedEvent,
     event_from_json,
 )
@@ -80,6 +85,7 @@ __all__ = [
     "TextDeltaEvent",
     "ToolCallDeltaEvent",
     "ToolCallFinishedEvent",
+    "ToolCallProgressEvent",
     "ToolCallStartedEvent",
     "asse_lines",
     "event_from_json",

@@ -4,8 +4,8 @@
 A run is interrupted when its cancel token is set (stop reason `cancelled`, or the token's own `reason`) or its
 deadline has passed (`deadline`). The drivers check between steps and stream events; while they wait on something
 that blocks (a model call, a stalled stream, a tool call) they watch the interrupt every few tens of
-milliseconds, but only when a run has a cancel token or a deadline: a run without one waits as it always did,
-with no thread or task added. A model client or a tool dispatch may raise RunInterrupted itself (a durable
+milliseconds, but only when a run has a cancel token or a deadline: a run without one waits without watching
+(no watcher thread or task; the sync driver's tool calls run on threads either way, see sync_driver.py). A model client or a tool dispatch may raise RunInterrupted itself (a durable
 engine does, when the run's cancel or deadline fires during its call): the run stops with its reason.
 Python cannot stop a thread: a call given up on is abandoned, still running, on a daemon thread.
 """

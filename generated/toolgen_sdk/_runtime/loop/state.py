@@ -25,6 +25,7 @@ from ..wires.base import ProviderError
 from .core import BatchCall, plain_message
 from .model_step import ModelStep
 from .policies import Approval, ApprovalRequest, json_text
+from .progress import Report
 from .results import CallReport, CallStatus, RunResult
 
 __all__ = ["BatchCall", "RunState", "RunView", "plain_message"]
@@ -170,15 +171,21 @@ class RunState(ModelStep):
             return []
         return waiting
 
-    def context(self) -> ToolContext:
+    def context(self, entry: BatchCall | None = None) -> ToolContext:
+        """The context of the run's calls; with `entry` (a call started), the one its handler reports progress to,
+        approved: a call starts only once its approval (if its tool requires one) was asked and given."""
         return ToolContext(
-            conversation_id=self.conversation_id, values=self.options.values or {}
+            conversation_id=self.conversation_id,
+            values=self.options.values or {},
+            on_progress=None if entry is None else entry.progress,
+            approved=entry is not None,
         )
 
     def started(self, entry: BatchCall) -> None:
         entry.span = self.telemetry.start_tool(
             entry.name, entry.id, entry.arguments, entry.spec
         )
+        entry.progress = self.progress.open(entry)
         if not entry.announced:
             data = {"id": entry.id, "name": entry.name, "arguments": entry.arguments}
             self.emit_in(entry.span, "tool_call_started", data)
@@ -221,7 +228,29 @@ class RunState(ModelStep):
         """File the report of a call the run stopped waiting for (a cancel or the deadline while it ran)."""
         self._record(entry, report)
 
+    def progress_events(self) -> float | None:
+        """Queue the progress events due now; the seconds until the next one is due (None: no report waits)."""
+        due, wait = self.progress.take()
+        for entry, report in due:
+            self._progress_event(entry, report)
+        return wait
+
+    def _progress_event(self, entry: BatchCall, report: Report) -> None:
+        progress, total, message = report
+        data = {
+            "id": entry.id,
+            "name": entry.name,
+            "progress": progress,
+            "total": total,
+            "message": message,
+        }
+        self.emit_in(entry.span, "tool_call_progress", data)
+
     def _record(self, entry: BatchCall, report: CallReport) -> None:
+        held = self.progress.close(entry)
+        if held is not None:
+            # The call's last word on its progress comes before its end.
+            self._progress_event(entry, held)
         entry.report = report
         self.recorded[report.call_id] = report
         self.metrics.add_call(report)
@@ -261,6 +290,7 @@ class RunState(ModelStep):
     def finish(self) -> RunResult:
         if self.result is not None:
             return self.result
+        self.progress.close_all()
         stop = self.stop or "error"
         self._close_announced(
             stop

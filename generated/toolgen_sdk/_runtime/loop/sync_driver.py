@@ -1,8 +1,10 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""The sync driver of the agent loop: run() and run_events(), parallel tool calls on daemon threads.
+"""The sync driver of the agent loop: run() and run_events(), tool calls on daemon threads.
 
 A run with a cancel token or a deadline waits for its model calls, streams and tool calls while watching them
-(interrupts.py): it ends within about a second of either firing, whatever it was waiting for.
+(interrupts.py): it ends within about a second of either firing, whatever it was waiting for. Every tool call,
+a lone one too, runs on a thread of its own batch, so that the loop's thread is free to hand on the progress
+the call reports (loop/progress.py) while it runs.
 """
 
 from __future__ import annotations
@@ -112,6 +114,8 @@ def _timed(
 
 # What _dispatch says of a call: its outcome or why the run was interrupted, its seconds, and whether it began.
 _Done = tuple[BatchCall, ToolOutcome | InterruptReason, float, bool]
+# Put on a batch's queue of finished calls when a call reports progress: the loop wakes to hand it on.
+_WOKEN = -1
 
 
 class _Threads:
@@ -130,12 +134,19 @@ class _Threads:
         self.telemetry = telemetry
         # Each call sees the loop thread's context variables (its trace span among them).
         self.contexts = [contextvars.copy_context() for _ in calls]
-        self.done: queue.SimpleQueue[tuple[int, Any, float]] = queue.SimpleQueue()
+        self.done: queue.SimpleQueue[
+            tuple[int, ToolOutcome | InterruptReason | BaseException | None, float]
+        ] = queue.SimpleQueue()
         self.began: dict[int, float] = {}
         self._lock = threading.Lock()
         self._next = 0
         self._closed = False
-        for _ in range(min(len(calls), _MAX_WORKERS)):
+
+    def wake(self) -> None:
+        self.done.put((_WOKEN, None, 0.0))
+
+    def start(self) -> None:
+        for _ in range(min(len(self.calls), _MAX_WORKERS)):
             threading.Thread(
                 target=self._work, name="toolgen-tool", daemon=True
             ).start()
@@ -166,19 +177,20 @@ class _Threads:
             return dict(self.began)
 
 
-def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done]:
-    """Run the calls, concurrently when there are several; their outcomes in call order.
+def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done | None]:
+    """Run the calls, concurrently when there are several; their outcomes in call order, and None each time
+    progress events were queued meanwhile (for the caller to hand on).
 
     Each call is made ready by the registry in call order on this thread. After a cancel or the deadline (or a
     call raising RunInterrupted) the calls still running get GRACE_SECONDS, then are left to run on their own.
     """
     if not entries:
         return
-    context = run.context()
     refused: InterruptReason | None = None
     try:
         calls = [
-            (entry, run.registry.dispatcher(entry.call, context)) for entry in entries
+            (entry, run.registry.dispatcher(entry.call, run.context(entry)))
+            for entry in entries
         ]
     except RunInterrupted as interrupted:
         calls, refused = [], interrupted.reason
@@ -189,21 +201,16 @@ def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done]:
             yield entry, refused, 0.0, False
         return
     interrupt = run.interrupt
-    if len(calls) == 1 and not interrupt.armed:
-        # Nothing can interrupt it: it runs here, without a thread.
-        entry, dispatch = calls[0]
-        outcome, seconds = _timed(dispatch, entry, run.telemetry)
-        if isinstance(outcome, str):
-            run.end(outcome)
-        yield entry, outcome, seconds, True
-        return
     threads = _Threads(calls, run.telemetry)
+    run.progress.watch(threads.wake)
+    threads.start()
     left = set(range(len(calls)))
     # Outcomes are handed on in call order, whatever order the calls end in: the run's events are then the same
     # on every replay of a durable run, and in run(), arun() and a served run alike.
     ready: dict[int, tuple[ToolOutcome | InterruptReason, float]] = {}
     handed = 0
     grace_until: float | None = None
+    progress_due: float | None = None
     try:
         while left:
             if grace_until is None:
@@ -216,9 +223,17 @@ def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done]:
             timeout = interrupt.poll() if interrupt.armed else None
             if grace_until is not None:
                 timeout = max(0.0, min(POLL_SECONDS, grace_until - time.monotonic()))
+            if progress_due is not None:
+                timeout = (
+                    progress_due if timeout is None else min(timeout, progress_due)
+                )
             try:
                 index, outcome, seconds = threads.done.get(timeout=timeout)
             except queue.Empty:
+                index, outcome = _WOKEN, None
+            progress_due = run.progress_events()
+            yield None
+            if outcome is None:  # woken for progress
                 continue
             left.discard(index)
             if isinstance(outcome, BaseException):
@@ -232,6 +247,7 @@ def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done]:
                 yield (calls[handed][0], *ready.pop(handed), True)
                 handed += 1
     finally:
+        run.progress.watch(None)
         began = threads.close()
     now = time.perf_counter()
     reason: InterruptReason = "deadline" if run.stop == "deadline" else "cancelled"
@@ -261,7 +277,11 @@ def _tool_batch(run: RunState, calls: list[dict[str, Any]]) -> Iterator[RunEvent
             _sync(hooks.before_tool(entry.call, run.context()), "the before_tool hook")
         run.started(entry)
     yield from run.drain()
-    for entry, outcome, seconds, began in _dispatch(run, entries):
+    for done in _dispatch(run, entries):
+        if done is None:
+            yield from run.drain()  # progress of the calls in flight
+            continue
+        entry, outcome, seconds, began = done
         if isinstance(outcome, ToolOutcome):
             report = run.finished(entry, outcome, seconds)
         elif began:

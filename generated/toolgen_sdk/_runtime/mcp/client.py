@@ -5,30 +5,39 @@ The connection runs the official SDK's client on an event loop of its own thread
 handlers that work under run() and arun() alike. Each tool is added with its inputSchema (the registry checks
 arguments before the server sees them) and with the policies a toolgen server puts in `_meta` (returnDirect,
 requiresApproval, timeout), which the loop then honours as it does for built tools. A server's approval
-question for a tool marked requiresApproval is answered yes: the loop asked its own approver before the call.
+question for a tool marked requiresApproval is answered yes for the call in flight only (the loop asked its own
+approver before it); other elicitations (form and URL), sampling and roots go to the application's callbacks
+(elicitation.py). A tool that requires MCP tasks runs as one (client_tasks.py), or the server is refused at
+connect. What a server lists and answers is bounded and checked (listing.py, answers.py).
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..models.check import schema_validator
 from ..tools.guards import ToolFailure
 from ..tools.registry import Registry, ToolContext
+from .answers import (
+    DEFAULT_MAX_RESULT_BYTES,
+    answered,
+    missing_structure,
+    output_check,
+    timed_out,
+)
+from .client_tasks import call_as_task, required_task_tools, task_refusal
+from .content import text_from_mcp, tool_result
 from .convert import MCPToolsError, definitions_from_mcp
+from .elicitation import Asked, Elicit, Roots, Sample
+from .listing import DEFAULT_MAX_TOOLS, check_count, output_validators
+from .progress import ReportingArguments, progress_callback
 from .sdk import mcp_module, mcp_types
-from .server import approval_tool
 
 if (
     TYPE_CHECKING
 ):  # only type checkers read it: typing.Self is 3.11+, the runtime runs on 3.10
     from typing import Self
-
-# Answers a server's elicitation that is not toolgen's approval question: (message, requested schema) to the
-# content to send back, or None to decline.
-Elicit = Callable[[str, Mapping[str, Any]], Awaitable[Mapping[str, Any] | None]]
 
 
 class MCPConnectionError(RuntimeError):
@@ -50,14 +59,16 @@ def _failure(error: BaseException) -> str:
     return text if isinstance(error, ToolFailure) else f"{type(error).__name__}: {text}"
 
 
+class _Unchecked:
+    """What the SDK checks structuredContent with in place of jsonschema: nothing (answers.py checks it)."""
+
+    def iter_errors(self, instance: Any) -> Any:
+        return iter(())
+
+
 def _text_of(blocks: Sequence[Any]) -> str:
-    texts = []
-    for block in blocks:
-        if getattr(block, "type", None) == "text":
-            texts.append(block.text)
-        else:  # images, audio, resources: their JSON, so nothing is dropped without a word
-            texts.append(block.model_dump_json(by_alias=True, exclude_none=True))
-    return "\n".join(texts)
+    # Images, audio and resources as a line each saying what they are (content.py): an error is read as text.
+    return text_from_mcp(blocks)
 
 
 class MCPConnection:
@@ -72,11 +83,26 @@ class MCPConnection:
         cwd: str | None = None,
         timeout: float = 60.0,
         on_elicit: Elicit | None = None,
+        on_sample: Sample | None = None,
+        roots: Roots | None = None,
+        max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+        max_tools: int = DEFAULT_MAX_TOOLS,
+        lock: Any = None,
+        on_drift: str | None = None,
     ) -> None:
         self.label = target if isinstance(target, str) else shlex.join(target)
+        from .pins import MCPDriftError, Pins
+
+        # What each refresh compares the tools with (pins.py): a lock that cannot be read fails before any start.
+        self._pins = Pins.of(lock, on_drift)
+        self.drift = self._pins.none()
         self.timeout = timeout
-        self._on_elicit = on_elicit
+        self.max_result_bytes, self.max_tools = max_result_bytes, max_tools
+        # Elicitation, sampling and roots (elicitation.py); sampling and roots advertised only when given.
+        self._asked = Asked(on_elicit, on_sample, roots)
         self._approval: frozenset[str] = frozenset()
+        self._checks: dict[str, Any] = {}
+        self._tasks: frozenset[str] = frozenset()
         anyio = mcp_module("anyio.from_thread")
         mcp = mcp_module("mcp")
         if isinstance(target, str) and target.startswith(("http://", "https://")):
@@ -95,6 +121,8 @@ class MCPConnection:
             server,
             read_timeout_seconds=timeout,
             elicitation_callback=self._elicit,
+            sampling_callback=self._asked.sample if on_sample is not None else None,
+            list_roots_callback=self._asked.list_roots if roots is not None else None,
         )
         self._portal_cm = anyio.start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
@@ -109,6 +137,8 @@ class MCPConnection:
                 self.close()  # the client's context first: the portal waits for the task holding it
             else:
                 self._portal_cm.__exit__(None, None, None)
+            if isinstance(error, MCPDriftError):
+                raise  # it names the server and each tool already
             if isinstance(error, MCPToolsError):
                 raise MCPToolsError(f"{self.label}: {error}", error.pointer) from None
             if isinstance(error, (MCPConnectionError, KeyboardInterrupt)):
@@ -125,6 +155,7 @@ class MCPConnection:
             listed = self._portal.call(self._list_page, cursor)
             data = listed.model_dump(mode="json", by_alias=True, exclude_none=True)
             pages.extend(data.get("tools", []))
+            check_count(len(pages), self.max_tools)
             cursor = listed.next_cursor
             if cursor is None:
                 break
@@ -138,36 +169,49 @@ class MCPConnection:
                 f"{self.label}: its tools list did not end after 1,000 pages"
             )
         self.definitions = definitions_from_mcp(pages)
+        self._checked_listing(self.definitions)
         self._approval = frozenset(
             d["name"] for d in self.definitions if d.get("requiresApproval")
         )
+        self.drift = self._pins.check(self.label, self.definitions, self.drift)
         return self.definitions
 
     async def _list_page(self, cursor: str | None) -> Any:
         return await self._client.list_tools(cursor=cursor, cache_mode="refresh")
 
+    def _checked_listing(self, definitions: list[dict[str, Any]]) -> None:
+        """Schemas that are JSON Schemas, tools that need tasks runnable as such: else MCPToolsError naming them."""
+        validators = output_validators(definitions)
+        self._checks = {d["name"]: output_check(validators, d) for d in definitions}
+        required = required_task_tools(definitions)
+        refusal = task_refusal(self._client.session) if required else None
+        if refusal is not None:
+            index = [d["name"] for d in definitions].index(required[0])
+            raise MCPToolsError(
+                f"tools[{index}] ({required[0]!r}) requires MCP tasks (execution.taskSupport: required), and"
+                f" {refusal}",
+                (index, "execution", "taskSupport"),
+            )
+        self._tasks = frozenset(required)
+
     async def _elicit(self, context: Any, params: Any) -> Any:
-        types = mcp_types()
-        if approval_tool(params) in self._approval:
-            return types.ElicitResult(action="accept", content={})
-        schema = getattr(params, "requested_schema", None)
-        if self._on_elicit is None or schema is None:
-            return types.ElicitResult(action="decline")
-        content = await self._on_elicit(params.message, schema)
-        if content is None:
-            return types.ElicitResult(action="decline")
-        return types.ElicitResult(action="accept", content=dict(content))
+        return await self._asked.elicit(params, self._approval)
 
     def call(self, name: str, arguments: Any, timeout: float | None = None) -> Any:
-        """Call the remote tool: its structuredContent, else its text; ToolFailure with the server's words
-        when it answers isError, or when the server is gone."""
+        """Call the remote tool: its structuredContent, text or ContentParts (content.py); ToolFailure with the
+        server's words when it answers isError, or when the server is gone."""
         try:
             result = self._portal.call(
-                self._call, name, arguments, timeout or self.timeout
+                self._attempt, name, arguments, timeout or self.timeout
             )
         except ToolFailure:
             raise
         except Exception as error:  # noqa: BLE001 - a dead server or a broken answer is the model's to hear
+            if timed_out(_leaf(error)):
+                # A TimeoutError: the registry reports it as the call's `timeout`.
+                raise TimeoutError(
+                    f"the MCP server {self.label} did not answer within {timeout or self.timeout} seconds"
+                ) from None
             if self._vanished(name):
                 raise ToolFailure(
                     f"the MCP server {self.label} no longer has a tool named {name!r}"
@@ -175,12 +219,11 @@ class MCPConnection:
             raise ToolFailure(
                 f"the MCP server {self.label} did not answer the call: {_failure(error)}"
             ) from None
-        text = _text_of(result.content)
         if result.is_error:
+            text = _text_of(result.content)
             raise ToolFailure(text.removeprefix("Error: ") or "the tool failed")
-        if result.structured_content is not None:
-            return result.structured_content
-        return text
+        # Text, the structured content, or ContentParts with the images, audio and resources (content.py).
+        return tool_result(result.content, result.structured_content)
 
     def _vanished(self, name: str) -> bool:
         """Whether a failed call was to a tool the server no longer lists (False when it cannot be asked)."""
@@ -189,33 +232,58 @@ class MCPConnection:
         except Exception:  # noqa: BLE001 - a server that cannot list either has failed in another way
             return False
 
+    async def _attempt(self, name: str, arguments: Any, timeout: float) -> Any:
+        """One call, as a task where the tool requires it; made once more after the user agrees to open the URLs
+        a -32042 error names. Its answer bounded and checked (answers.py)."""
+        anyio = mcp_module("anyio")
+        call = self._call_task if name in self._tasks else self._call
+        with self._asked.calling(name, arguments):
+            try:
+                result = await call(name, arguments, timeout)
+            except RuntimeError as error:
+                # The SDK's own check, which stays (only its validator is replaced): said as answers.py says it.
+                if "did not return structured content" not in str(error):
+                    raise
+                raise ToolFailure(missing_structure(name)) from None
+            except Exception as error:
+                urls = mcp_types().URL_ELICITATION_REQUIRED
+                if getattr(_leaf(error), "code", None) != urls:
+                    raise
+                with anyio.fail_after(timeout):
+                    await self._asked.prerequisites(_leaf(error), self.label)
+                result = await call(name, arguments, timeout)
+        return answered(name, result, self._checks.get(name), self.max_result_bytes)
+
+    async def _call_task(self, name: str, arguments: Any, timeout: float) -> Any:
+        anyio = mcp_module("anyio")
+        session, status = self._client.session, progress_callback(arguments)
+        with anyio.fail_after(timeout + 1):
+            # The task's status messages are its progress (progress.py takes them to the run).
+            return await call_as_task(session, name, arguments, timeout, status)
+
     async def _call(self, name: str, arguments: Any, timeout: float) -> Any:
         anyio = mcp_module("anyio")
         self._bound_output_check(name)
         with anyio.fail_after(timeout + 1):
+            # The server's progress for this call goes to the run the call is in (progress.py).
             return await self._client.call_tool(
-                name, arguments, read_timeout_seconds=timeout
+                name,
+                arguments,
+                read_timeout_seconds=timeout,
+                progress_callback=progress_callback(arguments),
             )
 
     def _bound_output_check(self, name: str) -> None:
         """The SDK checks a result's structuredContent against the tool's outputSchema with jsonschema, whose
         patterns run on Python's re, without a bound (a server's `^(a+)+$` would stop this process): the
-        validator it keeps for the tool is made toolgen's, whose patterns are bounded, before it makes its own."""
+        validator it keeps for the tool is made one that passes everything, before it makes its own; toolgen
+        checks the result itself, bounded, for plain and task calls alike (answers.py)."""
         try:
-            session = self._client.session
-            schemas = session._tool_output_schemas
-            kept = session._tool_output_validators
+            kept = self._client.session._tool_output_validators
         except Exception:  # noqa: BLE001 - another SDK version keeps them elsewhere; its own check runs then
             return
-        schema = schemas.get(name) if isinstance(schemas, dict) else None
-        if not isinstance(kept, dict) or name in kept or not isinstance(schema, dict):
-            return
-        try:
-            validator = schema_validator(schema)
-            type(validator).check_schema(schema)
-        except Exception:  # noqa: BLE001 - a schema that is not one: the SDK says so in its own words
-            return
-        kept[name] = validator
+        if isinstance(kept, dict) and not isinstance(kept.get(name), _Unchecked):
+            kept[name] = _Unchecked()
 
     def add_to(
         self,
@@ -248,7 +316,9 @@ class MCPConnection:
                 self._handler(definition["name"], definition.get("timeout")),
                 description=definition.get("description"),
                 output_schema=output if isinstance(output, Mapping) else None,
-                timeout=definition.get("timeout"),
+                # The connection's limit where the server sets none: a remote call's time is bounded either way,
+                # and the registry reports the limit it ran out of (`timeout`) in its own words.
+                timeout=definition.get("timeout") or self.timeout,
                 strict=definition.get("strict"),
                 title=definition.get("title"),
                 return_direct=bool(definition.get("returnDirect")),
@@ -257,12 +327,16 @@ class MCPConnection:
                 annotations=definition.get("annotations"),
                 describe_meta=definition.get("describeMeta") or False,
             )
+        added = {prefix + d["name"]: d["name"] for d in chosen}
+        self._pins.tell(registry, self.label, self.drift, added)  # drift as run notes
         return [prefix + d["name"] for d in chosen]
 
     def _handler(
         self, name: str, timeout: float | None
     ) -> Callable[[Any, ToolContext], Any]:
         def call_remote(args: Any, ctx: ToolContext) -> Any:
+            if ctx.on_progress is not None and isinstance(args, dict):
+                args = ReportingArguments(args, ctx.on_progress)  # progress requested
             return self.call(name, args, timeout)
 
         return call_remote

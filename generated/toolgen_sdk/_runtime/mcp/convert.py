@@ -28,6 +28,14 @@ POLICY_KEYS = (
 )
 
 
+# Where a tool's `execution.taskSupport` is kept (MCP's field, which toolgen's tool schema has no place for) when
+# it is "optional" or "required": in its meta under this key, so that `toolgen import mcp` writes it into the schema
+# file. Only the server's `execution` sets it: the key in a server's `_meta` (a toolgen server re-serving an imported
+# tool, which it runs plainly) is dropped.
+TASK_SUPPORT_KEY = "toolgen/taskSupport"
+_TASK_SUPPORT = ("forbidden", "optional", "required")
+
+
 # A week: far past any tool call, and far inside what a thread's wait can count (threading.TIMEOUT_MAX).
 _LONGEST_TIMEOUT = 7 * 24 * 3600
 
@@ -113,8 +121,21 @@ def _policies(meta: Mapping[str, Any], where: str) -> dict[str, Any]:
     return found
 
 
+def _task_support(tool: Mapping[str, Any], where: str) -> str | None:
+    """The tool's `execution.taskSupport` when it asks for tasks ("optional", "required"); None for "forbidden"."""
+    execution = _object_or_none(tool.get("execution"), where, "execution") or {}
+    support = execution.get("taskSupport")
+    if support is not None and support not in _TASK_SUPPORT:
+        raise MCPToolsError(
+            f"{where}: execution.taskSupport must be one of {', '.join(_TASK_SUPPORT)}, not {support!r}",
+            ("execution", "taskSupport"),
+        )
+    return None if support in (None, "forbidden") else str(support)
+
+
 def definition_from_mcp(tool: Any, index: int = 0) -> dict[str, Any]:
-    """One MCP `tools/list` entry (JSON data) as a canonical tool definition, its policies out of `_meta`.
+    """One MCP `tools/list` entry (JSON data) as a canonical tool definition, its policies out of `_meta`, an
+    `execution.taskSupport` of "optional" or "required" in its meta under TASK_SUPPORT_KEY.
 
     Raises MCPToolsError for an entry toolgen cannot call: no name, or an input schema that is not an
     object schema (MCP requires `type: object`; providers take nothing else).
@@ -149,6 +170,12 @@ def _definition(tool: Any, index: int) -> dict[str, Any]:
     meta = _object_or_none(tool.get("_meta"), where, "_meta") or {}
     policies = _policies(meta, where)
     output = _object_or_none(tool.get("outputSchema"), where, "outputSchema")
+    kept = {
+        k: v for k, v in meta.items() if k not in POLICY_KEYS and k != TASK_SUPPORT_KEY
+    }
+    support = _task_support(tool, where)
+    if support is not None:
+        kept[TASK_SUPPORT_KEY] = support
     return canonical_definition(
         name=name,
         title=tool.get("title"),
@@ -159,7 +186,7 @@ def _definition(tool: Any, index: int) -> dict[str, Any]:
         timeout=policies.get("timeout"),
         requiresApproval=policies.get("requiresApproval"),
         strict=policies.get("strict"),
-        meta={k: v for k, v in meta.items() if k not in POLICY_KEYS},
+        meta=kept,
         annotations=_object_or_none(tool.get("annotations"), where, "annotations"),
         describeMeta=policies.get("describeMeta"),
         # Not a tool definition's field: the server has no handler for it (serve_mcp's `_meta.unavailable`).

@@ -3,24 +3,15 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-# The package this runtime is part of (toolgen, or the generated package), for the install hint.
-_PACKAGE = __name__.split(".")[0]
+from ..extras import optional_module
 
 
 def mcp_module(name: str = "mcp") -> Any:
-    """`mcp` or one of its modules; by name, so the package imports and type-checks without the SDK."""
-    try:
-        return importlib.import_module(name)
-    except ImportError as error:
-        if not (error.name or "").startswith("mcp"):
-            raise
-        distribution = _PACKAGE.replace("_", "-")
-        raise ImportError(
-            f"MCP needs the official mcp SDK: pip install '{distribution}[mcp]' (or: pip install 'mcp>=2.3,<3')"
-        ) from error
+    """`mcp` or one of its modules; by name, so the package imports and type-checks without the SDK. A missing
+    SDK, or a package it imports (anyio, httpx...), is a MissingExtra naming the `mcp` extra."""
+    return optional_module(name, "mcp", "MCP (the official mcp SDK)")
 
 
 def mcp_types() -> Any:

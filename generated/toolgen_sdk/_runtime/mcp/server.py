@@ -4,24 +4,36 @@
 `tools/list` is the MCP export (`toolgen export --format mcp`): title, annotations, object output schemas, and
 under `_meta` toolgen's policies (returnDirect, requiresApproval, timeout), strict, and an output schema MCP's
 field cannot hold; a tool without a handler is listed with `_meta.unavailable: true`. `tools/call` is the registry's dispatch (arguments checked against the typed
-models, the tool's timeout applied): the result as text plus `structuredContent` where the tool has an object
-output schema, and every failure as `isError: true` with the sentence the model would read. A tool that
+models, the tool's timeout applied): the result as text (or as image, audio and resource blocks, for a tool
+that returns content parts) plus `structuredContent` where the tool has an object output schema, and every
+failure as `isError: true` with the sentence the model would read. A tool that
 requires approval asks the client through elicitation, and is refused where the client cannot be asked.
+
+Each call runs in a conversation of its own MCP session (`ToolContext.conversation_id`), or the one it names under
+`_meta["toolgen/conversation"]` (sessions.py): what a tool keeps for a conversation is not seen by other clients.
+The annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint) are the tool definition's; they are
+hints for the client, while toolgen enforces its own policies (requiresApproval, timeout), and a durable run repeats
+a call a crash cut short only for a tool whose hints say idempotent or read-only. `serverInfo` names the package and
+its version.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 import pydantic
 import pydantic_core
 
 from ..tools.guards import sendable
-from ..tools.registry import Registry, ToolOutcome
+from ..tools.registry import Registry, ToolContext, ToolOutcome
+from ..tools.results import ContentParts
 from ..wires.export import export_tools
+from .content import mcp_from_parts
 from .sdk import mcp_module, mcp_types, uses_input_required
+from .sessions import ConversationError, Conversations, package_version
 
 Transport = Literal["stdio", "http"]
 # The key of the approval question inside an InputRequiredResult, and the `_meta` key that marks it.
@@ -41,13 +53,8 @@ def _listed(tools: Registry) -> list[dict[str, Any]]:
 def _content(outcome: ToolOutcome) -> list[dict[str, Any]]:
     if isinstance(outcome.content, str):
         return [{"type": "text", "text": outcome.content}]
-    parts: list[dict[str, Any]] = []
-    for part in outcome.content:
-        if isinstance(part, Mapping) and part.get("type") == "text":
-            parts.append({"type": "text", "text": str(part.get("text", ""))})
-        else:  # a canonical part MCP has no block for goes as its JSON text
-            parts.append({"type": "text", "text": json.dumps(part, ensure_ascii=False)})
-    return parts
+    # Images, audio and files as MCP's own blocks; a part MCP has no block for as its JSON text (content.py).
+    return mcp_from_parts(outcome.content)
 
 
 def _structured(tools: Registry, outcome: ToolOutcome) -> Any:
@@ -72,6 +79,9 @@ def _structured(tools: Registry, outcome: ToolOutcome) -> Any:
 def call_result(tools: Registry, outcome: ToolOutcome) -> dict[str, Any]:
     """A dispatch outcome as an MCP CallToolResult (JSON data)."""
     result: dict[str, Any] = {"content": _content(outcome), "isError": outcome.is_error}
+    # A result of content parts: the data they stand for, if any, is the structured result.
+    if isinstance(outcome.result, ContentParts):
+        outcome = replace(outcome, result=outcome.result.value)
     structured = _structured(tools, outcome)
     if structured is not None:
         result["structuredContent"] = structured
@@ -101,20 +111,6 @@ def _question(name: str, arguments: Any) -> Any:
             _meta={APPROVAL_KEY: {"tool": name}},
         )
     )
-
-
-def approval_tool(params: Any) -> str | None:
-    """The tool an elicitation asks approval for, when it is toolgen's approval question.
-
-    The 2026-07-28 input requests keep no `_meta`, so the question's own words say which tool it is."""
-    meta = params.meta.model_dump() if getattr(params, "meta", None) else {}
-    asked = meta.get(APPROVAL_KEY)
-    if isinstance(asked, Mapping) and isinstance(asked.get("tool"), str):
-        return str(asked["tool"])
-    message = getattr(params, "message", "")
-    if isinstance(message, str) and message.startswith("Allow ") and "(" in message:
-        return message[len("Allow ") :].partition("(")[0]
-    return None
 
 
 def _denial(answer: Any) -> str | None:
@@ -151,10 +147,14 @@ async def _approval(ctx: Any, params: Any, name: str, arguments: Any) -> Any:
     return None if denial is None else _error(denial)
 
 
-def mcp_server(tools: Registry, *, name: str = "toolgen") -> Any:
-    """The official SDK's low-level `Server` for `tools`, to run on any transport it offers."""
+def mcp_server(
+    tools: Registry, *, name: str = "toolgen", version: str | None = None
+) -> Any:
+    """The official SDK's low-level `Server` for `tools`, to run on any transport it offers; `serverInfo` says
+    `name` and `version` (default: the version of the package these tools come from, sessions.package_version)."""
     lowlevel = mcp_module("mcp.server.lowlevel")
     types = mcp_types()
+    conversations = Conversations()
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
@@ -163,6 +163,10 @@ def mcp_server(tools: Registry, *, name: str = "toolgen") -> Any:
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         tool, arguments = params.name, params.arguments or {}
+        try:
+            conversation = conversations.of(ctx, params)
+        except ConversationError as error:
+            return types.CallToolResult.model_validate(_error(str(error)))
         entry = tools.entry(tool) if tool in tools else None
         if entry is not None and entry.bound and entry.spec.requires_approval:
             stop = await _approval(ctx, params, tool, arguments)
@@ -175,10 +179,17 @@ def mcp_server(tools: Registry, *, name: str = "toolgen") -> Any:
             "type": "function",
             "function": {"name": tool, "arguments": arguments},
         }
-        outcome = await tools.adispatch(call)
+        # Asked above when the tool requires approval: the call is approved, or needs none.
+        context = ToolContext(conversation_id=conversation, approved=True)
+        outcome = await tools.adispatch(call, context)
         return types.CallToolResult.model_validate(call_result(tools, outcome))
 
-    return lowlevel.Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+    return lowlevel.Server(
+        name,
+        version=version or package_version(),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 def parse_address(address: str) -> tuple[str, int]:
@@ -197,11 +208,12 @@ def serve_mcp(
     host: str = "127.0.0.1",
     port: int = 8000,
     name: str = "toolgen",
+    version: str | None = None,
 ) -> None:
     """Serve `tools` over MCP until the client goes away (stdio) or the process is stopped (HTTP, at
     http://HOST:PORT/mcp)."""
     anyio = mcp_module("anyio")
-    server = mcp_server(tools, name=name)
+    server = mcp_server(tools, name=name, version=version)
     if transport == "http":
         uvicorn = mcp_module("uvicorn")
         app = server.streamable_http_app(host=host)

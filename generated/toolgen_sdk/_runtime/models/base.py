@@ -335,6 +335,8 @@ class ToolSpec:
     check_resources: Mapping[str, Any] = field(default_factory=dict)
     # The draft each check reads its schema as (`input`/`output` -> `$schema`), when not 2020-12.
     dialects: Mapping[str, str] = field(default_factory=dict)
+    # Said by every run that offers the tool, each as a `note` event: an MCP server's drift from its lock.
+    notes: tuple[str, ...] = field(default=(), compare=False)
     _schema_validators: dict[str, Any] = field(
         default_factory=dict, repr=False, compare=False
     )

@@ -40,10 +40,10 @@ def schema_validator(
     Patterns are matched in bounded time (schema/patterns.py), each compiled once for this validator.
     """
     # Imported here: only tools whose models do not enforce every keyword need jsonschema.
-    from jsonschema import Draft202012Validator
-    from jsonschema.validators import validator_for
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012, specification_with
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from jsonschema.validators import validator_for  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from referencing import Registry, Resource  # type: ignore[import-not-found,unused-ignore]
+    from referencing.jsonschema import DRAFT202012, specification_with  # type: ignore[import-not-found,unused-ignore]
 
     from ..schema.pattern_keywords import bounded_keywords
     from ..schema.patterns import PatternCache

@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
+from ..extras import missing_extra
 from ..wires.base import Request
 from . import genai_content
 from .genai_attributes import (
@@ -515,13 +516,21 @@ def open_telemetry(
     tracer_provider: Any = None,
     meter_provider: Any = None,
 ) -> NoTelemetry:
-    """The telemetry of one run: the given providers, else the global ones; NO_TELEMETRY when there is none."""
+    """The telemetry of one run: the given providers, else the global ones; NO_TELEMETRY when there is none.
+
+    Without opentelemetry-api a run is not traced, unless a provider was given: then the run was asked to be
+    traced, and MissingExtra names the `otel` extra rather than dropping the spans in silence."""
     try:
         # By name, as clients/http.py imports httpx: the package imports and type-checks without it installed.
         trace = importlib.import_module("opentelemetry.trace")
         metrics = importlib.import_module("opentelemetry.metrics")
-    except ImportError:
-        return NO_TELEMETRY
+    except ImportError as error:
+        named = missing_extra(
+            error, "otel", "Tracing a run with tracer_provider= or meter_provider="
+        )
+        if named is None or (tracer_provider is None and meter_provider is None):
+            return NO_TELEMETRY
+        raise named from None
     tracer_provider = tracer_provider or trace.get_tracer_provider()
     meter_provider = meter_provider or metrics.get_meter_provider()
     # Before an SDK is set up the API's providers are proxies, and its proxy meter keeps every instrument made

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import math
-import re
+import time
 from collections.abc import Mapping
 from typing import Any
+
+from .matcher import PATTERN_SECONDS, PatternMatcher, search_within
 
 # Values for the formats tools use most, each one the format's own example of a valid value.
 _FORMATS = {
@@ -220,10 +222,10 @@ def _string(schema: Mapping[str, Any]) -> str:
     formatted = _FORMATS.get(str(schema.get("format", "")))
     candidates = [sized(c) for c in ((formatted,) if formatted else ()) + _CANDIDATES]
     pattern = schema.get("pattern")
-    try:
-        compiled = re.compile(pattern) if isinstance(pattern, str) else None
-    except re.error:
-        compiled = None
-    if compiled is None:
+    if not isinstance(pattern, str):
         return candidates[0]
-    return next((c for c in candidates if compiled.search(c)), candidates[0])
+    matcher = PatternMatcher(pattern)
+    deadline = time.monotonic() + PATTERN_SECONDS
+    return next(
+        (c for c in candidates if search_within(matcher, c, deadline)), candidates[0]
+    )

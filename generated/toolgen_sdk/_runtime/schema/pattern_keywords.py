@@ -25,8 +25,8 @@ Search = Callable[[str, str], bool]
 
 def bounded_keywords(base: Any, patterns: PatternCache) -> Any:
     """`base`, a jsonschema validator class, extended: every pattern it matches goes through `patterns`."""
-    from jsonschema import validators
-    from jsonschema.exceptions import ValidationError
+    from jsonschema import validators  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
     search = patterns.search
 
@@ -175,7 +175,7 @@ def _evaluated(
         if reference is None:
             continue
         if keyword == "$recursiveRef":
-            from referencing.jsonschema import lookup_recursive_ref
+            from referencing.jsonschema import lookup_recursive_ref  # type: ignore[import-not-found,unused-ignore]
 
             resolved = lookup_recursive_ref(validator._resolver)
         else:

@@ -17,18 +17,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from pydantic_core import PydanticCustomError, SchemaValidator, core_schema
+from pydantic_core import PydanticCustomError, core_schema
 
-from .backtrack import Backtracker, PatternTimeout
+from .backtrack import PatternTimeout
+from .matcher import PATTERN_SECONDS, PatternError, PatternMatcher
 from .regex_tree import CharTest, Node, PatternSyntaxError, parse_pattern
 from .sentences import expected
 
-# How long the patterns of one check may take in all (the backtracker's share: Rust's regex is linear).
-PATTERN_SECONDS = 1.0
-
-
-class PatternError(ValueError):
-    """A pattern neither engine can read: every value it is asked of is reported as not checked."""
+__all__ = [
+    "PATTERN_SECONDS",
+    "PatternCache",
+    "PatternError",
+    "PatternMatcher",
+    "PatternTimeout",
+    "bounded_core_schema",
+    "pattern_risk",
+    "unchecked_pattern",
+]
 
 
 def unchecked_pattern(pattern: str, seconds: float, value: Any) -> str:
@@ -37,112 +42,6 @@ def unchecked_pattern(pattern: str, seconds: float, value: Any) -> str:
         f"a string matching '{pattern}' (the pattern could not be checked within {seconds:g} s)",
         value,
     )
-
-
-def _rust(pattern: str) -> Callable[[str], bool] | None:
-    """A linear-time search for `pattern` with Rust's regex (through pydantic-core), or None if it refuses it."""
-    try:
-        validator = SchemaValidator(
-            core_schema.str_schema(pattern=pattern, regex_engine="rust-regex")
-        )
-    except Exception:  # noqa: BLE001 - pydantic-core's SchemaError: lookaround, backreferences, size limits
-        return None
-    return validator.isinstance_python
-
-
-def _reads_alike(pattern: str) -> bool:
-    """Whether Rust's regex reads `pattern` as Python's re does, given both accept it and it has no lookaround.
-
-    Rust gives meaning to what Python takes literally: `\\<` and `\\>` (word starts and ends), `\\b{...}`, and in
-    a class a nested `[`, `&&`, `--` and `~~` (set operations).
-    """
-    in_class, index, size = False, 0, len(pattern)
-    while index < size:
-        char = pattern[index]
-        if char == "\\":
-            following = pattern[index + 1 : index + 3]
-            if not in_class and (
-                following[:1] in ("<", ">") or following in ("b{", "B{")
-            ):
-                return False
-            index += 2
-            continue
-        if in_class:
-            if char == "[" or pattern[index : index + 2] in ("&&", "--", "~~"):
-                return False
-            if char == "]":
-                in_class = False
-        elif char == "[":
-            in_class = True
-            index += 1
-            # A `]` first in a class (after any `^`) is a character of it, in both.
-            index += pattern[index] == "^" if index < size else 0
-            index += pattern[index] == "]" if index < size else 0
-            continue
-        index += 1
-    return True
-
-
-def _has_surrogates(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-class PatternMatcher:
-    """One pattern, compiled once: `search` says whether it matches anywhere in a string, in bounded time."""
-
-    __slots__ = ("_backtracker", "_rust", "linear", "pattern", "problem")
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        backtracker: Backtracker | None = None
-        problem = ""
-        try:
-            backtracker = Backtracker(pattern)
-        except PatternSyntaxError as error:
-            problem = str(error)
-        except RecursionError:
-            problem = "nested too deep"
-        plain = backtracker is None or backtracker.plain
-        rust = _rust(pattern) if plain and _reads_alike(pattern) else None
-        self._rust = rust
-        self._backtracker = backtracker
-        # Rust's regex runs it, in time linear in the text: no deadline needed.
-        self.linear = rust is not None
-        self.problem = (
-            None
-            if rust is not None or backtracker is not None
-            else f"the pattern '{pattern}' cannot be checked: {problem}"
-        )
-
-    def search(
-        self,
-        text: str,
-        deadline: float | None = None,
-        seconds: float = PATTERN_SECONDS,
-    ) -> bool:
-        """Whether the pattern matches somewhere in `text`.
-
-        Raises PatternTimeout when the backtracker passes `deadline` (time.monotonic(); `seconds` from now when
-        None), PatternError for a pattern neither engine reads.
-        """
-        rust = self._rust
-        if rust is not None:
-            if rust(text):
-                return True
-            # Rust reads UTF-8: a lone surrogate (JSON allows "\ud800") is not one, and fails every pattern there.
-            if text.isascii() or not _has_surrogates(text):
-                return False
-            if self._backtracker is None:
-                return rust(text.encode("utf-8", "replace").decode("utf-8"))
-        if self._backtracker is None:
-            raise PatternError(self.problem)
-        if deadline is None:
-            deadline = time.monotonic() + seconds
-        return self._backtracker.search(text, deadline)
 
 
 class PatternCache:

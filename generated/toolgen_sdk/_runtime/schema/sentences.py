@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
+import time
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
+
+from .matcher import PATTERN_SECONDS, PatternMatcher, search_within
 
 # What a missing required value is said as; `got nothing` keeps the shape.
 MISSING = "expected a value (it is required), got nothing"
@@ -224,11 +226,18 @@ def schema_error_sentences(
     if keyword == "additionalProperties" and isinstance(instance, dict):
         schema = error.schema if isinstance(error.schema, dict) else {}
         declared = schema.get("properties") or {}
-        patterned = list(schema.get("patternProperties") or ())
+        matchers = [
+            PatternMatcher(p)
+            for p in schema.get("patternProperties") or ()
+            if isinstance(p, str)
+        ]
+        # One deadline for every key: a model's thousand keys cannot make a catastrophic pattern take 1,000 s.
+        deadline = time.monotonic() + PATTERN_SECONDS
         extra = [
             key
             for key in instance
-            if key not in declared and not any(re.search(p, key) for p in patterned)
+            if key not in declared
+            and not any(search_within(m, key, deadline) for m in matchers)
         ]
         refused = "no value here (not an allowed field)"
         return [((key,), expected(refused, instance[key])) for key in extra]

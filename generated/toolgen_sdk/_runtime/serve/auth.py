@@ -1,5 +1,5 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""The service's trust boundary: who may call it (tokens, rights, sessions) and from where (Host, Origin).
+"""Who may call the service: bearer tokens, the rights each grants, the page's sessions, the operator's own auth.
 
 Credentials are bearer tokens, each granting some of four rights: `start` (POST /runs), `read` (GET /runs...,
 their events, /stats, /info), `decide` (approvals) and `cancel`. The page trades a token for a session cookie
@@ -8,23 +8,24 @@ at most 1,000 at once (the oldest goes first), lost when the process stops (the 
 servers behind one address need the bearer header). Tokens and session ids are compared as SHA-256 digests in
 constant time. Failed tokens are counted per client address: past 10 in a minute that address gets 429.
 
-An operator's own authentication replaces the tokens: any callable taking the Starlette request and returning
-the rights it grants (an iterable of right names; all of them: ALL_RIGHTS) or None to refuse (401), directly or
-as an awaitable. `open_access` grants everything (`serve --no-auth`, loopback only).
+Each credential has a holder, the name the service counts its open runs under (a cap per holder keeps one
+credential from piling up runs that wait for decisions): a tokens file line's NAME, else `token:` and the first
+12 hex digits of the token's SHA-256; a session holds its token's.
 
-Whatever the authentication, BoundaryMiddleware refuses a request whose Host is not one of the service's own
-(421: DNS rebinding), whose Origin is not one of its own pages' (403), or that a browser marks as sent by
-another site (Sec-Fetch-Site) unless it is a top-level navigation. A credential a browser sends by itself (the
-session cookie; for the operator's own authentication, anything but an Authorization header) does not let in
-an unsafe request (POST, DELETE) that says no Origin (403).
+An operator's own authentication replaces the tokens: any callable taking the Starlette request and returning
+the rights it grants (an iterable of right names; all of them: ALL_RIGHTS), or a Credential naming its holder
+too (plain rights all count under the holder `operator`), or None to refuse (401), directly or as an
+awaitable. `open_access` grants everything (`serve --no-auth`, loopback only).
+
+A credential a browser sends by itself (the session cookie; for the operator's own authentication, anything but
+an Authorization header) does not let in an unsafe request (POST, DELETE) that says no Origin (403). Host and
+Origin are the boundary's (boundary.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
-import json
 import os
 import re
 import secrets
@@ -51,16 +52,31 @@ FAILURE_WINDOW = 60.0
 # Addresses whose failures are remembered at once: past it, the one failing longest ago is forgotten.
 MAX_ADDRESSES = 4096
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+# The holder of credentials an operator's authentication grants as plain rights, and of `open_access`'s.
+OPERATOR_HOLDER = "operator"
+OPEN_HOLDER = "open"
+# A holder name in a tokens file: what a log line or an error can show as it is.
+_HOLDER = re.compile(r"[A-Za-z0-9_.@:-]{1,64}")
 
 Rights: TypeAlias = frozenset[str]
-# The operator's authentication: the request in, the rights it grants out (None: refused).
+
+
+@dataclass(frozen=True)
+class Credential:
+    """What a request proved: the rights it holds, and the holder its runs are counted under."""
+
+    rights: Rights
+    holder: str
+
+
+# The operator's authentication: the request in, the rights (or a Credential) it grants out (None: refused).
 Authenticate: TypeAlias = Callable[
-    [Any], "Iterable[str] | None | Awaitable[Iterable[str] | None]"
+    [Any],
+    "Iterable[str] | Credential | None | Awaitable[Iterable[str] | Credential | None]",
 ]
 
 _TOKEN = re.compile(r"[\x21-\x7e]+")
-_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::([0-9]{1,5}))?")
 
 
 class AuthError(ValueError):
@@ -83,9 +99,16 @@ def granted_rights(granted: Iterable[str] | str) -> Rights:
     return frozenset(names) & ALL_RIGHTS
 
 
-def open_access(request: Any) -> Rights:
+def open_access(request: Any) -> Credential:
     """Every right to every request: `serve --no-auth`, for a service bound to a loopback address only."""
-    return ALL_RIGHTS
+    return Credential(ALL_RIGHTS, OPEN_HOLDER)
+
+
+def granted_credential(granted: Iterable[str] | Credential | str) -> Credential:
+    """What an operator's authentication granted, as a Credential (plain rights: the holder `operator`)."""
+    if isinstance(granted, Credential):
+        return Credential(granted_rights(granted.rights), granted.holder)
+    return Credential(granted_rights(granted), OPERATOR_HOLDER)
 
 
 def _digest(text: str) -> bytes:
@@ -101,12 +124,27 @@ def checked_token(token: str, where: str) -> str:
     return token
 
 
-class Tokens:
-    """Bearer tokens and the rights each grants, kept as digests; looked up in constant time."""
+def token_holder(token: str) -> str:
+    """The holder a token without a name counts under: not the token, nothing that helps guess it."""
+    return "token:" + _digest(token).hex()[:12]
 
-    def __init__(self, granted: Mapping[str, Iterable[str]]) -> None:
+
+class Tokens:
+    """Bearer tokens, the rights each grants and its holder, kept as digests; looked up in constant time."""
+
+    def __init__(
+        self,
+        granted: Mapping[str, Iterable[str]],
+        holders: Mapping[str, str] | None = None,
+    ) -> None:
+        named = holders or {}
         self._granted = [
-            (_digest(token), granted_rights(rights))
+            (
+                _digest(token),
+                Credential(
+                    granted_rights(rights), named.get(token) or token_holder(token)
+                ),
+            )
             for token, rights in granted.items()
         ]
 
@@ -117,7 +155,8 @@ class Tokens:
 
     @classmethod
     def from_file(cls, path: str | Path) -> Tokens:
-        """A tokens file: one `TOKEN [RIGHTS]` a line, RIGHTS a comma list (default every right); `#` comments."""
+        """A tokens file: one `TOKEN [RIGHTS [NAME]]` a line, RIGHTS a comma list (default every right), NAME the
+        holder its runs are counted under (default one made from the token); `#` comments."""
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
@@ -129,17 +168,28 @@ class Tokens:
     @classmethod
     def from_text(cls, text: str, where: str = "tokens") -> Tokens:
         granted: dict[str, Rights] = {}
+        holders: dict[str, str] = {}
         for number, line in enumerate(text.splitlines(), 1):
             fields = line.split("#", 1)[0].split()
             if not fields:
                 continue
             at = f"{where}:{number}"
-            if len(fields) > 2:
+            if len(fields) > 3:
                 raise AuthError(
-                    f"{at}: a line is `TOKEN RIGHTS`, RIGHTS a comma list without spaces"
+                    f"{at}: a line is `TOKEN RIGHTS NAME`, RIGHTS a comma list without spaces"
                 )
+            if len(fields) == 3:
+                if not _HOLDER.fullmatch(fields[2]):
+                    raise AuthError(
+                        f"{at}: a NAME is 1 to 64 of A-Z a-z 0-9 _ . @ : -, not {fields[2]!r}"
+                    )
+                holders[fields[0]] = fields[2]
             token = checked_token(fields[0], at)
-            names = fields[1].split(",") if len(fields) == 2 else list(RIGHTS)
+            names = fields[1].split(",") if len(fields) >= 2 else list(RIGHTS)
+            if "" in names:
+                raise AuthError(
+                    f"{at}: a line is `TOKEN RIGHTS NAME`, RIGHTS a comma list without spaces"
+                )
             unknown = [name for name in names if name not in ALL_RIGHTS]
             if unknown:
                 raise AuthError(
@@ -150,18 +200,23 @@ class Tokens:
             granted[token] = frozenset(names)
         if not granted:
             raise AuthError(f"{where} lists no token")
-        return cls(granted)
+        return cls(granted, holders)
 
     def __len__(self) -> int:
         return len(self._granted)
 
     def rights_of(self, token: str) -> Rights | None:
-        """The rights `token` grants, or None; every token is compared, so the time taken tells nothing."""
+        """The rights `token` grants, or None."""
+        found = self.credential_of(token)
+        return None if found is None else found.rights
+
+    def credential_of(self, token: str) -> Credential | None:
+        """What `token` grants, or None; every token is compared, so the time taken tells nothing."""
         candidate = _digest(token)
-        found: Rights | None = None
-        for digest, rights in self._granted:
+        found: Credential | None = None
+        for digest, credential in self._granted:
             if hmac.compare_digest(candidate, digest):
-                found = rights
+                found = credential
         return found
 
 
@@ -191,7 +246,7 @@ def kept_token(path: Path) -> tuple[str, bool]:
 
 
 class Sessions:
-    """Logged-in pages: random ids (kept as digests) to rights, each for `seconds`, at most `limit` at once."""
+    """Logged-in pages: random ids (kept as digests) to credentials, each for `seconds`, at most `limit` at once."""
 
     def __init__(
         self,
@@ -203,20 +258,30 @@ class Sessions:
         self._limit = limit
         self._clock = clock
         # In the order they were opened, which is also the order they expire in.
-        self._live: dict[bytes, tuple[Rights, float]] = {}
+        self._live: dict[bytes, tuple[Credential, float]] = {}
         self._lock = threading.Lock()
 
-    def open(self, rights: Rights) -> str:
+    def open(self, granted: Rights | Credential) -> str:
+        """A new session id for what a token granted (plain rights: the holder `operator`)."""
+        credential = (
+            granted
+            if isinstance(granted, Credential)
+            else Credential(granted, OPERATOR_HOLDER)
+        )
         session = secrets.token_urlsafe(32)
         now = self._clock()
         with self._lock:
             self._drop_expired(now)
             while len(self._live) >= self._limit:
                 del self._live[next(iter(self._live))]
-            self._live[_digest(session)] = (rights, now + self.seconds)
+            self._live[_digest(session)] = (credential, now + self.seconds)
         return session
 
     def rights_of(self, session: str) -> Rights | None:
+        found = self.credential_of(session)
+        return None if found is None else found.rights
+
+    def credential_of(self, session: str) -> Credential | None:
         key = _digest(session)
         with self._lock:
             found = self._live.get(key)
@@ -320,11 +385,11 @@ class TokenAuth:
         self.sessions = sessions or Sessions()
         self.failures = failures or FailureLimit()
 
-    def __call__(self, request: Any) -> Rights | None:
+    def __call__(self, request: Any) -> Credential | None:
         verdict = self.check(request)
         return None if isinstance(verdict, Refusal) else verdict
 
-    def check(self, request: Any) -> Rights | Refusal:
+    def check(self, request: Any) -> Credential | Refusal:
         header = request.headers.get("authorization")
         if header is not None:
             scheme, _, token = header.partition(" ")
@@ -334,10 +399,10 @@ class TokenAuth:
             return self._token(token, _address(request))
         session = request.cookies.get(self.cookie)
         if session:
-            rights = self.sessions.rights_of(session)
-            if rights is None:
+            credential = self.sessions.credential_of(session)
+            if credential is None:
                 return Refusal(401, "the session has ended: log in again")
-            return ambient_refusal(request) or rights
+            return ambient_refusal(request) or credential
         return Refusal(
             401,
             "this service needs a credential: `Authorization: Bearer TOKEN`, "
@@ -346,10 +411,10 @@ class TokenAuth:
 
     def login(self, token: str, request: Any) -> str | Refusal:
         """A new session id for a valid token (the cookie's value), or why not."""
-        rights = self._token(token, _address(request))
-        if isinstance(rights, Refusal):
-            return rights
-        return self.sessions.open(rights)
+        credential = self._token(token, _address(request))
+        if isinstance(credential, Refusal):
+            return credential
+        return self.sessions.open(credential)
 
     def logout(self, request: Any) -> None:
         session = request.cookies.get(self.cookie)
@@ -367,203 +432,14 @@ class TokenAuth:
         flags = "; Secure" if secure else ""
         return f"{self.cookie}={value}; Max-Age={seconds}; Path=/; HttpOnly; SameSite=Strict{flags}"
 
-    def _token(self, token: str, address: str) -> Rights | Refusal:
+    def _token(self, token: str, address: str) -> Credential | Refusal:
         wait = self.failures.wait(address)
         if wait is not None:
             return Refusal(
                 429, f"too many wrong tokens from {address or 'this client'}", wait
             )
-        rights = self.tokens.rights_of(token)
-        if rights is None:
+        credential = self.tokens.credential_of(token)
+        if credential is None:
             self.failures.failed(address)
             return Refusal(401, "the token is not one this service knows")
-        return rights
-
-
-# ---- Host and Origin ----
-
-
-def split_host(value: str) -> tuple[str, str | None] | None:
-    """A Host value's (name, port), lowercased (an IPv6 address in brackets), or None for what is no host."""
-    found = _HOST.fullmatch(value.strip().lower())
-    if found is None:
-        return None
-    port = found.group(2)
-    return found.group(1), None if port is None else str(int(port))
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (a --host value) is a loopback address or `localhost`."""
-    name = host.strip().lower().strip("[]")
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def _is_wildcard(host: str) -> bool:
-    return host.strip().strip("[]") in ("", "0.0.0.0", "::")
-
-
-def service_hosts(host: str, port: int, extra: Iterable[str] = ()) -> list[str]:
-    """The Host values a service bound to host:port answers: that address, the loopback names when it listens
-    on loopback (or on every address), and `extra` (an --allowed-host: NAME:PORT, or NAME for any port)."""
-    names: list[str] = []
-    if not _is_wildcard(host):
-        bare = host.strip().strip("[]").lower()
-        names.append(f"[{bare}]" if ":" in bare else bare)
-    if _is_wildcard(host) or is_loopback(host):
-        names.extend(name for name in LOOPBACK_NAMES if name not in names)
-    hosts = [f"{name}:{port}" for name in names]
-    for value in extra:
-        if split_host(value) is None:
-            raise AuthError(
-                f"--allowed-host {value!r} is not a host name or address (with :PORT or not)"
-            )
-        hosts.append(value.strip().lower())
-    return hosts
-
-
-def checked_origin(value: str) -> str:
-    """An --allowed-origin as browsers send it: http(s)://HOST[:PORT], lowercased, no path."""
-    scheme, sep, rest = value.strip().lower().partition("://")
-    if scheme not in ("http", "https") or not sep or split_host(rest) is None:
-        raise AuthError(
-            f"--allowed-origin {value!r} is not http(s)://HOST[:PORT] (no path, no trailing slash)"
-        )
-    return f"{scheme}://{rest}"
-
-
-class Boundary:
-    """The Host values and Origins a service answers; `hosts` None: the loopback names on any port."""
-
-    def __init__(
-        self, hosts: Iterable[str] | None = None, origins: Iterable[str] = ()
-    ) -> None:
-        entries = [split_host(value) for value in (hosts or LOOPBACK_NAMES)]
-        if None in entries:
-            raise AuthError("an allowed host is not a host name or address")
-        self._hosts = frozenset(entry for entry in entries if entry is not None)
-        self._origins = frozenset(checked_origin(origin) for origin in origins)
-
-    def host_allowed(self, value: str) -> bool:
-        found = split_host(value)
-        return found is not None and self._known(found[0], found[1] or "80")
-
-    def origin_allowed(self, origin: str) -> bool:
-        origin = origin.strip().lower()
-        if origin in self._origins:
-            return True
-        scheme, sep, rest = origin.partition("://")
-        found = split_host(rest) if sep and scheme in ("http", "https") else None
-        if found is None:
-            return False  # `null` (a sandboxed frame, a file), or no origin at all
-        default = "443" if scheme == "https" else "80"
-        return self._known(found[0], found[1] or default)
-
-    def _known(self, name: str, port: str) -> bool:
-        return (name, port) in self._hosts or (name, None) in self._hosts
-
-    def refusal(
-        self, method: str, headers: Mapping[str, list[str]]
-    ) -> tuple[int, str, str] | None:
-        """(status, field, message) for a request from outside the boundary, or None."""
-        hosts = headers.get("host", [])
-        if len(hosts) != 1 or not self.host_allowed(hosts[0]):
-            shown = hosts[0] if len(hosts) == 1 else hosts
-            return (
-                421,
-                "Host",
-                f"Host {shown!r} is not one this service answers to (add it with --allowed-host)",
-            )
-        origins = headers.get("origin", [])
-        if len(origins) > 1 or (origins and not self.origin_allowed(origins[0])):
-            return (
-                403,
-                "Origin",
-                (
-                    f"requests from {origins[0]!r} are refused: it is not one of this service's "
-                    "pages (add it with --allowed-origin)"
-                ),
-            )
-        site = (headers.get("sec-fetch-site") or ["same-origin"])[0].lower()
-        if not origins and site in ("same-site", "cross-site"):
-            navigating = (
-                method in ("GET", "HEAD")
-                and (headers.get("sec-fetch-mode") or [""])[0] == "navigate"
-                and (headers.get("sec-fetch-dest") or ["document"])[0] == "document"
-            )
-            if not navigating:
-                return (
-                    403,
-                    "Sec-Fetch-Site",
-                    "a request another site's page made is refused",
-                )
-        return None
-
-
-# Added to every answer that lacks them: never sniffed as another type, never framed, no Referer sent on.
-SECURITY_HEADERS = (
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
-    (
-        b"content-security-policy",
-        b"default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-    ),
-    (b"cache-control", b"no-store"),
-)
-
-
-class BoundaryMiddleware:
-    """ASGI middleware: refuses requests from outside the Boundary before any route runs, and adds
-    SECURITY_HEADERS to every answer (those a route set itself are kept)."""
-
-    def __init__(self, app: Any, boundary: Boundary) -> None:
-        self.app = app
-        self.boundary = boundary
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers: dict[str, list[str]] = {}
-        for name, value in scope.get("headers", ()):
-            headers.setdefault(name.decode("latin-1").lower(), []).append(
-                value.decode("latin-1")
-            )
-        refused = self.boundary.refusal(scope["method"], headers)
-        if refused is not None:
-            status, field, message = refused
-            body = json.dumps({"error": {"field": field, "message": message}}).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": _secured(
-                        [
-                            (b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()),
-                        ]
-                    ),
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
-            return
-
-        async def secured(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                message = {
-                    **message,
-                    "headers": _secured(list(message.get("headers", ()))),
-                }
-            await send(message)
-
-        await self.app(scope, receive, secured)
-
-
-def _secured(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    present = {name.lower() for name, _ in headers}
-    return headers + [pair for pair in SECURITY_HEADERS if pair[0] not in present]
+        return credential

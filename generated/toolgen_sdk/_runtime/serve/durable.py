@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..clients.base import ModelClient
+from ..extras import missing_extra
 from ..loop.async_driver import arun_events
 from ..loop.options import RunOptions
 from ..loop.policies import Approval
@@ -53,28 +54,42 @@ from .run_record import (
 from .stats import stored_stats
 from .store import RunStore, StoredEvent
 
-__all__ = ["DurableRuns", "DurableRunsError", "safe_to_repeat", "status_of"]
+__all__ = [
+    "MAX_OPEN_RUNS",
+    "DurableRuns",
+    "DurableRunsError",
+    "OpenRunsLimit",
+    "safe_to_repeat",
+    "status_of",
+]
 
 # The version DBOS files workflows under: recovery resumes only workflows of the running version, and the
 # default (a hash of the workflow's source) would change with every edit of the package. Version 1 drove its own
 # copy of the loop; its unfinished runs are refused at launch, by name, rather than left hanging.
 APP_VERSION = "toolgen-durable-runs-2"
 _ENDED = frozenset({"finished", "error", "stopped"})
+# Runs one holder may have open (running or awaiting approval) at once: a run waiting for a decision holds no
+# thread, but it holds its rows and a task until someone decides, so no one credential may pile them up.
+MAX_OPEN_RUNS = 100
 
 
 class DurableRunsError(RuntimeError):
-    """The durable engine could not start: a missing extra or a database it cannot use; the message says which."""
+    """The durable engine could not start: a database it cannot use, say which (a missing extra is a MissingExtra,
+    the ImportError naming the extra to install)."""
+
+
+class OpenRunsLimit(DurableRunsError):
+    """A run not started: its holder has as many runs open as `max_open_runs` allows."""
 
 
 def _dbos() -> Any:
     try:
-        import dbos
-    except ModuleNotFoundError as error:
-        if error.name != "dbos":
+        import dbos  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as error:
+        named = missing_extra(error, "durable", "DurableRuns")
+        if named is None:
             raise
-        raise DurableRunsError(
-            "durable runs need DBOS, the `durable` extra: pip install dbos"
-        ) from None
+        raise named from None
     return dbos
 
 
@@ -84,6 +99,9 @@ class DurableRuns:
     `options` are every run's RunOptions (hooks, budget, stream_retry, limits, deadline, settings, telemetry...);
     the run's own conversation id, cancel and approvals come from the service. One per process (DBOS keeps one
     instance); `close()` lets go of it. `launch=False` defers resuming unfinished runs to `launch()`.
+    `max_open_runs`: the runs one holder (a credential's, see auth.py) may have running or awaiting approval at
+    once (None: no cap); checked against the database, so it holds across servers sharing one. Runs started with
+    no holder (the application's own, not a credential's) are not capped.
     """
 
     def __init__(
@@ -96,7 +114,11 @@ class DurableRuns:
         executor_id: str = "local",
         options: RunOptions | None = None,
         launch: bool = True,
+        max_open_runs: int | None = MAX_OPEN_RUNS,
     ) -> None:
+        if max_open_runs is not None and max_open_runs < 1:
+            raise ValueError(f"max_open_runs must be 1 or more, not {max_open_runs}")
+        self.max_open_runs = max_open_runs
         self.registry = registry
         self.model = model
         self.options = options or RunOptions(stream=True)
@@ -113,6 +135,14 @@ class DurableRuns:
         try:
             self.store = RunStore(database_url)
         except Exception as error:  # noqa: BLE001 - any failure to open the database is said plainly
+            # sqlalchemy missing is the extra to install (DBOS brings it), not a database it cannot use.
+            named = (
+                missing_extra(error, "durable", "DurableRuns")
+                if isinstance(error, ImportError)
+                else None
+            )
+            if named is not None:
+                raise named from None
             raise DurableRunsError(
                 f"cannot use the database {database_url!r}: {error}"
             ) from None
@@ -169,9 +199,11 @@ class DurableRuns:
         conversation_id: str | None,
         *,
         deadline: float | None = None,
+        holder: str = "",
     ) -> str:
         """Start a run of `messages`; its id, which is also its DBOS workflow id. `deadline`: seconds for the
-        whole run (default: the options' deadline)."""
+        whole run (default: the options' deadline). `holder`: whose run it is (the credential's); OpenRunsLimit
+        when that holder has max_open_runs open already."""
         run_id = uuid.uuid4().hex
         seconds = deadline if deadline is not None else self.options.deadline
         request = RunRequest(
@@ -180,7 +212,19 @@ class DurableRuns:
             deadline_at=None if seconds is None else time.time() + seconds,
         )
         record = RunRecord(request=request, messages=request.messages)
-        self.store.create_run(run_id, request.conversation_id, record.to_json())
+        if not self.store.create_run(
+            run_id,
+            request.conversation_id,
+            record.to_json(),
+            holder=holder,
+            # The application's own starts (no holder) are its to bound; a credential's are capped.
+            max_open=self.max_open_runs if holder else None,
+        ):
+            waiting = self.store.open_runs(holder, ("awaiting_approval",))
+            raise OpenRunsLimit(
+                f"{holder or 'this credential'} has {self.max_open_runs} runs open, "
+                f"{waiting} of them awaiting approval: decide, cancel or wait for one before starting another"
+            )
         self._begin(run_id)
         return run_id
 
@@ -388,7 +432,7 @@ def _dbos_loop() -> asyncio.AbstractEventLoop | None:
     """DBOS's background event loop, where its recovered async workflows run, once it is running (not public in
     dbos 3.x: read with care, and None when it is not where it was)."""
     try:
-        from dbos._dbos import _get_dbos_instance
+        from dbos._dbos import _get_dbos_instance  # type: ignore[import-not-found,unused-ignore]
 
         loop = _get_dbos_instance()._background_event_loop._loop
     except Exception:  # noqa: BLE001 - any other layout of DBOS's internals: start workflows its public way

@@ -1,13 +1,22 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """Where a served run's events go: its store, in order, keyed so that a replay writes nothing twice.
 
-The workflow hands the sink every event the loop makes. Stream pieces are written in batches at most
-_PIECE_BATCH_SECONDS apart (a commit per word would cost more than the word); every other event is written at
-once, with the run's status and conversation. A replay after a restart makes the same events with the same
-numbers, and the store keeps the rows it has. A model call that was streaming when the process died left rows
-the replay does not make: they stay (a reader may have seen them), an `error` event after them says the call is
-made again, and the events from there on are numbered after them (`offset`, recorded by the model call's step so
-that every later replay numbers them the same).
+The workflow hands the sink every event the loop makes. Stream pieces and tool call progress are written in
+batches at most _PIECE_BATCH_SECONDS apart (a commit per word would cost more than the word); every other event
+is written at once, with the run's status and conversation. A replay after a restart makes the same events with
+the same numbers, and the store keeps the rows it has. A model call that was streaming when the process died left
+rows the replay does not make: they stay (a reader may have seen them), an `error` event after them says the call
+is made again, and the events from there on are numbered after them (`offset`, recorded by the model call's step
+so that every later replay numbers them the same).
+
+Progress is the one kind whose count depends on timing, so a replay does not make the progress events the first
+run made (a recorded tool call returns its outcome at once) and may make others (a tool call the crash cut short,
+run again). While a replay walks over the rows an earlier process stored, the sink matches it to them by kind
+(`drift`): the stored progress rows stay where they are and the replay's events land on the rows they repeat; a
+progress event of the replay lands on a stored progress row (which stays as it was) or, where the stored rows have
+none, is dropped. Past the stored rows every event is written as it comes. So a replay writes no row twice and
+loses no event but progress: the progress a call cut short reported stays, and that of its run again follows
+once it goes past it.
 """
 
 from __future__ import annotations
@@ -21,7 +30,11 @@ from ..loop.events import RunEvent
 from .run_record import RunRecord, RunRequest
 from .store import RunStore, StoredEvent
 
-PIECES = frozenset({"text_delta", "reasoning_delta", "tool_call_delta"})
+# Written in batches by the sink's timer, and handed to it on the workflow's event loop: many, small, often.
+PIECES = frozenset(
+    {"text_delta", "reasoning_delta", "tool_call_delta", "tool_call_progress"}
+)
+_PROGRESS = "tool_call_progress"
 _PIECE_BATCH_SECONDS = 0.05
 # Events after which the run's row (status, conversation, metrics) is written again.
 _STATE_CHANGES = frozenset(
@@ -59,7 +72,12 @@ class StoreSink:
         self.request = request
         self._messages = messages
         self.offset = 0
-        self._last = 0  # the number of the last event handed on, offset included
+        # Where a replay stands against the rows stored before it began: progress rows stepped over (+) and
+        # progress events of its own that had no place (-); 0 in a run that is not a replay.
+        self.drift = 0
+        self._last = 0  # the number of the last event handed on, with offset and drift
+        self._prior: int | None = None  # the store's last number when the sink began
+        self._progress_rows: set[int] = set()  # the progress rows among them
         self._waiting: list[StoredEvent] = []
         self._pending: set[str] = set()
         self._asked: dict[str, int] = {}
@@ -67,12 +85,14 @@ class StoreSink:
         self._timer: threading.Timer | None = None
 
     def add(self, event: RunEvent) -> None:
-        seq = event.seq + self.offset
-        stored = StoredEvent(
-            seq, event.type, event.data, event.time, event.trace_id, event.span_id
-        )
         with self._lock:
+            seq = self._place(event.type, event.seq)
+            if seq is None:
+                return
             self._last = seq
+            stored = StoredEvent(
+                seq, event.type, event.data, event.time, event.trace_id, event.span_id
+            )
             self._waiting.append(stored)
             if event.type in PIECES:
                 # Never written here: the timer writes them, so that the workflow's loop never waits on the store.
@@ -96,6 +116,32 @@ class StoreSink:
             self._pending.discard(str(event.data["id"]))
         if event.type in _STATE_CHANGES:
             self._write_state(event)
+
+    def _place(self, kind: str, seq: int) -> int | None:
+        """The stored number of the loop's event `seq` of `kind`; None for progress a replay has no place for."""
+        if self._prior is None:
+            # The first event (run_started, handed on off the event loop): the rows an earlier process stored.
+            self._prior = self.store.last_seq(self.run_id)
+            after = 0
+            while after < self._prior:
+                page = self.store.events_after(self.run_id, after, 1000)
+                if not page:
+                    break
+                self._progress_rows.update(e.seq for e in page if e.type == _PROGRESS)
+                after = page[-1].seq
+        place = seq + self.offset + self.drift
+        if place > self._prior:
+            return place
+        if kind == _PROGRESS:
+            if place in self._progress_rows:
+                return place  # on a stored progress row, which stays as it was
+            self.drift -= 1
+            return None
+        while place in self._progress_rows:
+            # Progress the earlier process stored and this replay did not make: stepped over.
+            self.drift += 1
+            place += 1
+        return place
 
     def _later(self) -> None:
         """Pieces held back are written within the batch time even if nothing follows them."""

@@ -71,7 +71,7 @@ class ExecutorLock:
 
     def _advisory_lock(self) -> Any:
         # Imported here: psycopg 3 comes with DBOS (the `durable` extra), and only Postgres needs it.
-        import psycopg
+        import psycopg  # type: ignore[import-not-found,unused-ignore]
 
         key = int.from_bytes(
             hashlib.sha256(f"toolgen-executor:{self.executor_id}".encode()).digest()[

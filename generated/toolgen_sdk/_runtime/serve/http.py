@@ -4,7 +4,8 @@
 - `GET /` the page; `GET /page.js` its script: static, served without a credential
 - `POST /session` {"token"} -> 204 and a session cookie (HttpOnly, SameSite=Strict) standing for the token;
   401 for a wrong token, 429 after 10 wrong ones a minute from one address; `DELETE /session` -> 204, logged out
-- `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"} (right `start`)
+- `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"} (right `start`);
+  429 while the credential's holder has as many runs open (running or awaiting approval) as the service allows
 - `GET /runs?limit=N&before=ID` -> {"runs": [{"id", "conversation_id", "status", "stop_reason", "created",
   "prompt"}], "next"}: newest first, N from 1 to 100 (default 20), `prompt` the first user message's text (at
   most 200 characters), `next` the `before` of the page after this one, or null (right `read`)
@@ -25,7 +26,7 @@ right named above (`read` where none is). Errors are JSON, `{"error": {"field", 
 is not JSON, 401 without a valid credential (with `WWW-Authenticate: Bearer`), 403 for a missing right or a
 request from outside the boundary (a foreign Origin, a cookie without Origin on a POST), 404 for an unknown
 run, 415 for a body not sent as `application/json` (refused before it is read), 421 for a foreign Host, 422 for
-a bad field, 429 after too many wrong tokens. A conversation ending in an assistant turn whose tool calls no
+a bad field, 429 after too many wrong tokens or too many open runs. A conversation ending in an assistant turn whose tool calls no
 tool message answers would run them at once, with no model call: refused (422 at its tool_calls) unless the
 app is made with allow_client_tool_calls=True.
 """
@@ -39,22 +40,23 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
+from ..extras import missing_extra
 from ..loop.events import SSE_HEADERS, sse_comment, sse_encode
 from . import bodies
 from .auth import (
     RIGHTS,
     Authenticate,
-    Boundary,
-    BoundaryMiddleware,
+    Credential,
     Refusal,
     Rights,
     TokenAuth,
     Tokens,
     ambient_refusal,
-    granted_rights,
+    granted_credential,
     open_access,
 )
-from .durable import DurableRuns, DurableRunsError
+from .boundary import Boundary, BoundaryMiddleware
+from .durable import DurableRuns, OpenRunsLimit
 from .page import PAGE_HTML, PAGE_SCRIPT
 from .stats import parse_window, stored_stats
 
@@ -149,23 +151,22 @@ def service_app(
     the Host values it answers (HOST:PORT, or HOST for any port; default the loopback names on any port);
     `origins`: more Origins to take besides those of `hosts` (http and https)."""
     try:
-        from starlette.applications import Starlette
-        from starlette.exceptions import HTTPException
-        from starlette.middleware import Middleware
-        from starlette.requests import ClientDisconnect, Request
-        from starlette.responses import (
+        from starlette.applications import Starlette  # type: ignore[import-not-found,unused-ignore]
+        from starlette.exceptions import HTTPException  # type: ignore[import-not-found,unused-ignore]
+        from starlette.middleware import Middleware  # type: ignore[import-not-found,unused-ignore]
+        from starlette.requests import ClientDisconnect, Request  # type: ignore[import-not-found,unused-ignore]
+        from starlette.responses import (  # type: ignore[import-not-found,unused-ignore]
             HTMLResponse,
             JSONResponse,
             Response,
             StreamingResponse,
         )
-        from starlette.routing import Route
-    except ModuleNotFoundError as error:
-        if error.name != "starlette":
+        from starlette.routing import Route  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as error:
+        named = missing_extra(error, "serve", "The HTTP service")
+        if named is None:
             raise
-        raise DurableRunsError(
-            "the HTTP service needs Starlette, the `serve` extra: pip install starlette"
-        ) from None
+        raise named from None
     store = runs.store
     authenticate: Authenticate = auth if auth is not None else TokenAuth(Tokens({}))
     boundary = Boundary(hosts, origins)
@@ -219,7 +220,7 @@ def service_app(
             chunks.append(chunk)
         return bodies.parse_json_body(b"".join(chunks))
 
-    async def _rights(request: Request) -> Rights | Refusal:
+    async def _credential(request: Request) -> Credential | Refusal:
         if isinstance(authenticate, TokenAuth):
             return authenticate.check(request)
         granted = authenticate(request)
@@ -232,7 +233,7 @@ def service_app(
             refused = ambient_refusal(request)
             if refused is not None:
                 return refused
-        return granted_rights(granted)
+        return granted_credential(granted)
 
     def guarded(
         handler: Callable[[Request], Awaitable[Response]],
@@ -243,14 +244,14 @@ def service_app(
         """`handler` for a caller holding `right`; with `json_body`, only for a body sent as JSON."""
 
         async def endpoint(request: Request) -> Response:
-            rights = await _rights(request)
-            if isinstance(rights, Refusal):
-                return _refusal(rights)
-            if right not in rights:
+            credential = await _credential(request)
+            if isinstance(credential, Refusal):
+                return _refusal(credential)
+            if right not in credential.rights:
                 return _error(403, "", f"this credential lacks the `{right}` right")
             if json_body and (refused := _not_json(request)) is not None:
                 return refused
-            request.state.rights = rights
+            request.state.credential = credential
             return await handler(request)
 
         return endpoint
@@ -284,9 +285,9 @@ def service_app(
             return refused
         if not isinstance(authenticate, TokenAuth):
             # The operator's authentication judges every request itself: there is no session to open.
-            rights = await _rights(request)
-            if isinstance(rights, Refusal):
-                return _refusal(rights)
+            credential = await _credential(request)
+            if isinstance(credential, Refusal):
+                return _refusal(credential)
             return Response(status_code=204)
         try:
             token = bodies.session_token(
@@ -312,11 +313,18 @@ def service_app(
             return _refused(error)
         except ClientDisconnect:
             return Response(status_code=400)  # nobody is left to read it
-        run_id = await asyncio.to_thread(
-            lambda: runs.start(
-                asked.messages, asked.conversation_id, deadline=asked.deadline
+        holder = request.state.credential.holder
+        try:
+            run_id = await asyncio.to_thread(
+                lambda: runs.start(
+                    asked.messages,
+                    asked.conversation_id,
+                    deadline=asked.deadline,
+                    holder=holder,
+                )
             )
-        )
+        except OpenRunsLimit as error:
+            return _error(429, "", str(error))
         return JSONResponse({"id": run_id, "status": "running"}, 201)
 
     async def listing(request: Request) -> Response:
@@ -451,7 +459,7 @@ def service_app(
         return JSONResponse({"id": run_id, "status": "cancelling"}, 202)
 
     async def info(request: Request) -> Response:
-        rights: Rights = request.state.rights
+        rights: Rights = request.state.credential.rights
         return JSONResponse(
             await asyncio.to_thread(service_info, runs, rights, version)
         )

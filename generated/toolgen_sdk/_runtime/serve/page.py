@@ -4,9 +4,10 @@
 The page signs in (a `#token=...` address, or the form a 401 brings up), shows what the service serves (/info:
 the model, or the offline demo, and the tools), lists the latest runs (/runs, newest first, older ones a page at
 a time) and opens one at `#run=ID`, replaying its conversation's earlier runs above it. A run's events stream in
-with EventSource: text drawn as markdown as it comes, a card per tool call, a line per model call (model,
-latency, tokens), errors and notes where they happen; pending calls are approved, denied with a reason or run
-with edited arguments, and a Stop button asks the service to cancel the run. A new message goes on with the
+with EventSource: text drawn as markdown as it comes, a card per tool call (with a progress bar while the call
+reports progress), a line per model call (model, latency, tokens), errors and notes where they happen; pending
+calls are approved, denied with a reason or run with edited arguments, and a Stop button asks the service to
+cancel the run. A new message goes on with the
 same conversation below the turns before it. A panel shows the last hour's statistics of every run (/stats).
 
 Whatever the server sends is drawn as text (textContent), never parsed as HTML, and the script runs under a CSP
@@ -84,6 +85,9 @@ header a { color: #fff; margin-left: auto; }
   white-space: pre-wrap; word-break: break-word; font-size: .85rem; max-height: 24rem; overflow: auto; }
 .tool[data-status=error] .result { background: #fdecec; }
 .tool .decision { color: #5b6577; font-size: .85rem; }
+.tool .progress { display: flex; gap: .5rem; align-items: center; font-size: .85rem; color: #5b6577;
+  margin-top: .3rem; }
+.tool .progress progress { flex: 0 1 12rem; }
 .decide { display: flex; flex-wrap: wrap; gap: .4rem; margin-top: .5rem; align-items: center; }
 .decide .reason-label { display: flex; gap: .3rem; align-items: center; flex: 1; min-width: 12rem; }
 .decide .reason { flex: 1; }

@@ -5,8 +5,9 @@ A view is the conversation on screen; a turn is one of its runs, drawn in its ow
 (EventSource, which resends `Last-Event-ID` when it reconnects; `?after=N` when the page reconnects itself). A
 new message appends a turn below the others and never clears them; opening a run (`#run=ID`) replays the earlier
 runs of its conversation, then the run itself, one after the other. A card per tool call shows its name,
-arguments, decision, status, result and duration; a result that is an error (its status, or a non-zero
-`exit_code` in the JSON a command tool returns) is red and says so. A pending call has Approve, Deny with a
+arguments, decision, status, progress (a bar and `done / total · message`, as the call last reported it), result
+and duration; a result that is an error (its status, or a non-zero `exit_code` in the JSON a command tool
+returns) is red and says so. A pending call has Approve, Deny with a
 reason, and Edit arguments (collapsed); a decision in flight disables them, and a 409 (decided elsewhere) takes
 them away. Each model call adds a line under its step: model, latency, tokens.
 """
@@ -318,6 +319,23 @@ const handlers = {
     node.querySelector('.arguments').textContent = pretty(data.arguments);
     setStatus(node, 'running');
   },
+  tool_call_progress(turn, data) {
+    const node = card(turn, data.id || 'unnamed', data.name || 'tool');
+    let box = node.querySelector('.progress');
+    if (!box) {
+      box = el('div', 'progress');
+      box.append(el('progress', ''), el('span', 'progress-text', ''));
+      node.querySelector('.decision').after(box);
+    }
+    const bar = box.querySelector('progress');
+    const done = Number(data.progress) || 0;
+    const total = typeof data.total === 'number' && data.total > 0 ? data.total : null;
+    if (total === null) bar.removeAttribute('value');  // indeterminate: how far is not known
+    else { bar.max = total; bar.value = Math.min(done, total); }
+    const said = [total === null ? count(done) : count(done) + ' / ' + count(total)];
+    if (typeof data.message === 'string' && data.message) said.push(data.message);
+    box.querySelector('.progress-text').textContent = said.join(' · ');
+  },
   tool_call_finished(turn, data) {
     const node = card(turn, data.id || 'unnamed', data.name || 'tool');
     showResult(node, data);
@@ -330,9 +348,13 @@ const handlers = {
     addText(turn, textOf(data.message.content));
   },
   error(turn, data) {
+    const message = String(data.message);
+    // A model call's error that ends the run comes twice, as the call's and as the run's: shown once.
+    const told = data.fatal && turn.lastError === message;
     const again = data.retry ? ' (trying again: attempt ' + data.retry + ')' : '';
-    turn.box.append(el('div', 'problem', 'Error: ' + String(data.message) + again));
-    if (data.fatal) turn.error = String(data.message);
+    if (!told) turn.box.append(el('div', 'problem', 'Error: ' + message + again));
+    turn.lastError = message;
+    if (data.fatal) turn.error = message;
     turn.bubble = null;
   },
   note(turn, data) {

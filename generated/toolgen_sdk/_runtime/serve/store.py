@@ -112,10 +112,11 @@ class RunStore:
 
     def __init__(self, url: str) -> None:
         # Imported here: sqlalchemy comes with the `serve` extra (DBOS needs it too), not with the package.
-        import sqlalchemy
+        import sqlalchemy  # type: ignore[import-not-found,unused-ignore]
 
         self._sa = sqlalchemy
         sqlite = url.startswith("sqlite")
+        self._sqlite = sqlite
         self._engine = sqlalchemy.create_engine(
             _driver_url(url),
             # SQLite takes one writer at a time: wait for the lock rather than fail the write.
@@ -150,9 +151,21 @@ class RunStore:
         # Columns later releases added, on a database of the release before.
         self._add_column("toolgen_run_events", "version")
         self._add_column("toolgen_approvals", "round")
+        # Runs started before holders were kept count under none ('').
+        self._add_column("toolgen_runs", "holder", "TEXT NOT NULL DEFAULT ''")
+        try:
+            with self._engine.begin() as connection:
+                connection.execute(
+                    self._sa.text(
+                        "CREATE INDEX IF NOT EXISTS toolgen_runs_holder ON toolgen_runs (holder, status)"
+                    )
+                )
+        except self._sa.exc.DatabaseError:
+            # Two servers creating it at once on Postgres: the other's is the same index.
+            pass
 
-    def _add_column(self, table: str, column: str) -> None:
-        """An INTEGER column a database of the release before lacks (its rows read it as NULL)."""
+    def _add_column(self, table: str, column: str, kind: str = "INTEGER") -> None:
+        """A column a database of the release before lacks (its rows read it as NULL, or as `kind`'s default)."""
         columns = {c["name"] for c in self._sa.inspect(self._engine).get_columns(table)}
         if column in columns:
             return
@@ -160,7 +173,7 @@ class RunStore:
             with self._engine.begin() as connection:
                 # Both names are this module's own constants, never input.
                 connection.execute(
-                    self._sa.text(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER")
+                    self._sa.text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
                 )
         except self._sa.exc.DatabaseError:
             # Another server added it first; whatever else went wrong shows at the first write.
@@ -181,18 +194,63 @@ class RunStore:
     # -- runs --
 
     def create_run(
-        self, run_id: str, conversation_id: str, state: Mapping[str, Any]
-    ) -> None:
-        """A new run's row, `state` its RunRecord's JSON form."""
+        self,
+        run_id: str,
+        conversation_id: str,
+        state: Mapping[str, Any],
+        *,
+        holder: str = "",
+        max_open: int | None = None,
+    ) -> bool:
+        """A new run's row, `state` its RunRecord's JSON form, `holder` whose it is; False (and no row) when the
+        holder has `max_open` runs open already. One statement counts and inserts, so two starts at once cannot
+        both slip under the cap (SQLite writes one at a time; on Postgres the holder's runs are locked first)."""
         now = time.time()
-        self._run(
-            "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, "
-            "updated) VALUES (:id, :conversation, 'running', :state, :now, :now)",
-            id=run_id,
-            conversation=conversation_id,
-            state=_json(dict(state)),
-            now=now,
-        )
+        params = {
+            "id": run_id,
+            "conversation": conversation_id,
+            "state": _json(dict(state)),
+            "now": now,
+            "holder": holder,
+        }
+        if max_open is None:
+            self._run(
+                "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, "
+                "updated, holder) VALUES (:id, :conversation, 'running', :state, :now, :now, :holder)",
+                **params,
+            )
+            return True
+        with self._engine.begin() as connection:
+            if not self._sqlite:
+                # Serializes starts of one holder across servers: the count below then sees the other's row.
+                connection.execute(
+                    self._sa.text("SELECT pg_advisory_xact_lock(hashtext(:holder))"),
+                    {"holder": holder},
+                )
+            inserted = connection.execute(
+                self._sa.text(
+                    "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, updated, holder) "
+                    "SELECT :id, :conversation, 'running', :state, :now, :now, :holder "
+                    "WHERE (SELECT COUNT(*) FROM toolgen_runs WHERE holder = :holder "
+                    "AND status IN ('running', 'awaiting_approval')) < :cap"
+                ),
+                {**params, "cap": max_open},
+            )
+            return bool(inserted.rowcount)
+
+    def open_runs(
+        self, holder: str, statuses: Sequence[str] = ("running", "awaiting_approval")
+    ) -> int:
+        """How many of `holder`'s runs have one of `statuses`."""
+        found = 0
+        for status in statuses:
+            rows = self._rows(
+                "SELECT COUNT(*) FROM toolgen_runs WHERE holder = :holder AND status = :status",
+                holder=holder,
+                status=status,
+            )
+            found += int(rows[0][0])
+        return found
 
     def update_run(self, run_id: str, status: str, state: Mapping[str, Any]) -> None:
         self._run(

@@ -272,7 +272,7 @@ class Wakeups:
         """One connection: LISTEN, then hand each notification to its run's watches until it drops (an
         error) or the notifier closes (a return)."""
         # Imported here: psycopg 3 comes with DBOS (the `durable` extra), and only Postgres needs it.
-        import psycopg
+        import psycopg  # type: ignore[import-not-found,unused-ignore]
 
         assert self._listen_to is not None and self._stop_reader is not None
         connection = psycopg.connect(self._listen_to, autocommit=True, **_KEEPALIVES)

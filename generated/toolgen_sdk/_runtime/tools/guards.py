@@ -115,3 +115,29 @@ def sendable(text: str) -> str:
     except UnicodeEncodeError:
         return _SURROGATE.sub("\ufffd", text)
     return text
+
+
+def is_timeout(error: BaseException) -> bool:
+    # Python 3.10 has three distinct timeout errors; 3.11 made them one. Imported here: only timeouts need them.
+    import asyncio
+    import concurrent.futures
+
+    return isinstance(
+        error, (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
+    )
+
+
+def message_of(error: BaseException) -> str:
+    """str(error), or a sentence saying it could not be read: a failure is reported whatever its __str__ does."""
+    try:
+        return str(error)
+    except BaseException:  # noqa: BLE001 - an exception whose str() fails still gets reported
+        return "(its message could not be read)"
+
+
+def unapproved(name: str) -> str:
+    """Why dispatch refused a call to a tool that requires approval: no one said yes to it."""
+    return (
+        f"the tool {name!r} requires approval and this call was not approved, so it did not"
+        " run (ask first, then dispatch with ToolContext(approved=True))"
+    )

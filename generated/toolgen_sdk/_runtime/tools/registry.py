@@ -1,11 +1,11 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """Tool registry: typed entries, handler binding, tools added at run time, and dispatch of tool calls.
 
-dispatch() never raises for a bad call: every failure (unknown tool, arguments that are not JSON or
-fail the schema, an unbound tool, a handler exception, a timeout, a result that fails the output
-schema, a result that cannot be sent) becomes a ToolOutcome whose content tells the model what went wrong in
-words it can act on. Hostile calls get the same treatment: a call that is not an object, a `function` that
-is not one, arguments nested too deep or with NaN or repeated keys, a handler raising SystemExit or
+dispatch() never raises for a bad call: every failure (unknown tool, arguments that are not JSON or fail the
+schema, an unbound tool, a tool requiring approval called without it, a handler exception, a timeout, a result
+that fails the output schema or cannot be sent) becomes a ToolOutcome whose content tells the model what went
+wrong in words it can act on. Hostile calls get the same treatment: a call that is not an object, a `function`
+that is not one, arguments nested too deep or with NaN or repeated keys, a handler raising SystemExit or
 KeyboardInterrupt (only an asyncio cancellation of the caller passes through). A call without a string id
 gets a generated one, the same for the same call; error messages are cut to `max_error_chars`.
 """
@@ -31,11 +31,15 @@ from .guards import (
     guarded_async,
     guarded_sync,
     is_async_handler,
+    is_timeout,
+    message_of,
     problem_text,
     quoted_name,
     sendable,
+    unapproved,
 )
 from .pool import HandlerPool
+from .progress import ProgressSink, report_progress
 from .results import default_converter
 
 if TYPE_CHECKING:
@@ -53,6 +57,7 @@ ErrorKind = Literal[
     "handler_error",
     "timeout",
     "invalid_result",
+    "approval_required",
 ]
 
 
@@ -64,6 +69,16 @@ class ToolContext:
     tool_call_id: str | None = None
     tool: ToolSpec | None = None
     values: Mapping[str, Any] = field(default_factory=dict)
+    # Where report_progress() sends this call's reports: the run's, set by the loop; None outside a run.
+    on_progress: ProgressSink | None = field(default=None, repr=False, compare=False)
+    # The caller asked and the call was approved: only then does dispatch run a tool that requires approval.
+    approved: bool = False
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Tell the run how far this call has got (tools/progress.py); never raises, a no-op outside a run."""
+        report_progress(self.on_progress, progress, total, message)
 
 
 @dataclass(frozen=True)
@@ -93,8 +108,8 @@ class ToolOutcome:
             "role": "tool",
             "tool_call_id": self.tool_call_id,
             "name": self.name,
+            "content": self.content,
         }
-        message["content"] = self.content
         if self.is_error:
             message["is_error"] = True
         return message
@@ -155,9 +170,7 @@ class ToolEntry(Generic[A, R]):
                 ValidationProblem(p.pointer, f"{p.message}; it {reason}")
                 for p in error.problems
             ]
-        return [
-            ValidationProblem("", f"is not a {model}")
-        ]  # pragma: no cover - check_arguments returned data
+        return [ValidationProblem("", f"is not a {model}")]  # pragma: no cover
 
 
 class UnboundToolsError(RuntimeError):
@@ -177,6 +190,7 @@ class Registry:
         *,
         max_workers: int = 32,
         max_error_chars: int = 4000,
+        require_approval: bool = True,
     ) -> None:
         self._entries: dict[str, ToolEntry[Any, Any]] = {
             name: ToolEntry(spec) for name, spec in specs.items()
@@ -186,6 +200,8 @@ class Registry:
         self.revision = 0
         # The longest error text sent back to the model; problems past it are counted, not listed.
         self.max_error_chars = max_error_chars
+        # False: dispatch runs a tool that requires approval without ToolContext(approved=True), as it used to.
+        self.require_approval = require_approval
 
     def entry(self, name: str) -> ToolEntry[Any, Any]:
         return self._entries[name]
@@ -231,9 +247,7 @@ class Registry:
         """
         try:
             validator = schema_validator(dict(input_schema))
-        except (
-            ImportError
-        ) as error:  # pragma: no cover - depends on the application's environment
+        except ImportError as error:  # pragma: no cover - the application's environment
             raise RuntimeError(
                 "tools added at run time need the jsonschema package"
             ) from error
@@ -303,7 +317,9 @@ class Registry:
         ).tools
 
     def dispatch(self, call: Any, ctx: ToolContext | None = None) -> ToolOutcome:
-        """Run one tool call (a ToolCall model or its dict form) to completion; never raises for a bad call."""
+        """Run one tool call (a ToolCall model or its dict form) to completion; never raises for a bad call.
+        A tool that requires approval runs only with ToolContext(approved=True), else the outcome is an
+        `approval_required` error (unless Registry(require_approval=False)): the loop and MCP server ask first."""
         prepared = self._prepare(call, ctx)
         if isinstance(prepared, ToolOutcome):
             return prepared
@@ -405,10 +421,12 @@ class Registry:
                 "unbound",
                 f"the tool {name!r} is not available right now",
             )
+        approved = not self.require_approval or bool(ctx and ctx.approved)
+        if entry.spec.requires_approval and not approved:
+            return self._failure(call_id, name, "approval_required", unapproved(name))
         if isinstance(arguments, str) and not arguments.strip():
-            arguments = (
-                "{}"  # some providers send an empty string for a call without arguments
-            )
+            # Some providers send an empty string for a call without arguments.
+            arguments = "{}"
         if isinstance(arguments, (str, bytes, bytearray)):
             try:
                 arguments = parse_json(arguments)
@@ -446,6 +464,8 @@ class Registry:
             tool_call_id=call_id,
             tool=entry.spec,
             values=ctx.values if ctx else {},
+            on_progress=ctx.on_progress if ctx else None,
+            approved=bool(ctx and ctx.approved),
         )
         return entry, handler, args, context, call_id
 
@@ -475,7 +495,7 @@ class Registry:
                 spec.name,
                 "invalid_result",
                 "the tool's result could not be sent back:"
-                f" {type(error).__name__}: {_message_of(error)}",
+                f" {type(error).__name__}: {message_of(error)}",
             )
 
     def _checked(
@@ -519,9 +539,9 @@ class Registry:
             error = error.original
         if isinstance(error, ToolFailure):
             return self._failure(
-                call_id, name, "handler_error", _message_of(error) or "the tool failed"
+                call_id, name, "handler_error", message_of(error) or "the tool failed"
             )
-        if _is_timeout(error):
+        if is_timeout(error):
             return self._failure(
                 call_id,
                 name,
@@ -532,7 +552,7 @@ class Registry:
             call_id,
             name,
             "handler_error",
-            f"the tool failed: {type(error).__name__}: {_message_of(error)}",
+            f"the tool failed: {type(error).__name__}: {message_of(error)}",
         )
 
     def _problems_failure(
@@ -576,20 +596,3 @@ class Registry:
             None,
             ToolError(kind, message, problems),
         )
-
-
-def _is_timeout(error: BaseException) -> bool:
-    # Python 3.10 has three distinct timeout errors; 3.11 made them one. Imported here: only timeouts need them.
-    import asyncio
-    import concurrent.futures
-
-    return isinstance(
-        error, (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
-    )
-
-
-def _message_of(error: BaseException) -> str:
-    try:
-        return str(error)
-    except BaseException:  # noqa: BLE001 - an exception whose str() fails still gets reported
-        return "(its message could not be read)"

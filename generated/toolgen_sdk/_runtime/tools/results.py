@@ -1,13 +1,29 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""A tool's result as the text the model reads: the default converter, which refuses what JSON cannot hold."""
+"""A tool's result as what the model reads: the default converter, which refuses what JSON cannot hold, and
+ContentParts, a result given as content parts (an image, audio, a file beside text)."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pydantic
+
+
+@dataclass(frozen=True)
+class ContentParts:
+    """A handler's result as canonical content parts (text, image, audio, file), sent to the model as they are.
+
+    `value` is the data the parts stand for, when there is such (an MCP tool's structuredContent): a served
+    tool's structured result is made of it. Return it from a handler; no converter is needed. A tool whose
+    result is checked against its output schema returns its data instead, and a `result_converter` makes the
+    parts."""
+
+    parts: Sequence[Mapping[str, Any]]
+    value: Any = None
 
 
 def _non_finite(value: Any) -> bool:
@@ -26,7 +42,10 @@ def _non_finite(value: Any) -> bool:
 
 
 def default_converter(result: Any) -> str | list[Any]:
-    """Text sent back to the model: a string as it is, a model or other value as JSON."""
+    """Text sent back to the model: a string as it is, ContentParts as their parts, a model or other value as
+    JSON."""
+    if isinstance(result, ContentParts):
+        return [dict(part) for part in result.parts]
     if isinstance(result, pydantic.RootModel) and isinstance(result.root, str):
         return result.root
     if isinstance(result, str):

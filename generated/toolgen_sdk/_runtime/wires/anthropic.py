@@ -65,6 +65,7 @@ from .base import (
     turns,
 )
 from .export import decode_tools, encode_tools
+from .placement import place
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -315,10 +316,12 @@ def _encode_request(request: Request) -> dict[str, Any]:
         body["model"] = request.model
     if WIRE not in request.extras:
         body["max_tokens"] = DEFAULT_MAX_TOKENS
-    plain = encode_plain(request.messages)
+    # Parts no block of theirs holds are dropped or named in a text first (placement.py; the notes say which).
+    placed = place(request.messages, WIRE).messages
+    plain = encode_plain(placed)
     if plain is None:
-        system = encode_system(request.messages, kept)
-        messages = _encode_messages(request.messages)
+        system = encode_system(placed, kept)
+        messages = _encode_messages(placed)
     else:
         system, messages = plain
     if system is not None:

@@ -61,6 +61,7 @@ from .bedrock_messages import (
 )
 from .bedrock_plain import decode_plain, encode_plain
 from .export import decode_tools, encode_tools
+from .placement import place
 
 __all__ = [
     "WIRE",
@@ -321,16 +322,19 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None:
         body["modelId"] = request.model
+    # Parts a tool result cannot hold are moved, dropped or named in a text first (placement.py; the notes say
+    # which).
+    placed = place(request.messages, WIRE).messages
     # A kept system layout is restored by the long way.
-    plain = None if "system" in kept else encode_plain(request.messages)
+    plain = None if "system" in kept else encode_plain(placed)
     if plain is None:
         body["messages"] = [
             encode_turn(side, group, f"/messages/{i}")
-            for i, (side, group) in enumerate(turns(request.messages, WIRE))
+            for i, (side, group) in enumerate(turns(placed, WIRE))
         ]
         system = [
             part
-            for m in request.messages
+            for m in placed
             if m.get("role") == "system"
             for part in parts_of(m.get("content"))
         ]

@@ -62,6 +62,7 @@ from .export import (
     plain_chat_definition,
     plain_chat_function,
 )
+from .placement import place
 
 WIRE = "cohere"
 
@@ -459,9 +460,12 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
-    messages = encode_plain(request.messages)
+    # Parts a tool result cannot hold are moved, dropped or named in a text first (placement.py; the notes say
+    # which).
+    placed = place(request.messages, WIRE).messages
+    messages = encode_plain(placed)
     if messages is None:
-        messages = _encode_messages(request.messages)
+        messages = _encode_messages(placed)
     body["messages"] = messages
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)

@@ -173,6 +173,19 @@ def _bedrock(
     }
 
 
+def _without_dialect(
+    schema: Any, tool: Mapping[str, Any], field: str, notes: list[str]
+) -> Any:
+    """`schema` without its `$schema`, which Gemini refuses in a declaration, with a note saying so."""
+    if not isinstance(schema, Mapping) or "$schema" not in schema:
+        return schema
+    notes.append(
+        f"{tool['name']}: {field}'s $schema {schema['$schema']!r} is not sent to gemini (it refuses the "
+        "keyword); toolgen still checks the values under that draft"
+    )
+    return {key: value for key, value in schema.items() if key != "$schema"}
+
+
 def _gemini_declaration(
     tool: Mapping[str, Any], notes: list[str], schema_field: GeminiSchema
 ) -> dict[str, Any]:
@@ -193,10 +206,15 @@ def _gemini_declaration(
             if parameters.get("properties"):
                 declaration["parameters"] = parameters
             return declaration
-    # parametersJsonSchema takes JSON Schema as it is; `parameters` would take only an OpenAPI subset.
-    declaration["parametersJsonSchema"] = schema
+    # parametersJsonSchema takes JSON Schema as it is (but $schema); `parameters` only an OpenAPI subset, whose
+    # rewrite drops $schema with the other annotations (schema/fit.py), as `toolgen lint` says.
+    declaration["parametersJsonSchema"] = _without_dialect(
+        schema, tool, "inputSchema", notes
+    )
     if tool.get("outputSchema") is not None:
-        declaration["responseJsonSchema"] = tool["outputSchema"]
+        declaration["responseJsonSchema"] = _without_dialect(
+            tool["outputSchema"], tool, "outputSchema", notes
+        )
     return declaration
 
 

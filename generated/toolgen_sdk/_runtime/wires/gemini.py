@@ -65,6 +65,7 @@ from .gemini_contents import (
 from .gemini_plain import decode_plain, decode_plain_system, encode_plain
 from .gemini_tools import decode_tools, encode_tools
 from .google_errors import array_error, status_body, status_error
+from .placement import place
 
 __all__ = [
     "WIRE",
@@ -327,11 +328,14 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None and kept.get("model_in_body"):
         body["model"] = request.model
+    # Parts a tool result cannot hold are moved, dropped or named in a text first (placement.py; the notes say
+    # which).
+    placed = place(request.messages, WIRE).messages
     # A kept system layout is restored by the long way.
-    plain = None if "system" in kept else encode_plain(request.messages)
+    plain = None if "system" in kept else encode_plain(placed)
     if plain is None:
-        encode_system(request.messages, kept, body)
-        body["contents"] = _encode_contents(request.messages)
+        encode_system(placed, kept, body)
+        body["contents"] = _encode_contents(placed)
     else:
         system, contents = plain
         if system:

@@ -8,7 +8,6 @@ A model turn becomes one assistant message; a user turn becomes user messages an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from .base import (
@@ -31,7 +30,7 @@ from .base import (
     weave,
 )
 from .call_ids import stable_call_id
-from .media import inline
+from .media import inline, url_type
 
 WIRE = "gemini"
 
@@ -117,7 +116,7 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
             }
             return {"inlineData": media}
         if "url" in part:
-            mime = part.get("media_type") or _url_type(part["url"])
+            mime = part.get("media_type") or url_type(part["url"])
             if mime is None:
                 fail(
                     f"{pointer}/media_type",
@@ -126,35 +125,6 @@ def _part_block(part: Mapping[str, Any], pointer: str) -> dict[str, Any]:
                 )
             return {"fileData": {"mimeType": mime, "fileUri": part["url"]}}
     fail(pointer, "a text, reasoning, image, audio or file part with `data` or `url`")
-
-
-# MIME types Gemini takes, by file extension: a fixed table, so every machine sends the same body.
-_TYPES_BY_EXTENSION = MappingProxyType(
-    {
-        "png": "image/png",
-        "jpg": "image/jpeg",
-        "jpeg": "image/jpeg",
-        "webp": "image/webp",
-        "gif": "image/gif",
-        "heic": "image/heic",
-        "heif": "image/heif",
-        "pdf": "application/pdf",
-        "txt": "text/plain",
-        "mp3": "audio/mp3",
-        "wav": "audio/wav",
-        "mp4": "video/mp4",
-    }
-)
-
-
-def _url_type(url: str) -> str | None:
-    """The MIME type a URL's path names by its extension (query and fragment aside), if the table knows it."""
-    if url.startswith("data:"):
-        head = url[5:].split(";", 1)[0].split(",", 1)[0]
-        return head or None
-    path = url.split("#", 1)[0].split("?", 1)[0].rsplit("/", 1)[-1]
-    extension = path.rsplit(".", 1)[-1].lower() if "." in path else ""
-    return _TYPES_BY_EXTENSION.get(extension)
 
 
 # ---- calls ----

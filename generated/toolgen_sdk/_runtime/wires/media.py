@@ -4,6 +4,8 @@
 Chat-style wires send inline images as `data:` URLs, which decode to a part with that `url`; wires that take
 inline bytes in a field of their own (Anthropic, Gemini, Bedrock, Interactions) refuse a `data:` URL as a URL.
 Ollama sends images as bare base64 without a type; the type of an image is then read off its first bytes.
+`url_type` names the MIME type of a URL by its extension (Gemini's encoder, and placement.py, which must know
+whether Gemini can send a URL before its encoder is asked to).
 """
 
 from __future__ import annotations
@@ -82,3 +84,33 @@ def audio_format(part: Mapping[str, Any]) -> str | None:
             if data.startswith(magic):
                 return name
     return None
+
+
+# MIME types by file extension, for a URL that names none (Gemini refuses a fileData without one): a fixed table, so
+# every machine sends the same body.
+_TYPES_BY_EXTENSION = MappingProxyType(
+    {
+        "png": "image/png",
+        "jpg": "image/jpeg",
+        "jpeg": "image/jpeg",
+        "webp": "image/webp",
+        "gif": "image/gif",
+        "heic": "image/heic",
+        "heif": "image/heif",
+        "pdf": "application/pdf",
+        "txt": "text/plain",
+        "mp3": "audio/mp3",
+        "wav": "audio/wav",
+        "mp4": "video/mp4",
+    }
+)
+
+
+def url_type(url: str) -> str | None:
+    """The MIME type a URL's path names by its extension (query and fragment aside), if the table knows it."""
+    if url.startswith("data:"):
+        head = url[5:].split(";", 1)[0].split(",", 1)[0]
+        return head or None
+    path = url.split("#", 1)[0].split("?", 1)[0].rsplit("/", 1)[-1]
+    extension = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    return _TYPES_BY_EXTENSION.get(extension)

@@ -61,7 +61,9 @@ from .export import (
     plain_chat_definition,
     plain_chat_function,
 )
+from .media import inline
 from .ollama_plain import decode_plain, encode_plain
+from .placement import place
 
 WIRE = "ollama"
 
@@ -164,15 +166,16 @@ def _decode_message(
     images = msg.get("images")
     if isinstance(images, list) and all(isinstance(image, str) for image in images):
         consumed.add("images")
-        parts.extend({"type": "image", "data": image} for image in images)
+        # Typed by their first bytes, as Ollama reads them: the wire has no field for a type.
+        parts.extend(dict(inline({"type": "image", "data": i})) for i in images)
     out: dict[str, Any] = {"role": role}
     if role == "assistant":
         out["content"] = assistant_content(parts)
         _decode_calls(msg, pointer, scope, out, kept, consumed, pending)
-    elif role == "tool":
-        _decode_result(msg, pointer, scope, out, kept, consumed, pending)
-        out["content"] = content
     else:
+        if role == "tool":
+            _decode_result(msg, pointer, scope, out, kept, consumed, pending)
+        # A tool message's images are read back as its parts too: the encoder sends them there (placement.py).
         out["content"] = (
             content if len(parts) <= 1 and "images" not in consumed else parts
         )
@@ -262,9 +265,9 @@ def _encode_message(msg: Mapping[str, Any], pointer: str) -> dict[str, Any]:
     ]
     if reasoning or kept.get("empty_thinking"):
         out["thinking"] = "".join(reasoning)
-    images = [
-        part["data"] for part in parts if part.get("type") == "image" and "data" in part
-    ]
+    # An image given as a base64 `data:` URL is sent as its data too; one by any other URL has no place here.
+    inlined = (inline(part) for part in parts if part.get("type") == "image")
+    images = [part["data"] for part in inlined if isinstance(part.get("data"), str)]
     if images:
         out["images"] = images
     if role == "assistant" and msg.get("tool_calls") is not None:
@@ -441,9 +444,12 @@ def _encode_request(request: Request) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
-    messages = encode_plain(request.messages)
+    # Parts a tool result cannot hold are moved, dropped or named in a text first (placement.py; the notes say
+    # which).
+    placed = place(request.messages, WIRE).messages
+    messages = encode_plain(placed)
     if messages is None:
-        messages = _encode_messages(request.messages)
+        messages = _encode_messages(placed)
     body["messages"] = messages
     if request.tools or "tools" in kept:
         body["tools"] = _encode_tools(request.tools, kept)

@@ -212,11 +212,22 @@ def tool_definitions(
 class Tools(Registry):
     """This package's tools, each a typed entry: bind with `@tools.<tool>.handler`, run with dispatch()."""
 
-    def __init__(self, *, max_workers: int = 32, max_error_chars: int = 4000) -> None:
+    def __init__(
+        self,
+        *,
+        max_workers: int = 32,
+        max_error_chars: int = 4000,
+        require_approval: bool = True,
+    ) -> None:
         """`max_workers`: how many handlers may run at once (the threads of the handler pool);
-        `max_error_chars`: the longest error text a tool message sends back to the model."""
+        `max_error_chars`: the longest error text a tool message sends back to the model;
+        `require_approval`: False lets dispatch() run a tool that requires approval without
+        ToolContext(approved=True) (the loop and the MCP server ask first and pass it)."""
         super().__init__(
-            TOOLS, max_workers=max_workers, max_error_chars=max_error_chars
+            TOOLS,
+            max_workers=max_workers,
+            max_error_chars=max_error_chars,
+            require_approval=require_approval,
         )
 
     @property
