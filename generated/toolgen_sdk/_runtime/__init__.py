@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .clients.retry import RetryPolicy
     from .clients.scripted import ReplayModel, ScriptedModel, assistant_turn, tool_call
     from .clients.sigv4 import SigV4
+    from .extras import MissingExtra
     from .loop.async_driver import arun, arun_events
     from .loop.events import (
         EVENTS_VERSION,
@@ -172,6 +173,7 @@ if TYPE_CHECKING:
         ToolOutcome,
         UnboundToolsError,
     )
+    from .tools.results import ContentParts
     from .wires.base import FINISH_REASONS, ProviderError, Request, Response, parts_of
     from .wires.codecs import (
         Codec,
@@ -267,6 +269,7 @@ __all__ = [
     "CanonicalSettings",
     "Codec",
     "CohereSettings",
+    "ContentParts",
     "Credential",
     "DeferredModels",
     "DeferredRootModel",
@@ -302,6 +305,7 @@ __all__ = [
     "MCPToolsError",
     "MessageEnd",
     "MessageStart",
+    "MissingExtra",
     "MistralSettings",
     "ModelCallFinishedEvent",
     "ModelCallStartedEvent",

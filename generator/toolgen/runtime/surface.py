@@ -36,6 +36,8 @@ HOMES = MappingProxyType(
         "ToolsLoadError": ".tools.loading",
         "load_bound_tools": ".tools.loading",
         "ToolFailure": ".tools.guards",
+        "ContentParts": ".tools.results",
+        "MissingExtra": ".extras",
         "Registry": ".tools.registry",
         "ToolContext": ".tools.registry",
         "ToolEntry": ".tools.registry",
