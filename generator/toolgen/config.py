@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.digests import text_digest
 from toolgen.errors import ConfigNotFoundError, InvalidInputError
+from toolgen.feature_names import FEATURES, canonical_feature, feature_problems
 from toolgen.runtime import WIRES, canonical_name
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ class Config:
     describe_meta_position: tuple[int, int] = (1, 1)
     # Wire names as the runtime's table spells them, sorted; every wire when the config names none.
     wires: tuple[str, ...] = WIRES
+    # The runtime layers the package carries above validation and conversion (targets/features.py), sorted.
+    features: tuple[str, ...] = FEATURES
     demo: bool = False
     display: str = CONFIG_NAME
     input_positions: tuple[tuple[int, int], ...] = ()
@@ -244,6 +247,14 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
     if problem:
         raise InvalidInputError([document.diagnostic(("output",), "config-output", problem)])
     wires = _names(document, ("wires",), data.get("wires"), "config-wire", canonical_name) or WIRES
+    features = _names(document, ("features",), data.get("features"), "config-feature", canonical_feature)
+    if "features" not in data:
+        features = FEATURES
+    demo = bool(data.get("demo", False))
+    needs = feature_problems(features, demo=demo)
+    if needs:
+        where = ("features",) if "features" in data else ("demo",)
+        raise InvalidInputError([document.diagnostic(where, "config-feature", problem) for problem in needs])
     providers = (data.get("lint") or {}).get("providers")
     lint_providers: tuple[str, ...] | None = None
     if providers:  # the lint stage, which knows the providers' names, loads only for a config that names some
@@ -262,7 +273,8 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
         message_extension=str(extension) if extension else None,
         lint_providers=lint_providers,
         wires=wires,
-        demo=bool(data.get("demo", False)),
+        features=features,
+        demo=demo,
         remotes=tuple(sorted((str(k), str(v)) for k, v in (data.get("remotes") or {}).items())),
         ref_roots=tuple(str(folder) for folder in data.get("ref_roots") or ()),
         export_strict=bool((data.get("export") or {}).get("strict", False)),

@@ -213,7 +213,9 @@ def _from_gemini(found: Entries, notes: list[str]) -> list[dict[str, Any]]:
             read = decode_body({"contents": [], "tools": [{"functionDeclarations": [entry]}]}, "gemini", "request")
         except ValueError as error:
             raise ImportProblem(f"not a function declaration the gemini wire reads: {error}", pointer) from None
-        if not isinstance(read, Request) or not read.tools:  # pragma: no cover - the checks above refuse what it would not read
+        if (
+            not isinstance(read, Request) or not read.tools
+        ):  # pragma: no cover - the checks above refuse what it would not read
             raise ImportProblem("not a function declaration", pointer)
         tool = dict(read.tools[0])
         _extra_keys(entry, pointer, _GEMINI_KEYS, notes)
@@ -230,7 +232,9 @@ def _from_mcp(found: Entries, notes: list[str]) -> list[dict[str, Any]]:
     except MCPToolsError as error:
         raise ImportProblem(str(error), (*prefix, *error.pointer)) from None
     # `execution` is read into meta (toolgen/taskSupport) by definitions_from_mcp.
-    known = frozenset({"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "execution"})
+    known = frozenset(
+        {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "execution"}
+    )
     for entry, pointer in found:
         _extra_keys(entry, pointer, known, notes)
     return definitions

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.digests import digest as digest
 from toolgen.digests import text_digest as text_digest  # re-exported: the manifest is where callers look
+from toolgen.feature_names import FEATURES
 from toolgen.versions import installed_versions
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ def config_record(config: Config) -> dict[str, str]:
     settings = {
         f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in ("root", "text_digest")
     }
+    if config.features == FEATURES:
+        del settings["features"]  # newer than the format: the default (every feature) resolves as before it
     resolved = digest(json.dumps(settings, sort_keys=True, default=list).encode())
     return {"file": config.display, "resolved": resolved, "text": config.text_digest}
 

@@ -31,7 +31,14 @@ def render(project: Project, config: Config, format_cache: FormatCache | None = 
     header = header_line(config)
     models = split_models(render_models(project, header), project, header)
     planned: dict[str, str] = dict(models.files)
-    package = render_package(project, header, wires=config.wires, demo=config.demo, deferred=frozenset(models.homes))
+    package = render_package(
+        project,
+        header,
+        wires=config.wires,
+        demo=config.demo,
+        deferred=frozenset(models.homes),
+        features=config.features,
+    )
     for name, text in {**package, **lock_files(project, header)}.items():
         if name in planned:
             raise ToolgenError(f"two targets write {name}")

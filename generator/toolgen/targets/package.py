@@ -10,10 +10,12 @@ from typing import Any
 
 import jinja2
 
+from toolgen.feature_names import COMMAND_LINE, FEATURES
 from toolgen.ir import Project, thaw
 from toolgen.names import NameRegistry, claim_in_turn, snake, written_as_snake
 from toolgen.resources import templates_dir
 from toolgen.runtime import ROWS, WIRES
+from toolgen.targets.features import not_built_in, select
 
 # What a statement can sit inside: other statements, except clauses and match cases.
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -100,6 +102,7 @@ def render_package(
     wires: tuple[str, ...] = WIRES,
     demo: bool = False,
     deferred: frozenset[str] = frozenset(),
+    features: tuple[str, ...] = FEATURES,
 ) -> dict[str, str]:
     """The package's files but the models; `deferred` names the models that `models` imports on first use."""
     environment = _environment()
@@ -147,30 +150,43 @@ def render_package(
             ),
         ),
         "adapters.py": environment.get_template("adapters.py.jinja").render(**common, wires=wires),
-        "agent.py": environment.get_template("agent.py.jinja").render(**common),
-        "__main__.py": environment.get_template("__main__.py.jinja").render(**common, demo=demo),
+        "__main__.py": environment.get_template("__main__.py.jinja").render(
+            **common,
+            demo=demo,
+            command_line=set(COMMAND_LINE) <= set(features),
+            mcp="mcp" in features,
+            serve="serve" in features,
+            missing={
+                "serve": not_built_in("serve"),
+                "mcp": not_built_in("mcp"),
+                "prompt": not_built_in('the agent loop\'s command line (`"prompt"`)', COMMAND_LINE),
+            },
+        ),
         "py.typed": "",
     }
-    files.update(runtime_files(wires, demo=demo))
+    if "loop" in features:  # else no agent module: `from <package> import agent` fails where it is written
+        files["agent.py"] = environment.get_template("agent.py.jinja").render(**common, http="http" in features)
+    files.update(runtime_files(wires, demo=demo, features=features))
     return files
 
 
-def runtime_files(wires: Iterable[str] = WIRES, *, demo: bool = True) -> dict[str, str]:
+def runtime_files(
+    wires: Iterable[str] = WIRES, *, demo: bool = True, features: Iterable[str] = FEATURES
+) -> dict[str, str]:
     """toolgen's runtime, byte for byte, as `_runtime/...` of the package: its own header and formatting.
 
-    Only the carried wires' codec and stream modules (and the modules only they import) come along, and the
-    demo only where the project asks for it."""
+    Only the carried wires' codec and stream modules (and the modules only they import) come along, the
+    feature layers the project asks for (targets/features.py: the surface then lists only what is carried), and
+    the demo only where the project asks for it."""
     sources = {
         path.relative_to(RUNTIME_DIR).as_posix(): path.read_text(encoding="utf-8")
         for path in sorted(RUNTIME_DIR.rglob("*.py"))
         if "__pycache__" not in path.parts
     }
     left_out = _uncarried(sources, set(wires))
-    return {
-        f"{RUNTIME_PACKAGE}/{name}": text
-        for name, text in sources.items()
-        if name not in left_out and (demo or not name.startswith("demo/"))
-    }
+    kept = {name: text for name, text in sources.items() if name not in left_out}
+    selected = select(kept, features, demo=demo, imports=_relative_imports)
+    return {f"{RUNTIME_PACKAGE}/{name}": text for name, text in selected.items()}
 
 
 def _module_file(row_module: str, folder: str) -> str:
