@@ -32,6 +32,9 @@ from toolgen.runtime.serve.http import _KEEP_ALIVE_SECONDS as STREAM_KEEP_ALIVE_
 from conftest import SOURCE_PACKAGE
 from serve_helpers import LIST_FILES, Server, awaiting
 
+# Each test holds sockets open for a timeout's length: minutes in all, run after the main suite (.ci/run).
+pytestmark = pytest.mark.slow
+
 # On top of a timeout: all a loaded 2-core machine may add before a dropped client sees its connection end.
 SLACK = 30.0
 HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow\r\nAccept: */*\r\nX-Padding: " + b"p" * 200

@@ -35,6 +35,7 @@ def _has_nonstandard_type(schema: object) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_corpus_builds_or_is_rejected_clearly_and_never_accepts_a_nonstandard_type_silently(
     definitions: list[dict[str, object]],
 ) -> None:
