@@ -11,6 +11,18 @@ from __future__ import annotations
 import importlib
 from types import MappingProxyType, ModuleType
 
+# DBOS and what it imports at start: the `durable` extra, and the most of `serve`.
+_DURABLE = (
+    "dbos",
+    "sqlalchemy",
+    "psycopg",
+    "psycopg_binary",
+    "greenlet",
+    "croniter",
+    "dateutil",
+    "yaml",
+    "click",
+)
 # What each extra installs, by top-level module: its own packages first, then what they import at start.
 PROVIDES = MappingProxyType(
     {
@@ -37,29 +49,11 @@ PROVIDES = MappingProxyType(
             "certifi",
             "idna",
         ),
-        "durable": (
-            "dbos",
-            "sqlalchemy",
-            "psycopg",
-            "psycopg_binary",
-            "greenlet",
-            "croniter",
-            "dateutil",
-            "yaml",
-            "click",
-        ),
+        "durable": _DURABLE,
         "serve": (
-            "dbos",
+            *_DURABLE,
             "starlette",
             "uvicorn",
-            "sqlalchemy",
-            "psycopg",
-            "psycopg_binary",
-            "greenlet",
-            "croniter",
-            "dateutil",
-            "yaml",
-            "click",
             "anyio",
             "h11",
             "sniffio",
