@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 # Each verb imports the stages it runs, so `decode` or `lint` never loads the renderer (jinja2,
 # datamodel-code-generator, ruff) and `check` answers from the manifest without loading the front end.
-from toolgen.build_lint import build_lint
+from toolgen.build_lint import build_lint, lint_lowered
 from toolgen.build_lint import definition as _definition
 from toolgen.config import (
     CACHE_DIR,
@@ -407,15 +407,12 @@ def lint(
     "openapi" adds the rules of Gemini's `parameters` subset.
     """
     from toolgen.lint import PROVIDERS
-    from toolgen.lint import lint as lint_rules
     from toolgen.lower import lower
 
     config, checked = _checked_before(root, config_path)
     lowered = lower(config, check_shapes=not checked)
     chosen = providers or config.lint_providers or PROVIDERS
-    subset = (gemini or config.gemini_schema) == "openapi"
-    sources = [(raw, _definition(tool)) for (raw, _), tool in zip(lowered.sources, lowered.project.tools, strict=True)]
-    return tuple(lint_rules(sources, chosen, gemini_subset=subset, strict=config.export_strict))
+    return lint_lowered(config, lowered, chosen, gemini_subset=(gemini or config.gemini_schema) == "openapi")
 
 
 def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".", kind: str | None = None) -> list[Source]:

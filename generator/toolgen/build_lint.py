@@ -45,15 +45,22 @@ def targeted(config: Config) -> tuple[str, ...]:
     return config.lint_providers if config.lint_providers is not None else config.wires
 
 
-def build_lint(config: Config, lowered: Lowered) -> tuple[Diagnostic, ...]:
-    """The warnings of the targeted providers' rules; LintFailedError (exit 1) with the errors when there are any."""
+def lint_lowered(
+    config: Config, lowered: Lowered, providers: tuple[str, ...], *, gemini_subset: bool
+) -> tuple[Diagnostic, ...]:
+    """The findings of `providers`' rules on the lowered project's tools, each at its place in its file."""
     from toolgen.lint import lint
 
+    sources = [(raw, definition(tool)) for (raw, _), tool in zip(lowered.sources, lowered.project.tools, strict=True)]
+    return tuple(lint(sources, providers, gemini_subset=gemini_subset, strict=config.export_strict))
+
+
+def build_lint(config: Config, lowered: Lowered) -> tuple[Diagnostic, ...]:
+    """The warnings of the targeted providers' rules; LintFailedError (exit 1) with the errors when there are any."""
     providers = targeted(config)
     if not providers:
         return ()
-    sources = [(raw, definition(tool)) for (raw, _), tool in zip(lowered.sources, lowered.project.tools, strict=True)]
-    findings = lint(sources, providers, gemini_subset=config.gemini_schema == "openapi", strict=config.export_strict)
+    findings = lint_lowered(config, lowered, providers, gemini_subset=config.gemini_schema == "openapi")
     errors = [finding for finding in findings if finding.severity is Severity.ERROR]
     if errors:
         where = "lint.providers" if config.lint_providers else "the wires it carries (wires:)"
