@@ -314,7 +314,14 @@ def test_a_served_package_leaves_git_nothing_to_add(tmp_path: Path) -> None:
         ["git", "status", "--porcelain", "-uall"], cwd=tmp_path, capture_output=True, text=True, check=True
     ).stdout
     shown = {line[3:].split("/")[0] for line in status.splitlines()}
-    assert shown == {".gitignore", "generated", "pyproject.toml", "schemas", "toolgen.yaml"}, status
+    assert shown == {
+        ".gitignore",
+        "generated",
+        "pyproject.toml",
+        "requirements-toolgen.txt",
+        "schemas",
+        "toolgen.yaml",
+    }, status
 
 
 # ---- dispatch and requiresApproval ----

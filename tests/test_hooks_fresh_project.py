@@ -115,3 +115,41 @@ def test_pre_commit_run_all_files_passes_on_a_fresh_project(fresh: Path, tmp_pat
     assert lines["toolgen check"].endswith("Passed")
     assert lines["toolgen lint"].endswith("Passed")
     assert lines["toolgen validate"].endswith("(no files to check)Skipped")
+
+
+def readme_pre_commit_config() -> str:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## In CI and pre-commit") :]
+    block = re.search(r"```yaml\n(repos:\n.*?)```", section, re.DOTALL)
+    assert block, "the README's CI section has no pre-commit config"
+    return block.group(1)
+
+
+def test_the_readmes_local_hooks_say_what_the_declared_hooks_say() -> None:
+    local = yaml.safe_load(readme_pre_commit_config())["repos"][0]
+    assert local["repo"] == "local"
+    declared = {hook["id"]: hook for hook in HOOKS}
+    for hook in local["hooks"]:
+        assert hook["language"] == "system", hook
+        assert hook["entry"].split()[:2] == declared[hook["id"]]["entry"].split(), hook
+        assert hook.get("pass_filenames", True) == declared[hook["id"]].get("pass_filenames", True), hook
+
+
+@pytest.mark.skipif(shutil.which("pre-commit", path=ENV["PATH"]) is None, reason="pre-commit is not installed")
+def test_the_readmes_pre_commit_config_as_written_checks_a_fresh_project(fresh: Path, tmp_path: Path) -> None:
+    """The README's `.pre-commit-config.yaml`, as written: passes on a fresh project with a recording, and
+    fails naming a bad one."""
+    (fresh / ".pre-commit-config.yaml").write_text(readme_pre_commit_config(), encoding="utf-8")
+    (fresh / "recordings").mkdir()
+    (fresh / "recordings" / "chat.json").write_text(json.dumps([MESSAGE]), encoding="utf-8")
+    env = {**ENV, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    command = [shutil.which("pre-commit", path=ENV["PATH"]) or "pre-commit", "run", "--all-files", "--color", "never"]
+    assert run(fresh, "git", "add", "-A").returncode == 0
+    passed = subprocess.run(command, cwd=fresh, capture_output=True, text=True, env=env, check=False)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert re.search(r"^toolgen validate\.+Passed$", passed.stdout, re.MULTILINE), passed.stdout
+    (fresh / "recordings" / "chat.json").write_text(json.dumps([{"role": "tool", "content": "18 C"}]), "utf-8")
+    assert run(fresh, "git", "add", "-A").returncode == 0
+    failed = subprocess.run(command, cwd=fresh, capture_output=True, text=True, env=env, check=False)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "recordings/chat.json:" in failed.stdout, failed.stdout

@@ -1,6 +1,7 @@
-"""The README's GitHub Actions job, run as written. Its install step pins toolgen's release tag with a git URL, and
-pip installs toolgen from such a URL (here a `git+file://` clone of this checkout, tagged as a release is); its
-other steps, run as one script on a fresh project (toolgen from this environment), pass with and without
+"""The README's GitHub Actions job, run as written. Its install step installs the requirements-toolgen.txt that
+`toolgen init` wrote, pinning the toolgen that ran it: installed from a git tag (here a `git+file://` clone of
+this checkout, tagged as a release is), init pins that tag, and the job's step installs toolgen from it again.
+Its other steps, run as one script on a fresh project (toolgen from this environment), pass with and without
 recordings, and fail on a bad one.
 
 In the install test toolgen's dependencies come from the test's own environment (a .pth file in the venv), so
@@ -26,8 +27,7 @@ from conftest import REPO_ROOT
 tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
 
 VERSION: str = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-# The README's stand-in for toolgen's repository URL, until it has a public one.
-PLACEHOLDER = "git+https://github.com/OWNER/toolgen"
+INSTALL = "pip install -r requirements-toolgen.txt"
 MESSAGES = [
     {"role": "user", "content": "What's the weather in Paris?"},
     {"role": "assistant", "content": "It is sunny."},
@@ -60,22 +60,21 @@ def needs_git() -> None:
         pytest.skip("needs git and this checkout as a git repository")
 
 
-def test_the_job_pins_toolgens_release_tag_and_names_no_placeholder_variable() -> None:
+def test_the_job_installs_the_projects_pin_and_names_no_placeholder_variable() -> None:
     job = readme_job()
     install, checks = run_steps()
-    assert install == f'pip install "toolgen @ {PLACEHOLDER}@v{VERSION}"'
+    assert install == INSTALL
     assert "env" not in job, "every step runs as written, with no variable to fill in"
     for step in checks:
         assert "$" not in step.replace("${{ github.base_ref }}", ""), step
 
 
-def test_the_job_as_written_installs_toolgen_from_a_git_tag(tmp_path: Path) -> None:
+def test_init_pins_the_git_tag_toolgen_came_from_and_the_job_installs_it(tmp_path: Path) -> None:
     needs_git()
     # The repository, as a remote would serve it: its committed tree at HEAD, tagged as the release.
     clone = tmp_path / "toolgen-repo"
     git(tmp_path, "clone", "--quiet", "--no-local", str(REPO_ROOT), str(clone))
-    if f"v{VERSION}" not in git(clone, "tag", "--list"):
-        git(clone, "tag", f"v{VERSION}")
+    git(clone, "tag", "--force", f"v{VERSION}")  # the release is what is committed here
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
     # toolgen's dependencies are taken from this environment (a .pth file) instead of downloaded again; toolgen
@@ -97,13 +96,28 @@ def test_the_job_as_written_installs_toolgen_from_a_git_tag(tmp_path: Path) -> N
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
     env.pop("PYTHONPATH", None)
-    install, _ = run_steps()
-    # Only the repository's URL differs from the README's line: the tag and the rest are as written.
-    local = install.replace(PLACEHOLDER, f"git+file://localhost{clone}")  # a named requirement's URL has a host
-    installed = subprocess.run(["bash", "-c", local], cwd=tmp_path, env=env, capture_output=True, text=True)
+    # The user installs a release by its tag, as the README's install section says (a named requirement's URL
+    # has a host), and starts a project: init pins that tag.
+    tagged = f"toolgen @ git+file://localhost{clone}@v{VERSION}"
+    pip = [str(venv / "bin" / "python"), "-m", "pip"]
+    installed = subprocess.run([*pip, "install", tagged], cwd=tmp_path, env=env, capture_output=True, text=True)
     if installed.returncode != 0 and "No matching distribution found" in installed.stderr:
         pytest.skip(f"pip reaches no package index for toolgen's build backend: {installed.stderr[-300:]}")
     assert installed.returncode == 0, installed.stderr[-3000:]
+    project = tmp_path / "app"
+    project.mkdir()
+    started = subprocess.run(
+        [str(venv / "bin" / "toolgen"), "init"], cwd=project, env=env, capture_output=True, text=True
+    )
+    assert started.returncode == 0, started.stderr
+    pinned = (project / "requirements-toolgen.txt").read_text(encoding="utf-8").splitlines()
+    assert pinned[-1] == f"toolgen @ git+file://localhost{clone}@v{VERSION}", pinned
+    assert "a repository on this machine" in started.stderr, "a pin CI cannot reach goes unsaid"
+    # The job's step, as written, in the project: toolgen comes back from the tag.
+    subprocess.run([*pip, "uninstall", "--yes", "toolgen"], env=env, capture_output=True, check=True)
+    install, _ = run_steps()
+    again = subprocess.run(["bash", "-c", install], cwd=project, env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-3000:]
     where = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import toolgen; print(toolgen.__file__)"],
         env=env,

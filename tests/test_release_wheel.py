@@ -43,12 +43,12 @@ def test_toolgen_version_is_pyprojects() -> None:
 
 def test_the_changelog_has_the_current_version_and_the_readme_pins_it() -> None:
     changelog = (REPO_ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
-    assert re.search(rf"^## \[{re.escape(VERSION)}\] - \d{{4}}-\d{{2}}-\d{{2}}$", changelog, re.MULTILINE), changelog
-    assert f"[{VERSION}]: " in changelog, "the version's heading has no link"
+    assert re.search(rf"^## {re.escape(VERSION)} - \d{{4}}-\d{{2}}-\d{{2}}$", changelog, re.MULTILINE), changelog
+    assert "OWNER" not in changelog, "a placeholder URL in the changelog"
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     # Every release the README names, as a tag or a wheel, is this one: a version bump leaves no stale pin.
     named = set(re.findall(r"@v(\d+\.\d+\.\d+\S*?)\b", readme)) | set(re.findall(r"toolgen-(\d[^-\s]*)-py3", readme))
-    named |= set(re.findall(r"^\s+rev: v(\S+)", readme, re.MULTILINE))
+    named |= set(re.findall(r"rev: v(\d[\w.]*\d)", readme))
     assert named == {VERSION}, named
 
 
@@ -58,9 +58,10 @@ def test_the_readme_says_how_to_install_in_a_project_right_after_its_first_comma
     assert headings[0] == "Install toolgen in your project", headings[:3]
     section = readme[readme.index("## Install toolgen in your project") :]
     section = section[: section.index("\n## ")]
-    assert f'pip install "toolgen @ git+https://github.com/OWNER/toolgen@v{VERSION}"' in section
+    assert f'pip install "toolgen @ git+URL@v{VERSION}"' in section
     assert f"pip install ./toolgen-{VERSION}-py3-none-any.whl" in section
-    assert "is a placeholder" in section
+    assert "requirements-toolgen.txt" in section
+    assert "OWNER" not in readme, "a placeholder URL in the README"
 
 
 def release_wheel(tmp_path: Path) -> Path:

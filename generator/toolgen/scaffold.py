@@ -9,6 +9,7 @@ from toolgen.config import CONFIG_NAME, package_name_problem
 from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.errors import InvalidInputError, ProjectExistsError
 from toolgen.formatter_settings import exclude_generated
+from toolgen.own_pin import Pin, own_pin
 from toolgen.resources import schemas_dir
 
 INIT_OUTPUT = "generated"
@@ -26,6 +27,8 @@ EXAMPLE_TOOL = Path("schemas") / "tools" / "get_current_weather.yaml"
 # What a project made with toolgen has that git should not: the service's state (`python -m <package> serve`),
 # toolgen's cache, and what Python and an installable layout's `pip install -e` leave behind.
 GITIGNORE = ".gitignore"
+# toolgen pinned as init found it installed: the README's CI job installs it with `pip install -r` and no URL to fill.
+REQUIREMENTS = "requirements-toolgen.txt"
 IGNORED = (".toolgen-state/", ".toolgen-cache/", "*.egg-info/", "__pycache__/")
 
 
@@ -56,9 +59,25 @@ def init_project(root: Path, package: str) -> InitResult:
     config_file.write_text(INIT_CONFIG.format(package=package, output=INIT_OUTPUT), encoding="utf-8")
     settings = exclude_generated(root, INIT_OUTPUT)
     written = [*settings.written, *([root / GITIGNORE] if ignore_state(root / GITIGNORE) else [])]
+    pin = None if (root / REQUIREMENTS).exists() else _pin_toolgen(root / REQUIREMENTS)
+    if pin is not None:
+        written.append(root / REQUIREMENTS)
     created = [config_file, example, *(path for path in written if path not in before)]
     updated = tuple(path for path in written if path in before)
-    return InitResult(tuple(created), updated, settings.notes)
+    notes = (*settings.notes, *([pin.note] if pin is not None and pin.note else []))
+    return InitResult(tuple(created), updated, notes)
+
+
+def _pin_toolgen(path: Path) -> Pin:
+    """Write `path`, a requirements file pinning this toolgen, and return the pin."""
+    pin = own_pin(path.parent)
+    path.write_text(
+        "# toolgen, pinned as `toolgen init` found it installed; CI installs it with `pip install -r "
+        f"{path.name}`.\n# To upgrade, change the pin, then `toolgen build` and commit the result.\n"
+        f"{pin.requirement}\n",
+        encoding="utf-8",
+    )
+    return pin
 
 
 def _rule(line: str) -> str:
