@@ -131,6 +131,13 @@ def test_the_wheel_installed_in_a_fresh_venv_builds_and_checks_a_new_project(tmp
             (project / "schemas" / "tools" / "order_status.yaml").write_text(ORDER_STATUS, encoding="utf-8")
         done = run(toolgen, step)
         assert done.returncode == 0, (step, done.stdout[-2000:], done.stderr[-2000:])
+        if step == "init":
+            # The project pins the wheel it was made with; CI's `pip install -r` of it works where the wheel is.
+            pinned = (project / "requirements-toolgen.txt").read_text(encoding="utf-8").splitlines()[-1]
+            assert pinned == f"toolgen @ {wheel.resolve().as_uri()}", pinned
+            assert "a file on this machine" in done.stderr, done.stderr
+            again = run(str(venv / "bin" / "python"), "-m", "pip", "install", "-r", "requirements-toolgen.txt")
+            assert again.returncode == 0, again.stderr[-2000:]
     # The application's view: the project's output folder on the path, toolgen's venv as its environment.
     code = (
         "import toolgen_sdk\n"
