@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 # Every feature, sorted; a config that names none gets all of them.
-FEATURES = ("http", "loop", "mcp", "serve")
-# What a feature needs: naming it without them is a config error naming both.
-NEEDS: Mapping[str, tuple[str, ...]] = {"serve": ("http", "loop")}
+FEATURES = ("http", "loop", "mcp", "serve", "streams")
+# What a feature needs, all of it (what a need needs is listed too): naming it without them is a config error
+# naming both. The model clients and the loop read a model's answer as the aggregator's events (`streams`).
+NEEDS: Mapping[str, tuple[str, ...]] = {
+    "http": ("streams",),
+    "loop": ("streams",),
+    "serve": ("http", "loop", "streams"),
+}
 # The command line of `python -m <package> "prompt"` (and the demo behind it) needs these.
-COMMAND_LINE = ("http", "loop")
+COMMAND_LINE = ("http", "loop", "streams")
 
 
 def canonical_feature(name: str) -> str:

@@ -9,7 +9,9 @@ whole response is, a call's problems placed at the event that started the call (
 
 Streams are read with toolgen's own runtime, the code every SDK carries byte for byte (`toolgen check` says when
 an SDK's copy is stale): the SDK's stream states load on first use, and in a process that has validated with
-another package of the same name, they would load from that package.
+another package of the same name, they would load from that package. So a package built without the streaming
+aggregator (no `streams` in toolgen.yaml `features:`) validates recorded streams all the same: only its models
+are used, to check the message a stream aggregates to.
 """
 
 from __future__ import annotations

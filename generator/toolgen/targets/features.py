@@ -1,12 +1,14 @@
 """toolgen.yaml's `features:`: which runtime layers above validation and conversion a package's `_runtime/` carries.
 
-Every package carries the models, the tool registry, the schema helpers and its wires' codecs and streams. A
-feature adds a layer and whatever only it imports: `loop` (the agent loop, its OpenTelemetry tracing, a no-op
-without it, and the scripted models), `http` (the HTTP model clients), `serve` (the durable HTTP service, which
-runs the loop and calls models over HTTP), `mcp` (serving and using tools over MCP). `python -m <package>
-"prompt"` needs `loop` and `http`; `demo: true` needs them too. A package without a feature leaves the modules
-out, drops their names from `_runtime`'s surface (so type checkers see only what is there), and its command
-line says in one line that the feature is not built in, exit 4.
+Every package carries the models, the tool registry, the schema helpers and its wires' codecs. A feature adds a
+layer and whatever only it imports: `streams` (the streaming aggregator: framing, its wires' stream states, the
+events), `loop` (the agent loop, its OpenTelemetry tracing, a no-op without it, and the scripted models), `http`
+(the HTTP model clients), `serve` (the durable HTTP service, which runs the loop and calls models over HTTP),
+`mcp` (serving and using tools over MCP). `loop` and `http` read models' answers as stream events, so they need
+`streams` (feature_names.NEEDS); `python -m <package> "prompt"` needs `loop`, `http` and `streams`, and so does
+`demo: true`. A package without a feature leaves the modules out, drops their names from `_runtime`'s surface and
+from adapters.py (so type checkers see only what is there), and its command line says in one line that the
+feature is not built in, exit 4.
 """
 
 from __future__ import annotations
@@ -22,11 +24,25 @@ _ROOTS: Mapping[str, tuple[str, ...]] = {
     "http": ("clients/",),
     "serve": ("serve/", "app/__init__.py", "app/serving.py", "app/server_limits.py"),
     "mcp": ("mcp/", "app/__init__.py", "app/binding.py", "app/serve_mcp.py"),
+    "streams": ("streams/",),
 }
 _COMMAND_LINE_ROOTS = ("app/__init__.py", "app/main.py")
 _DEMO_ROOTS = ("demo/",)
 # Layers only features bring: a module here that no chosen feature reaches is left out.
-_FEATURE_LAYERS = ("app/", "clients/", "demo/", "loop/", "mcp/", "observe/", "serve/")
+_FEATURE_LAYERS = (
+    "app/",
+    "clients/",
+    "demo/",
+    "loop/",
+    "mcp/",
+    "observe/",
+    "serve/",
+    "streams/",
+    # Single modules only features import: run settings (the loop's) and tool loading (the command line's,
+    # serve's and MCP's).
+    "wires/settings",
+    "tools/loading.py",
+)
 # The two files naming every public name's module: a package without some modules gets them filtered.
 SURFACE_FILES = ("__init__.py", "surface.py")
 # The command line imports these on `serve` and `mcp`: a package without the feature gets a module that says so.
@@ -54,10 +70,9 @@ def {function}(
 
 def not_built_in(what: str, needs: Iterable[str] = ()) -> str:
     """The one line a package's command line prints for `what`, which its build left out (needing `needs`)."""
-    return (
-        f"{what} is not built into this package: add {' and '.join(needs or [what])} to features: in toolgen.yaml "
-        "and build again"
-    )
+    names = list(needs) or [what]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{what} is not built into this package: add {listed} to features: in toolgen.yaml and build again"
 
 
 def select(

@@ -149,7 +149,9 @@ def render_package(
                 ]
             ),
         ),
-        "adapters.py": environment.get_template("adapters.py.jinja").render(**common, wires=wires),
+        "adapters.py": environment.get_template("adapters.py.jinja").render(
+            **common, wires=wires, streams="streams" in features
+        ),
         "__main__.py": environment.get_template("__main__.py.jinja").render(
             **common,
             demo=demo,
