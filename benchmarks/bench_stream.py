@@ -1,25 +1,26 @@
-"""Streaming benchmark: one long OpenAI chat stream through the JSON-parse floor, toolgen, the openai SDK and LiteLLM.
+"""Streaming benchmark: every wire's stream through toolgen's decoder, next to its JSON-parse floor, in CPU time and instructions.
 
-    python benchmarks/bench_stream.py            # full run (about a minute on 2 cores)
-    python benchmarks/bench_stream.py --quick    # a few rounds, for a smoke test
+    python benchmarks/bench_stream.py                  # 25 rounds and callgrind counts (about 2 minutes on 2 cores);
+                                                       # rewrites its section of benchmarks/README.md
+    python benchmarks/bench_stream.py --quick          # 3 rounds, no callgrind; prints only
+    python benchmarks/bench_stream.py --generator DIR  # the runtime of another checkout (its generator/ folder)
 
-The stream is synthetic but shaped like OpenAI's: every chunk carries id, created, model, system_fingerprint,
-service_tier, usage:null and an obfuscation pad (random-looking, 4-13 characters, a new one on every chunk, as
-OpenAI sends it); a few text deltas, then parallel tool calls streamed one after the other (slot 0, 1, ...), each
-in hundreds of argument fragments, a finish chunk, a usage-only chunk and `[DONE]`. Each network read is one SSE event, as a server flushing per token sends it.
+Each wire's stream (`stream_shapes.py`, and the OpenAI chat stream below) goes through `stream_events(reads, wire)`,
+consumed to its end: framing, JSON, a canonical event per chunk, and the final canonical message. The floors run
+over the same events' JSON: `pydantic_core.from_json` of each payload (the parser toolgen uses), and that plus one
+frozen-dataclass event object appended to a list per payload, the least any API that hands out an event per chunk
+costs. The aim is each wire's stream within 2x its floor plus one event object, in CPU time.
 
-Contenders, all in the same process and interleaved round by round (medians over rounds; ratios within one run):
-- floor: orjson.loads (if installed, else pydantic_core.from_json) of every chunk's JSON, nothing else; and, for
-  reference, the floor plus one (frozen dataclass) event object per chunk, the least a per-chunk event API costs;
-- toolgen: `stream_events(chunks, "openai-chat")`: SSE framing, JSON, canonical events per chunk, and the final
-  canonical message at the end; once with one event per read, once with the body in 4 KiB reads (events split
-  across reads, several per read), as a fast server's stream arrives;
-- openai SDK: what `client.chat.completions.stream()` does per chunk: the SDK's SSEDecoder, `sse.json()`,
-  `construct_type(ChatCompletionChunk)` and `ChatCompletionStreamState.handle_chunk`, then `get_final_completion()`;
-- LiteLLM (when installed): json.loads, a `ModelResponseStream` per chunk, then `stream_chunk_builder(chunks)`.
+CPU time (`time.process_time`) is taken round by round with every case interleaved, medians over rounds, ratios
+within one run. Instructions are callgrind's: one child process runs every case once as a warm-up, then each case
+twice inside `functools.reduce`, the only code counted (see `instructions.py`).
 
-Then every other wire the same way, each framed as its provider frames it (`stream_shapes.py`: `event:` lines,
-CRLF, AWS eventstream, NDJSON), against the floors over its own payloads; and the fixed cost of one short stream.
+The OpenAI chat stream is synthetic but shaped like OpenAI's: every chunk carries id, created, model,
+system_fingerprint, service_tier, usage:null and an obfuscation pad (a new one of 4-13 characters on every chunk, as
+OpenAI sends it); a few text deltas, then parallel tool calls streamed one after the other, each in hundreds of
+argument fragments, a finish chunk, a usage-only chunk and `[DONE]`, once a read per event, once in 4 KiB reads.
+Next to it, what a user would otherwise run: the openai SDK's `ChatCompletionStreamState` (as
+`client.chat.completions.stream()` does per chunk) and LiteLLM's `stream_chunk_builder` (when installed).
 """
 
 from __future__ import annotations
@@ -30,20 +31,42 @@ import gc
 import hashlib
 import json
 import os
+import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
+import instructions
+from readme_markers import replace_between
+from stream_shapes import SHAPES, WORDS, arguments_of, pieces
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+README = HERE / "README.md"
+START = "<!-- stream-results:start (written by benchmarks/bench_stream.py; do not edit by hand) -->"
+END = "<!-- stream-results:end -->"
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+AIM = 2.0
+# Runs of each case inside the counted reduce.
+COUNTED_RUNS = 2
 
-from stream_shapes import SHAPES, WORDS, Shape, arguments_of, pieces  # noqa: E402
 
-from toolgen.runtime import MessageEnd, Response, ToolCallDelta, stream_events  # noqa: E402
+def toolgen(generator: Path) -> SimpleNamespace:
+    """The runtime's streaming entry points, imported from `generator` (a folder holding the toolgen package)."""
+    sys.path.insert(0, str(generator))
+    from toolgen.runtime import MessageEnd, Response, ToolCallDelta, stream_events
+
+    return SimpleNamespace(
+        MessageEnd=MessageEnd, Response=Response, ToolCallDelta=ToolCallDelta, stream_events=stream_events
+    )
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -66,13 +89,8 @@ def _pad(seq: int) -> str:
     return digest.decode()[: 4 + seq % 10]
 
 
-def _arguments(call: int, fragments: int) -> list[str]:
-    """A JSON object written in `fragments` pieces of a few characters each, like model tokens."""
-    return pieces(json.dumps(arguments_of(call, fragments)), fragments)
-
-
 def synthetic_stream(calls: int = 8, fragments: int = 180, text_chunks: int = 40) -> list[bytes]:
-    """The SSE body as the list of network reads (one event each)."""
+    """The OpenAI chat SSE body as the list of network reads (one event each)."""
     payloads: list[dict[str, Any]] = [_chunk({"role": "assistant", "content": "", "refusal": None})]
     payloads += [_chunk({"content": " " + WORDS[i % len(WORDS)]}) for i in range(text_chunks)]
     for call in range(calls):
@@ -85,7 +103,7 @@ def synthetic_stream(calls: int = 8, fragments: int = 180, text_chunks: int = 40
         payloads.append(_chunk({"tool_calls": [head]}))
         payloads += [
             _chunk({"tool_calls": [{"index": call, "function": {"arguments": piece}}]})
-            for piece in _arguments(call, fragments)
+            for piece in pieces(json.dumps(arguments_of(call, fragments)), fragments)
         ]
     payloads.append(_chunk({}, "tool_calls"))
     usage = _chunk({})
@@ -101,23 +119,39 @@ def data_of(chunks: list[bytes]) -> list[bytes]:
     return [chunk[6:-2] for chunk in chunks if chunk != b"data: [DONE]\n\n"]
 
 
+@dataclass(frozen=True)
+class Wire:
+    """One wire's stream as the benchmark runs it: its reads, the JSON of each event, and the calls it must make."""
+
+    name: str
+    wire: str
+    reads: list[bytes]
+    payloads: list[bytes]
+    calls: list[tuple[str, Any]]
+
+
+def wires() -> list[Wire]:
+    chunks = synthetic_stream()
+    body = b"".join(chunks)
+    calls = [(f"tool_{call}", arguments_of(call, 180)) for call in range(8)]
+    found = [
+        Wire("openai-chat (one event a read)", "openai-chat", chunks, data_of(chunks), calls),
+        # The same body as a fast server's stream reaches the client: several events per read, split anywhere.
+        Wire(
+            "openai-chat (4 KiB reads)",
+            "openai-chat",
+            [body[i : i + 4096] for i in range(0, len(body), 4096)],
+            data_of(chunks),
+            calls,
+        ),
+    ]
+    for name, (build, text) in SHAPES.items():
+        shape = build(8, 180, text)
+        found.append(Wire(name, shape.wire, shape.reads, shape.payloads, shape.calls))
+    return found
+
+
 # ---- contenders ----
-
-
-def floor_parsers() -> dict[str, Callable[[bytes], Any]]:
-    """The JSON parsers a floor is measured with: orjson.loads when installed, and pydantic_core.from_json (what
-    toolgen's streams parse with)."""
-    from pydantic_core import from_json
-
-    parsers: dict[str, Callable[[bytes], Any]] = {}
-    try:
-        import orjson
-
-        parsers["orjson.loads"] = orjson.loads
-    except ImportError:
-        print("orjson is not installed (`pip install orjson`): its floor is left out", file=sys.stderr)
-    parsers["pydantic_core.from_json"] = from_json
-    return parsers
 
 
 def run_floor(payloads: list[bytes], loads: Callable[[bytes], Any]) -> None:
@@ -125,22 +159,56 @@ def run_floor(payloads: list[bytes], loads: Callable[[bytes], Any]) -> None:
         loads(payload)
 
 
-def run_floor_with_events(payloads: list[bytes], loads: Callable[[bytes], Any]) -> list[Any]:
+def run_floor_with_events(payloads: list[bytes], loads: Callable[[bytes], Any], event: type) -> list[Any]:
     """The floor plus the least any per-chunk event API must do: one event object per chunk, kept in a list."""
     events: list[Any] = []
     for payload in payloads:
         loads(payload)
-        events.append(ToolCallDelta(0, ""))
+        events.append(event(0, ""))
     return events
 
 
-def run_toolgen(chunks: list[bytes]) -> Response:
+def run_toolgen(api: SimpleNamespace, reads: list[bytes], wire: str) -> Any:
     result = None
-    for event in stream_events(chunks, "openai-chat"):
-        if isinstance(event, MessageEnd):
+    for event in api.stream_events(reads, wire):
+        if isinstance(event, api.MessageEnd):
             result = event.response
-    assert isinstance(result, Response)
+    assert isinstance(result, api.Response)
     return result
+
+
+def check_wire(api: SimpleNamespace, wire: Wire) -> None:
+    """The stream must aggregate to its calls, complete, before it is timed."""
+    result = run_toolgen(api, wire.reads, wire.wire)
+    calls = [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in result.message["tool_calls"]]
+    assert calls == wire.calls, f"{wire.name}: built different calls"
+    assert "stream" not in result.extras, f"{wire.name}: {result.extras['stream']}"
+
+
+SHORT = [
+    b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+    b'"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
+    b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+    b'"delta":{},"finish_reason":"stop"}]}\n\n',
+    b"data: [DONE]\n\n",
+]
+SHORT_RUNS = 200
+
+
+def cases(api: SimpleNamespace, found: list[Wire]) -> dict[str, Callable[[], Any]]:
+    """Every counted case, by name: per wire its floor, its floor plus one event object, and toolgen; and the
+    fixed cost, SHORT_RUNS short streams."""
+    from pydantic_core import from_json
+
+    made: dict[str, Callable[[], Any]] = {}
+    for wire in found:
+        made[f"{wire.name} / floor"] = partial(run_floor, wire.payloads, from_json)
+        made[f"{wire.name} / floor + event"] = partial(
+            run_floor_with_events, wire.payloads, from_json, api.ToolCallDelta
+        )
+        made[f"{wire.name} / toolgen"] = partial(run_toolgen, api, wire.reads, wire.wire)
+    made["short stream"] = lambda: [run_toolgen(api, SHORT, "openai-chat") for _ in range(SHORT_RUNS)]
+    return made
 
 
 def openai_runner() -> Callable[[list[bytes]], Any] | None:
@@ -177,155 +245,169 @@ def litellm_runner() -> Callable[[list[bytes]], Any] | None:
     return run
 
 
-def _calls_of(completion: Any) -> list[tuple[str, str]]:
-    calls = completion.choices[0].message.tool_calls or []
-    return [(call.function.name, call.function.arguments) for call in calls]
-
-
-def check_agreement(chunks: list[bytes], contenders: dict[str, Callable[[], Any]]) -> None:
-    """Every contender must build the same calls before any of them is timed."""
-    ours = run_toolgen(chunks)
+def others(api: SimpleNamespace, wire: Wire) -> dict[str, Callable[[], Any]]:
+    """The openai SDK and LiteLLM over the OpenAI chat stream, each checked to build toolgen's calls first."""
+    ours = run_toolgen(api, wire.reads, wire.wire)
     expected = [(c["function"]["name"], c["function"]["arguments"]) for c in ours.message["tool_calls"]]
-    for name, run in contenders.items():
-        if name in ("openai SDK", "LiteLLM"):
-            got = _calls_of(run())
-            assert got == expected, f"{name} built different calls"
+    found: dict[str, Callable[[], Any]] = {}
+    sdk, lite = openai_runner(), litellm_runner()
+    if sdk is not None:
+        found["openai SDK"] = partial(sdk, wire.reads)
+    if lite is not None:
+        found["LiteLLM"] = partial(lite, wire.payloads)
+    for name, run in found.items():
+        completion = run()
+        calls = [(c.function.name, c.function.arguments) for c in completion.choices[0].message.tool_calls or []]
+        assert calls == expected, f"{name} built different calls"
+    return found
 
 
-def timed(run: Callable[[], Any]) -> float:
-    start = time.perf_counter()
+# ---- measuring ----
+
+
+def cpu_seconds(run: Callable[[], Any]) -> float:
+    start = time.process_time()
     run()
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
-def measure(contenders: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[float]]:
+def measure(contenders: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
+    """Median CPU seconds of each contender, all run round by round in turn."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
     gc.collect()
     for _ in range(rounds):
         for name, run in contenders.items():
-            times[name].append(timed(run))
-    return times
+            times[name].append(cpu_seconds(run))
+    return {name: statistics.median(samples) for name, samples in times.items()}
 
 
-def flatness(rounds: int) -> list[tuple[int, float]]:
-    """toolgen's cost per chunk for one call streamed in ever more fragments: flat means no quadratic joins."""
+def flatness(api: SimpleNamespace, rounds: int) -> list[tuple[int, float]]:
+    """toolgen's CPU cost per chunk for one call streamed in ever more fragments: flat means no quadratic joins."""
     rows = []
     for fragments in (250, 1_000, 4_000, 16_000):
         chunks = synthetic_stream(calls=1, fragments=fragments, text_chunks=0)
-        best = min(timed(partial(run_toolgen, chunks)) for _ in range(rounds))
+        best = min(cpu_seconds(partial(run_toolgen, api, chunks, "openai-chat")) for _ in range(rounds))
         rows.append((len(chunks), best / len(chunks) * 1e6))
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few rounds: a smoke test, not a measurement")
-    options = parser.parse_args()
-    rounds = 3 if options.quick else 25
-
-    chunks = synthetic_stream()
-    payloads = data_of(chunks)
-    body = b"".join(chunks)
-    # The same body as a fast server's stream reaches the client: several events per read, split anywhere.
-    reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
-    parsers = floor_parsers()
-    loads = next(iter(parsers.values()))
-    contenders: dict[str, Callable[[], Any]] = {
-        **{f"floor ({name})": partial(run_floor, payloads, parser) for name, parser in parsers.items()},
-        "floor + one event object per chunk": lambda: run_floor_with_events(payloads, loads),
-        "toolgen stream_events": lambda: run_toolgen(chunks),
-        "toolgen, 4 KiB reads": lambda: run_toolgen(reads),
-    }
-    sdk = openai_runner()
-    if sdk is not None:
-        contenders["openai SDK"] = lambda: sdk(chunks)
-    lite = litellm_runner()
-    if lite is not None:
-        contenders["LiteLLM"] = lambda: lite(payloads)
-    check_agreement(chunks, contenders)
-
-    n_fragments = sum(1 for chunk in chunks if b'"arguments":"' in chunk) - 8
-    size = sum(map(len, chunks))
-    print(f"stream: {len(chunks)} chunks, {size / 1024:.0f} KiB, 8 parallel calls, {n_fragments} argument fragments")
-    print(f"python {sys.version.split()[0]}, {rounds} rounds, medians; ratios against the floor of the same run\n")
-    times = measure(contenders, rounds)
-    floor = statistics.median(next(iter(times.values())))
-    print("| contender | median ms | µs per chunk | x floor |\n|---|---:|---:|---:|")
-    for name, samples in times.items():
-        median = statistics.median(samples)
-        print(f"| {name} | {median * 1e3:.2f} | {median / len(chunks) * 1e6:.2f} | {median / floor:.2f} |")
-    if lite is None:
-        print("\nLiteLLM is not installed: `pip install litellm` to add it.")
-    print("\ntoolgen, one call in ever more fragments (best of rounds):\n\n| chunks | µs per chunk |\n|---:|---:|")
-    for count, per_chunk in flatness(max(3, rounds // 3)):
-        print(f"| {count} | {per_chunk:.2f} |")
-    print_wires(parsers, rounds)
-    print_fixed_cost(rounds)
+def counted(generator: Path, names: list[str]) -> dict[str, float]:
+    """Instructions a run of each case, from one callgrind process of this script's --count mode."""
+    command = [str(Path(__file__).resolve()), "--count", "--generator", str(generator)]
+    return instructions.count(command, names, COUNTED_RUNS)
 
 
-def print_wires(parsers: dict[str, Callable[[bytes], Any]], rounds: int) -> None:
-    """Every other wire with its own framing: the floors over its payloads, then toolgen over its reads."""
-    shapes = {name: build(8, 180, text) for name, (build, text) in SHAPES.items()}
-    contenders: dict[tuple[str, str], Callable[[], Any]] = {}
-    first_name, first = next(iter(parsers.items()))
-    for name, shape in shapes.items():
-        check_wire(shape)
-        for parser_name, parser in parsers.items():
-            contenders[name, parser_name] = partial(run_floor, shape.payloads, parser)
-        contenders[name, "floor + events"] = partial(run_floor_with_events, shape.payloads, first)
-        contenders[name, "toolgen"] = partial(run_wire, shape)
-    times = measure({f"{a} / {b}": run for (a, b), run in contenders.items()}, rounds)
-    floors = " | ".join(f"x {parser_name}" for parser_name in parsers)
-    print(f"\nEvery wire with its real framing, medians of {rounds} interleaved rounds:\n")
-    # The floor plus one event object per wire event, against the first floor: what any per-event API pays at least,
-    # so the part of a wire's ratio that no decoder handing out events can remove.
-    bound = f"floor + one event object, x {first_name}"
-    print(f"| wire (framing) | events | toolgen ms | µs per event | {floors} | {bound} | x floor + one event object |")
-    print("|---|---:|---:|---:|" + "---:|" * (len(parsers) + 2))
-    for name, shape in shapes.items():
-        ours = statistics.median(times[f"{name} / toolgen"])
-        with_events = statistics.median(times[f"{name} / floor + events"])
-        first_floor = statistics.median(times[f"{name} / {first_name}"])
-        ratios = " | ".join(
-            f"{ours / statistics.median(times[f'{name} / {parser_name}']):.2f}" for parser_name in parsers
-        )
-        print(
-            f"| {name} | {len(shape.reads)} | {ours * 1e3:.2f} | {ours / len(shape.reads) * 1e6:.2f} | {ratios}"
-            f" | {with_events / first_floor:.2f} | {ours / with_events:.2f} |"
-        )
+# ---- the report ----
 
 
-def run_wire(shape: Shape) -> Response:
-    result = None
-    for event in stream_events(shape.reads, shape.wire):
-        if isinstance(event, MessageEnd):
-            result = event.response
-    assert isinstance(result, Response)
-    return result
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
 
 
-def check_wire(shape: Shape) -> None:
-    """The stream must aggregate to its calls, complete, before it is timed."""
-    result = run_wire(shape)
-    calls = [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in result.message["tool_calls"]]
-    assert calls == shape.calls, f"{shape.wire} built different calls"
-    assert "stream" not in result.extras, f"{shape.wire}: {result.extras['stream']}"
-
-
-def print_fixed_cost(rounds: int) -> None:
-    """What one short stream costs whole: a text delta and a finish, framing sniffed, final message decoded."""
-    chunks = [
-        b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
-        b'"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
-        b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
-        b'"delta":{},"finish_reason":"stop"}]}\n\n',
-        b"data: [DONE]\n\n",
-    ]
-    number = 200
-    best = min(timed(lambda: [run_toolgen(chunks) for _ in range(number)]) for _ in range(max(3, rounds // 3)))
-    print(
-        f"\nFixed cost of a stream (two chunks and [DONE], OpenAI chat, best of rounds): {best / number * 1e6:.1f} µs"
+def report(
+    found: list[Wire],
+    cpu: dict[str, float],
+    counts: dict[str, float] | None,
+    compared: dict[str, float],
+    flat: list[tuple[int, float]],
+    head: list[str],
+) -> str:
+    lines = [*head, ""]
+    counted_head = " | M instructions | x floor | x floor + event" if counts is not None else ""
+    lines.append(
+        "| wire (framing) | events | CPU ms | µs per event | x floor | x floor + event (aim 2x)" + counted_head + " |"
     )
+    lines.append("|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if counts is not None else ""))
+    for wire in found:
+        ours, floor, bound = (cpu[f"{wire.name} / {case}"] for case in ("toolgen", "floor", "floor + event"))
+        row = (
+            f"| {wire.name} | {len(wire.payloads)} | {ours * 1e3:.2f} | {ours / len(wire.payloads) * 1e6:.2f}"
+            f" | {ours / floor:.2f} | {ours / bound:.2f}{'' if ours / bound <= AIM else ' (over)'}"
+        )
+        if counts is not None:
+            mine, low, with_event = (counts[f"{wire.name} / {case}"] for case in ("toolgen", "floor", "floor + event"))
+            row += f" | {mine / 1e6:.1f} | {mine / low:.2f} | {mine / with_event:.2f}"
+        lines.append(row + " |")
+    lines.append("")
+    short = cpu["short stream"] / SHORT_RUNS * 1e6
+    fixed = f"{short:.1f} µs CPU"
+    if counts is not None:
+        fixed += f", {counts['short stream'] / SHORT_RUNS / 1e3:.1f} thousand instructions"
+    lines.append(f"Fixed cost of a stream (two OpenAI chat chunks and [DONE], whole): {fixed}.")
+    chat = found[0]
+    if compared:
+        floor = cpu[f"{chat.name} / floor"]
+        ours = cpu[f"{chat.name} / toolgen"]
+        lines += [
+            "",
+            f"The OpenAI chat stream ({len(chat.payloads)} chunks) next to what a user would otherwise run:",
+            "",
+        ]
+        lines += ["| contender | CPU ms | x floor |", "|---|---:|---:|"]
+        lines.append(f"| toolgen stream_events | {ours * 1e3:.2f} | {ours / floor:.2f} |")
+        for name, seconds in compared.items():
+            lines.append(f"| {name} | {seconds * 1e3:.2f} | {seconds / floor:.2f} |")
+    lines += ["", "toolgen, one call in ever more fragments (best of rounds, CPU; flat means no quadratic joins):", ""]
+    lines += ["| chunks | µs per chunk |", "|---:|---:|"]
+    lines += [f"| {chunks} | {per_chunk:.2f} |" for chunks, per_chunk in flat]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true", help="3 rounds, no callgrind; prints only")
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--no-callgrind", action="store_true", help="CPU time only")
+    parser.add_argument("--no-readme", action="store_true", help="print only")
+    parser.add_argument("--generator", type=Path, default=REPO / "generator", help="the folder holding toolgen")
+    parser.add_argument("--count", action="store_true", help=argparse.SUPPRESS)  # the callgrind child
+    options = parser.parse_args()
+    api = toolgen(options.generator.resolve())
+    found = wires()
+    every = cases(api, found)
+    if options.count:
+        instructions.run_counted(every, COUNTED_RUNS)
+        return
+    rounds = options.rounds or (3 if options.quick else 25)
+    for wire in found:
+        check_wire(api, wire)
+    compared_runs = others(api, found[0])
+    load_before = _load()
+    cpu = measure({**every, **compared_runs}, rounds)
+    compared = {name: cpu.pop(name) for name in compared_runs}
+    flat = flatness(api, max(3, rounds // 3))
+    load_after = _load()
+    counts = None
+    if not (options.quick or options.no_callgrind) and instructions.available():
+        counts = counted(options.generator.resolve(), list(every))
+    revision = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    head = [
+        f"Command: `python benchmarks/bench_stream.py`{' --quick' if options.quick else ''}",
+        "",
+        f"- {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.system()} {platform.machine()},"
+        f" {os.cpu_count()} CPUs; Python {platform.python_version()}; the runtime of {options.generator}"
+        f" (working tree at {revision or '?'})",
+        f"- CPU time: {rounds} rounds, every case interleaved, medians; 1-minute load average {load_before}"
+        f" before, {load_after} after (2 cores: above 2, other work shared them)",
+        "- Instructions: "
+        + (
+            f"callgrind, each case run {COUNTED_RUNS} times after a warm-up, counted alone, per stream"
+            if counts is not None
+            else "not counted (--quick, --no-callgrind or no valgrind)"
+        ),
+        "- x floor: against `pydantic_core.from_json` of each event's JSON; x floor + event: against that plus one"
+        " frozen-dataclass event object per event (the aim: within 2x, CPU time)",
+    ]
+    section = report(found, cpu, counts, compared, flat, head)
+    print(section)
+    if not (options.quick or options.no_readme):
+        replace_between(README, START, END, section)
+        print(f"wrote {README}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,19 @@
 """Message validation side by side: toolgen's generated validators vs jsonschema, fastjsonschema, jsonschema-rs and
 plain datamodel-code-generator models, on the same 1,000 valid and 1,000 invalid canonical messages.
 
-    python benchmarks/bench_validate.py            # medians of 15 runs; prints a markdown table
-    python benchmarks/bench_validate.py --quick    # 3 runs
+    python benchmarks/bench_validate.py            # medians of 15 rounds, CPU time, and callgrind counts;
+                                                   # rewrites its section of benchmarks/README.md
+    python benchmarks/bench_validate.py --quick    # 3 rounds, no callgrind; prints only
+    python benchmarks/bench_validate.py --generator DIR   # the generator (and runtime) of another checkout
 
 Every contender checks the same JSON Schema: toolgen's canonical Message schema with its references bundled,
 as toolgen hands it to datamodel-code-generator. Validators that are not installed are skipped and named.
+toolgen's validators are those of a package built from the working tree (the repo's own project, into a
+temporary folder), so the runtime measured is the one in generator/, not the committed generated/.
+
+CPU time (`time.process_time`) is taken round by round with every contender interleaved, medians over rounds.
+Instructions are callgrind's (see `instructions.py`): one child process runs each contender over the 1,000
+messages once as a warm-up, then twice inside `functools.reduce`, the only code counted.
 """
 
 from __future__ import annotations
@@ -14,18 +22,31 @@ import argparse
 import importlib
 import importlib.metadata
 import json
+import os
+import platform
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from toolgen.config import load_config
-from toolgen.lower import lower
+import instructions
+from readme_markers import replace_between
 
 REPO = Path(__file__).resolve().parents[1]
+README = Path(__file__).resolve().parent / "README.md"
+START = "<!-- validate-results -->"
+END = "<!-- /validate-results -->"
+# The package name the repo's own project is built under here (not the committed generated/'s).
+PACKAGE = "bench_validate_sdk"
+COUNTED_RUNS = 2
 
 
 def conversation(n: int) -> list[dict[str, Any]]:
@@ -65,29 +86,48 @@ def broken(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def message_schema() -> dict[str, Any]:
     """The canonical Message schema with every $def it needs, as toolgen bundles it."""
+    from toolgen.config import load_config
+    from toolgen.lower import lower
+
     project = lower(load_config(REPO)).project
     defs = json.loads(project.models_schema)["$defs"]
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs, "$ref": "#/$defs/Message"}
 
 
-def interleaved_ms(functions: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
-    """Median ms of each function, run round by round in turn: load that comes and goes hits every one alike."""
+def build(scratch: Path) -> Path:
+    """The repo's own project built by the toolgen on sys.path into `scratch`: the folder that holds PACKAGE."""
+    from toolgen import api
+
+    root = scratch / "project"
+    root.mkdir()
+    shutil.copytree(REPO / "schemas", root / "schemas")
+    config = (REPO / "toolgen.yaml").read_text(encoding="utf-8")
+    (root / "toolgen.yaml").write_text(re.sub(r"(?m)^package:.*$", f"package: {PACKAGE}", config), encoding="utf-8")
+    built = api.build(root)
+    return Path(built.package_dir).parent
+
+
+def interleaved(functions: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
+    """Median CPU ms of each function, run round by round in turn: load that comes and goes hits every one alike."""
     times: dict[str, list[float]] = {name: [] for name in functions}
     for function in functions.values():
         function()
     for _ in range(runs):
         for name, function in functions.items():
-            start = time.perf_counter()
+            start = time.process_time()
             function()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(time.process_time() - start)
     return {name: statistics.median(samples) * 1000 for name, samples in times.items()}
 
 
-def contenders(schema: dict[str, Any], scratch: Path) -> dict[str, tuple[Callable[[Any], int], str]]:
-    """name -> (validate one message, returning how many problems were reported; version)."""
+def contenders(
+    schema: dict[str, Any], scratch: Path, package: Path, *, slow: bool = True
+) -> dict[str, tuple[Callable[[Any], int], str]]:
+    """name -> (validate one message, returning how many problems were reported; version). `package` is the
+    folder holding PACKAGE; without `slow`, only toolgen, pydantic alone and the plain models (what is counted)."""
     found: dict[str, tuple[Callable[[Any], int], str]] = {}
-    sys.path.insert(0, str(REPO / "generated"))
-    sdk = importlib.import_module("toolgen_sdk")
+    sys.path.insert(0, str(package))
+    sdk = importlib.import_module(PACKAGE)
 
     def ours(message: Any) -> int:
         try:
@@ -100,6 +140,9 @@ def contenders(schema: dict[str, Any], scratch: Path) -> dict[str, tuple[Callabl
     found["toolgen (generated validate_message)"] = (ours, "working tree")
     found["pydantic alone: the same models, raw errors"] = _bare_union(sdk)
     found["pydantic alone, its errors read (errors(): loc and msg each)"] = _bare_union(sdk, read=True)
+    if not slow:
+        found["datamodel-codegen models (plain)"] = _plain_models(schema, scratch)
+        return found
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
@@ -188,46 +231,131 @@ def _plain_models(schema: dict[str, Any], scratch: Path) -> tuple[Callable[[Any]
     return plain, importlib.metadata.version("datamodel-code-generator")
 
 
+def _all(check: Callable[[Any], int], messages: list[dict[str, Any]]) -> list[int]:
+    return [check(message) for message in messages]
+
+
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
+
+
+def report(
+    found: dict[str, tuple[Callable[[Any], int], str]],
+    ms: dict[str, float],
+    counts: dict[str, float] | None,
+    reported: dict[str, int],
+    head: list[str],
+) -> str:
+    lines = [*head, ""]
+    counted_head = " | M instructions valid | M instructions invalid" if counts is not None else ""
+    lines.append(
+        "| validator | version | 1,000 valid (CPU ms) | 1,000 invalid, with errors (CPU ms) | problems reported"
+        " (1,000 planted)" + counted_head + " |"
+    )
+    lines.append("| --- | --- | ---: | ---: | ---: |" + (" ---: | ---: |" if counts is not None else ""))
+    for name, (_, version) in found.items():
+        row = f"| {name} | {version} | {ms[f'{name} valid']:.2f} | {ms[f'{name} invalid']:.2f} | {reported[name]}"
+        if counts is not None:
+            valid, invalid = counts.get(f"{name} valid"), counts.get(f"{name} invalid")
+            row += " | " + (f"{valid / 1e6:.1f}" if valid else "") + " | " + (f"{invalid / 1e6:.1f}" if invalid else "")
+        lines.append(row + " |")
+    ours, bare, read = list(found)[:3]  # toolgen, pydantic alone, pydantic with its errors read
+    lines += [
+        "",
+        "toolgen against pydantic alone (the aims: valid within 1.15x, invalid with every problem read within"
+        " 1.5x pydantic with its errors read):",
+        "",
+    ]
+    lines += ["| ratio | CPU time | instructions |", "| --- | ---: | ---: |"]
+    for label, mine, theirs in (
+        ("valid / pydantic alone", f"{ours} valid", f"{bare} valid"),
+        ("invalid, every problem read / pydantic alone, raw errors", f"{ours} invalid", f"{bare} invalid"),
+        ("invalid, every problem read / pydantic alone, its errors read", f"{ours} invalid", f"{read} invalid"),
+    ):
+        counted = f"{counts[mine] / counts[theirs]:.2f}x" if counts is not None else "not counted"
+        lines.append(f"| {label} | {ms[mine] / ms[theirs]:.2f}x | {counted} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true", help="3 rounds, no callgrind; prints only")
+    parser.add_argument("--no-callgrind", action="store_true", help="CPU time only")
+    parser.add_argument("--no-readme", action="store_true", help="print only")
+    parser.add_argument("--generator", type=Path, default=REPO / "generator", help="the folder holding toolgen")
+    parser.add_argument("--count", type=Path, default=None, help=argparse.SUPPRESS)  # the callgrind child
     options = parser.parse_args()
-    runs = 3 if options.quick else 15
+    sys.path.insert(0, str(options.generator.resolve()))
     valid = conversation(1000)
     invalid = broken(valid)
     schema = message_schema()
+    if options.count is not None:
+        # The callgrind child: the package the parent built, the contenders it counts, in its order.
+        with tempfile.TemporaryDirectory() as scratch:
+            found = contenders(schema, Path(scratch), options.count, slow=False)
+            cases: dict[str, Callable[[], Any]] = {}
+            for name, (check, _) in found.items():
+                cases[f"{name} valid"] = partial(_all, check, valid)
+                cases[f"{name} invalid"] = partial(_all, check, invalid)
+            instructions.run_counted(cases, COUNTED_RUNS)
+        return
+    runs = 3 if options.quick else 15
     with tempfile.TemporaryDirectory() as scratch:
-        found = contenders(schema, Path(scratch))
+        package = build(Path(scratch))
+        found = contenders(schema, Path(scratch), package)
         reported = {}
         for name, (check, _) in found.items():
             assert sum(check(m) for m in valid) == 0, f"{name} rejects valid messages"
             reported[name] = sum(check(m) for m in invalid)
         functions: dict[str, Callable[[], Any]] = {}
         for name, (check, _) in found.items():
-            functions[f"{name} valid"] = lambda check=check: [check(m) for m in valid]
-            functions[f"{name} invalid"] = lambda check=check: [check(m) for m in invalid]
+            functions[f"{name} valid"] = partial(_all, check, valid)
+            functions[f"{name} invalid"] = partial(_all, check, invalid)
         # jsonschema takes a second a round: it gets fewer rounds of its own, the rest are interleaved.
         slow = {key: functions.pop(key) for key in list(functions) if key.startswith("jsonschema ")}
-        ms = interleaved_ms(functions, runs) | interleaved_ms(slow, max(3, runs // 5))
-        rows = [
-            (name, version, ms[f"{name} valid"], ms[f"{name} invalid"], reported[name])
-            for name, (_, version) in found.items()
-        ]
-    print(
-        f"1,000 messages, median of {runs} runs interleaved (jsonschema: of {max(3, runs // 5)}), Python {sys.version.split()[0]}\n"
-    )
-    print(
-        "| validator | version | 1,000 valid (ms) | 1,000 invalid, with errors (ms) | problems reported (1,000 planted) |"
-    )
-    print("| --- | --- | --- | --- | --- |")
-    for name, version, ok_ms, bad_ms, reported in rows:
-        print(f"| {name} | {version} | {ok_ms:.2f} | {bad_ms:.2f} | {reported} |")
-    ours, bare, read = list(found)[:3]  # toolgen, pydantic alone, pydantic with its errors read
-    print(
-        f"\ntoolgen / pydantic alone: valid {ms[f'{ours} valid'] / ms[f'{bare} valid']:.2f}x,"
-        f" invalid {ms[f'{ours} invalid'] / ms[f'{bare} invalid']:.2f}x"
-        f" (against pydantic with its errors read: {ms[f'{ours} invalid'] / ms[f'{read} invalid']:.2f}x)"
-    )
+        load_before = _load()
+        ms = interleaved(functions, runs) | interleaved(slow, max(3, runs // 5))
+        load_after = _load()
+        counts = None
+        if not (options.quick or options.no_callgrind) and instructions.available():
+            # The child's contenders: toolgen, pydantic alone (both), the plain models, in found's order.
+            counted_names = [*list(found)[:3], "datamodel-codegen models (plain)"]
+            names = [f"{name} {kind}" for name in counted_names for kind in ("valid", "invalid")]
+            command = [
+                str(Path(__file__).resolve()),
+                "--count",
+                str(package),
+                "--generator",
+                str(options.generator.resolve()),
+            ]
+            counts = instructions.count(command, names, COUNTED_RUNS)
+    revision = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    head = [
+        f"Command: `python benchmarks/bench_validate.py`{' --quick' if options.quick else ''}",
+        "",
+        f"- {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.system()} {platform.machine()},"
+        f" {os.cpu_count()} CPUs; Python {platform.python_version()}; toolgen's validators built by"
+        f" {options.generator} (working tree at {revision or '?'}) into a temporary package",
+        f"- CPU time: 1,000 messages a run, median of {runs} rounds interleaved (jsonschema: of {max(3, runs // 5)});"
+        f" 1-minute load average {load_before} before, {load_after} after (2 cores)",
+        "- Instructions: "
+        + (
+            f"callgrind, each contender over the 1,000 messages {COUNTED_RUNS} times after a warm-up, per 1,000"
+            " messages (jsonschema and the others not installed here are not counted)"
+            if counts is not None
+            else "not counted (--quick, --no-callgrind or no valgrind)"
+        ),
+    ]
+    section = report(found, ms, counts, reported, head)
+    print(section)
+    if not (options.quick or options.no_readme):
+        replace_between(README, START, END, section)
+        print(f"wrote {README}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import struct
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 WORDS = [
@@ -77,7 +78,7 @@ def anthropic(calls: int, fragments: int, text_chunks: int) -> Shape:
     def add(value: dict[str, Any]) -> None:
         events.append((value["type"], value))
 
-    message = {"id": "msg_01E3Wn1NynZw9FALZ68znj9S", "type": "message", "role": "assistant"}
+    message: dict[str, Any] = {"id": "msg_01E3Wn1NynZw9FALZ68znj9S", "type": "message", "role": "assistant"}
     message |= {"model": "claude-sonnet-4-5", "content": [], "stop_reason": None, "stop_sequence": None}
     message["usage"] = {"input_tokens": 900, "cache_read_input_tokens": 0, "output_tokens": 1}
     add({"type": "message_start", "message": message})
@@ -106,8 +107,8 @@ def responses(calls: int, fragments: int, text_chunks: int) -> Shape:
     events: list[tuple[str | None, Any]] = []
 
     def add(value: dict[str, Any]) -> None:
-        value["sequence_number"] = len(events)
-        events.append((value["type"], value))
+        # OpenAI's key order: the type, then the sequence number, then the event's own keys.
+        events.append((value["type"], {"type": value.pop("type"), "sequence_number": len(events), **value}))
 
     head = {"id": "resp_04041325ab8ae30400698c519fb7fc8197", "object": "response", "created_at": 1770803615}
     head |= {"model": "gpt-5.1", "status": "in_progress", "output": []}
@@ -247,11 +248,22 @@ def bedrock(calls: int, fragments: int, text_chunks: int) -> Shape:
     return Shape("bedrock-converse", "eventstream", reads, payloads, expected)
 
 
+def _stamp(line: int) -> str:
+    """A line's `created_at` as Ollama writes it: a new one on every line, about 5 ms apart, to the microsecond."""
+    moment = datetime(2025, 8, 20, 13, 48, 24, 316155) + timedelta(microseconds=4998 * line)
+    return moment.isoformat(timespec="microseconds") + "Z"
+
+
 def ollama(calls: int, fragments: int, text_chunks: int) -> Shape:
-    """Ollama's NDJSON: one JSON object a line; a tool call arrives whole, its arguments an object."""
-    head = {"model": "qwen3:8b", "created_at": "2025-08-20T13:48:24.316155Z"}
+    """Ollama's NDJSON: one JSON object a line, each with its own `created_at` (as in the recorded streams); a tool
+    call arrives whole, its arguments an object."""
     chunks = [
-        {**head, "message": {"role": "assistant", "content": " " + WORDS[i % 16]}, "done": False}
+        {
+            "model": "qwen3:8b",
+            "created_at": _stamp(i),
+            "message": {"role": "assistant", "content": " " + WORDS[i % 16]},
+            "done": False,
+        }
         for i in range(text_chunks)
     ]
     expected = []
@@ -262,8 +274,9 @@ def ollama(calls: int, fragments: int, text_chunks: int) -> Shape:
             "content": "",
             "tool_calls": [{"function": {"name": f"tool_{call}", "arguments": arguments}}],
         }
-        chunks.append({**head, "message": message, "done": False})
+        chunks.append({"model": "qwen3:8b", "created_at": _stamp(len(chunks)), "message": message, "done": False})
         expected.append((f"tool_{call}", arguments))
+    head = {"model": "qwen3:8b", "created_at": _stamp(len(chunks))}
     done = {**head, "message": {"role": "assistant", "content": ""}, "done_reason": "stop", "done": True}
     chunks.append(done | {"total_duration": 171946792, "prompt_eval_count": 900, "eval_count": 4000})
     payloads = [_compact(chunk) for chunk in chunks]
