@@ -49,6 +49,7 @@ def test_init_build_check_in_an_empty_directory(tmp_path: Path) -> None:
         "created schemas/tools/get_current_weather.yaml",
         "created pyproject.toml",
         "created .gitignore",
+        "created requirements-toolgen.txt",
     ]
     built = toolgen_cli(tmp_path, "build")
     assert built.returncode == 0, built.stderr

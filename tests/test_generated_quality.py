@@ -309,19 +309,19 @@ def test_imports_only_pydantic_and_the_standard_library(package_dir: Path) -> No
 
 
 def _tool_models(tools_module: ast.Module) -> dict[str, tuple[str, str | None]]:
-    """Tool name -> (args model, result model), read from the ToolSpec.deferred(DeferredModels(...)) calls."""
+    """Tool name -> (args model, result model), read from the definitions TOOLS is made of (DeferredTools)."""
     found: dict[str, tuple[str, str | None]] = {}
     for node in ast.walk(tools_module):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "deferred":
-            (models,) = node.args
-            assert isinstance(models, ast.Call), ast.unparse(node)
-            keywords = {k.arg: k.value for k in node.keywords}
-            name = keywords["name"]
-            module, args, result = (ast.literal_eval(a) for a in models.args)
-            assert isinstance(name, ast.Constant) and isinstance(name.value, str)
-            assert module.endswith(".models") and isinstance(args, str), ast.unparse(models)
-            assert isinstance(result, str) or result is None
-            found[name.value] = (args, result)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "DeferredTools":
+            module, table = node.args
+            assert isinstance(module, ast.Constant) and str(module.value).endswith(".models"), ast.unparse(node)
+            assert isinstance(table, ast.Dict), ast.unparse(table)
+            for key, definition in zip(table.keys, table.values, strict=True):
+                name, fields = ast.literal_eval(key), ast.literal_eval(definition)  # constants only: data, not code
+                args, result = fields["args_model"], fields["result_model"]
+                assert isinstance(name, str) and isinstance(args, str), ast.unparse(definition)
+                assert isinstance(result, str) or result is None
+                found[name] = (args, result)
     return found
 
 

@@ -20,15 +20,24 @@ def print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> 
     if output_format == "json":
         click.echo(json.dumps([d.to_json() for d in diagnostics], indent=2))
         return
-    for d in diagnostics:
-        if output_format == "github":
-            level = "error" if d.severity.value == "error" else "warning"
-            click.echo(f"::{level} file={d.path},line={d.line},col={d.col},title={d.rule}::{d.message}")
-        else:
-            # click drops the colour when stdout is not a terminal
-            colour = "red" if d.severity.value == "error" else "yellow"
-            severity = click.style(d.severity.value, fg=colour, bold=True)
-            click.echo(f"{d.path}:{d.line}:{d.col}: {severity} {d.rule} {d.message}")
+    if not diagnostics:
+        return
+    # One write for all of them: an up-to-date `check` repeats a large project's 1,000s of warnings, and a
+    # click.echo per line cost it a sixth of `import pydantic` at 1,598 warnings.
+    if output_format == "github":
+        lines = [
+            f"::{'error' if d.severity.value == 'error' else 'warning'} file={d.path},line={d.line},col={d.col},"
+            f"title={d.rule}::{d.message}"
+            for d in diagnostics
+        ]
+    else:
+        # click drops the colour when stdout is not a terminal
+        styled = {
+            value: click.style(value, fg="red" if value == "error" else "yellow", bold=True)
+            for value in {d.severity.value for d in diagnostics}
+        }
+        lines = [f"{d.path}:{d.line}:{d.col}: {styled[d.severity.value]} {d.rule} {d.message}" for d in diagnostics]
+    click.echo("\n".join(lines))
 
 
 def counted(diagnostics: Sequence[Diagnostic]) -> str:

@@ -8,18 +8,20 @@ the `data:` prefix is of the text, as every manifest before this one recorded th
 
 Parsing costs more than hashing, so what a text parses to is kept in the project's cache by the text's digest
 (and toolgen's source hash): `build` writes it, every verb reads it, none believes it past what a text hashes to.
+Whether the input patterns now match a file the build did not read is told here too (inputs_as_recorded).
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolgen.config import CACHE_DIR
+from toolgen.config import CACHE_DIR, Config, display_path, is_own_file, resolved
 from toolgen.digests import digest, text_digest
 from toolgen.manifest import BUILTIN_PREFIX, source_digest
 
@@ -46,7 +48,8 @@ def recorded_digests(documents: Iterable[Document], warnings: Iterable[Diagnosti
     }
 
 
-def _file(root: Path, display: str) -> Path:
+def input_file(root: Path, display: str) -> Path:
+    """The file an input's display name (relative to the project root, or `<toolgen>/...`) stands for."""
     if display.startswith(BUILTIN_PREFIX):
         from toolgen.resources import schemas_dir
 
@@ -72,7 +75,7 @@ def current_digests(root: Path, recorded: Mapping[str, str], *, remember: bool =
     found: dict[str, str | None] = {}
     for display, hashed in recorded.items():
         try:
-            text = _file(root, display).read_text(encoding="utf-8-sig")
+            text = input_file(root, display).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError):
             found[display] = None
             continue
@@ -87,6 +90,50 @@ def current_digests(root: Path, recorded: Mapping[str, str], *, remember: bool =
     if remember:
         _keep(root, used)
     return found
+
+
+def inputs_as_recorded(config: Config, recorded: object) -> dict[str, str] | None:
+    """The manifest's inputs when each still has its recorded digest and the globs match no other file."""
+    if not isinstance(recorded, dict) or not all(isinstance(v, str) for v in recorded.values()):
+        return None
+    inputs = {str(name): hashed for name, hashed in recorded.items()}
+    if current_digests(config.root, inputs) != inputs or matches_another_file(config, inputs):
+        return None
+    return inputs
+
+
+def matches_another_file(config: Config, recorded: Collection[str]) -> bool:
+    """Whether an input pattern matches a file the build would read that is not one of the `recorded` inputs.
+
+    A match is named as the build names it, by its resolved path: resolving one path asks the file system about
+    each of its folders, so a folder is resolved once for all its files, and a match is resolved alone only when
+    it is a link, lies in a folder reached through one, or is not among the inputs by its own path.
+    """
+    root = resolved(config.root)
+    base = str(root) + os.sep
+    plain: dict[str, bool] = {}  # folder -> no link on the way to it from the root
+    for pattern in config.inputs:
+        for match in glob.glob(str(config.root / pattern), recursive=True):
+            if _display_as_is(match, base, plain) in recorded:
+                continue
+            path = Path(match).resolve()
+            if display_path(config.root, path) in recorded or not path.is_file():
+                continue
+            if not is_own_file(config, path):
+                return True  # a new file the build would read
+    return False
+
+
+def _display_as_is(match: str, base: str, plain: dict[str, bool]) -> str | None:
+    """`match`'s display path when it is what resolving it gives (no link on the way, no `.` or `..`)."""
+    if not match.startswith(base) or os.path.normpath(match) != match:
+        return None
+    folder = os.path.dirname(match)
+    if folder not in plain:
+        plain[folder] = os.path.realpath(folder) == folder
+    if not plain[folder] or os.path.islink(match):
+        return None
+    return match[len(base) :].replace(os.sep, "/")
 
 
 def as_recorded(root: Path, inputs: Mapping[str, str], recorded: object) -> dict[str, str]:

@@ -7,6 +7,9 @@ matches a file the build did not read, the package holds exactly the files the m
 records, and the manifest is the one those files render, a full render would produce those same bytes:
 `check` answers with the recorded warnings. Anything else, even a doubt, returns None, and `check` renders.
 
+That answer is kept (kept_check.py) with the stamps of every file it read: the next `check` of an unchanged
+project answers from it without reading the package, the inputs or the manifest again.
+
 What it cannot check is what the manifest alone says: its own list of warnings (hand-edited, it is repeated
 as written; `check --full` finds the manifest differs) and libraries other than the ones it names.
 """
@@ -14,23 +17,30 @@ as written; `check --full` finds the manifest differs) and libraries other than 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 from toolgen.beside import on_disk as beside_on_disk
 from toolgen.beside import recorded_beside
 from toolgen.building import work_dir
 from toolgen.config import CACHE_DIR, INSTALLABLE, PYPROJECT, Config, display_path
+from toolgen.config_cache import cached_config
 from toolgen.diagnostics import Diagnostic
-from toolgen.drift import CheckResult, on_disk
+from toolgen.digests import digest
+from toolgen.drift import CheckResult
+from toolgen.input_digests import inputs_as_recorded
+from toolgen.kept_check import keep_answer, kept_warnings
 from toolgen.manifest import (
     MANIFEST_NAME,
     config_record,
     recorded_makers,
-    render_manifest,
+    render_manifest_of,
     running_makers,
+    text_digest,
 )
-from toolgen.recorded import recorded_config, recorded_inputs
-from toolgen.write import leftovers
+from toolgen.recorded import recorded_config
+from toolgen.write import leftovers, package_entries
 
 # A warning that depends on folders, not on the files the manifest hashes (input-unmatched: whether a
 # pattern's folder exists), may come and go without any recorded hash changing: such a build is rendered.
@@ -39,6 +49,11 @@ _UNRECORDED = frozenset({"input-unmatched"})
 
 def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
     """The answer a full `check` would give when the package is up to date; None when it may not be."""
+    started = time.time_ns()  # before any file is read: what was written since cannot be kept as read
+    config = cached_config(root, config_path)
+    kept = kept_warnings(config) if config is not None else None
+    if config is not None and kept is not None:
+        return CheckResult(config.package_dir, (), "", kept)
     found = recorded_config(root, config_path)
     if found is None:
         return None
@@ -46,23 +61,48 @@ def instant_check(root: Path, config_path: Path | None) -> CheckResult | None:
     makers = running_makers()
     if recorded_makers(manifest) != makers:
         return None
-    inputs = recorded_inputs(config, manifest.get("inputs"))
+    inputs = inputs_as_recorded(config, manifest.get("inputs"))
     warnings = _recorded_warnings(manifest.get("warnings"))
     if inputs is None or warnings is None or _moved_since_last_build(config):
         return None
     if leftovers(config.package_dir, work_dir(config, config.package_dir)):
         return None  # an interrupted build: a full check reports it
-    actual = on_disk(config.package_dir, config.user_zone)
-    files = {name: text for name, text in actual.items() if name != MANIFEST_NAME}
+    digests = _digests_on_disk(config)
     # The files beside the package as they are now: the manifest renders the same only when each is as recorded.
     wanted = {PYPROJECT} if config.package_layout == INSTALLABLE else set()
-    beside = beside_on_disk(config, set(recorded_beside(config.package_dir)) | wanted)
-    expected = render_manifest(
-        files, inputs, config=config_record(config), warnings=warnings, makers=makers, beside=beside
+    candidates = set(recorded_beside(config.package_dir)) | wanted
+    beside = {name: text_digest(text) for name, text in beside_on_disk(config, candidates).items()}
+    expected = render_manifest_of(
+        {name: hashed for name, hashed in digests.items() if name != MANIFEST_NAME},
+        inputs,
+        config=config_record(config),
+        warnings=warnings,
+        makers=makers,
+        beside=beside,
     )
-    if actual.get(MANIFEST_NAME) != expected:
+    if digests.get(MANIFEST_NAME) != text_digest(expected):
         return None
+    keep_answer(config, inputs, candidates, warnings, started)
     return CheckResult(config.package_dir, (), "", warnings)
+
+
+def _digests_on_disk(config: Config) -> dict[str, str]:
+    """The text digest of each file of the package outside the user zone, as drift.on_disk reads them: a file
+    that is not UTF-8, or not a file, by the text standing for it there."""
+    found: dict[str, str] = {}
+    package = config.package_dir
+    for name in package_entries(package, config.user_zone):
+        try:
+            with open(os.path.join(package, name), "rb") as file:
+                data = file.read()
+            text = data.decode("utf-8")  # raises for a file that is not UTF-8, as reading it as text does
+            # Without a CR, the text's digest is its bytes' (read as text, CRLF and CR would become LF).
+            found[name] = text_digest(text.replace("\r\n", "\n").replace("\r", "\n")) if "\r" in text else digest(data)
+        except UnicodeDecodeError:
+            found[name] = text_digest("<binary file>\n")
+        except OSError:  # a dangling or folder symlink
+            found[name] = text_digest("<unreadable>\n")
+    return found
 
 
 def _recorded_warnings(recorded: object) -> tuple[Diagnostic, ...] | None:

@@ -7,6 +7,8 @@ import functools
 import hashlib
 import json
 import os
+import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +17,8 @@ from toolgen.diagnostics import Diagnostic, Severity
 from toolgen.digests import digest as digest
 from toolgen.digests import text_digest as text_digest  # re-exported: the manifest is where callers look
 from toolgen.feature_names import FEATURES
+from toolgen.manifest_json import manifest_json
+from toolgen.stamps import fingerprint, keep, read_kept, settled, stamp
 from toolgen.versions import installed_versions
 
 if TYPE_CHECKING:
@@ -33,36 +37,64 @@ SHAPING = ("jinja2", "jsonschema", "jsonschema-specifications", "pyyaml", "refer
 MAKER_KEYS = ("shaping", "source", "versions")
 # Files of toolgen's installation that are not its source.
 _NOT_SOURCE = frozenset({"__pycache__"})
+# Where source_digest keeps its answer with the stamps of the files it hashed: beside toolgen's bytecode.
+_SOURCE_MEMO = "toolgen-source.json"
 
 
-def _source_files(root: Path, skip: frozenset[Path]) -> Iterable[tuple[str, Path]]:
+def _source_files(root: Path, skip: frozenset[Path]) -> Iterable[tuple[str, str]]:
     """Every file under `root` as (POSIX path relative to it, path), sorted; caches, dotfiles and `skip` left out."""
-    for top, folders, names in os.walk(root):
+    start, skipped = str(root), {str(path) for path in skip}
+    for top, folders, names in os.walk(start):
         folders[:] = sorted(
-            f for f in folders if f not in _NOT_SOURCE and not f.startswith(".") and Path(top, f) not in skip
+            f for f in folders if f not in _NOT_SOURCE and not f.startswith(".") and os.path.join(top, f) not in skipped
         )
-        base = Path(top).relative_to(root).as_posix()
+        base = "" if top == start else os.path.relpath(top, start).replace(os.sep, "/") + "/"
         for name in sorted(n for n in names if not n.startswith(".") and not n.endswith((".pyc", ".pyo"))):
-            yield (name if base == "." else f"{base}/{name}"), Path(top, name)
+            yield base + name, os.path.join(top, name)
 
 
 @functools.cache
 def source_digest() -> str:
     """One hash of toolgen's code, templates and built-in schemas, the same for a wheel and a checkout.
 
-    Computed once a process (about 7 ms for its 130 files): an editable install changes under it, so nothing
-    computed at install time would do. Line endings are normalized, so a CRLF checkout hashes like an LF one.
+    An editable install changes under it, so nothing computed at install time would do; hashing its 300 files costs
+    a quick verb a third of `import pydantic`. The answer is kept beside toolgen's bytecode (as Python keeps a
+    module's) with the stamps of the files hashed (stamps.py), and read again while every stamp is the same and
+    no file came or went. Line endings are normalized, so a CRLF checkout hashes like an LF one.
     """
     from toolgen.resources import schemas_dir, templates_dir
 
     package = Path(__file__).resolve().parent
     resources = {"templates": templates_dir().resolve(), "schemas": schemas_dir().resolve()}
+    files = [
+        (f"{prefix}/{name}", path)
+        for prefix, root in (("toolgen", package), *resources.items())
+        for name, path in _source_files(root, frozenset(resources.values()) - {root})
+    ]
+    started = time.time_ns()
+    stamps = [stamp(path) for _, path in files]
+    key = fingerprint([[name, found] for (name, _), found in zip(files, stamps, strict=True)])
+    memo = _source_memo(package)
+    kept = read_kept(memo)
+    if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("digest"), str):
+        return str(kept["digest"])
     hasher = hashlib.sha256()
-    for prefix, root in (("toolgen", package), *resources.items()):
-        for name, path in _source_files(root, frozenset(resources.values()) - {root}):
-            hasher.update(f"{prefix}/{name}\0".encode())
-            hasher.update(digest(path.read_bytes().replace(b"\r\n", b"\n")).encode())
-    return hasher.hexdigest()
+    for name, path in files:
+        with open(path, "rb") as file:
+            data = file.read()
+        hasher.update(f"{name}\0".encode())
+        hasher.update(digest(data.replace(b"\r\n", b"\n")).encode())
+    found = hasher.hexdigest()
+    if not sys.dont_write_bytecode and settled(stamps, started):
+        keep(memo, {"key": key, "digest": found})
+    return found
+
+
+def _source_memo(package: Path) -> Path:
+    """Beside toolgen's bytecode: its __pycache__, or its mirror under PYTHONPYCACHEPREFIX."""
+    prefix = sys.pycache_prefix
+    folder = Path(prefix, package.relative_to(package.anchor)) if prefix else package / "__pycache__"
+    return folder / _SOURCE_MEMO
 
 
 def running_versions(names: Iterable[str] = MAKERS) -> dict[str, str]:
@@ -106,9 +138,13 @@ def config_record(config: Config) -> dict[str, str]:
 
 def runtime_digest(files: Mapping[str, str]) -> str:
     """One hash over the runtime copied into the package (`_runtime/`): every file's name and text."""
+    return _runtime_digest({n: text_digest(t) for n, t in files.items() if n.startswith(RUNTIME_DIR + "/")})
+
+
+def _runtime_digest(digests: Mapping[str, str]) -> str:
     hasher = hashlib.sha256()
-    for name in sorted(n for n in files if n.startswith(RUNTIME_DIR + "/")):
-        hasher.update(f"{name}\0{text_digest(files[name])}\n".encode())
+    for name in sorted(n for n in digests if n.startswith(RUNTIME_DIR + "/")):
+        hasher.update(f"{name}\0{digests[name]}\n".encode())
     return hasher.hexdigest()
 
 
@@ -129,19 +165,34 @@ def render_manifest(
     without rendering when all of them match (instant_check.py). `beside` are the files written in the output
     folder next to the package (recorded only when there are any).
     """
+    digests = {name: text_digest(text) for name, text in files.items()}
+    besides = {name: text_digest(text) for name, text in (beside or {}).items()}
+    return render_manifest_of(digests, inputs, config=config, warnings=warnings, makers=makers, beside=besides)
+
+
+def render_manifest_of(
+    files: Mapping[str, str],
+    inputs: Mapping[str, str],
+    *,
+    config: Mapping[str, str] | None = None,
+    warnings: Iterable[Diagnostic] = (),
+    makers: Mapping[str, Any] | None = None,
+    beside: Mapping[str, str] | None = None,
+) -> str:
+    """render_manifest of the files' and the beside files' digests (text_digest) rather than their texts."""
     body: dict[str, Any] = {
         "generator": "toolgen",
         "format": MANIFEST_FORMAT,
         "config": dict(sorted((config or {}).items())),
         "inputs": dict(sorted(inputs.items())),
-        "files": {name: text_digest(text) for name, text in sorted(files.items())},
-        "runtime": runtime_digest(files),
+        "files": dict(sorted(files.items())),
+        "runtime": _runtime_digest(files),
         **(makers if makers is not None else running_makers()),
         "warnings": [w.to_json() for w in warnings],
     }
     if beside:
-        body["beside"] = {name: text_digest(text) for name, text in sorted(beside.items())}
-    return json.dumps(body, indent=2, sort_keys=True) + "\n"
+        body["beside"] = dict(sorted(beside.items()))
+    return manifest_json(body)
 
 
 def recorded_makers(manifest: Mapping[str, Any] | None) -> dict[str, Any] | None:

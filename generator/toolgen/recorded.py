@@ -7,14 +7,13 @@ only the config and the manifest, so those verbs start without what `check` and 
 
 from __future__ import annotations
 
-import glob
 from pathlib import Path
 from typing import Any
 
-from toolgen.config import Config, display_path, is_own_file, load_config
+from toolgen.config import Config, load_config
 from toolgen.config_cache import cached_config, remember_config
 from toolgen.errors import ToolgenError
-from toolgen.input_digests import current_digests
+from toolgen.input_digests import inputs_as_recorded
 from toolgen.manifest import MANIFEST_FORMAT, config_record, read_manifest, source_digest
 
 
@@ -52,15 +51,4 @@ def recorded_project(root: Path, config_path: Path | None) -> Config | None:
 
 def recorded_inputs(config: Config, recorded: object) -> dict[str, str] | None:
     """The manifest's inputs when each still has its recorded digest and the globs match no other file."""
-    if not isinstance(recorded, dict) or not all(isinstance(v, str) for v in recorded.values()):
-        return None
-    if current_digests(config.root, {str(name): hashed for name, hashed in recorded.items()}) != recorded:
-        return None
-    for pattern in config.inputs:
-        for match in glob.glob(str(config.root / pattern), recursive=True):
-            path = Path(match).resolve()
-            if display_path(config.root, path) in recorded or not path.is_file():
-                continue
-            if not is_own_file(config, path):
-                return None  # a new file the build would read
-    return {str(name): hashed for name, hashed in recorded.items()}
+    return inputs_as_recorded(config, recorded)
