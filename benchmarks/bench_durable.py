@@ -1,34 +1,43 @@
-"""What durability costs a step: a served run through DurableRuns next to a bare DBOS workflow and to plain run().
+"""What durability costs: a served run through DurableRuns next to bare DBOS workflows of the same steps.
 
-    python benchmarks/bench_durable.py            # 5 rounds, 10 and 40 tool steps, under a minute;
-                                                  # rewrites the results in README.md
-    python benchmarks/bench_durable.py --quick    # 2 rounds, 10 tool steps, prints only
+    python benchmarks/bench_durable.py            # 5 rounds at 1 and 10 tool steps, callgrind counts; a few
+                                                  # minutes; rewrites the results in README.md
+    python benchmarks/bench_durable.py --quick    # 2 rounds at 1 tool step, no callgrind; prints only
+    python benchmarks/bench_durable.py --before HEAD   # the served run of the toolgen of a commit beside them
 
-Three cases, each measurement in a fresh process of its own (DBOS keeps one instance a process), on SQLite in a
-temporary folder:
+Cases, each measurement in a fresh process of its own (DBOS keeps one instance a process), on SQLite (WAL, as the
+service's store sets it) in a temporary folder:
 
 - served: a run through DurableRuns (its default options: streamed), whose scripted model makes N steps of one
-  trivial tool call each and then answers "done"; every model call and tool call is a DBOS step, with the run's
-  load, 2N + 2 steps in all (counted from DBOS's own list of the workflow's steps), and every event goes to the
-  store. Timed from `start()` to the workflow's result.
-- floor: a bare DBOS workflow that calls a trivial `@DBOS.step()` function as many times as the served run has
-  steps, timed from `start_workflow` to its result: what DBOS alone costs for those checkpoints.
+  trivial tool call each and then answers "done"; every model call and tool call is a DBOS step, and every event
+  goes to the store. From `start()` (what POST /runs calls) to `result()` having the run's end.
+- floor: a bare async DBOS workflow that awaits as many trivial async steps (`DBOS.run_step_async`) as the served
+  run made (counted from DBOS's own list of its steps), started as DurableRuns starts its workflows (a task on
+  DBOS's event loop) and awaited through its task: what DBOS alone costs for those checkpoints.
+- same steps: a bare async DBOS workflow making the served run's steps themselves, as one would write the agent
+  by hand: the same model's `complete` and the same tool's dispatch, each a DBOS step, no loop, store or events.
 - plain: the same conversation through `run()` in memory (streamed, no store, no DBOS).
+- before (with `--before REF`): the served run of the toolgen of that commit (its `generator/`, by git archive).
 
-Both DBOS cases wait for the result alike, polling its status every 2 ms. Each process makes one untimed run
-first (DBOS's first workflow pays for warming its connections), then `--runs` timed ones. Cases run round-robin
-in rounds; a case's time is the median over all its timed runs, a step's the run's time over the served run's
-step count (for plain too, so that the columns compare), and the ratios are those of the medians of this one
-benchmark run. Nothing here is a test, and no test times anything.
+Each process freezes what it has made so far out of the garbage collector's passes (`gc.freeze()`, as the serve
+verb does once it has started), makes one untimed run (the first workflow pays for warming connections and
+imports), then `--runs` measured ones: CPU time of the whole process (every thread: `time.process_time`), wall time, and the
+SQL statements and commits SQLite ran on every connection of the process (DBOS's and the store's). Cases run
+round-robin in rounds; each figure is the median over all measured runs. With callgrind (not with --quick) each
+case also runs once under `valgrind --tool=callgrind` with 3 runs and once with none (the warm-up only),
+PYTHONHASHSEED=0: the difference over the runs is its instructions a run. Nothing here is a test, and no test
+times anything.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import json
 import os
 import platform
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -40,15 +49,17 @@ from pathlib import Path
 from typing import Any
 
 from readme_markers import replace_between
-
-GENERATOR = Path(__file__).resolve().parents[1] / "generator"
-sys.path.insert(0, str(GENERATOR))
+from serve_costs import extracted
 
 README = Path(__file__).resolve().parent / "README.md"
 START = "<!-- durable-results:start (written by benchmarks/bench_durable.py; do not edit by hand) -->"
 END = "<!-- durable-results:end -->"
-CASES = ("floor", "served", "plain")
-POLL_SECONDS = 0.002
+CASES = ("floor", "agent", "served", "plain", "before")
+MESSAGES = [{"role": "user", "content": "go"}]
+
+
+def _generator(path: str | None) -> None:
+    sys.path.insert(0, path or str(Path(__file__).resolve().parents[1] / "generator"))
 
 
 def _model_and_tools(steps: int) -> tuple[Any, Any]:
@@ -82,100 +93,249 @@ def _options(steps: int) -> Any:
     return RunOptions(stream=True, max_steps=steps + 1, max_tool_calls=steps)
 
 
-def _dbos_config(folder: str, name: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "system_database_url": f"sqlite:///{Path(folder) / 'runs.sqlite'}",
-        "application_version": "bench",
-        "executor_id": "local",
-        "log_level": "WARNING",
-    }
+def _wal(path: Path) -> str:
+    """The database file in WAL mode (persistent), as the service's store leaves it; its URL."""
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA journal_mode=WAL")
+    return f"sqlite:///{path}"
+
+
+class Counter:
+    """SQL statements and commits of every SQLite connection in this process (DBOS's and the store's, through
+    SQLAlchemy or on the driver's own connection), as SQLite runs them: a statement run for several rows
+    (executemany) counts once a row."""
+
+    def __init__(self) -> None:
+        import sqlalchemy
+
+        self.statements = 0
+        self.commits = 0
+        sqlalchemy.event.listen(sqlalchemy.pool.Pool, "connect", self._connected)
+
+    def _connected(self, connection: Any, record: Any) -> None:
+        connection.set_trace_callback(self._traced)
+
+    def _traced(self, sql: str) -> None:
+        head = sql.lstrip()[:8].upper()
+        if head.startswith("COMMIT"):
+            self.commits += 1
+        elif not head.startswith(("BEGIN", "ROLLBACK", "PRAGMA")):
+            self.statements += 1
+
+    def reset(self) -> None:
+        self.statements = self.commits = 0
+
+
+def _measured(runs: int, once: Any, counter: Counter | None) -> dict[str, Any]:
+    """`once()` run 1 + `runs` times; the measured runs' CPU and wall seconds, statements and commits. What is
+    alive before is frozen out of the garbage collector's passes, as the serve verb does once it has started."""
+    gc.collect()
+    gc.freeze()
+    once()
+    cpu, wall, statements, commits = [], [], [], []
+    for _ in range(runs):
+        if counter is not None:
+            counter.reset()
+        started_cpu, started = time.process_time(), time.perf_counter()
+        once()
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
+        if counter is not None:
+            statements.append(counter.statements)
+            commits.append(counter.commits)
+    return {"cpu": cpu, "wall": wall, "statements": statements, "commits": commits}
+
+
+def _dbos_loop() -> Any:
+    from dbos._dbos import _get_dbos_instance
+
+    return _get_dbos_instance()._background_event_loop._loop
 
 
 def measure_floor(steps: int, runs: int) -> dict[str, Any]:
-    from dbos import DBOS
+    import asyncio
 
+    from dbos import DBOS, SetWorkflowID
+
+    counter = Counter()
     with tempfile.TemporaryDirectory(prefix="toolgen-bench-durable-") as folder:
-        DBOS(config=_dbos_config(folder, "bench-floor"))  # type: ignore[arg-type]
+        url = _wal(Path(folder) / "runs.sqlite")
+        config = {
+            "name": "bench-floor",
+            "system_database_url": url,
+            "application_version": "bench",
+            "executor_id": "local",
+            "log_level": "WARNING",
+        }
+        DBOS(config=config)  # type: ignore[arg-type]
 
-        @DBOS.step()
-        def trivial(number: int) -> int:
+        async def trivial(number: int) -> int:
             return number
 
-        @DBOS.workflow()
-        def workflow(count: int) -> int:
+        @DBOS.workflow(name="bench.floor")
+        async def workflow(count: int) -> int:
             for number in range(count):
-                trivial(number)
+                await DBOS.run_step_async({"name": "trivial"}, trivial, number)
             return count
 
         DBOS.launch()
-        seconds = []
-        for _ in range(runs + 1):
-            started = time.perf_counter()
-            handle = DBOS.start_workflow(workflow, steps)
-            DBOS.retrieve_workflow(handle.workflow_id).get_result(polling_interval_sec=POLL_SECONDS)
-            seconds.append(time.perf_counter() - started)
-        counted = len(DBOS.list_workflow_steps(handle.workflow_id))
+        loop = _dbos_loop()
+        made: list[str] = []
+
+        async def start_and_wait() -> None:
+            made.append(f"floor-{len(made)}")
+            with SetWorkflowID(made[-1]):
+                handle = await DBOS.start_workflow_async(workflow, steps)
+            await handle.get_result()
+
+        found = _measured(runs, lambda: asyncio.run_coroutine_threadsafe(start_and_wait(), loop).result(), counter)
+        found["steps"] = len(DBOS.list_workflow_steps(made[-1]))
         DBOS.destroy(destroy_registry=True)
-    return {"seconds": seconds[1:], "steps": counted}
+    return found
+
+
+def _result(durable: Any, run_id: str) -> Any:
+    """The run once it has ended: `result()`, or for a toolgen without it, the store's row watched for its end."""
+    if hasattr(durable, "result"):
+        return durable.result(run_id, timeout=60)
+    store = durable.store
+    with store.wakeups.watch(run_id) as watch:
+        while (found := store.run(run_id)).status not in ("finished", "error", "stopped"):
+            watch.wait_blocking(0.05)
+    return found
+
+
+def measure_agent(steps: int, runs: int) -> dict[str, Any]:
+    """The served run's steps by hand: the model's `complete` and the tool's dispatch as DBOS steps."""
+    import asyncio
+
+    from dbos import DBOS, SetWorkflowID
+
+    from toolgen.runtime.wires.base import Request
+
+    counter = Counter()
+    model, registry = _model_and_tools(steps)
+    tools = registry.definitions()
+    with tempfile.TemporaryDirectory(prefix="toolgen-bench-durable-") as folder:
+        url = _wal(Path(folder) / "runs.sqlite")
+        config = {
+            "name": "bench-agent",
+            "system_database_url": url,
+            "application_version": "bench",
+            "executor_id": "local",
+            "log_level": "WARNING",
+        }
+        DBOS(config=config)  # type: ignore[arg-type]
+
+        @DBOS.workflow(name="bench.agent")
+        async def workflow(messages: list[dict[str, Any]]) -> int:
+            messages = list(messages)
+            while True:
+                request = Request(messages=list(messages), tools=tools)
+                response = await DBOS.run_step_async({"name": "model"}, model.complete, request)
+                messages.append(response.message)
+                calls = response.message.get("tool_calls") or []
+                if not calls:
+                    return len(messages)
+                for call in calls:
+                    outcome = await DBOS.run_step_async({"name": "tool"}, registry.dispatch, call)
+                    messages.append(outcome.to_message())
+
+        DBOS.launch()
+        loop = _dbos_loop()
+        made: list[str] = []
+
+        async def start_and_wait() -> None:
+            made.append(f"agent-{len(made)}")
+            with SetWorkflowID(made[-1]):
+                handle = await DBOS.start_workflow_async(workflow, MESSAGES)
+            await handle.get_result()
+
+        found = _measured(runs, lambda: asyncio.run_coroutine_threadsafe(start_and_wait(), loop).result(), counter)
+        found["steps"] = len(DBOS.list_workflow_steps(made[-1]))
+        DBOS.destroy(destroy_registry=True)
+    return found
 
 
 def measure_served(steps: int, runs: int) -> dict[str, Any]:
-    import sqlalchemy
     from dbos import DBOS
 
     from toolgen.runtime import DurableRuns
 
+    counter = Counter()
     model, registry = _model_and_tools(steps)
     with tempfile.TemporaryDirectory(prefix="toolgen-bench-durable-") as folder:
-        url = f"sqlite:///{Path(folder) / 'runs.sqlite'}"
+        url = _wal(Path(folder) / "runs.sqlite")
         durable = DurableRuns(registry, model, database_url=url, name="bench-durable", options=_options(steps))
-        # The store's own transactions (events, the run's row, tool attempts), counted on its engine.
-        commits = [0]
-        sqlalchemy.event.listen(
-            durable.store._engine, "commit", lambda connection: commits.__setitem__(0, commits[0] + 1)
-        )
-        seconds = []
-        for _ in range(runs + 1):
-            commits[0] = 0
-            started = time.perf_counter()
-            run_id = durable.start([{"role": "user", "content": "go"}], None)
-            stop: str = DBOS.retrieve_workflow(run_id).get_result(polling_interval_sec=POLL_SECONDS)
-            seconds.append(time.perf_counter() - started)
-            if stop != "finished":
-                raise SystemExit(f"the served run stopped with {stop!r}")
-        counted = len(DBOS.list_workflow_steps(run_id))
-        events = durable.store.last_seq(run_id)
+        made: list[str] = []
+
+        def once() -> None:
+            made.append(durable.start(MESSAGES, None))
+            ended = _result(durable, made[-1])
+            if ended is None or ended.state.get("stop_reason") != "finished":
+                raise SystemExit(f"the served run ended as {ended}")
+
+        found = _measured(runs, once, counter)
+        found["steps"] = len(DBOS.list_workflow_steps(made[-1]))
+        found["events"] = durable.store.last_seq(made[-1])
         durable.close()
-    return {"seconds": seconds[1:], "steps": counted, "events": events, "commits": commits[0]}
+    return found
 
 
 def measure_plain(steps: int, runs: int) -> dict[str, Any]:
     from toolgen.runtime import run
 
     model, registry = _model_and_tools(steps)
-    seconds = []
-    for _ in range(runs + 1):
-        started = time.perf_counter()
-        result = run([{"role": "user", "content": "go"}], model, registry, _options(steps))
-        seconds.append(time.perf_counter() - started)
+
+    def once() -> None:
+        result = run(MESSAGES, model, registry, _options(steps))
         if result.stop_reason != "finished":
             raise SystemExit(f"the plain run stopped with {result.stop_reason!r}")
-    return {"seconds": seconds[1:]}
+
+    return _measured(runs, once, None)
 
 
 def child(case: str, steps: int, runs: int) -> None:
-    measure = {"floor": measure_floor, "served": measure_served, "plain": measure_plain}[case]
+    measure = {
+        "floor": measure_floor,
+        "agent": measure_agent,
+        "served": measure_served,
+        "before": measure_served,
+        "plain": measure_plain,
+    }[case]
     print(json.dumps(measure(steps, runs)))
 
 
-def spawn(case: str, steps: int, runs: int) -> dict[str, Any]:
+def _command(case: str, steps: int, runs: int, generator: str | None) -> list[str]:
     command = [sys.executable, __file__, "--child", case, "--steps", str(steps), "--runs", str(runs)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    return command + (["--generator", generator] if generator else [])
+
+
+def spawn(case: str, steps: int, runs: int, generator: str | None) -> dict[str, Any]:
+    done = subprocess.run(_command(case, steps, runs, generator), capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{case} ({steps} steps) failed:\n{done.stderr}")
     found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return found
+
+
+def instructions(case: str, steps: int, runs: int, generator: str | None) -> float:
+    """Instructions a run under callgrind: (the process with `runs` runs - the one with none) / runs."""
+    counts = []
+    for count in (runs, 0):
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        done = subprocess.run(
+            [*command, *_command(case, steps, count, generator)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or found is None:
+            raise SystemExit(f"callgrind of {case} failed:\n{done.stderr[-3000:]}")
+        counts.append(int(found.group(1)))
+    return (counts[0] - counts[1]) / runs
 
 
 def _ms(seconds: float) -> str:
@@ -183,49 +343,61 @@ def _ms(seconds: float) -> str:
 
 
 def report(
-    results: dict[int, dict[str, list[float]]], counts: dict[int, dict[str, int]], rounds: int, runs: int, command: str
+    results: dict[int, dict[str, dict[str, list[float]]]],
+    counts: dict[int, dict[str, int]],
+    irs: dict[int, dict[str, float]],
+    rounds: int,
+    runs: int,
+    command: str,
+    loads: list[float],
+    ref: str | None,
 ) -> str:
-    load = os.getloadavg()[0]
     lines = [
         f"Command: `{command}`",
         "",
         f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.system()} {platform.machine()}, "
         f"{os.cpu_count()} CPUs; Python {platform.python_version()}; DBOS {version('dbos')}; "
         f"SQLite {sqlite3.sqlite_version}",
-        f"- {rounds} rounds, round-robin, each case a fresh process per round making 1 untimed and {runs} timed "
-        f"runs; medians over the {rounds * runs} timed runs; the 1-minute load average at the end: {load:.1f}",
-        "- A step: the run's time over the served run's DBOS steps (its load, N + 1 model calls, N tool calls)",
+        f"- {rounds} rounds, round-robin, each case a fresh process per round making 1 untimed and {runs} measured "
+        f"runs; medians over the {rounds * runs} measured runs; the 1-minute load average ran "
+        f"{min(loads):.1f}-{max(loads):.1f}",
+        "- CPU: the process's, every thread; statements and commits: as SQLite ran them on every connection (DBOS's "
+        "and the store's; a statement run for several rows counts once a row); instructions: callgrind, a process "
+        "with 3 runs minus one without, over the runs",
         "",
-        "| tool steps | case | DBOS steps | median run | per step | min - max per step | x floor | x plain |",
-        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| tool steps | case | DBOS steps | CPU a run | x floor | x same steps | instructions a run | x floor | "
+        "x same steps | wall a run | SQL statements | commits |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     labels = {
-        "floor": "bare DBOS workflow, trivial steps (floor)",
-        "served": "served run through DurableRuns",
+        "floor": "bare DBOS workflow, trivial async steps (floor)",
+        "agent": "bare DBOS workflow, the same model and tool calls as steps (same steps)",
+        "served": "served run: DurableRuns start() to result()",
+        "before": f"served run, toolgen of `{ref}` (before)",
         "plain": "plain run(), in memory",
     }
     for steps, cases in results.items():
         count = counts[steps]["steps"]
-        medians = {case: statistics.median(seconds) for case, seconds in cases.items()}
+        cpu = {case: statistics.median(found["cpu"]) for case, found in cases.items() if found["cpu"]}
+        ir = irs.get(steps, {})
         for case in CASES:
-            seconds = cases[case]
+            found = cases[case]
+            if not found["cpu"]:
+                continue
+            sql = f"{statistics.median(found['statements']):.0f}" if found["statements"] else ""
+            commits = f"{statistics.median(found['commits']):.0f}" if found["commits"] else ""
+            ir_text = f"{ir[case] / 1e6:,.1f} M" if case in ir else ""
+            ir_floor = f"{ir[case] / ir['floor']:.2f}x" if case in ir and "floor" in ir else ""
+            ir_agent = f"{ir[case] / ir['agent']:.2f}x" if case in ir and "agent" in ir else ""
+            made = counts[steps].get(case, count)
             lines.append(
-                f"| {steps} | {labels[case]} | {count if case != 'plain' else ''} | {_ms(medians[case])} | "
-                f"{_ms(medians[case] / count)} | {_ms(min(seconds) / count)} - {_ms(max(seconds) / count)} | "
-                f"{medians[case] / medians['floor']:.2f}x | {medians[case] / medians['plain']:.1f}x |"
+                f"| {steps} | {labels[case]} | {made if case != 'plain' else ''} | {_ms(cpu[case])} | "
+                f"{cpu[case] / cpu['floor']:.2f}x | {cpu[case] / cpu['agent']:.2f}x | {ir_text} | {ir_floor} | "
+                f"{ir_agent} | {_ms(statistics.median(found['wall']))} | {sql} | {commits} |"
             )
     lines.append("")
-    for steps, cases in results.items():
-        count = counts[steps]["steps"]
-        medians = {case: statistics.median(seconds) for case, seconds in cases.items()}
-        over_plain = (medians["served"] - medians["plain"]) / count
-        over_floor = (medians["served"] - medians["floor"]) / count
-        lines.append(
-            f"- {steps} tool steps ({counts[steps]['events']} events stored, {counts[steps]['commits']} store "
-            "transactions a run): durability costs "
-            f"{_ms(over_plain)} a step over plain run(), of which DBOS's own checkpoint is "
-            f"{_ms(medians['floor'] / count)} and the rest ({_ms(over_floor)}) the served run's own"
-        )
+    for steps in results:
+        lines.append(f"- {steps} tool steps: {counts[steps]['events']} events stored a run")
     return "\n".join(lines) + "\n"
 
 
@@ -235,37 +407,74 @@ def write_readme(section: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="2 rounds, 10 tool steps; prints only")
+    parser.add_argument("--quick", action="store_true", help="2 rounds, 1 tool step, no callgrind; prints only")
     parser.add_argument("--rounds", type=int, default=None)
-    parser.add_argument("--runs", type=int, default=3, help="timed runs per process")
+    parser.add_argument("--runs", type=int, default=5, help="measured runs per process")
     parser.add_argument("--steps", type=int, nargs="*", default=None, help="tool steps of a run (N)")
+    parser.add_argument("--no-callgrind", action="store_true", help="CPU and wall time only")
+    parser.add_argument("--before", metavar="REF", help="also the served run of the toolgen of this commit")
+    parser.add_argument("--generator", help="the folder holding the toolgen package to measure")
     parser.add_argument("--no-readme", action="store_true", help="print only")
     parser.add_argument("--child", choices=CASES, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    _generator(options.generator)
     if options.child:
         child(options.child, options.steps[0], options.runs)
         return
+    with extracted(options.before) as before:
+        section = measure_all(options, before)
+    print(section)
+    if not (options.quick or options.no_readme or options.generator):
+        write_readme(section)
+
+
+def measure_all(options: argparse.Namespace, before: str | None) -> str:
     rounds = options.rounds or (2 if options.quick else 5)
-    sizes = options.steps or ([10] if options.quick else [10, 40])
-    results: dict[int, dict[str, list[float]]] = {steps: {case: [] for case in CASES} for steps in sizes}
+    sizes = options.steps or ([1] if options.quick else [1, 10])
+    keys = ("cpu", "wall", "statements", "commits")
+    results: dict[int, dict[str, dict[str, list[float]]]] = {
+        steps: {case: {key: [] for key in keys} for case in CASES} for steps in sizes
+    }
     counts: dict[int, dict[str, int]] = {}
+    loads = []
     for number in range(rounds):
         for steps in sizes:
             # The served run first: the floor makes as many steps as it recorded.
-            served = spawn("served", steps, options.runs)
-            counts[steps] = {key: served[key] for key in ("steps", "events", "commits")}
-            results[steps]["served"].extend(served["seconds"])
-            floor = spawn("floor", served["steps"], options.runs)
-            if floor["steps"] != served["steps"]:
-                raise SystemExit(f"the floor made {floor['steps']} steps, the served run {served['steps']}")
-            results[steps]["floor"].extend(floor["seconds"])
-            results[steps]["plain"].extend(spawn("plain", steps, options.runs)["seconds"])
+            served = spawn("served", steps, options.runs, options.generator)
+            counts[steps] = {key: served[key] for key in ("steps", "events")}
+            found = {"served": served}
+            found["floor"] = spawn("floor", served["steps"], options.runs, options.generator)
+            found["agent"] = spawn("agent", steps, options.runs, options.generator)
+            for case in ("floor", "agent"):
+                if found[case]["steps"] != served["steps"]:
+                    raise SystemExit(f"the {case} made {found[case]['steps']} steps, the served run {served['steps']}")
+            found["plain"] = spawn("plain", steps, options.runs, options.generator)
+            if before:
+                found["before"] = spawn("before", steps, options.runs, before)
+                counts[steps]["before"] = found["before"]["steps"]
+            for case, measured in found.items():
+                for key in keys:
+                    results[steps][case][key].extend(measured[key])
+        loads.append(os.getloadavg()[0])
         print(f"round {number + 1}/{rounds} done", file=sys.stderr)
-    command = "python benchmarks/bench_durable.py" + (" --quick" if options.quick else "")
-    section = report(results, counts, rounds, options.runs, command)
-    print(section)
-    if not (options.quick or options.no_readme):
-        write_readme(section)
+    irs: dict[int, dict[str, float]] = {}
+    if not (options.quick or options.no_callgrind):
+        for steps in sizes:
+            irs[steps] = {
+                "served": instructions("served", steps, 3, options.generator),
+                "floor": instructions("floor", counts[steps]["steps"], 3, options.generator),
+                "agent": instructions("agent", steps, 3, options.generator),
+                "plain": instructions("plain", steps, 3, options.generator),
+            }
+            if before:
+                irs[steps]["before"] = instructions("before", steps, 3, before)
+            print(f"callgrind at {steps} tool steps done", file=sys.stderr)
+    command = (
+        "python benchmarks/bench_durable.py"
+        + (" --quick" if options.quick else "")
+        + (f" --before {options.before}" if options.before else "")
+    )
+    return report(results, counts, irs, rounds, options.runs, command, loads, options.before)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,20 @@
-"""How soon an SSE reader of the service gets a run's event after it is stored: wake-ups against 0.1 s polling.
+"""What the service costs its server, and how soon an SSE reader gets a run's event once it is stored.
 
-    python benchmarks/bench_serve_delivery.py            # 5 rounds of 30 events per case, about 2 minutes;
-                                                         # rewrites the results in README.md
-    python benchmarks/bench_serve_delivery.py --quick    # 2 rounds of 10 events, prints only
+    python benchmarks/bench_serve_delivery.py            # costs (with callgrind) and 5 rounds of 30 events per
+                                                         # delivery case, a few minutes; rewrites the results in
+                                                         # README.md
+    python benchmarks/bench_serve_delivery.py --quick    # 2 rounds, fewer requests, no callgrind; prints only
+    python benchmarks/bench_serve_delivery.py --before HEAD   # the costs of the toolgen of a commit beside them
 
-Each case serves the service's real Starlette app (`service_app`) under uvicorn on a loopback port, in a thread of
-this process, and reads one run's `/runs/{id}/events` with an httpx stream in another thread, as a browser reads
-it. The writer (the main thread, standing in for a DBOS worker) stores one event at a time with
+Costs (serve_costs.py, each a fresh process calling the service's Starlette app in-process through ASGI, beside a
+bare Starlette app doing the least the same request needs, interleaved with it): the server CPU of `POST /runs` to
+its answer, and of replaying a finished run's events over SSE, per event; for the replay, callgrind's instructions
+too (a process with the requests minus one without, PYTHONHASHSEED=0). With `--before REF`, the same for the toolgen
+of that commit (its `generator/`, by git archive).
+
+Delivery: each case serves the service's real Starlette app (`service_app`) under uvicorn on a loopback port, in a
+thread of this process, and reads one run's `/runs/{id}/events` with an httpx stream in another thread, as a browser
+reads it. The writer (the main thread, standing in for a DBOS worker) stores one event at a time with
 `RunStore.add_events`, at a random moment 0 to 0.1 s after the reader got the last one (0 to 0.5 s for the
 reader that looks every 0.5 s: a whole period of the reader's looks, so that writes land at every phase of a
 polling reader's cycle), and the delay is the time from `add_events` returning to the reader having parsed the
@@ -52,6 +60,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from readme_markers import replace_between
+from serve_costs import extracted, run_child
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 
@@ -145,7 +154,12 @@ def serving(store: RunStore) -> Iterator[str]:
     """The service's app over `store`, under uvicorn in a thread: its base URL."""
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(service_app(SimpleNamespace(store=store), auth=open_access), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(
+            service_app(SimpleNamespace(store=store), auth=open_access),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -231,6 +245,73 @@ def report(cases: list[Case], rounds: int, samples: int, command: str, note: str
     return "\n".join(lines) + "\n"
 
 
+REPLAY_EVENTS = 1000
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.2f} µs" if seconds < 1e-3 else f"{seconds * 1000:,.2f} ms"
+
+
+def costs(rounds: int, requests: int, callgrind: bool, generator: str | None) -> dict[str, float]:
+    """The medians over `rounds` processes of each: POST's CPU to its answer, the replay's CPU per event (ours and
+    the floor's), and with callgrind the replay's instructions per event."""
+    post: dict[str, list[float]] = {"ours": [], "floor": []}
+    replay: dict[str, list[float]] = {"ours": [], "floor": []}
+    events = 0
+    for _ in range(rounds):
+        found, _ = run_child(["post", "--requests", str(requests)], generator)
+        for side in post:
+            post[side].extend(found[side])
+        found, _ = run_child(["replay", "--events", str(REPLAY_EVENTS), "--requests", str(requests)], generator)
+        events = found["events"]
+        for side in replay:
+            replay[side].extend(value / events for value in found[side])
+    result = {
+        "post": statistics.median(post["ours"]),
+        "post_floor": statistics.median(post["floor"]),
+        "replay": statistics.median(replay["ours"]),
+        "replay_floor": statistics.median(replay["floor"]),
+        "events": float(events),
+    }
+    if callgrind:
+        for side in ("ours", "floor"):
+            counted = []
+            for count in (5, 0):
+                arguments = ["replay", "--events", str(REPLAY_EVENTS), "--requests", str(count), "--side", side]
+                counted.append(run_child(arguments, generator, callgrind=True)[1])
+            # Each side's requests come after two untimed ones: 5 + 2 against 2.
+            result["replay_ir" if side == "ours" else "replay_floor_ir"] = (counted[0] - counted[1]) / 5 / events
+    return result
+
+
+def cost_report(found: dict[str, float], before: dict[str, float] | None, ref: str | None, requests: int) -> list[str]:
+    lines = [
+        f"Server costs: the service's app called in-process through ASGI, {requests} requests a process, "
+        f"medians; the replay is of a finished run of {found['events']:.0f} events (its model's answer of "
+        f"{REPLAY_EVENTS:,} words), its floor a StreamingResponse of the same bytes, one chunk per event, from memory"
+        + (f"; before: the toolgen of `{ref}`" if before else ""),
+        "",
+        "| path | toolgen | floor | x floor |" + (" before | before x floor |" if before else ""),
+        "| --- | ---: | ---: | ---: |" + (" ---: | ---: |" if before else ""),
+    ]
+    rows = [
+        ("`POST /runs`, CPU to the answer", "post", "post_floor", _us),
+        ("SSE replay, CPU per event", "replay", "replay_floor", _us),
+        ("SSE replay, instructions per event", "replay_ir", "replay_floor_ir", lambda n: f"{n:,.0f}"),
+    ]
+    for label, key, floor, shown in rows:
+        if key not in found:
+            continue
+        line = f"| {label} | {shown(found[key])} | {shown(found[floor])} | {found[key] / found[floor]:.2f}x |"
+        if before:
+            if key in before:
+                line += f" {shown(before[key])} | {before[key] / before[floor]:.2f}x |"
+            else:
+                line += " | |"
+        lines.append(line)
+    return lines
+
+
 def write_readme(section: str) -> None:
     replace_between(README, START, END, section)
 
@@ -241,9 +322,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--samples", type=int, default=None, help="events per case and round")
     parser.add_argument("--no-readme", action="store_true", help="print only")
+    parser.add_argument("--before", metavar="REF", help="also measure the costs of the toolgen of this commit")
+    parser.add_argument("--no-callgrind", action="store_true", help="costs in CPU time only")
     options = parser.parse_args()
     rounds = options.rounds or (2 if options.quick else 5)
     samples = options.samples or (10 if options.quick else 30)
+    requests = 10 if options.quick else 30
+    callgrind = not (options.quick or options.no_callgrind)
+    found = costs(rounds, requests, callgrind, None)
+    before = None
+    if options.before:
+        with extracted(options.before) as generator:
+            before = costs(rounds, requests, callgrind, generator)
+    print("costs measured", file=sys.stderr)
     rng = random.Random(20261203)
     cases = [
         Case("SQLite: one store (the server's own writes), woken", "sqlite", "same"),
@@ -285,13 +376,18 @@ def main() -> None:
         finally:
             for store in stores.values():
                 store.close()
-    command = "python benchmarks/bench_serve_delivery.py" + (" --quick" if options.quick else "")
+    command = (
+        "python benchmarks/bench_serve_delivery.py"
+        + (" --quick" if options.quick else "")
+        + (f" --before {options.before}" if options.before else "")
+    )
     note = (
         f"{postgres_version()} (a throwaway cluster, fsync off)"
         if postgres_url
         else "no PostgreSQL here: no rows for it"
     )
     section = report(cases, rounds, samples, command, note)
+    section = "\n".join(cost_report(found, before, options.before, requests)) + "\n\n" + section
     print(section)
     if not (options.quick or options.no_readme):
         write_readme(section)

@@ -146,12 +146,15 @@ class ToolEntry(Generic[A, R]):
     def bound(self) -> bool:
         return self._handler is not None
 
-    def parse(self, arguments: Any, *, json_text: bool = True) -> Any:
-        """Validated arguments: the args model, or the data itself for a run-time tool.
+    @property
+    def is_async(self) -> bool:
+        """Whether the bound handler is async (awaited on the caller's event loop), not sync."""
+        return self._handler is not None and is_async_handler(self._handler)
 
-        With `json_text`, a str or bytes is JSON text to parse first; without it, the data as parsed (a string
-        is then the arguments themselves, for a tool whose input schema is a string).
-        """
+    def parse(self, arguments: Any, *, json_text: bool = True) -> Any:
+        """Validated arguments: the args model, or the data itself for a run-time tool. With `json_text`, a str or
+        bytes is JSON text to parse first; without it, the data as parsed (a string is then the arguments
+        themselves, for a tool whose input schema is a string)."""
         if self._validate_args is not None:
             return self._validate_args(arguments, json_text)
         args = self.spec.check_arguments(arguments, json_text=json_text)
