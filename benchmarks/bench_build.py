@@ -4,6 +4,7 @@
     python benchmarks/bench_build.py --quick    # smoke run: small sizes, one or two reps, prints only
     python benchmarks/bench_build.py --profile  # also a stage split and cProfile hotspots of a 1,000-tool build
     python benchmarks/bench_build.py --ref HEAD # toolgen as committed at HEAD (git archive), not the working tree
+    python benchmarks/bench_build.py --floor-only  # only the build beside its floor (CPU, instructions), prints only
 
 Inputs are the first N distinct-named tool definitions of the shared tooldefs corpus (in the order
 tests/tooldefs_corpus.py extracts them) that toolgen's front end accepts with `normalize: [types]`
@@ -12,6 +13,10 @@ synthetic tools of realistic shape stand in, and the output says so.
 
 The alternatives get exactly the JSON Schemas toolgen turns into models: each tool's normalized,
 standalone inputSchema (plus outputSchema when it has one), titled with the class name toolgen gives it.
+
+First comes the build beside its floor (build_floor.py): a forced build, as a rebuild and with its scratch
+caches removed, next to one generate() over the same schemas with formatters off, in wall time, CPU time (child
+processes included) and, at 1 and 100 tools, instructions counted by callgrind.
 
 This is a measuring script, not a test: nothing here runs under pytest.
 """
@@ -85,6 +90,8 @@ class Plan:
     noop_size: int
     scaling: tuple[int, ...]  # project sizes whose builds are split into generate(), the rewrites and the rest
     long_names: int  # property names of the one wide tool of the long-names case
+    floor_sizes: tuple[int, ...]  # project sizes whose builds are measured beside their floor (build_floor.py)
+    callgrind_sizes: tuple[int, ...]  # of those, the sizes whose instructions callgrind counts
 
 
 FULL = Plan(
@@ -96,9 +103,20 @@ FULL = Plan(
     noop_size=1000,
     scaling=(1000, 3000),
     long_names=1200,
+    floor_sizes=(1, 100, 1000, 3000),
+    callgrind_sizes=(1, 100),
 )
 QUICK = Plan(
-    sizes=(1, 10, 50), reps_fast=2, reps_slow=1, reps_cli=1, sample=3, noop_size=50, scaling=(10, 50), long_names=120
+    sizes=(1, 10, 50),
+    reps_fast=2,
+    reps_slow=1,
+    reps_cli=1,
+    sample=3,
+    noop_size=50,
+    scaling=(10, 50),
+    long_names=120,
+    floor_sizes=(1, 10, 50),
+    callgrind_sizes=(1,),
 )
 
 
@@ -172,12 +190,14 @@ def _write_project(root: Path, defs: list[dict[str, Any]]) -> Path:
 
 def _rejected(root: Path) -> set[int]:
     """Indexes of the tools in root/tools.json that toolgen's front end rejects (any error diagnostic)."""
+    from toolgen.build_lint import build_lint
     from toolgen.config import load_config
     from toolgen.errors import InvalidInputError
     from toolgen.lower import lower
 
     try:
-        lower(load_config(root))
+        config = load_config(root)
+        build_lint(config, lower(config))  # what a build refuses beyond the front end: its providers' lint
     except InvalidInputError as error:
         bad = set()
         for diagnostic in error.diagnostics:
@@ -196,17 +216,20 @@ def corpus_tools(count: int, scratch: Path) -> list[dict[str, Any]]:
     candidates = _corpus_candidates()
     accepted: list[dict[str, Any]] = []
     rejected = 0
-    while len(accepted) < count:
-        batch = list(itertools.islice(candidates, count - len(accepted) + 50))
-        if not batch:
-            break
+    while True:  # until a round rejects nothing: the lint runs only once the front end takes every tool
+        batch = list(itertools.islice(candidates, count - len(accepted) + 50 if len(accepted) < count else 0))
         trial = accepted + batch
         bad = _rejected(_write_project(scratch / "select", trial))
         rejected += len(bad)
         accepted = [d for i, d in enumerate(trial) if i not in bad]
+        if not bad and len(accepted) >= count or len(accepted) < count and not batch:
+            break
     if len(accepted) < count:
         raise RuntimeError(f"the corpus has only {len(accepted)} usable definitions, {count} wanted")
-    print(f"selected {count} corpus definitions ({rejected} rejected by toolgen's front end along the way)", flush=True)
+    print(
+        f"selected {count} corpus definitions ({rejected} rejected by toolgen's front end or lint along the way)",
+        flush=True,
+    )
     return accepted[:count]
 
 
@@ -345,7 +368,7 @@ def _script(name: str) -> list[str]:
 
 
 # Where the toolgen under test comes from; --ref swaps in a committed version for the working tree.
-SOURCE = {"toolgen": "", "env": None}
+SOURCE: dict[str, Any] = {"toolgen": "", "env": None}
 
 
 def use_ref(ref: str, scratch: Path) -> str:
@@ -564,6 +587,22 @@ def measure(plan: Plan, tools: list[dict[str, Any]], source: str, scratch: Path)
         root = _write_project(scratch / f"project_{n}", tools[:n])
         interleaved(results, n, size_cases(plan, n, root, scratch))
     return results
+
+
+def measure_floor(plan: Plan, tools: list[dict[str, Any]], scratch: Path, *, callgrind: bool) -> list[str]:
+    """The build beside its floor at each of plan.floor_sizes (build_floor.py); the report's lines."""
+    import build_floor
+
+    projects = {n: _write_project(scratch / f"floor_{n}", tools[:n]) for n in plan.floor_sizes}
+    schemas = {n: combined_schema(model_schemas(root)) for n, root in projects.items()}
+    rows = build_floor.measure(projects, schemas, lambda n: plan.reps_slow if n >= SLOW else plan.reps_fast)
+    LOADS.append(_load())
+    problem = "left out (--no-callgrind)"
+    if callgrind:
+        counted = {n: projects[n] for n in plan.callgrind_sizes}
+        problem = build_floor.count_instructions(rows, counted, SOURCE["env"])
+        LOADS.append(_load())
+    return build_floor.report(rows, problem)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -821,7 +860,7 @@ def machine() -> list[str]:
     ]
 
 
-def report(results: Results, plan: Plan, command: str) -> str:
+def report(results: Results, plan: Plan, command: str, floor: list[str] | None = None) -> str:
     lines = [
         f"Command: `{command}`",
         "",
@@ -839,6 +878,7 @@ def report(results: Results, plan: Plan, command: str) -> str:
             f"marked *extrapolated* time {plan.sample} evenly spaced schemas per repetition and multiply their mean "
             "by the number of schemas."
         ),
+        *(floor or []),
         "",
         "### Build from scratch",
         "",
@@ -969,7 +1009,15 @@ def main() -> None:
     )
     parser.add_argument("--synthetic", action="store_true", help="use synthetic tools even when the corpus is present")
     parser.add_argument(
+        "--no-callgrind", action="store_true", help="leave out the instruction counts (callgrind takes a few minutes)"
+    )
+    parser.add_argument(
         "--no-readme", action="store_true", help="print only; do not rewrite the results in benchmarks/README.md"
+    )
+    parser.add_argument(
+        "--floor-only",
+        action="store_true",
+        help="only the build beside its floor (build_floor.py), at 1, 100, 1,000 and 3,000 tools; prints only",
     )
     args = parser.parse_args()
     plan = QUICK if args.quick else FULL
@@ -979,7 +1027,11 @@ def main() -> None:
         scratch = Path(scratch_name)
         if args.ref:
             SOURCE["toolgen"] = use_ref(args.ref, scratch)
-        largest = max(*plan.sizes, plan.noop_size, *plan.scaling)
+        largest = (
+            max(*plan.floor_sizes)
+            if args.floor_only
+            else max(*plan.sizes, plan.noop_size, *plan.scaling, *plan.floor_sizes)
+        )
         if CORPUS.is_dir() and not args.synthetic:
             tools = corpus_tools(largest, scratch)
             source = (
@@ -991,6 +1043,11 @@ def main() -> None:
             why = "--synthetic was given" if args.synthetic else f"{CORPUS} is absent"
             source = f"SYNTHETIC tools of realistic shape ({why}), one tools.json per project"
             print(f"using synthetic tools: {why}", flush=True)
+        floor = measure_floor(plan, tools, scratch, callgrind=not args.no_callgrind)
+        if args.floor_only:
+            print("\n" + "\n".join([*machine(), f"- Inputs: {source}", *floor]))
+            print(f"total wall time {time.perf_counter() - started:.0f} s")
+            return
         results = measure(plan, tools, source, scratch)
         measure_split(results, plan, tools, scratch)
         hotspots = ""
@@ -999,7 +1056,8 @@ def main() -> None:
             hotspots = stage_split(profiled) + "\n\n" + profile(profiled)
     flags = [f for f, on in (("--quick", args.quick), ("--synthetic", args.synthetic)) if on]
     flags += [f"--ref {args.ref}"] if args.ref else []
-    section = report(results, plan, " ".join(["python benchmarks/bench_build.py", *flags]))
+    flags += ["--no-callgrind"] if args.no_callgrind else []
+    section = report(results, plan, " ".join(["python benchmarks/bench_build.py", *flags]), floor)
     print("\n" + section)
     if hotspots:
         print("\n" + hotspots)

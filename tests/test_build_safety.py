@@ -140,6 +140,7 @@ def test_unreadable_compiled_modules_are_compiled_again_and_a_broken_module_stil
     toolgen.build(project.root, force=True)
     for name in _bytecode(project):
         (project.root / ".toolgen-cache" / "bytecode" / name).write_bytes(b"\x00 not marshal data")
+    project.write("schemas/time.yaml", SECOND_TOOL)  # a package not checked before: the check runs
     assert toolgen.build(project.root, force=True).written
     assert all(data != b"\x00 not marshal data" for data in _bytecode(project).values())
     before = project.snapshot()

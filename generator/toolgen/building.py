@@ -160,6 +160,7 @@ def commit_build(
         beside.write,
         beside.delete,
         rewrite_unchanged,
+        verify_reads_staged=checking is None,  # a Checker is sent the files, a verdict has them already
     )
     if old_package is not None and (old_package / MANIFEST_NAME).is_file():
         remove_old_beside(old_package, beside, config.output_dir)

@@ -1,10 +1,10 @@
 """Write stage: whose files a package holds (toolgen's, the user's zone, foreign ones) and writing it all or nothing.
 
 A build stages every new file in the package's work folder (toolgen's own, outside the output folder and on its
-file system: see `work_dir_for`), lets the caller check the staged package, then renames the staging tree to
-`commit` there: that rename is the commit point. Applying a commit deletes the files the old manifest listed and
-the new one does not, moves each new file over its old one (os.replace) and the manifest last, then removes the
-commit tree. Applying is idempotent, so `recover` finishes a commit a kill interrupted, and before the commit point
+file system: see `work_dir_for`) and the plan of its commit, lets the caller check the package while they are
+flushed to disk (all at once: disk.syncing), then renames the staging tree to `commit` there: that rename is the
+commit point. Applying a commit deletes the files the old manifest listed and the new one does not, moves each new
+file over its old one (os.replace) and the manifest last, flushes that, then removes the commit tree. Applying is idempotent, so `recover` finishes a commit a kill interrupted, and before the commit point
 nothing under the output folder has changed: a kill there leaves only a staging tree in the work folder, which
 the next build or `recover` deletes. The user zone (`ext/` and `keep:` paths) is never read, moved, written or
 deleted.
@@ -13,10 +13,12 @@ deleted.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -26,7 +28,7 @@ from urllib.parse import quote
 
 from toolgen.config import USER_DIR, Config, display_path
 from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.disk import fsync_file, fsync_folder, moved, named, remove_tree, syncing
+from toolgen.disk import fsync_folder, fsync_folders, moved, named, remove_tree, syncing
 from toolgen.errors import ForeignFilesError, ForeignOutputError, InterruptedAfterCommit
 from toolgen.manifest import MANIFEST_NAME, read_manifest, text_digest
 
@@ -282,9 +284,15 @@ class Written(NamedTuple):
     deleted: tuple[str, ...]
 
 
-def _differs(path: Path, text: str) -> bool:
+def _differs(path: str, text: str) -> bool:
+    """Whether the file at `path` does not hold `text` (or is a symlink, or is not there)."""
+    data = text.encode("utf-8")
     try:
-        return path.is_symlink() or path.read_bytes() != text.encode("utf-8")
+        found = os.lstat(path)
+        if not stat.S_ISREG(found.st_mode) or found.st_size != len(data):
+            return True
+        with open(path, "rb") as handle:
+            return handle.read() != data
     except OSError:
         return True
 
@@ -300,6 +308,7 @@ def write_package(
     beside: Mapping[str, str] | None = None,
     beside_delete: Sequence[str] = (),
     rewrite_unchanged: bool = True,
+    verify_reads_staged: bool = True,
 ) -> Written:
     """Write `files` and then the manifest into `package_dir`: all of them or, if anything fails before the
     commit point, none. Files the old manifest lists and `files` lacks are deleted; `zone` is never touched.
@@ -312,12 +321,14 @@ def write_package(
     point: whatever either raises stops the write with nothing written. An OSError past the commit point
     is raised as CommitPending. The caller has checked `foreign_entries` is empty; nothing else in the
     directory is overwritten or deleted. Without `rewrite_unchanged`, a file already holding its new bytes is
-    left as it is (a forced build rewrites every file).
+    left as it is (a forced build rewrites every file). Without `verify_reads_staged` (a `verify` that reads the
+    files it is given, not the staged tree), only the files the commit moves are staged.
     """
     beside = beside or {}
     every = {**files, manifest_name: manifest}
     recover(package_dir, work_dir)  # first: finishing an interrupted commit may change what differs
-    changed = tuple(name for name in sorted(every) if _differs(package_dir / name, every[name]))
+    base = str(package_dir)
+    changed = tuple(name for name in sorted(every) if _differs(os.path.join(base, name), every[name]))
     stale = sorted(
         name
         for name in recorded_files(package_dir)
@@ -327,29 +338,30 @@ def write_package(
     staging = Path(tempfile.mkdtemp(prefix=_STAGING, dir=work_dir))
     commit = work_dir / _COMMIT
     tree = f"{_TREE}/{package_dir.name}"
-    # The check reads the whole staged package; the commit moves into it only what it rewrites.
+    # A check of the staged tree reads the whole package; the commit moves into it only what it rewrites.
     moved = [name for name in [*sorted(files), manifest_name] if rewrite_unchanged or name in changed]
-    staged = {**{f"{tree}/{name}": files[name] for name in files}, f"{tree}/{manifest_name}": manifest}
+    staged = {f"{tree}/{name}": every[name] for name in (every if verify_reads_staged else moved)}
     staged.update((f"{_BESIDE}/{name}", beside[name]) for name in beside)
     durable = [*(f"{tree}/{name}" for name in moved), *(f"{_BESIDE}/{name}" for name in sorted(beside))]
+    plan = {"delete": stale, "tree": tree, "write": moved}
+    if beside or beside_delete:
+        plan.update(beside_delete=sorted(beside_delete), beside_write=sorted(beside))
     try:
         verdict = None if verify is None else verify(staging / _TREE, {**files, manifest_name: manifest})
         for folder in sorted(_folders(staged)):  # parents first; once each, not once a file
             (staging / folder).mkdir()
         for name in sorted(staged):
             _write_file(staging / name, staged[name])
+        # Last: a plan means the tree is whole. A staging folder is no commit, plan or not, so the files and the
+        # plan are flushed together, once, before the rename that makes them one.
+        _write_file(staging / _PLAN, json.dumps(plan, indent=1) + "\n")
         with syncing(  # the disk flushes them while the check runs
-            [staging / name for name in durable], [staging / folder for folder in sorted(_folders(durable))]
+            itertools.chain((staging / name for name in durable), [staging / _PLAN]),
+            itertools.chain((staging / folder for folder in sorted(_folders(durable))), [staging]),
         ) as synced:
             if verdict is not None:
                 verdict()
             synced()
-        plan = {"delete": stale, "tree": tree, "write": moved}
-        if beside or beside_delete:
-            plan.update(beside_delete=sorted(beside_delete), beside_write=sorted(beside))
-        _write_file(staging / _PLAN, json.dumps(plan, indent=1) + "\n")  # last: a plan means the tree is whole
-        fsync_file(staging / _PLAN)
-        fsync_folder(staging)
         _reached("staged")
         package_dir.parent.mkdir(parents=True, exist_ok=True)
     except BaseException:
@@ -438,28 +450,33 @@ def _apply(commit: Path, package_dir: Path) -> None:
         if (commit / _BESIDE / name).is_file():
             moved(commit / _BESIDE / name, package_dir.parent / name)
             _reached(f"wrote beside {name}")
-    touched = {package_dir}
     aside = commit / _ASIDE
     aside.mkdir(exist_ok=True)
+    # Paths as strings: a large package's thousands of files made Path objects a cost of their own.
+    into, source_base, aside_base = str(package_dir), str(tree), str(aside)
+    touched = {into}
     for index, name in enumerate(plan["write"]):
-        source, target = tree / name, package_dir / name
-        if source.is_file():  # gone when an earlier, killed apply already moved it
-            if target.parent not in touched:
-                target.parent.mkdir(parents=True, exist_ok=True)
+        source, target = os.path.join(source_base, name), os.path.join(into, name)
+        folder = os.path.dirname(target)
+        if os.path.isfile(source):  # gone when an earlier, killed apply already moved it
+            if folder not in touched:
+                os.makedirs(folder, exist_ok=True)
             # A link to the old file keeps the replace from freeing its blocks, which waits on the disk (3 ms a
             # file on ext4 with discard); removing the commit tree below frees them all, a few at once.
             with contextlib.suppress(OSError, NotImplementedError):  # no old file, or no hard links here
-                os.link(target, aside / str(index), follow_symlinks=False)
+                os.link(target, os.path.join(aside_base, str(index)), follow_symlinks=False)
             moved(source, target)
             _reached(f"wrote {name}")
-        touched.add(target.parent)
-    for folder in sorted(touched):
+        touched.add(folder)
+    folders = [Path(folder) for folder in sorted(touched)]
+    for flushed in folders:
         # bytecode keyed on a source's mtime and size could outlive a same-size rewrite within one second
-        shutil.rmtree(folder / _BYTECODE, ignore_errors=True)
-        fsync_folder(folder)
+        shutil.rmtree(flushed / _BYTECODE, ignore_errors=True)
+    fsync_folders(folders)
     _reached("applied")
-    remove_tree(commit)  # what is left: links to the replaced files, staged files left out of the write
-    fsync_folder(commit.parent)
+    # What is left: links to the replaced files, staged files left out of the write. Not flushed: a kill that
+    # leaves some of the commit on disk has the next build apply it again, which changes nothing.
+    remove_tree(commit)
     with contextlib.suppress(OSError):
         commit.parent.rmdir()
 
@@ -492,10 +509,17 @@ def _folders(names: Iterable[str]) -> set[str]:
 
 
 def _write_file(path: Path, text: str) -> None:
-    """Stage one file (its folder exists); the files a commit moves are flushed to disk (disk.syncing) before a plan
-    names them."""
+    """Stage one file (its folder exists); the files a commit moves are flushed to disk (disk.syncing) before the
+    rename that commits them."""
+    data = text.encode("utf-8")
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        # os.open, not open(): the text layer cost more than the write on a large package's thousand files
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view) :]
+        finally:
+            os.close(descriptor)
     except OSError as error:
         raise named(error, path) from error

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterable, Iterator, Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,6 @@ from toolgen.resources import templates_dir
 from toolgen.runtime import ROWS, WIRES
 from toolgen.targets.features import not_built_in, select
 
-# What a statement can sit inside: other statements, except clauses and match cases.
-_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
 # Where the runtime goes inside a generated package; the formatter leaves it as toolgen wrote it.
 RUNTIME_PACKAGE = "_runtime"
@@ -228,25 +226,22 @@ def _uncarried(sources: Mapping[str, str], wires: set[str]) -> set[str]:
     return (named | private) - reached
 
 
+# A relative `from ... import ...` statement at the start of a line, its names in parentheses or up to the line's
+# end: ruff formats the runtime so, and tests/test_build_runtime_imports.py holds this to what ast finds.
+_RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+(?:\(([^)]*)\)|([^\n]*))", re.MULTILINE)
+
+
 def _relative_imports(name: str, source: str) -> set[str]:
-    """Runtime files `name` imports with relative imports, at module or function level."""
+    """Runtime files `name` imports with relative imports, at module or function level. Read with a pattern, not
+    parsed: parsing every runtime module took most of a small build."""
     package = name.split("/")[:-1]
     found: set[str] = set()
-    for node in _import_statements(ast.parse(source)):
-        if node.level:
-            base = package[: len(package) - node.level + 1]
-            parts = [*base, *(node.module.split(".") if node.module else [])]
-            found.add("/".join(parts) + ".py")
-            found.update("/".join([*parts, alias.name]) + ".py" for alias in node.names)
+    for match in _RELATIVE_IMPORT.finditer(source):
+        dots, module, grouped, single = match.groups()
+        parts = [*package[: len(package) - len(dots) + 1], *(module.split(".") if module else [])]
+        found.add("/".join(parts) + ".py")
+        for line in (single if grouped is None else grouped).splitlines():
+            for alias in line.split("#")[0].split(","):
+                if alias.strip():
+                    found.add("/".join([*parts, alias.split()[0]]) + ".py")
     return found
-
-
-def _import_statements(tree: ast.Module) -> Iterator[ast.ImportFrom]:
-    """Every `from ... import` statement, at any depth; imports are statements, so expressions are not walked."""
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ImportFrom):
-            yield node
-            continue
-        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, _HOLDS_STATEMENTS))
