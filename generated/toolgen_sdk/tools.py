@@ -4,17 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from toolgen_sdk._runtime import (
-    DeferredModels,
-    Registry,
-    ToolContext,
-    ToolEntry,
-    ToolOutcome,
-    ToolSpec,
-)
+from toolgen_sdk._runtime import Registry, ToolContext, ToolEntry, ToolOutcome, ToolSpec
+from toolgen_sdk._runtime.tools.catalog import DeferredTools
 
 if TYPE_CHECKING:
     from toolgen_sdk._runtime import FORMATS, Export, GeminiSchema
@@ -50,246 +43,82 @@ __all__ = [
     "tool_definitions",
 ]
 
-TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
+# Each definition as constants: the schemas and other JSON values as JSON text, parsed (and the tool's spec made)
+# when the tool is first read, so that importing this module costs little however many tools it holds.
+TOOLS: Mapping[str, ToolSpec] = DeferredTools(
+    "toolgen_sdk.models",
     {
-        "get_current_weather": ToolSpec.deferred(
-            DeferredModels(
-                "toolgen_sdk.models",
-                "GetCurrentWeatherArgs",
-                "GetCurrentWeatherResult",
-            ),
-            name="get_current_weather",
-            title="Current weather",
-            description="Get the current weather in a given location.",
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "location": {
-                        "type": "string",
-                        "description": "The city and state, e.g. San Francisco, CA",
-                    },
-                    "unit": {
-                        "type": "string",
-                        "enum": ["celsius", "fahrenheit"],
-                        "default": "celsius",
-                    },
-                },
-                "required": ["location"],
-                "additionalProperties": False,
-            },
-            output_schema={
-                "type": "object",
-                "properties": {
-                    "location": {"type": "string"},
-                    "temperature": {"type": "number"},
-                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-                    "conditions": {
-                        "type": "string",
-                        "description": "Short summary, e.g. sunny or light rain.",
-                    },
-                },
-                "required": ["location", "temperature", "unit"],
-            },
-            return_direct=False,
-            timeout=10,
-            requires_approval=False,
-            strict=None,
-            meta={},
-            annotations={"readOnlyHint": True, "openWorldHint": True},
-        ),
-        "run_command": ToolSpec.deferred(
-            DeferredModels(
-                "toolgen_sdk.models",
-                "RunCommandArgs",
-                "RunCommandResult",
-            ),
-            name="run_command",
-            title="Run a command",
-            description="Run one allowlisted program with arguments inside the workspace directory and return its exit code and output. No shell is involved: pipes, redirects and globbing are not available.",
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "program": {
-                        "type": "string",
-                        "enum": [
-                            "ls",
-                            "cat",
-                            "grep",
-                            "wc",
-                            "head",
-                            "tail",
-                            "pwd",
-                            "date",
-                            "echo",
-                        ],
-                        "description": "The program to run.",
-                    },
-                    "args": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "maxItems": 64,
-                        "description": "Arguments passed to the program as a list.",
-                    },
-                    "cwd": {
-                        "type": "string",
-                        "description": "Working directory relative to the workspace root; must stay inside it.",
-                        "default": ".",
-                    },
-                },
-                "required": ["program"],
-                "additionalProperties": False,
-            },
-            output_schema={
-                "type": "object",
-                "properties": {
-                    "exit_code": {"type": "integer"},
-                    "stdout": {"type": "string"},
-                    "stderr": {"type": "string"},
-                    "truncated": {
-                        "type": "boolean",
-                        "description": "True when output went past the cap and was cut.",
-                    },
-                },
-                "required": ["exit_code", "stdout", "stderr", "truncated"],
-            },
-            return_direct=False,
-            timeout=30,
-            requires_approval=True,
-            strict=None,
-            meta={"sandbox": {"output_cap_bytes": 65536}},
-            annotations={
-                "readOnlyHint": False,
-                "destructiveHint": True,
-                "idempotentHint": False,
-                "openWorldHint": False,
-            },
-        ),
-        "show_order_status": ToolSpec.deferred(
-            DeferredModels(
-                "toolgen_sdk.models",
-                "ShowOrderStatusArgs",
-                "ShowOrderStatusResult",
-            ),
-            name="show_order_status",
-            title="Show order status",
-            description="Look up an order and show its status to the user directly.",
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "order_id": {"type": "string", "pattern": "^[A-Z0-9-]{6,32}$"}
-                },
-                "required": ["order_id"],
-                "additionalProperties": False,
-            },
-            output_schema={"type": "string"},
-            return_direct=True,
-            timeout=None,
-            requires_approval=False,
-            strict=None,
-            meta={},
-            annotations={"readOnlyHint": True, "openWorldHint": False},
-        ),
-        "todo_read": ToolSpec.deferred(
-            DeferredModels(
-                "toolgen_sdk.models",
-                "TodoReadArgs",
-                "TodoReadResult",
-            ),
-            name="todo_read",
-            title="Read the to-do list",
-            description="Return this conversation's to-do list.",
-            input_schema={
-                "type": "object",
-                "properties": {},
-                "additionalProperties": False,
-            },
-            output_schema={
-                "type": "object",
-                "properties": {
-                    "todos": {"type": "array", "items": {"$ref": "#/$defs/Todo"}}
-                },
-                "required": ["todos"],
-                "$defs": {
-                    "Todo": {
-                        "type": "object",
-                        "properties": {
-                            "id": {"type": "string", "minLength": 1},
-                            "content": {"type": "string", "minLength": 1},
-                            "status": {
-                                "type": "string",
-                                "enum": ["pending", "in_progress", "completed"],
-                            },
-                            "priority": {
-                                "type": "string",
-                                "enum": ["high", "medium", "low"],
-                            },
-                        },
-                        "required": ["id", "content", "status"],
-                        "additionalProperties": False,
-                    }
-                },
-            },
-            return_direct=False,
-            timeout=None,
-            requires_approval=False,
-            strict=None,
-            meta={"scope": "conversation"},
-            annotations={"readOnlyHint": True, "openWorldHint": False},
-        ),
-        "todo_write": ToolSpec.deferred(
-            DeferredModels(
-                "toolgen_sdk.models",
-                "TodoWriteArgs",
-                "TodoWriteResult",
-            ),
-            name="todo_write",
-            title="Write the to-do list",
-            description="Replace this conversation's to-do list with the given items.",
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "todos": {"type": "array", "items": {"$ref": "#/$defs/Todo"}}
-                },
-                "required": ["todos"],
-                "additionalProperties": False,
-                "$defs": {
-                    "Todo": {
-                        "type": "object",
-                        "properties": {
-                            "id": {"type": "string", "minLength": 1},
-                            "content": {"type": "string", "minLength": 1},
-                            "status": {
-                                "type": "string",
-                                "enum": ["pending", "in_progress", "completed"],
-                            },
-                            "priority": {
-                                "type": "string",
-                                "enum": ["high", "medium", "low"],
-                            },
-                        },
-                        "required": ["id", "content", "status"],
-                        "additionalProperties": False,
-                    }
-                },
-            },
-            output_schema={
-                "type": "object",
-                "properties": {"count": {"type": "integer", "minimum": 0}},
-                "required": ["count"],
-            },
-            return_direct=False,
-            timeout=None,
-            requires_approval=False,
-            strict=None,
-            meta={"scope": "conversation"},
-            annotations={
-                "readOnlyHint": False,
-                "destructiveHint": True,
-                "idempotentHint": True,
-                "openWorldHint": False,
-            },
-        ),
-    }
+        "get_current_weather": {
+            "args_model": "GetCurrentWeatherArgs",
+            "result_model": "GetCurrentWeatherResult",
+            "title": "Current weather",
+            "description": "Get the current weather in a given location.",
+            "input_schema": '{"type":"object","properties":{"location":{"type":"string","description":"The city and state, e.g. San Francisco, CA"},"unit":{"type":"string","enum":["celsius","fahrenheit"],"default":"celsius"}},"required":["location"],"additionalProperties":false}',
+            "output_schema": '{"type":"object","properties":{"location":{"type":"string"},"temperature":{"type":"number"},"unit":{"type":"string","enum":["celsius","fahrenheit"]},"conditions":{"type":"string","description":"Short summary, e.g. sunny or light rain."}},"required":["location","temperature","unit"]}',
+            "return_direct": False,
+            "timeout": 10,
+            "requires_approval": False,
+            "strict": None,
+            "meta": "{}",
+            "annotations": '{"readOnlyHint":true,"openWorldHint":true}',
+        },
+        "run_command": {
+            "args_model": "RunCommandArgs",
+            "result_model": "RunCommandResult",
+            "title": "Run a command",
+            "description": "Run one allowlisted program with arguments inside the workspace directory and return its exit code and output. No shell is involved: pipes, redirects and globbing are not available.",
+            "input_schema": '{"type":"object","properties":{"program":{"type":"string","enum":["ls","cat","grep","wc","head","tail","pwd","date","echo"],"description":"The program to run."},"args":{"type":"array","items":{"type":"string"},"maxItems":64,"description":"Arguments passed to the program as a list."},"cwd":{"type":"string","description":"Working directory relative to the workspace root; must stay inside it.","default":"."}},"required":["program"],"additionalProperties":false}',
+            "output_schema": '{"type":"object","properties":{"exit_code":{"type":"integer"},"stdout":{"type":"string"},"stderr":{"type":"string"},"truncated":{"type":"boolean","description":"True when output went past the cap and was cut."}},"required":["exit_code","stdout","stderr","truncated"]}',
+            "return_direct": False,
+            "timeout": 30,
+            "requires_approval": True,
+            "strict": None,
+            "meta": '{"sandbox":{"output_cap_bytes":65536}}',
+            "annotations": '{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false}',
+        },
+        "show_order_status": {
+            "args_model": "ShowOrderStatusArgs",
+            "result_model": "ShowOrderStatusResult",
+            "title": "Show order status",
+            "description": "Look up an order and show its status to the user directly.",
+            "input_schema": '{"type":"object","properties":{"order_id":{"type":"string","pattern":"^[A-Z0-9-]{6,32}$"}},"required":["order_id"],"additionalProperties":false}',
+            "output_schema": '{"type":"string"}',
+            "return_direct": True,
+            "timeout": None,
+            "requires_approval": False,
+            "strict": None,
+            "meta": "{}",
+            "annotations": '{"readOnlyHint":true,"openWorldHint":false}',
+        },
+        "todo_read": {
+            "args_model": "TodoReadArgs",
+            "result_model": "TodoReadResult",
+            "title": "Read the to-do list",
+            "description": "Return this conversation's to-do list.",
+            "input_schema": '{"type":"object","properties":{},"additionalProperties":false}',
+            "output_schema": '{"type":"object","properties":{"todos":{"type":"array","items":{"$ref":"#/$defs/Todo"}}},"required":["todos"],"$defs":{"Todo":{"type":"object","properties":{"id":{"type":"string","minLength":1},"content":{"type":"string","minLength":1},"status":{"type":"string","enum":["pending","in_progress","completed"]},"priority":{"type":"string","enum":["high","medium","low"]}},"required":["id","content","status"],"additionalProperties":false}}}',
+            "return_direct": False,
+            "timeout": None,
+            "requires_approval": False,
+            "strict": None,
+            "meta": '{"scope":"conversation"}',
+            "annotations": '{"readOnlyHint":true,"openWorldHint":false}',
+        },
+        "todo_write": {
+            "args_model": "TodoWriteArgs",
+            "result_model": "TodoWriteResult",
+            "title": "Write the to-do list",
+            "description": "Replace this conversation's to-do list with the given items.",
+            "input_schema": '{"type":"object","properties":{"todos":{"type":"array","items":{"$ref":"#/$defs/Todo"}}},"required":["todos"],"additionalProperties":false,"$defs":{"Todo":{"type":"object","properties":{"id":{"type":"string","minLength":1},"content":{"type":"string","minLength":1},"status":{"type":"string","enum":["pending","in_progress","completed"]},"priority":{"type":"string","enum":["high","medium","low"]}},"required":["id","content","status"],"additionalProperties":false}}}',
+            "output_schema": '{"type":"object","properties":{"count":{"type":"integer","minimum":0}},"required":["count"]}',
+            "return_direct": False,
+            "timeout": None,
+            "requires_approval": False,
+            "strict": None,
+            "meta": '{"scope":"conversation"}',
+            "annotations": '{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}',
+        },
+    },
 )
 
 

@@ -111,11 +111,17 @@ async def _acalls(
     After a cancel or the deadline (or a call raising RunInterrupted) the calls still running are cancelled and
     get GRACE_SECONDS to end; one that ignores its cancellation is then left to run on its own.
     """
-    # A report wakes the loop from whatever thread it comes from (a sync handler's, or this one).
+    # A report wakes the loop from whatever thread it comes from (a sync handler's, or this one): it settles the
+    # waker of the moment, a plain future (no task), replaced once it has been taken.
     loop = asyncio.get_running_loop()
-    woken = asyncio.Event()
-    run.progress.watch(lambda: loop.call_soon_threadsafe(woken.set))
-    waker: asyncio.Future[Any] = asyncio.ensure_future(woken.wait())
+    wakers: list[asyncio.Future[Any]] = [loop.create_future()]
+
+    def woken() -> None:
+        if not wakers[0].done():
+            wakers[0].set_result(None)
+
+    run.progress.watch(lambda: loop.call_soon_threadsafe(woken))
+    waker = wakers[0]
     tasks: dict[asyncio.Future[Any], BatchCall] = {
         asyncio.ensure_future(
             _atimed(run.registry, entry, run.context(entry), run.telemetry)
@@ -153,10 +159,9 @@ async def _acalls(
                 waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
             )
             if waker in done:
-                # Cleared before the reports are taken: a report after them wakes the loop again.
+                # Replaced before the reports are taken: a report after them wakes the loop again.
                 done.discard(waker)
-                woken.clear()
-                waker = asyncio.ensure_future(woken.wait())
+                waker = wakers[0] = loop.create_future()
             progress_due = run.progress_events()
             yield None
             if not done and grace_until is not None and time.monotonic() >= grace_until:

@@ -88,6 +88,9 @@ class RunCore:
         self.out: list[RunEvent] = []
         # The progress its calls in flight report, from any thread; only the loop's thread makes it events.
         self.progress: ProgressBoard[BatchCall] = ProgressBoard()
+        # Whether anyone reads the events as they come: run() without on_event hands on none, so a tool call's
+        # progress need not be handed on while it runs (the sync driver then runs a lone call on its own thread).
+        self.live = True
         self.step = 0
         self.tool_calls = 0
         self.limit_hit = False

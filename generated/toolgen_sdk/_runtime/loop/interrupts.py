@@ -95,8 +95,12 @@ class Interrupt:
 
     @property
     def armed(self) -> bool:
-        """Whether anything can interrupt the run: only then is a blocking call watched."""
-        return self.cancel is not None or self.deadline is not None
+        """Whether anything can interrupt the run while it waits: only then is a blocking call watched. A token
+        whose `watched` is False is set only by what the run's own calls return (a durable run's: from its steps'
+        records), so it is checked between steps like any other, never watched during a call."""
+        cancel = self.cancel
+        watched = cancel is not None and getattr(cancel, "watched", True) is not False
+        return watched or self.deadline is not None
 
     def reason(self) -> InterruptReason | None:
         """Why the run is to stop now (the cancel token first), or None."""

@@ -25,7 +25,9 @@ class CancelToken(Protocol):
     It is read from the loop's thread while the loop waits (every few tens of milliseconds), so is_set() must be
     cheap and must not block. A token may also carry an attribute `reason`, "cancelled" or "deadline": once it
     is set, the run stops with that reason (a durable engine folds its own deadline into its token this way);
-    without one, with `cancelled`.
+    without one, with `cancelled`. A token with `watched = False` is never read while the loop waits, only
+    between steps: one set only by what the run's own model and tool calls return (a durable run's) needs no
+    watching.
     """
 
     def is_set(self) -> bool: ...

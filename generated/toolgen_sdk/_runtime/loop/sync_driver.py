@@ -2,9 +2,11 @@
 """The sync driver of the agent loop: run() and run_events(), tool calls on daemon threads.
 
 A run with a cancel token or a deadline waits for its model calls, streams and tool calls while watching them
-(interrupts.py): it ends within about a second of either firing, whatever it was waiting for. Every tool call,
-a lone one too, runs on a thread of its own batch, so that the loop's thread is free to hand on the progress
-the call reports (loop/progress.py) while it runs.
+(interrupts.py): it ends within about a second of either firing, whatever it was waiting for. Tool calls run
+on threads of their batch, a lone one too, so that the loop's thread is free to hand on the progress a call
+reports (loop/progress.py) while it runs; except a lone call that nothing can interrupt in a run whose events
+no one reads as they come (run() without on_event): it runs on the loop's thread, and its last report comes out
+before its end, as a call's last report always does.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ if TYPE_CHECKING:
 
 # More threads than this for one batch of parallel calls would only queue on the GIL and the providers' limits.
 _MAX_WORKERS = 16
+# How long a run's tool thread waits for the next call before it ends.
+_IDLE_SECONDS = 1.0
 
 
 def _call_model(
@@ -118,12 +122,68 @@ _Done = tuple[BatchCall, ToolOutcome | InterruptReason, float, bool]
 _WOKEN = -1
 
 
-class _Threads:
-    """The calls of one batch on daemon threads, taken in call order; an interrupted batch is not waited for.
+class _Workers:
+    """A run's tool threads, kept from one batch to the next: starting a thread costs more than a short call.
 
     Daemon threads, not a ThreadPoolExecutor: the interpreter joins an executor's threads at exit, so a handler
-    abandoned still running would keep the process from ending.
+    abandoned still running would keep the process from ending. A thread waiting for work ends after
+    _IDLE_SECONDS, or at once when the run closes the pool; one busy with an abandoned call is simply not idle.
     """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[Callable[[], None]], object] | None] = (
+            queue.SimpleQueue()
+        )
+        self._lock = threading.Lock()
+        self._idle = 0  # threads waiting for work (or about to) that no job put since has claimed
+
+    def submit(self, job: Callable[[Callable[[], None]], object]) -> None:
+        """Run `job(release)` on a thread of the run's; a job calls `release()` just before its last word (its
+        thread counts as idle from then on, so that the next batch finds it), or its thread does after it."""
+        with self._lock:
+            claimed = self._idle > 0
+            if claimed:
+                self._idle -= 1
+        self._jobs.put(job)
+        if not claimed:
+            threading.Thread(
+                target=self._work, name="toolgen-tool", daemon=True
+            ).start()
+
+    def _work(self) -> None:
+        while True:
+            try:
+                job = self._jobs.get(timeout=_IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle == 0:
+                        continue  # claimed by a job on its way
+                    self._idle -= 1
+                return
+            if job is None:
+                return
+            released = False
+
+            def release() -> None:
+                nonlocal released
+                if not released:
+                    released = True
+                    with self._lock:
+                        self._idle += 1
+
+            job(release)
+            release()
+
+    def close(self) -> None:
+        """The run is over: the idle threads end now."""
+        with self._lock:
+            idle, self._idle = self._idle, 0
+        for _ in range(idle):
+            self._jobs.put(None)
+
+
+class _Threads:
+    """The calls of one batch on the run's threads, taken in call order; an interrupted batch is not waited for."""
 
     def __init__(
         self,
@@ -145,11 +205,9 @@ class _Threads:
     def wake(self) -> None:
         self.done.put((_WOKEN, None, 0.0))
 
-    def start(self) -> None:
+    def start(self, workers: _Workers) -> None:
         for _ in range(min(len(self.calls), _MAX_WORKERS)):
-            threading.Thread(
-                target=self._work, name="toolgen-tool", daemon=True
-            ).start()
+            workers.submit(self._work)
 
     def _take(self) -> int | None:
         with self._lock:
@@ -159,8 +217,9 @@ class _Threads:
             self.began[index] = time.perf_counter()
             return index
 
-    def _work(self) -> None:
-        while (index := self._take()) is not None:
+    def _work(self, release: Callable[[], None]) -> None:
+        index = self._take()
+        while index is not None:
             entry, dispatch = self.calls[index]
             try:
                 done: tuple[Any, float] = self.contexts[index].run(
@@ -168,7 +227,11 @@ class _Threads:
                 )
             except BaseException as error:  # noqa: BLE001 - raised again on the loop's thread
                 done = error, 0.0
+            following = self._take()
+            if following is None:
+                release()  # before the loop hears of its last call: its next batch may have this thread
             self.done.put((index, *done))
+            index = following
 
     def close(self) -> dict[int, float]:
         """Start no more calls; when each call that did start began."""
@@ -177,7 +240,9 @@ class _Threads:
             return dict(self.began)
 
 
-def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done | None]:
+def _dispatch(
+    run: RunState, entries: list[BatchCall], workers: _Workers
+) -> Iterator[_Done | None]:
     """Run the calls, concurrently when there are several; their outcomes in call order, and None each time
     progress events were queued meanwhile (for the caller to hand on).
 
@@ -201,9 +266,17 @@ def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done | None]
             yield entry, refused, 0.0, False
         return
     interrupt = run.interrupt
+    if len(calls) == 1 and not interrupt.armed and not run.live:
+        # Nothing can interrupt it and no one would see its progress before its end: no thread.
+        entry, dispatch = calls[0]
+        alone, took = _timed(dispatch, entry, run.telemetry)
+        if isinstance(alone, str):
+            run.end(alone)
+        yield entry, alone, took, True
+        return
     threads = _Threads(calls, run.telemetry)
     run.progress.watch(threads.wake)
-    threads.start()
+    threads.start(workers)
     left = set(range(len(calls)))
     # Outcomes are handed on in call order, whatever order the calls end in: the run's events are then the same
     # on every replay of a durable run, and in run(), arun() and a served run alike.
@@ -260,7 +333,9 @@ def _dispatch(run: RunState, entries: list[BatchCall]) -> Iterator[_Done | None]
         yield calls[index][0], reason, seconds, started is not None
 
 
-def _tool_batch(run: RunState, calls: list[dict[str, Any]]) -> Iterator[RunEvent]:
+def _tool_batch(
+    run: RunState, calls: list[dict[str, Any]], workers: _Workers
+) -> Iterator[RunEvent]:
     hooks = run.hooks
     batch = run.admit(calls)
     for entry in batch:
@@ -277,7 +352,7 @@ def _tool_batch(run: RunState, calls: list[dict[str, Any]]) -> Iterator[RunEvent
             _sync(hooks.before_tool(entry.call, run.context()), "the before_tool hook")
         run.started(entry)
     yield from run.drain()
-    for done in _dispatch(run, entries):
+    for done in _dispatch(run, entries, workers):
         if done is None:
             yield from run.drain()  # progress of the calls in flight
             continue
@@ -305,7 +380,7 @@ def _trim(run: RunState, overflow: bool = False) -> bool:
     return run.use_messages(_sync(trimmed, "the budget hook"))
 
 
-def _step(model: ModelClient, run: RunState) -> Iterator[RunEvent]:
+def _step(model: ModelClient, run: RunState, workers: _Workers) -> Iterator[RunEvent]:
     hooks = run.hooks
     _trim(run)
     while True:
@@ -340,23 +415,27 @@ def _step(model: ModelClient, run: RunState) -> Iterator[RunEvent]:
         _sync(hooks.after_model(run.step, run.response), "the after_model hook")
     yield from run.drain()
     if calls:
-        yield from _tool_batch(run, calls)
+        yield from _tool_batch(run, calls, workers)
 
 
 def _drive(model: ModelClient, run: RunState) -> Iterator[RunEvent]:
     run.begin(model)
     yield from run.drain()
+    workers = _Workers()
     try:
-        pending = run.pending_calls()
-        if pending:
-            yield from _tool_batch(run, pending)
-        while not run.should_stop():
-            yield from _step(model, run)
-    except RunInterrupted as interrupted:
-        # Raised by a hook or an approver that watches the run too: the run stops as it says, not as failed.
-        run.end(interrupted.reason)
-    except Exception as error:  # noqa: BLE001 - a failing hook or client ends the run with the error, not a crash
-        run.fail(error)
+        try:
+            pending = run.pending_calls()
+            if pending:
+                yield from _tool_batch(run, pending, workers)
+            while not run.should_stop():
+                yield from _step(model, run, workers)
+        except RunInterrupted as interrupted:
+            # Raised by a hook or an approver that watches the run too: the run stops as it says, not as failed.
+            run.end(interrupted.reason)
+        except Exception as error:  # noqa: BLE001 - a failing hook or client ends the run with the error, not a crash
+            run.fail(error)
+    finally:
+        workers.close()
     run.finish()
     yield from run.drain()
 
@@ -417,6 +496,8 @@ def run(
     UnsupportedSettings (a ValueError naming each one) before any request, unless `on_unsupported="note"`.
     """
     events = run_events(messages, model, registry, options, **settings)
+    state = events._run
+    state.live = state.options.on_event is not None
     for _ in events:
         pass
     return events.result

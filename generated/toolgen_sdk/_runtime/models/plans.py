@@ -57,8 +57,23 @@ Route = tuple[Step, ...]
 Pointer = str | tuple[str | int, ...]
 # Per problem: the problem itself (nothing of it varies), or (pointer, sentence head, quoted error or -1).
 Made = ValidationProblem | tuple[Pointer, str, int]
-Plan = tuple[tuple[Route, ...], tuple[Made, ...]]
-Plans = dict[Any, "Plan | None"]
+# One error's plan: its route; several errors': the routes to check, each with the error whose location it reads
+# (a route another one's steps begin with is left out: checking the longer checks it).
+Plan = tuple[tuple[Any, ...], tuple[Made, ...]]
+# The most single-error locations, indexes and all, whose plans a validator keeps written out.
+MOST_LOCATIONS = 400
+
+
+class Plans(dict[Any, "Plan | None"]):
+    """A validator's plans by shape; `exact` holds, by the location itself (indexes and all) of a single error,
+    its shape's plan with the pointer written: a location met again costs neither the shape nor the pointer."""
+
+    __slots__ = ("exact",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exact: dict[Any, Plan | None] = {}
+
 
 # Stands for a shape not met yet (a shape met and not planned is None).
 _UNSEEN: Any = ()
@@ -76,7 +91,7 @@ def plans_of(owner: Any, validator: Any) -> Plans | None:
     if kept is not None and kept[0] is validator:
         plans: Plans = kept[1]
         return plans
-    plans = {}
+    plans = Plans()
     try:
         setattr(owner, PLANS_ATTRIBUTE, (validator, plans))
     except (TypeError, AttributeError):
@@ -100,15 +115,21 @@ def planned_problems(
         # One error, most invalid data: planned, checked and quoted here, without the general path's loops.
         item = items[0]
         loc = item["loc"]
-        # One error's pointer has slots for its indexes: the shape leaves them out.
-        shape = loc if int not in map(type, loc) else _without_indexes(loc)
-        key: Any = (item["type"], shape, item["msg"])
-        plan = plans.get(key, _UNSEEN)
-        if plan is None:
-            return problems_from(error, data)
+        exact = plans.exact
+        key: Any = (item["type"], loc, item["msg"])
+        plan = exact.get(key, _UNSEEN)
         if plan is _UNSEEN:
-            return _learnt(error, data, plans, key)
-        if not _follows(plan[0][0], data, loc):
+            # One error's shape leaves its indexes out (its pointer has slots for them): one plan for them all,
+            # kept for this very location with its pointer written.
+            shape = loc if int not in map(type, loc) else _without_indexes(loc)
+            shaped = (item["type"], shape, item["msg"])
+            plan = plans.get(shaped, _UNSEEN)
+            if plan is _UNSEEN:
+                return _learnt(error, data, plans, shaped)
+            plan = _located(plan, loc)
+            if len(exact) < MOST_LOCATIONS:
+                exact[key] = plan
+        if plan is None or not _follows(plan[0][0], data, loc):
             return problems_from(error, data)
         entry = plan[1][0]
         if type(entry) is ValidationProblem:
@@ -116,12 +137,8 @@ def planned_problems(
         pointer, head, quoted = entry
         problem: ValidationProblem = _new_object(ValidationProblem)
         fields = problem.__dict__
-        fields["pointer"] = (
-            pointer
-            if type(pointer) is str
-            else "".join([p if type(p) is str else str(loc[p]) for p in pointer])
-        )
-        fields["message"] = head if quoted < 0 else head + shown(item["input"])
+        fields["pointer"] = pointer
+        fields["message"] = head + shown(item["input"])
         return [problem]
     if len(items) == 2:
         # Two errors, the usual `str | list` miss: written out, without a comprehension's own frame.
@@ -137,9 +154,9 @@ def planned_problems(
         return problems_from(error, data)
     if plan is _UNSEEN:
         return _learnt(error, data, plans, key)
-    routes, made = plan
-    for route, item in zip(routes, items, strict=True):
-        if not _follows(route, data, item["loc"]):
+    checks, made = plan
+    for route, at in checks:
+        if not _follows(route, data, items[at]["loc"]):
             return problems_from(error, data)
     problems = []
     for entry in made:
@@ -160,6 +177,20 @@ _new_object = object.__new__
 
 def _without_indexes(loc: Sequence[Any]) -> tuple[Any, ...]:
     return tuple([-1 if type(part) is int else part for part in loc])
+
+
+def _located(plan: Plan | None, loc: Sequence[Any]) -> Plan | None:
+    """A single error's plan with its pointer written for `loc` (and its problem made, when it quotes nothing)."""
+    if plan is None:
+        return None
+    entry = plan[1][0]
+    if type(entry) is ValidationProblem:
+        return plan
+    pointer, head, quoted = entry  # type: ignore[misc]
+    written = _written(pointer, loc)
+    if quoted < 0:
+        return plan[0], (ValidationProblem(written, head),)
+    return plan[0], ((written, head, quoted),)
 
 
 def _follows(route: Route, data: Any, loc: Sequence[Any]) -> bool:
@@ -249,7 +280,33 @@ def _plan(
     entries: list[Made] = []
     for (head, quoted), problem in zip(made, problems, strict=True):
         entries.append(problem if quoted < 0 else (problem.pointer, head, quoted))
-    return tuple(routes), tuple(entries)
+    return _checks(routes, [item["loc"] for item in items]), tuple(entries)
+
+
+def _checks(
+    routes: Sequence[Route], locs: Sequence[Sequence[Any]]
+) -> tuple[tuple[Route, int], ...]:
+    """The routes of several errors to check, each with the error whose location it reads its indexes from, less
+    each one whose steps (its indexes read) another's begin with, or that an earlier one repeats."""
+    read = [
+        [
+            (code, at, key, other, loc[at] if code == _INDEX else None)
+            for code, at, key, other in route
+        ]
+        for route, loc in zip(routes, locs, strict=True)
+    ]
+    kept = []
+    for at, steps in enumerate(read):
+        implied = any(
+            other != at
+            and len(steps) <= len(longer)
+            and longer[: len(steps)] == steps
+            and (len(steps) < len(longer) or other < at)
+            for other, longer in enumerate(read)
+        )
+        if not implied:
+            kept.append((routes[at], at))
+    return tuple(kept)
 
 
 def _written(pointer: Pointer, loc: Sequence[Any]) -> str:

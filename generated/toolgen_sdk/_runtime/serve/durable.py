@@ -8,12 +8,18 @@ for a served run because it is the same loop. Its events go to the store (event_
 readers find them. After a restart DBOS replays each unfinished workflow: the steps that finished return what they
 recorded, so the loop walks the same path and goes on from the step that did not finish. Hooks and on_event run
 again for the steps a replay walks through.
+
+Starting a run records it first (its row, committed, naming this server's executor id) and starts its workflow
+after, without waiting (`record` then `begin`; the service answers between the two): a run recorded by a process
+that died before its workflow started is started by the next launch of that executor, as DBOS resumes the
+workflows it had started. `result()` waits for a run's end without polling: the run's last write wakes it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import threading
 import time
 import uuid
@@ -41,8 +47,7 @@ from .durable_tools import (
     durable_approver,
     recorded_approver,
 )
-from .event_sink import PIECES as _PIECES
-from .event_sink import StoreSink, status_of
+from .event_sink import StoreSink, status_of, stored_before
 from .executor_lock import ExecutorBusy, ExecutorLock
 from .run_record import (
     RUN_STATE_VERSION,
@@ -52,7 +57,8 @@ from .run_record import (
     record_from_json,
 )
 from .stats import stored_stats
-from .store import RunStore, StoredEvent
+from .store import RunStore, StoredEvent, StoredRun
+from .wakeup import ended_key
 
 __all__ = [
     "MAX_OPEN_RUNS",
@@ -65,9 +71,12 @@ __all__ = [
 
 # The version DBOS files workflows under: recovery resumes only workflows of the running version, and the
 # default (a hash of the workflow's source) would change with every edit of the package. Version 1 drove its own
-# copy of the loop; its unfinished runs are refused at launch, by name, rather than left hanging.
-APP_VERSION = "toolgen-durable-runs-2"
+# copy of the loop; version 2 read the run in a step of its own (version 3 reads the run's fixed request as it
+# is kept, without a step). Unfinished runs of another version are refused at launch, by name, rather than left
+# hanging.
+APP_VERSION = "toolgen-durable-runs-3"
 _ENDED = frozenset({"finished", "error", "stopped"})
+_LOG = logging.getLogger(__name__)
 # Runs one holder may have open (running or awaiting approval) at once: a run waiting for a decision holds no
 # thread, but it holds its rows and a task until someone decides, so no one credential may pile them up.
 MAX_OPEN_RUNS = 100
@@ -130,8 +139,12 @@ class DurableRuns:
             registry.definitions(),
             self.options.on_unsupported,
         )
+        self.executor_id = executor_id
         self._cancelled: set[str] = set()
+        # Runs recorded here whose workflow has not read them yet: their request, fixed, as kept in the store.
+        self._fresh: dict[str, RunRequest] = {}
         self._lock = threading.Lock()
+        self._begins = asyncio.Lock()  # taken on DBOS's event loop only
         try:
             self.store = RunStore(database_url)
         except Exception as error:  # noqa: BLE001 - any failure to open the database is said plainly
@@ -185,6 +198,7 @@ class DurableRuns:
         self.launched = True
         self._refuse_unresumable()
         self._resend_decisions()
+        self._start_recorded()
 
     def close(self) -> None:
         self._engine.destroy(destroy_registry=True)
@@ -203,7 +217,25 @@ class DurableRuns:
     ) -> str:
         """Start a run of `messages`; its id, which is also its DBOS workflow id. `deadline`: seconds for the
         whole run (default: the options' deadline). `holder`: whose run it is (the credential's); OpenRunsLimit
-        when that holder has max_open_runs open already."""
+        when that holder has max_open_runs open already. The run is recorded when this returns; its workflow
+        starts on DBOS's event loop (see `record` and `begin`)."""
+        run_id = self.record(
+            messages, conversation_id, deadline=deadline, holder=holder
+        )
+        self.begin(run_id)
+        return run_id
+
+    def record(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        conversation_id: str | None,
+        *,
+        deadline: float | None = None,
+        holder: str = "",
+    ) -> str:
+        """Record a run as `start` does, without starting its workflow: its id. The run is durable once this
+        returns: `begin(run_id)` starts it, and if this process dies first, the next launch of this executor id
+        does."""
         run_id = uuid.uuid4().hex
         seconds = deadline if deadline is not None else self.options.deadline
         request = RunRequest(
@@ -219,32 +251,107 @@ class DurableRuns:
             holder=holder,
             # The application's own starts (no holder) are its to bound; a credential's are capped.
             max_open=self.max_open_runs if holder else None,
+            executor=self.executor_id,
         ):
             waiting = self.store.open_runs(holder, ("awaiting_approval",))
             raise OpenRunsLimit(
                 f"{holder or 'this credential'} has {self.max_open_runs} runs open, "
                 f"{waiting} of them awaiting approval: decide, cancel or wait for one before starting another"
             )
-        self._begin(run_id)
+        with self._lock:
+            self._fresh[run_id] = request
         return run_id
 
-    def _begin(self, run_id: str) -> None:
-        """Start the run's workflow as a task on DBOS's own event loop. DBOS's start_workflow, called from a
-        thread, runs an async workflow by holding one of its threads until the workflow ends: a run waiting a day
-        for a decision would hold a thread a day. Started from the loop, it holds none."""
-        loop = _dbos_loop()
-        if (
-            loop is None
-        ):  # a DBOS without its background loop where this looks: its own way, a thread a run
-            with self._set_workflow_id(run_id):
-                self._engine.start_workflow(self._workflow, run_id)
+    def begin(self, run_id: str) -> None:
+        """Start a recorded run's workflow, as a task on DBOS's own event loop, without waiting for it (before
+        `launch()`, launch starts it). DBOS's start_workflow, called from a thread, runs an async workflow by
+        holding one of its threads until the workflow ends: a run waiting a day for a decision would hold a
+        thread a day. Started from the loop, it holds none."""
+        if not self.launched:
             return
+        loop = _dbos_loop()
+        if loop is None:
+            # A DBOS without its background loop where this looks: its own way, a thread a run.
+            threading.Thread(
+                target=self._begin_in_thread, args=(run_id,), daemon=True
+            ).start()
+            return
+        started = asyncio.run_coroutine_threadsafe(self._begin_async(run_id), loop)
+        started.add_done_callback(lambda done: self._begun(run_id, done))
 
-        async def begin() -> None:
+    async def _begin_async(self, run_id: str) -> None:
+        # One start at a time: a burst of starts at once would each take a thread of DBOS's (unbounded) pool.
+        async with self._begins:
             with self._set_workflow_id(run_id):
                 await self._engine.start_workflow_async(self._workflow, run_id)
 
-        asyncio.run_coroutine_threadsafe(begin(), loop).result()
+    def _begin_in_thread(self, run_id: str) -> None:
+        try:
+            with self._set_workflow_id(run_id):
+                self._engine.start_workflow(self._workflow, run_id)
+        except Exception as error:  # noqa: BLE001 - said, and left to the next launch
+            self._not_begun(run_id, error)
+
+    def _begun(self, run_id: str, done: Any) -> None:
+        error = None if done.cancelled() else done.exception()
+        if error is not None:
+            self._not_begun(run_id, error)
+
+    def _not_begun(self, run_id: str, error: BaseException) -> None:
+        with self._lock:
+            self._fresh.pop(run_id, None)
+        _LOG.warning(
+            "run %s is recorded but its workflow did not start (%s: %s); the next launch of executor %r "
+            "starts it",
+            run_id,
+            type(error).__name__,
+            error,
+            self.executor_id,
+        )
+
+    def _start_recorded(self) -> None:
+        """Runs this executor recorded whose workflow never started (the process died between the two, or the
+        run was recorded before launch): started now."""
+        for run_id in self.store.runs_with_status("running", self.executor_id):
+            if self._engine.get_workflow_status(run_id) is None:
+                self.begin(run_id)
+
+    def result(self, run_id: str, timeout: float | None = None) -> StoredRun | None:
+        """The run once it has ended (its row: status, stop reason, messages, metrics), waiting for that; None
+        when there is no such run or `timeout` seconds passed first. Not polled: the run's last write wakes the
+        wait (a run another process runs: on Postgres its NOTIFY does; on SQLite the wait looks every
+        wakeups.poll_seconds). Blocks: call it from a thread, or `aresult` from async code."""
+        store = self.store
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with store.wakeups.watch(ended_key(run_id)) as watch:
+            while True:
+                found = store.run(run_id)
+                if found is None or found.status in _ENDED:
+                    return found
+                left = store.wakeups.poll_seconds
+                if deadline is not None:
+                    left = min(left, deadline - time.monotonic())
+                    if left <= 0:
+                        return None
+                watch.wait_blocking(left)
+
+    async def aresult(
+        self, run_id: str, timeout: float | None = None
+    ) -> StoredRun | None:
+        """`result` for async code: the event loop is never blocked (the store is read on a worker thread)."""
+        store = self.store
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with store.wakeups.watch(ended_key(run_id)) as watch:
+            while True:
+                found = await asyncio.to_thread(store.run, run_id)
+                if found is None or found.status in _ENDED:
+                    return found
+                left = store.wakeups.poll_seconds
+                if deadline is not None:
+                    left = min(left, deadline - time.monotonic())
+                    if left <= 0:
+                        return None
+                await watch.wait(left)
 
     def decide(self, run_id: str, call_id: str, approval: Approval) -> bool:
         """Send the decision on a pending call to its run; False when that call is not pending."""
@@ -305,21 +412,37 @@ class DurableRuns:
                 self._send(run_id, call_id, round, decision)
 
     def _refuse_unresumable(self) -> None:
-        """Unfinished runs this engine cannot resume (a state form it cannot read, or version 1's workflows) end
-        now with an error that names both versions, instead of waiting for ever."""
+        """Unfinished runs this engine cannot resume (a state form it cannot read, or a workflow this executor
+        started under another version of the engine) end now with an error that names both versions, instead of
+        waiting for ever."""
         for status in ("running", "awaiting_approval"):
             for run_id in self.store.runs_with_status(status):
                 stored = self.store.run(run_id)
                 if stored is None:
                     continue
                 version = stored.state.get("version", 0)
-                if version == RUN_STATE_VERSION:
+                if version != RUN_STATE_VERSION:
+                    self._end_refused(
+                        run_id,
+                        f"run {run_id!r} was left unfinished with run state version {version!r}; this "
+                        f"release runs version {RUN_STATE_VERSION} and cannot resume it: start it again",
+                    )
+                    continue
+                workflow = self._engine.get_workflow_status(run_id)
+                if (
+                    workflow is None
+                    or workflow.status != "PENDING"
+                    or workflow.executor_id != self.executor_id
+                    or workflow.app_version == APP_VERSION
+                ):
                     continue
                 self._end_refused(
                     run_id,
-                    f"run {run_id!r} was left unfinished with run state version {version!r}; this "
-                    f"release runs version {RUN_STATE_VERSION} and cannot resume it: start it again",
+                    f"run {run_id!r} was left unfinished by a workflow of version "
+                    f"{workflow.app_version!r}; this release runs {APP_VERSION!r} and cannot resume it: "
+                    "start it again",
                 )
+                self._engine.cancel_workflow(run_id)
 
     def _end_refused(self, run_id: str, message: str) -> None:
         last = self.store.last_seq(run_id)
@@ -333,44 +456,58 @@ class DurableRuns:
             "retry": None,
         }
         finished = {"stop_reason": "error", "steps": 0, "metrics": {}}
+        stored = self.store.run(run_id)
+        state = dict(stored.state) if stored is not None else {}
         self.store.add_events(
             run_id,
             [
                 StoredEvent(last + 1, "error", error, now),
                 StoredEvent(last + 2, "run_finished", finished, now),
             ],
+            conversation_id=None if stored is None else stored.conversation_id,
+            ended=("error", {**state, "stop_reason": "error"}),
         )
-        stored = self.store.run(run_id)
-        state = dict(stored.state) if stored is not None else {}
-        self.store.update_run(run_id, "error", {**state, "stop_reason": "error"})
 
     # -- the workflow --
 
-    def _load(self, run_id: str) -> dict[str, Any]:
+    def _load(self, run_id: str) -> tuple[dict[str, Any], int, frozenset[int]]:
+        """A run this process did not just record: its row's state, and what an earlier process stored."""
         stored = self.store.run(run_id)
-        return {} if stored is None else dict(stored.state)
+        return (
+            {} if stored is None else dict(stored.state),
+            *stored_before(self.store, run_id),
+        )
 
     async def _run_workflow(self, run_id: str) -> str:
         """One run: the loop, driven to its end inside the workflow; its stop reason.
 
-        Async, so that a run waiting for a decision holds no thread; the store's writes go to DBOS's threads."""
-        form = await self._engine.run_step_async(
-            {"name": "toolgen.load_run"}, self._load, run_id
-        )
-        try:
-            record = record_from_json(form, run_id)
-        except RunStateVersionError as error:
-            await asyncio.to_thread(self._end_refused, run_id, str(error))
-            return "error"
-        request = record.request
+        Async, so that a run waiting for a decision holds no thread; the store's writes go to worker threads.
+        The run's request is read without a step: it is fixed when the run is recorded, so every replay reads
+        the same (a run just recorded here is not read at all)."""
+        with self._lock:
+            request: RunRequest | None = self._fresh.pop(run_id, None)
+        prior: int = 0
+        progress: frozenset[int] = frozenset()
         if request is None:
-            message = f"run {run_id!r} has no request to run"
-            await asyncio.to_thread(self._end_refused, run_id, message)
-            return "error"
+            form, prior, progress = await asyncio.to_thread(self._load, run_id)
+            try:
+                request = record_from_json(form, run_id).request
+            except RunStateVersionError as error:
+                await asyncio.to_thread(self._end_refused, run_id, str(error))
+                return "error"
+            if request is None:
+                message = f"run {run_id!r} has no request to run"
+                await asyncio.to_thread(self._end_refused, run_id, message)
+                return "error"
         token = DurableInterrupt()
         messages: list[Callable[[], Sequence[Mapping[str, Any]]]] = []
         sink = StoreSink(
-            self.store, run_id, request, lambda: messages[0]() if messages else ()
+            self.store,
+            run_id,
+            request,
+            lambda: messages[0]() if messages else (),
+            prior=prior,
+            progress_rows=progress,
         )
         durable = DurableRun(
             engine=self._engine,
@@ -381,8 +518,9 @@ class DurableRuns:
             ),
             token=token,
             begin_model_call=sink.begin_model_call,
+            model_call_offset=sink.model_call_offset,
             set_offset=sink.set_offset,
-            begin_tool_call=lambda call_id: self.store.begin_attempt(run_id, call_id),
+            count_tool_start=sink.count_tool_start,
         )
         events = arun_events(
             request.messages,
@@ -393,14 +531,13 @@ class DurableRuns:
         messages.append(events.messages)
         try:
             async for event in events:
-                if event.type in _PIECES:
-                    sink.add(
-                        event
-                    )  # held in memory, written in batches by the sink's timer
-                else:
-                    await asyncio.to_thread(sink.add, event)
+                if sink.add(event):
+                    # A call about to wait for a decision: its ask is stored before the wait begins.
+                    await asyncio.to_thread(sink.flush)
+            sink.close()
             await asyncio.to_thread(sink.flush)
         finally:
+            sink.close()
             with self._lock:
                 # A long-lived server forgets the runs it has finished.
                 self._cancelled.discard(run_id)

@@ -5,9 +5,11 @@ The one agent loop (loop/async_driver.py) runs inside an async DBOS workflow wit
 ones (durable_tools.py has the tools and the approver). Every model call and every tool call is a step: when the
 workflow replays after a restart, a step that finished returns what it recorded instead of running again, so
 the loop walks the same path to where it stopped and goes on from there. A streamed model call hands its events
-to the loop as they come and records them, so a replay gives the loop the same events. The workflow is async so
-that a run waiting for a decision (`recv_async`) holds no thread. Cancel and the run's deadline reach the loop only
-through what a step recorded (DurableInterrupt), so that a replay stops exactly where the first run did.
+to the loop as they come and records them, so a replay gives the loop the same events; a client whose stream's
+async form is ModelClientBase's (its sync stream read whole on a thread) has its whole step run on one of DBOS's
+threads, as that thread. The workflow is async so that a run waiting for a decision (`recv_async`) holds no
+thread. Cancel and the run's deadline reach the loop only through what a step recorded (DurableInterrupt), so
+that a replay stops exactly where the first run did; the steps watch them while their calls run.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
+from ..clients.base import ModelClientBase
 from ..loop.interrupts import GRACE_SECONDS, InterruptReason, RunInterrupted
 from ..models.base import ToolSpec
 from ..streams.events import Event, MessageEnd
@@ -28,7 +31,7 @@ INTERRUPTED_KIND = "interrupted"
 # The form of what a step records; a replay of a form it does not know stops the run with both versions named.
 STEP_VERSION = 1
 # How often a step looks at the run's cancel request and deadline while its model or tool call runs.
-_WATCH_SECONDS = 0.05
+WATCH_SECONDS = 0.05
 
 
 def safe_to_repeat(spec: ToolSpec | None) -> bool:
@@ -41,7 +44,10 @@ def safe_to_repeat(spec: ToolSpec | None) -> bool:
 
 class DurableInterrupt:
     """The loop's cancel token in a durable run: set only by what a step recorded (a cancel or the deadline seen
-    while it ran), so that every replay of the workflow sees it set at the same point."""
+    while it ran), so that every replay of the workflow sees it set at the same point. The steps watch the run's
+    cancel and deadline themselves; the loop reads the token between steps and never watches it (`watched`)."""
+
+    watched = False
 
     def __init__(self) -> None:
         self.reason: InterruptReason | None = None
@@ -83,6 +89,14 @@ class LiveWatch:
         self._looked = now
         self._seen_in_store = await asyncio.to_thread(self._look)
 
+    def reason_now(self) -> InterruptReason | None:
+        """`refresh` then `reason`, for a step's thread: the store's read (when due) blocks only that thread."""
+        now = time.monotonic()
+        if not self._seen_in_store and now - self._looked >= self.LOOK_SECONDS:
+            self._looked = now
+            self._seen_in_store = self._look()
+        return self.reason()
+
     def reason(self) -> InterruptReason | None:
         if self._seen_in_store or self._asked_here():
             return "cancelled"
@@ -98,12 +112,15 @@ class DurableRun:
     engine: Any  # dbos.DBOS
     watch: LiveWatch
     token: DurableInterrupt
-    # Before a model call first runs: the store's offset for its events (it reads and may write the store).
-    begin_model_call: Callable[[], int]
+    # Before a model call first runs: the store's offset for its events (written, when it has to be, before the
+    # call runs); `model_call_offset` is the same, blocking, for a step's thread.
+    begin_model_call: Callable[[], Awaitable[int]]
+    model_call_offset: Callable[[], int]
     # When a recorded model call replays: the offset it ran with.
     set_offset: Callable[[int], None]
-    # A call's handler starts: how many starts came before (it writes the store).
-    begin_tool_call: Callable[[str], int]
+    # A call's handler is about to start, on its step's thread: how many starts of the call keyed so came before,
+    # its start counted in the store first (None: a call safe to repeat, whose starts need no counting).
+    count_tool_start: Callable[[str | None], int]
 
 
 def _picklable(answer: Response | ProviderError) -> Any:
@@ -158,6 +175,11 @@ class DurableModel:
     def __init__(self, inner: Any, run: DurableRun) -> None:
         self.inner = inner
         self.run = run
+        # A client whose stream's async form is ModelClientBase's (its sync stream read whole on a thread): its
+        # step runs on one thread, DBOS's checkpoints with it, rather than a thread inside an async step.
+        self._threaded = (
+            getattr(type(inner), "astream", None) is ModelClientBase.astream
+        )
         for name in ("wire", "model", "provider_name", "base_url"):
             if hasattr(inner, name):
                 setattr(self, name, getattr(inner, name))
@@ -190,7 +212,7 @@ class DurableModel:
         return answer
 
     async def _complete_body(self, request: Request) -> dict[str, Any]:
-        offset = await asyncio.to_thread(self.run.begin_model_call)
+        offset = await self.run.begin_model_call()
         answer, reason = await watched(self._answer(request), self.run.watch)
         return {
             "version": STEP_VERSION,
@@ -208,6 +230,18 @@ class DurableModel:
 
     async def astream(self, request: Request) -> AsyncIterator[Event]:
         """The call's events as they come the first time (recorded as they pass), as recorded on a replay."""
+        if self._threaded:
+            record = checked(
+                await self.run.engine.run_step_async(
+                    {"name": "toolgen.model_stream"}, self._threaded_body, request
+                ),
+                "model stream",
+            )
+            self.run.set_offset(int(record["offset"]))
+            for event in record["events"]:
+                yield _replayed_event(event)
+            self.run.token.observe(record["interrupted"])
+            return
         reservation = self.run.engine.reserve_step()
         live: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
 
@@ -246,7 +280,7 @@ class DurableModel:
     async def _stream_body(
         self, request: Request, live: asyncio.Queue[tuple[str, Any]]
     ) -> dict[str, Any]:
-        offset = await asyncio.to_thread(self.run.begin_model_call)
+        offset = await self.run.begin_model_call()
         recorded: list[Any] = []
         reason: InterruptReason | None = None
         events = self.inner.astream(request)
@@ -272,6 +306,32 @@ class DurableModel:
             "interrupted": reason,
         }
 
+    def _threaded_body(self, request: Request) -> dict[str, Any]:
+        """The step of a threaded client's stream, on DBOS's thread: its sync stream, as ModelClientBase's astream
+        reads it, the run's cancel and deadline looked at after each event."""
+        offset = self.run.model_call_offset()
+        recorded: list[Any] = []
+        reason: InterruptReason | None = None
+        events = self.inner.stream(request)
+        try:
+            for event in events:
+                recorded.append(_recorded_event(event))
+                if isinstance(event, MessageEnd):
+                    continue
+                reason = self.run.watch.reason_now()
+                if reason is not None:
+                    break
+        finally:
+            close = getattr(events, "close", None)
+            if callable(close):
+                close()
+        return {
+            "version": STEP_VERSION,
+            "offset": offset,
+            "events": recorded,
+            "interrupted": reason,
+        }
+
 
 async def watched(
     work: Awaitable[T], watch: LiveWatch
@@ -280,7 +340,7 @@ async def watched(
     cancelled and, after a grace, let go (a sync handler on its thread is abandoned, still running)."""
     task = asyncio.ensure_future(work)
     while True:
-        done, _ = await asyncio.wait({task}, timeout=_WATCH_SECONDS)
+        done, _ = await asyncio.wait({task}, timeout=WATCH_SECONDS)
         if done:
             return task.result(), None
         await watch.refresh()

@@ -2,30 +2,40 @@
 """A served run's tools and approvals as DBOS steps and messages: each tool call a step, each decision a message.
 
 The parallel calls of one batch each reserve their step when their task starts (in call order: the loop creates
-the tasks in call order and each reserves before it first waits), run at once, and are each checkpointed. A tool
-call whose handler was running when the process died is run again only when its tool says it is safe to repeat
-(MCP's `idempotentHint` or `readOnlyHint`); any other is answered as interrupted. A call that requires approval
-waits for the decision another process sends, durably (`recv_async`, holding no thread), however long it takes.
+the tasks in call order and each reserves before it first waits), run at once, and are each checkpointed. A call's
+step runs on one of DBOS's threads, its checkpoints with it: the call's start is counted in the store first (with
+the events kept so far, one write), then a sync handler runs on one of the registry's threads, waited for there,
+and an async one (or one whose kind the registry does not tell) on the workflow's event loop. A tool call whose
+handler was running when the process died is run again only when its tool says it is safe to repeat (MCP's
+`idempotentHint` or `readOnlyHint`); any other is answered as interrupted. A call that requires approval waits for
+the decision another process sends, durably (`recv_async`, holding no thread), however long it takes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import inspect
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..loop.interrupts import InterruptReason, interrupted_what, unfinished_text
+from ..loop.interrupts import (
+    GRACE_SECONDS,
+    InterruptReason,
+    interrupted_what,
+    unfinished_text,
+)
 from ..loop.policies import Approval, ApprovalRequest
 from ..tools.registry import Registry, ToolContext, ToolEntry, ToolError, ToolOutcome
 from .durable_calls import (
     INTERRUPTED_KIND,
     STEP_VERSION,
+    WATCH_SECONDS,
     DurableRun,
     checked,
     safe_to_repeat,
-    watched,
 )
 
 # How long one durable wait for a decision lasts before it is renewed; a decision may take days.
@@ -104,6 +114,7 @@ class DurableTools(Registry):
                     plain,
                     context,
                     attempt_key,
+                    asyncio.get_running_loop(),
                 )
             except Exception as failure:  # noqa: BLE001 - handed on in its turn, below
                 recorded = failure
@@ -130,49 +141,140 @@ class DurableTools(Registry):
         finally:
             handed_on.set()
 
-    async def _tool_body(
-        self, call: dict[str, Any], ctx: ToolContext, attempt_key: str
+    def _entry(self, call: Mapping[str, Any]) -> ToolEntry[Any, Any] | None:
+        function = call.get("function")
+        name = function.get("name") if isinstance(function, Mapping) else None
+        return (
+            self.inner.entry(name)
+            if isinstance(name, str) and name in self.inner
+            else None
+        )
+
+    def _key(self, entry: ToolEntry[Any, Any] | None, attempt_key: str) -> str | None:
+        """Where the call's starts are counted; None for a call safe to repeat: run again after a crash either way."""
+        return (
+            None
+            if safe_to_repeat(None if entry is None else entry.spec)
+            else attempt_key
+        )
+
+    def _tool_body(
+        self,
+        call: dict[str, Any],
+        ctx: ToolContext,
+        attempt_key: str,
+        loop: asyncio.AbstractEventLoop,
     ) -> dict[str, Any]:
-        name = str((call.get("function") or {}).get("name", ""))
-        spec = self.inner.entry(name).spec if name in self.inner else None
-        record: dict[str, Any] = {
-            "version": STEP_VERSION,
-            "name": name,
-            "interrupted": None,
-            "result": None,
-        }
-        began_before = await asyncio.to_thread(self.run.begin_tool_call, attempt_key)
-        if began_before and not safe_to_repeat(spec):
-            return {
-                **record,
-                "content": "Error: interrupted: the server stopped while this call was "
-                "running; the tool is not marked safe to repeat, so it was not run again "
-                "and its effect is unknown",
-                "error": {"kind": INTERRUPTED_KIND, "message": "interrupted"},
-            }
-        outcome, reason = await watched(self.inner.adispatch(call, ctx), self.run.watch)
-        if outcome is None:
-            assert reason is not None  # watched() gives one or the other
-            return {
-                **record,
-                "interrupted": reason,
-                "content": unfinished_text(reason),
-                "error": {
-                    "kind": reason,
-                    "message": f"the run {interrupted_what(reason)}",
-                },
-            }
-        result = outcome.result
-        if not isinstance(result, (str, int, float, bool, list, dict, type(None))):
-            result = None  # the content says it all; an object of the tool's need not survive a restart
+        """The call's step, on one of DBOS's threads (DBOS's checkpoints with it, in one hop from the workflow's
+        event loop): its start counted, then the call. A sync handler runs on one of the registry's threads, waited
+        for here while the run's cancel and deadline are looked at; an async one (or one whose kind the registry
+        does not tell) is awaited, and watched, on the workflow's event loop."""
+        entry = self._entry(call)
+        if self.run.count_tool_start(self._key(entry, attempt_key)):
+            return _record(call, None, None, began_before=True)
+        pool = self.inner.pool
+        if entry is not None and entry.bound and not entry.is_async:
+            job = pool.submit(self.inner.dispatch, call, ctx)
+            done: concurrent.futures.Future[ToolOutcome] = job.future
+
+            def cancel() -> bool:
+                return job.future.cancel()  # False once it runs: it gets its grace
+
+            def let_go() -> None:
+                pool.abandon(job)  # its thread is replaced; it runs on, unheard
+        else:
+            tasks: list[asyncio.Task[Any]] = []
+            done = asyncio.run_coroutine_threadsafe(
+                _adispatched(self.inner, call, ctx, tasks), loop
+            )
+
+            def cancel() -> bool:
+                # The task itself, not its future: an async handler that ends anyway within the grace is heard.
+                loop.call_soon_threadsafe(lambda: [task.cancel() for task in tasks])
+                return False
+
+            def let_go() -> None:
+                pass  # cancelled already; one that ignores it runs on, unheard
+
+        reason = None
+        while reason is None:
+            try:
+                return _record(call, done.result(WATCH_SECONDS), None)
+            except concurrent.futures.TimeoutError:
+                if loop.is_running():
+                    reason = self.run.watch.reason_now()
+                    continue
+            except concurrent.futures.CancelledError:
+                pass  # before the watch fires, only the engine's close cancels it
+            # The engine has closed: the step ends unrecorded, as if the process had died (DBOS records no step
+            # that ends in a cancellation), and this thread is not held for the rest of the call.
+            raise asyncio.CancelledError("the workflow's event loop has stopped")
+        if not cancel():
+            with contextlib.suppress(
+                concurrent.futures.TimeoutError, concurrent.futures.CancelledError
+            ):
+                return _record(call, done.result(GRACE_SECONDS), None)
+            if not done.done():
+                let_go()
+        return _record(call, None, reason)
+
+
+async def _adispatched(
+    registry: Registry,
+    call: dict[str, Any],
+    ctx: ToolContext,
+    tasks: list[asyncio.Task[Any]],
+) -> ToolOutcome:
+    """`registry.adispatch`, its task kept in `tasks` for whoever has to cancel it."""
+    task = asyncio.current_task()
+    if task is not None:
+        tasks.append(task)
+    return await registry.adispatch(call, ctx)
+
+
+def _record(
+    call: Mapping[str, Any],
+    outcome: ToolOutcome | None,
+    reason: InterruptReason | None,
+    *,
+    began_before: bool = False,
+) -> dict[str, Any]:
+    """What a tool call's step records: its outcome, why the run gave up on it, or that it had begun before."""
+    function = call.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else None
+    record: dict[str, Any] = {
+        "version": STEP_VERSION,
+        "name": str(name or ""),
+        "interrupted": None,
+        "result": None,
+    }
+    if began_before:
         return {
             **record,
-            "content": outcome.content,
-            "error": None
-            if outcome.error is None
-            else {"kind": outcome.error.kind, "message": outcome.error.message},
-            "result": result,
+            "content": "Error: interrupted: the server stopped while this call was "
+            "running; the tool is not marked safe to repeat, so it was not run again "
+            "and its effect is unknown",
+            "error": {"kind": INTERRUPTED_KIND, "message": "interrupted"},
         }
+    if outcome is None:
+        assert reason is not None  # watched() gives one or the other
+        return {
+            **record,
+            "interrupted": reason,
+            "content": unfinished_text(reason),
+            "error": {"kind": reason, "message": f"the run {interrupted_what(reason)}"},
+        }
+    result = outcome.result
+    if not isinstance(result, (str, int, float, bool, list, dict, type(None))):
+        result = None  # the content says it all; an object of the tool's need not survive a restart
+    return {
+        **record,
+        "content": outcome.content,
+        "error": None
+        if outcome.error is None
+        else {"kind": outcome.error.kind, "message": outcome.error.message},
+        "result": result,
+    }
 
 
 def approval_topic(call_id: str, round: int) -> str:

@@ -1,13 +1,28 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Where a served run's events go: its store, in order, keyed so that a replay writes nothing twice.
+"""Where a served run's events go: its store, in order, a few at a time, keyed so that a replay writes nothing twice.
 
-The workflow hands the sink every event the loop makes. Stream pieces and tool call progress are written in
-batches at most _PIECE_BATCH_SECONDS apart (a commit per word would cost more than the word); every other event
-is written at once, with the run's status and conversation. A replay after a restart makes the same events with
-the same numbers, and the store keeps the rows it has. A model call that was streaming when the process died left
-rows the replay does not make: they stay (a reader may have seen them), an `error` event after them says the call
-is made again, and the events from there on are numbered after them (`offset`, recorded by the model call's step
-so that every later replay numbers them the same).
+The workflow hands the sink every event the loop makes, on its event loop, and the sink only keeps it. They are
+written, with the run's row (status, conversation, metrics) when an event changed it, in one transaction (the
+row when its status changed, at the end, and otherwise at most every _STATE_SECONDS):
+
+- when a tool call not safe to repeat is about to start (its DBOS step's first work, off the event loop): its
+  start is counted in the same transaction, so that the call is known to have begun before it runs;
+- at once when a call is about to wait for a decision (the workflow waits for that write before it waits for
+  the decision), and at the run's end (its last write wakes those waiting for the end; the workflow ends only
+  once it is done);
+- otherwise at most _BATCH_SECONDS after they came, on the store's writer thread: stream pieces, progress, a
+  model call's start, and whatever a hook or a pause holds up between two steps.
+
+Writes go one at a time and each takes every event kept so far, so they commit in the events' order and a
+reader never sees an event before one that precedes it. A write that fails keeps its events for the next one.
+Events the process had not written when it died are made again by the workflow's replay, from the steps'
+records (until the run has ended, which its last write precedes).
+
+A replay after a restart makes the same events with the same numbers, and the store keeps the rows it has. A
+model call that was streaming when the process died left rows the replay does not make: they stay (a reader may
+have seen them), an `error` event after them says the call is made again, and the events from there on are
+numbered after them (`offset`, recorded by the model call's step so that every later replay numbers them the
+same).
 
 Progress is the one kind whose count depends on timing, so a replay does not make the progress events the first
 run made (a recorded tool call returns its outcome at once) and may make others (a tool call the crash cut short,
@@ -21,21 +36,24 @@ once it goes past it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..loop.events import RunEvent
+from ..loop.events import ErrorEvent, RunEvent
 from .run_record import RunRecord, RunRequest
-from .store import RunStore, StoredEvent
+from .store import Ask, EventRow, RunStore, dumps
+from .store_rows import event_row
 
-# Written in batches by the sink's timer, and handed to it on the workflow's event loop: many, small, often.
-PIECES = frozenset(
-    {"text_delta", "reasoning_delta", "tool_call_delta", "tool_call_progress"}
-)
 _PROGRESS = "tool_call_progress"
-_PIECE_BATCH_SECONDS = 0.05
+# The longest an event waits to be written when no step start or end writes it first.
+_BATCH_SECONDS = 0.05
+# While its status stays as it is, a running run's row (its conversation so far) is written at most this often:
+# its events say as they come what the row's messages would, and a long conversation's JSON is not small.
+_STATE_SECONDS = 1.0
 # Events after which the run's row (status, conversation, metrics) is written again.
 _STATE_CHANGES = frozenset(
     {
@@ -57,8 +75,26 @@ def status_of(stop_reason: str | None) -> str:
     return "error" if stop_reason == "error" else "stopped"
 
 
+def stored_before(store: RunStore, run_id: str) -> tuple[int, frozenset[int]]:
+    """What an earlier process stored of the run: its last event's number, and those of its progress events."""
+    prior = store.last_seq(run_id)
+    progress: set[int] = set()
+    after = 0
+    while after < prior:
+        page = store.events_after(run_id, after, 1000)
+        if not page:
+            break
+        progress.update(e.seq for e in page if e.type == _PROGRESS)
+        after = page[-1].seq
+    return prior, frozenset(progress)
+
+
 class StoreSink:
-    """One run's events into the store, numbered with the run's offset, and its row kept current."""
+    """One run's events into the store, numbered with the run's offset, and its row kept current.
+
+    `prior` and `progress_rows`: what an earlier process stored of the run (stored_before); a new run has none.
+    Without `prior` the sink reads them from the store at the first event.
+    """
 
     def __init__(
         self,
@@ -66,6 +102,9 @@ class StoreSink:
         run_id: str,
         request: RunRequest,
         messages: Callable[[], Sequence[Mapping[str, Any]]],
+        *,
+        prior: int | None = None,
+        progress_rows: frozenset[int] = frozenset(),
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -76,59 +115,84 @@ class StoreSink:
         # progress events of its own that had no place (-); 0 in a run that is not a replay.
         self.drift = 0
         self._last = 0  # the number of the last event handed on, with offset and drift
-        self._prior: int | None = None  # the store's last number when the sink began
-        self._progress_rows: set[int] = set()  # the progress rows among them
-        self._waiting: list[StoredEvent] = []
+        self._prior = prior
+        self._progress_rows = progress_rows
+        # Kept until the next write: events with their stored numbers, the run's row, asks.
+        self._waiting: list[tuple[int, RunEvent]] = []
+        self._state: RunRecord | None = None
+        self._status = "running"
+        self._ended = False
+        # The run's row as last written: its status, and when (time.monotonic()).
+        self._written_status = "running"
+        self._written_at = 0.0
+        self._asks: list[Ask] = []
         self._pending: set[str] = set()
         self._asked: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()  # what is kept, and the numbers
+        # One write at a time: they commit in the events' order.
+        self._writing = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
-    def add(self, event: RunEvent) -> None:
+    # -- on the workflow's event loop --
+
+    def add(self, event: RunEvent) -> bool:
+        """Keep `event` to write; True when it must be written before the run goes on (a call is about to wait
+        for a decision: the caller writes it, `flush`, off the event loop)."""
+        kind = event.type
         with self._lock:
-            seq = self._place(event.type, event.seq)
+            seq = self._place(kind, event.seq)
             if seq is None:
-                return
+                return False
             self._last = seq
-            stored = StoredEvent(
-                seq, event.type, event.data, event.time, event.trace_id, event.span_id
-            )
-            self._waiting.append(stored)
-            if event.type in PIECES:
-                # Never written here: the timer writes them, so that the workflow's loop never waits on the store.
-                self._later()
-                return
-            self._flush_locked()
-        if event.type == "approval_requested":
-            data = event.data
-            call_id = str(data["id"])
-            self._pending.add(call_id)
-            # Counted as the approver counts them (durable_calls.py): a replay makes the same asks in order.
-            self._asked[call_id] = self._asked.get(call_id, 0) + 1
-            self.store.add_pending(
-                self.run_id,
-                call_id,
-                str(data["name"]),
-                str(data["arguments"]),
-                self._asked[call_id],
-            )
-        elif event.type == "approval_decided":
-            self._pending.discard(str(event.data["id"]))
-        if event.type in _STATE_CHANGES:
-            self._write_state(event)
+            self._waiting.append((seq, event))
+            if kind == "approval_requested":
+                call_id = str(event.data["id"])
+                self._pending.add(call_id)
+                # Counted as the approver counts them (durable_tools.py): a replay makes the same asks in order.
+                self._asked[call_id] = self._asked.get(call_id, 0) + 1
+                data = event.data
+                ask = Ask(
+                    call_id,
+                    str(data["name"]),
+                    str(data["arguments"]),
+                    self._asked[call_id],
+                )
+                self._asks.append(ask)
+            elif kind == "approval_decided":
+                self._pending.discard(str(event.data["id"]))
+            if kind in _STATE_CHANGES:
+                self._keep_state(event)
+        if kind == "approval_requested":
+            return True
+        self._later()
+        return False
+
+    def _keep_state(self, event: RunEvent) -> None:
+        """The run's row as of `event` (its messages copied now, on the loop's thread; encoded when written)."""
+        data = event.data
+        finished = event.type == "run_finished"
+        self._ended = self._ended or finished
+        stop = data.get("stop_reason") if finished else None
+        self._status = (
+            status_of(stop)
+            if finished
+            else "awaiting_approval"
+            if self._pending
+            else "running"
+        )
+        self._state = RunRecord(
+            request=self.request,
+            messages=list(self._messages()),
+            metrics=data.get("metrics") if finished else None,
+            stop_reason=stop,
+            steps=int(data.get("steps") or 0),
+        )
 
     def _place(self, kind: str, seq: int) -> int | None:
         """The stored number of the loop's event `seq` of `kind`; None for progress a replay has no place for."""
         if self._prior is None:
-            # The first event (run_started, handed on off the event loop): the rows an earlier process stored.
-            self._prior = self.store.last_seq(self.run_id)
-            after = 0
-            while after < self._prior:
-                page = self.store.events_after(self.run_id, after, 1000)
-                if not page:
-                    break
-                self._progress_rows.update(e.seq for e in page if e.type == _PROGRESS)
-                after = page[-1].seq
+            self._prior, self._progress_rows = stored_before(self.store, self.run_id)
         place = seq + self.offset + self.drift
         if place > self._prior:
             return place
@@ -144,70 +208,118 @@ class StoreSink:
         return place
 
     def _later(self) -> None:
-        """Pieces held back are written within the batch time even if nothing follows them."""
-        if self._timer is None:
-            self._timer = threading.Timer(_PIECE_BATCH_SECONDS, self.flush)
-            self._timer.daemon = True
-            self._timer.start()
+        """What is kept gets written within the batch time even if no step start or end writes it first."""
+        if self._timer is not None:
+            return
+        if self._loop is None:
+            try:
+                self._loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return  # handed events outside an event loop: its caller writes them (flush)
+        self._timer = self._loop.call_later(_BATCH_SECONDS, self._due)
 
-    def flush(self) -> None:
-        with self._lock:
-            self._flush_locked()
+    def _due(self) -> None:
+        self._timer = None
+        if self._waiting or self._state is not None:
+            # On the store's writer thread, the event loop waiting for nothing; a write that fails there keeps
+            # its events for the next one, whose error it is to raise.
+            self.store.later(self._flush_quietly)
 
-    def _flush_locked(self) -> None:
+    def _flush_quietly(self) -> None:
+        with contextlib.suppress(Exception):
+            self.flush()
+
+    def close(self) -> None:
+        """No timer left to fire (the run has ended, its last write done)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._waiting:
-            waiting, self._waiting = self._waiting, []
-            self.store.add_events(self.run_id, waiting)
 
-    def _write_state(self, event: RunEvent) -> None:
-        stop = event.data.get("stop_reason") if event.type == "run_finished" else None
-        metrics = event.data.get("metrics") if event.type == "run_finished" else None
-        status = (
-            status_of(stop)
-            if event.type == "run_finished"
-            else "awaiting_approval"
-            if self._pending
-            else "running"
-        )
-        record = RunRecord(
-            request=self.request,
-            messages=list(self._messages()),
-            metrics=metrics,
-            stop_reason=stop,
-            steps=int(event.data.get("steps") or 0),
-        )
-        self.store.update_run(self.run_id, status, record.to_json())
+    # -- on a worker thread --
 
-    # -- what the model call's step asks --
-
-    def begin_model_call(self) -> int:
-        """Before a model call runs for the first time: rows a call cut by a crash left are kept and said, and the
-        numbers go on after them; the offset to record."""
-        self.flush()
-        with self._lock:
-            stored = self.store.last_seq(self.run_id)
-            if stored > self._last:
-                note = StoredEvent(
-                    stored + 1,
-                    "error",
-                    {
-                        "message": "the server stopped while this model call ran; "
-                        "it is made again from the start",
-                        "type": "interrupted",
-                        "code": None,
-                        "status": None,
-                        "fatal": False,
-                        "retry": None,
-                    },
-                    time.time(),
+    def flush(self, attempt: str | None = None, *, model_call: bool = False) -> int:
+        """Write what is kept, in one transaction; with `attempt`, one more start of that tool call too (its starts
+        before this one are returned). `model_call`: a model call is about to run for the first time."""
+        with self._writing:
+            now = time.monotonic()
+            with self._lock:
+                if model_call:
+                    self._after_cut_call()
+                taken, self._waiting = self._waiting, []
+                status, state = self._status, self._state
+                if state is not None and (
+                    status != self._written_status
+                    or now - self._written_at >= _STATE_SECONDS
+                    or self._ended
+                ):
+                    self._state = None
+                else:
+                    state = None  # kept for a later write
+                asks, self._asks = self._asks, []
+            if not (taken or state or asks or attempt):
+                return 0
+            try:
+                rows: list[EventRow] = [event_row(event, seq) for seq, event in taken]
+                run = None if state is None else (status, dumps(state.to_json()))
+                ended = bool(rows) and rows[-1].type == "run_finished"
+                before = self.store.write(
+                    self.run_id, rows, run=run, asks=asks, attempt=attempt, ended=ended
                 )
-                self.store.add_events(self.run_id, [note])
-                self.offset += stored + 1 - self._last
-                self._last = stored + 1
+            except BaseException:
+                with self._lock:
+                    # Kept for the next write, in their place before whatever came meanwhile.
+                    self._waiting[:0] = taken
+                    self._asks[:0] = asks
+                    if self._state is None:
+                        self._state = state
+                raise
+            if state is not None:
+                self._written_status, self._written_at = status, now
+            return before
+
+    def _after_cut_call(self) -> None:
+        """Rows past this process's numbers were stored by a model call a crash cut short: kept, and said by an
+        `error` event after them, the numbers going on after it."""
+        if self._prior is None or self._prior <= self._last:
+            return
+        seq = self._prior + 1
+        note = ErrorEvent(
+            conversation_id=self.request.conversation_id,
+            seq=seq,
+            time=time.time(),
+            message="the server stopped while this model call ran; it is made again from the start",
+            error_type="interrupted",
+        )
+        self._waiting.append((seq, note))
+        self.offset += seq - self._last
+        self._last = seq
+
+    # -- what the steps ask, on the event loop --
+
+    def model_call_offset(self) -> int:
+        """`begin_model_call` for a step's thread."""
+        with self._lock:
+            if (self._prior or 0) <= self._last:
+                return self.offset
+        self.flush(model_call=True)
+        with self._lock:
             return self.offset
+
+    async def begin_model_call(self) -> int:
+        """Before a model call runs for the first time: the offset to record. When rows a call cut by a crash left
+        are past this process's numbers, the note that says so is written first (a replay of the recorded offset
+        would not make it again)."""
+        with self._lock:
+            if (self._prior or 0) <= self._last:
+                return self.offset
+        await asyncio.to_thread(self.flush, model_call=True)
+        with self._lock:
+            return self.offset
+
+    def count_tool_start(self, attempt: str | None) -> int:
+        """A tool call's handler is about to start, on its step's thread: its start (keyed `attempt`) counted, with
+        what is kept, in one write; the starts before this one. None: a call safe to repeat, not counted."""
+        return 0 if attempt is None else self.flush(attempt)
 
     def set_offset(self, offset: int) -> None:
         """A recorded model call replays: its events are numbered as when it ran."""

@@ -4,14 +4,18 @@
 - `GET /` the page; `GET /page.js` its script: static, served without a credential
 - `POST /session` {"token"} -> 204 and a session cookie (HttpOnly, SameSite=Strict) standing for the token;
   401 for a wrong token, 429 after 10 wrong ones a minute from one address; `DELETE /session` -> 204, logged out
-- `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"} (right `start`);
-  429 while the credential's holder has as many runs open (running or awaiting approval) as the service allows
+- `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"} (right `start`),
+  answered once the run is recorded (its workflow starts after the answer; if the server dies first, at its next
+  start); 429 while the credential's holder has as many runs open (running or awaiting approval) as the service
+  allows
 - `GET /runs?limit=N&before=ID` -> {"runs": [{"id", "conversation_id", "status", "stop_reason", "created",
   "prompt"}], "next"}: newest first, N from 1 to 100 (default 20), `prompt` the first user message's text (at
   most 200 characters), `next` the `before` of the page after this one, or null (right `read`)
 - `GET /runs/{id}` -> {"id", "conversation_id", "status", "stop_reason", "messages", "pending", "metrics"}
 - `GET /runs/{id}/events` -> text/event-stream, each event with its `id:`; from `Last-Event-ID` on (or
-  `?after=N`), so a browser that reconnects misses nothing and sees nothing twice; ends after `run_finished`
+  `?after=N`), so a browser that reconnects misses nothing and sees nothing twice; ends after `run_finished`.
+  Each event is sent as the SSE text it was stored with (the same bytes live and after a restart), the events of
+  one read of the store in one chunk
 - `POST /runs/{id}/approvals/{tool_call_id}` {"decision": approve | deny | edit, "reason"?, "arguments"?}
   -> 200; 409 when that call is not pending (decided already, or never asked) (right `decide`)
 - `POST /runs/{id}/cancel` -> 202 {"id", "status": "cancelling"}: the run stops within about a second, a tool
@@ -41,7 +45,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 from ..extras import missing_extra
-from ..loop.events import SSE_HEADERS, sse_comment, sse_encode
+from ..loop.events import SSE_HEADERS, sse_comment
 from . import bodies
 from .auth import (
     RIGHTS,
@@ -62,6 +66,10 @@ from .stats import parse_window, stored_stats
 
 # How long a stream reader stays quiet before a keep-alive comment.
 _KEEP_ALIVE_SECONDS = 15.0
+# Events a stream reads (and sends as one chunk) at a time.
+_PAGE = 1000
+# How the SSE text of the event that ends a run's stream begins.
+_FINISHED = "event: run_finished\n"
 
 
 # Event ids are the database's 64-bit integers: a larger cursor is no id (and the database refuses to compare it).
@@ -81,6 +89,21 @@ def _last_event_id(request: Any) -> int | None:
         return None
     value = int(raw)
     return value if value <= _LARGEST_ID else None
+
+
+def _end_of(found: list[str]) -> int | None:
+    """How many of these events to send when `run_finished` is among them (the stream ends after it), else None."""
+    if found[-1].startswith(_FINISHED):
+        return len(found)
+    for index, text in enumerate(found):
+        if text.startswith(_FINISHED):
+            return index + 1
+    return None
+
+
+def _seq_of(text: str) -> int:
+    """The seq of an event's SSE text: its second line is `id: <seq>`."""
+    return int(text.split("\n", 2)[1][4:])
 
 
 def page_policy() -> str:
@@ -152,6 +175,7 @@ def service_app(
     `origins`: more Origins to take besides those of `hosts` (http and https)."""
     try:
         from starlette.applications import Starlette  # type: ignore[import-not-found,unused-ignore]
+        from starlette.background import BackgroundTask  # type: ignore[import-not-found,unused-ignore]
         from starlette.exceptions import HTTPException  # type: ignore[import-not-found,unused-ignore]
         from starlette.middleware import Middleware  # type: ignore[import-not-found,unused-ignore]
         from starlette.requests import ClientDisconnect, Request  # type: ignore[import-not-found,unused-ignore]
@@ -316,7 +340,7 @@ def service_app(
         holder = request.state.credential.holder
         try:
             run_id = await asyncio.to_thread(
-                lambda: runs.start(
+                lambda: runs.record(
                     asked.messages,
                     asked.conversation_id,
                     deadline=asked.deadline,
@@ -325,7 +349,16 @@ def service_app(
             )
         except OpenRunsLimit as error:
             return _error(429, "", str(error))
-        return JSONResponse({"id": run_id, "status": "running"}, 201)
+
+        async def begin() -> None:
+            # Hands the start to DBOS's event loop: nothing to wait for here.
+            runs.begin(run_id)
+
+        # Answered once the run is recorded; its workflow starts after the answer has gone (and, if this process
+        # dies first, at the next launch).
+        return JSONResponse(
+            {"id": run_id, "status": "running"}, 201, background=BackgroundTask(begin)
+        )
 
     async def listing(request: Request) -> Response:
         try:
@@ -366,11 +399,13 @@ def service_app(
 
     async def events(request: Request) -> Response:
         run_id = request.path_params["run_id"]
-        run = await asyncio.to_thread(store.run, run_id)
-        if run is None:
-            return _error(404, "/id", f"no run {run_id!r}")
-        conversation = run.conversation_id
         after = _last_event_id(request)
+        head, first = await asyncio.to_thread(
+            store.replay_start, run_id, after or 0, _PAGE
+        )
+        if head is None:
+            return _error(404, "/id", f"no run {run_id!r}")
+        conversation, status = head
         if after is None:
             return _error(
                 422, "Last-Event-ID", "Last-Event-ID must be a whole number below 2**63"
@@ -379,42 +414,40 @@ def service_app(
             request.method == "HEAD"
         ):  # the headers alone: a stream that no one reads would never end
             return Response(headers=dict(SSE_HEADERS))
-        if run.status in _ENDED and not await asyncio.to_thread(
-            store.events_after, run_id, after, 1
-        ):
+        if status in _ENDED and not first:
             # Nothing past the cursor of a run that has ended: 204 tells EventSource to stop reconnecting.
             return Response(status_code=204)
 
         async def stream() -> AsyncIterator[str]:
             # Woken when the run's events are stored (by this process, or on Postgres by any); unwoken it
-            # looks again every wakeups.poll_seconds (another process's writes on SQLite). The watch opens
-            # before the first read, so an event stored between a read and the wait is not waited for.
-            wakeups, page = store.wakeups, 500
-            clock = asyncio.get_running_loop().time
-            seen, sent = after, clock()
+            # looks again every wakeups.poll_seconds (another process's writes on SQLite). It reads once more
+            # as soon as its watch is open, so an event stored between a read and the wait is not waited for.
+            # Each read's events go out as one chunk, the SSE text each was given when it was stored.
+            wakeups, clock = store.wakeups, asyncio.get_running_loop().time
+            seen, sent, found, watched = after, clock(), first, False
             with wakeups.watch(run_id) as watch:
                 while True:
-                    found = await asyncio.to_thread(
-                        store.events_after, run_id, seen, page
-                    )
-                    for stored in found:
-                        seen = stored.seq
-                        yield sse_encode(stored.event(conversation))
-                        if stored.type == "run_finished":
-                            return
                     if found:
+                        seen = _seq_of(found[-1])
+                        end = _end_of(found)
+                        yield "".join(found[:end])
+                        if end is not None:
+                            return
                         sent = clock()
-                    if len(found) == page:
-                        continue  # more may be there already
-                    if await request.is_disconnected():
-                        return
-                    quiet = clock() - sent
-                    if quiet >= _KEEP_ALIVE_SECONDS:
-                        yield sse_comment("keep-alive")
-                        sent, quiet = clock(), 0.0
-                    await watch.wait(
-                        min(wakeups.poll_seconds, _KEEP_ALIVE_SECONDS - quiet)
+                    if watched and len(found) < _PAGE:
+                        if await request.is_disconnected():
+                            return
+                        quiet = clock() - sent
+                        if quiet >= _KEEP_ALIVE_SECONDS:
+                            yield sse_comment("keep-alive")
+                            sent, quiet = clock(), 0.0
+                        await watch.wait(
+                            min(wakeups.poll_seconds, _KEEP_ALIVE_SECONDS - quiet)
+                        )
+                    found = await asyncio.to_thread(
+                        store.sse_after, run_id, conversation, seen, _PAGE
                     )
+                    watched = True
 
         return StreamingResponse(stream(), headers=dict(SSE_HEADERS))
 

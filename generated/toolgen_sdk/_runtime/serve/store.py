@@ -4,107 +4,38 @@
 The tables live in the database DBOS checkpoints to (SQLite or Postgres), so every server sharing that database
 sees the same runs. Every write is keyed, so a workflow that replays after a restart writes the same rows again
 without duplicating any: events by (run, seq), approvals by (run, call).
+
+A run's writes while it runs go in one transaction a step (`write`: its new events, its row, a tool call's
+start), on the database driver's own connection from SQLAlchemy's pool: SQLAlchemy's statement layer cost more
+than the writes themselves. Each event is stored with its text/event-stream form (`sse`), made once as it is
+written, so that a reader, live or after a restart, is sent the same bytes without decoding and encoding it
+again; a row from before that column is encoded when it is read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
+import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..loop.events import (
-    EVENTS_VERSION,
-    ErrorEvent,
-    EventFormError,
-    RunEvent,
-    event_from_json,
+from ..loop.events import EVENTS_VERSION, sse_encode
+from .store_rows import (
+    Ask,
+    EventRow,
+    StoredEvent,
+    StoredRun,
+    dumps,
+    listed_run,
+    stored_event,
 )
-from .wakeup import Wakeups, notify_payload
+from .store_schema import EVENT_COLUMNS, SQL, TABLES
+from .wakeup import Wakeups, ended_key, notify_payload
 
-_TABLES = (
-    (
-        "CREATE TABLE IF NOT EXISTS toolgen_runs (id TEXT PRIMARY KEY, "
-        "conversation_id TEXT NOT NULL, status TEXT NOT NULL, state TEXT NOT NULL, "
-        "created DOUBLE PRECISION NOT NULL, updated DOUBLE PRECISION NOT NULL)"
-    ),
-    (
-        "CREATE TABLE IF NOT EXISTS toolgen_run_events (run_id TEXT NOT NULL, "
-        "seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, "
-        "time DOUBLE PRECISION, trace_id TEXT, span_id TEXT, version INTEGER, "
-        "PRIMARY KEY (run_id, seq))"
-    ),
-    (
-        "CREATE TABLE IF NOT EXISTS toolgen_approvals (run_id TEXT NOT NULL, "
-        "call_id TEXT NOT NULL, name TEXT NOT NULL, arguments TEXT NOT NULL, "
-        "decision TEXT, round INTEGER, PRIMARY KEY (run_id, call_id))"
-    ),
-    (
-        "CREATE TABLE IF NOT EXISTS toolgen_tool_attempts (run_id TEXT NOT NULL, "
-        "call_id TEXT NOT NULL, attempts INTEGER NOT NULL, "
-        "PRIMARY KEY (run_id, call_id))"
-    ),
-    (
-        "CREATE TABLE IF NOT EXISTS toolgen_cancels (run_id TEXT PRIMARY KEY, "
-        "requested DOUBLE PRECISION NOT NULL)"
-    ),
-)
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """One run event as stored: its sequence number (the SSE `id:`), type, JSON data, and when it happened
-    and in which trace (as on the RunEvent it came from), so the page and a trace can be joined."""
-
-    seq: int
-    type: str
-    data: Mapping[str, Any]
-    time: float | None = None
-    trace_id: str | None = None
-    span_id: str | None = None
-    # The event form's version (EVENTS_VERSION when written; None: a row from before events had one).
-    version: int | None = None
-
-    def event(self, conversation_id: str) -> RunEvent:
-        """The run event this row keeps, read by the one JSON form events have (rows from before events had a
-        version read as version 1). A row no event form fits (written by a later release, or by hand) comes back
-        as an `error` event at its place that says so, rather than ending the stream or vanishing."""
-        form: dict[str, Any] = {
-            "type": self.type,
-            "conversation_id": conversation_id,
-            "seq": self.seq,
-            "time": self.time,
-            "trace_id": self.trace_id,
-            "span_id": self.span_id,
-            "data": self.data,
-        }
-        if self.version is not None:
-            form["version"] = self.version
-        try:
-            return event_from_json(form)
-        except EventFormError as error:
-            return ErrorEvent(
-                conversation_id=conversation_id,
-                seq=self.seq,
-                time=self.time,
-                message=f"the stored event {self.seq} ({self.type}) could not be read: {error}",
-                error_type="unreadable_event",
-            )
-
-
-@dataclass(frozen=True)
-class StoredRun:
-    """A run's row: its status and the state the workflow last wrote (messages, metrics, stop reason)."""
-
-    id: str
-    conversation_id: str
-    status: str
-    state: Mapping[str, Any]
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+__all__ = ["Ask", "EventRow", "RunStore", "StoredEvent", "StoredRun", "dumps"]
 
 
 class RunStore:
@@ -125,10 +56,25 @@ class RunStore:
         )
         if sqlite:
             sqlalchemy.event.listen(self._engine, "connect", _sqlite_settings)
+        self._sql = (
+            SQL
+            if sqlite
+            else {name: sql.replace("?", "%s") for name, sql in SQL.items()}
+        )
+        # One statement counts a tool call's start and says how many came before, where the database has
+        # RETURNING (Postgres; SQLite from 3.35).
+        self._returning = not sqlite or _sqlite_version() >= (3, 35)
         self._create_tables()
-        # Readers of a run's events wait on these; add_events wakes them. On Postgres, readers in other
-        # processes too: add_events NOTIFYs, and a listener (libpq's URL, without SQLAlchemy's driver) hears.
+        # Readers of a run's events wait on these; writes wake them. On Postgres, readers in other processes
+        # too: a write NOTIFYs, and a listener (libpq's URL, without SQLAlchemy's driver) hears.
         self._notifies = not sqlite
+        # Writes no one waits for (a run's batched events), in the order given, on one thread of the store's.
+        self._later: queue.SimpleQueue[Callable[[], object] | None] = (
+            queue.SimpleQueue()
+        )
+        self._writer: threading.Thread | None = None
+        self._writer_lock = threading.Lock()
+        self._closed = False
         self.wakeups = Wakeups(
             None
             if sqlite
@@ -141,18 +87,23 @@ class RunStore:
         for attempt in range(3):
             try:
                 with self._engine.begin() as connection:
-                    for statement in _TABLES:
+                    for statement in TABLES:
                         connection.execute(self._sa.text(statement))
                 break
             except self._sa.exc.IntegrityError:
                 # Two servers creating the tables at once on Postgres: one wins, the other sees them next time.
                 if attempt == 2:
                     raise
-        # Columns later releases added, on a database of the release before.
+        # Columns later releases added, on a database of the release before (its rows read them as NULL, or as
+        # the kind's default).
         self._add_column("toolgen_run_events", "version")
+        self._add_column("toolgen_run_events", "sse", "TEXT")
         self._add_column("toolgen_approvals", "round")
         # Runs started before holders were kept count under none ('').
         self._add_column("toolgen_runs", "holder", "TEXT NOT NULL DEFAULT ''")
+        # The executor id of the server that took the run: its workflow starts there (at the next launch, if
+        # that server stopped before starting it). NULL: a run from before, whose workflow began as it was kept.
+        self._add_column("toolgen_runs", "executor", "TEXT")
         try:
             with self._engine.begin() as connection:
                 connection.execute(
@@ -165,7 +116,6 @@ class RunStore:
             pass
 
     def _add_column(self, table: str, column: str, kind: str = "INTEGER") -> None:
-        """A column a database of the release before lacks (its rows read it as NULL, or as `kind`'s default)."""
         columns = {c["name"] for c in self._sa.inspect(self._engine).get_columns(table)}
         if column in columns:
             return
@@ -180,16 +130,70 @@ class RunStore:
             pass
 
     def close(self) -> None:
+        with self._writer_lock:
+            writer, self._writer, self._closed = self._writer, None, True
+        if writer is not None:
+            self._later.put(None)
+            writer.join(timeout=30)
         self.wakeups.close()
         self._engine.dispose()
 
-    def _run(self, sql: str, **params: Any) -> Any:
-        with self._engine.begin() as connection:
-            return connection.execute(self._sa.text(sql), params)
+    def later(self, write: Callable[[], object]) -> None:
+        """Run `write` on the store's writer thread, after the writes given before it: for what no one waits for.
+        An error it raises is its own to keep (a run's sink keeps the events of a write that failed)."""
+        with self._writer_lock:
+            if self._closed:
+                return
+            if self._writer is None:
+                self._writer = threading.Thread(
+                    target=self._write_later, name="toolgen-store-writer", daemon=True
+                )
+                self._writer.start()
+        self._later.put(write)
+
+    def _write_later(self) -> None:
+        while (write := self._later.get()) is not None:
+            with contextlib.suppress(Exception):
+                write()
+
+    # -- the driver's connections --
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """A cursor in one transaction, committed at the end (rolled back on an error); SQLite's takes the write
+        lock at its start, so that a read in it is never refused for a write that came between."""
+        connection = self._engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            if self._sqlite:
+                cursor.execute("BEGIN IMMEDIATE")
+            yield cursor
+            connection.commit()
+        except BaseException:
+            try:
+                connection.rollback()
+            except Exception:  # noqa: BLE001 - a connection that cannot roll back is not given out again
+                connection.invalidate()
+            raise
+        finally:
+            connection.close()
+
+    def _read(self, name: str, *params: Any) -> list[Any]:
+        connection = self._engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            cursor.execute(self._sql[name], params)
+            return list(cursor.fetchall())
+        finally:
+            connection.close()
 
     def _rows(self, sql: str, **params: Any) -> list[Any]:
         with self._engine.connect() as connection:
             return list(connection.execute(self._sa.text(sql), params))
+
+    def _run(self, sql: str, **params: Any) -> Any:
+        with self._engine.begin() as connection:
+            return connection.execute(self._sa.text(sql), params)
 
     # -- runs --
 
@@ -201,42 +205,23 @@ class RunStore:
         *,
         holder: str = "",
         max_open: int | None = None,
+        executor: str | None = None,
     ) -> bool:
-        """A new run's row, `state` its RunRecord's JSON form, `holder` whose it is; False (and no row) when the
-        holder has `max_open` runs open already. One statement counts and inserts, so two starts at once cannot
-        both slip under the cap (SQLite writes one at a time; on Postgres the holder's runs are locked first)."""
+        """A new run's row, `state` its RunRecord's JSON form, `holder` whose it is, `executor` the server whose
+        workflow runs it; False (and no row) when the holder has `max_open` runs open already. One statement counts
+        and inserts, so two starts at once cannot both slip under the cap (SQLite writes one at a time; on Postgres
+        the holder's runs are locked first)."""
         now = time.time()
-        params = {
-            "id": run_id,
-            "conversation": conversation_id,
-            "state": _json(dict(state)),
-            "now": now,
-            "holder": holder,
-        }
-        if max_open is None:
-            self._run(
-                "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, "
-                "updated, holder) VALUES (:id, :conversation, 'running', :state, :now, :now, :holder)",
-                **params,
-            )
-            return True
-        with self._engine.begin() as connection:
+        row = (run_id, conversation_id, dumps(dict(state)), now, now, holder, executor)
+        with self._transaction() as cursor:
+            if max_open is None:
+                cursor.execute(self._sql["create_run"], row)
+                return True
             if not self._sqlite:
                 # Serializes starts of one holder across servers: the count below then sees the other's row.
-                connection.execute(
-                    self._sa.text("SELECT pg_advisory_xact_lock(hashtext(:holder))"),
-                    {"holder": holder},
-                )
-            inserted = connection.execute(
-                self._sa.text(
-                    "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, updated, holder) "
-                    "SELECT :id, :conversation, 'running', :state, :now, :now, :holder "
-                    "WHERE (SELECT COUNT(*) FROM toolgen_runs WHERE holder = :holder "
-                    "AND status IN ('running', 'awaiting_approval')) < :cap"
-                ),
-                {**params, "cap": max_open},
-            )
-            return bool(inserted.rowcount)
+                cursor.execute(self._sql["holder_lock"], (holder,))
+            cursor.execute(self._sql["create_capped_run"], (*row, holder, max_open))
+            return bool(cursor.rowcount)
 
     def open_runs(
         self, holder: str, statuses: Sequence[str] = ("running", "awaiting_approval")
@@ -253,29 +238,31 @@ class RunStore:
         return found
 
     def update_run(self, run_id: str, status: str, state: Mapping[str, Any]) -> None:
-        self._run(
-            "UPDATE toolgen_runs SET status = :status, state = :state, updated = :now "
-            "WHERE id = :id",
-            id=run_id,
-            status=status,
-            state=_json(dict(state)),
-            now=time.time(),
-        )
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql["update_run"],
+                (status, dumps(dict(state)), time.time(), run_id),
+            )
 
     def run(self, run_id: str) -> StoredRun | None:
-        rows = self._rows(
-            "SELECT id, conversation_id, status, state FROM toolgen_runs WHERE id = :id",
-            id=run_id,
-        )
+        rows = self._read("run", run_id)
         if not rows:
             return None
         row = rows[0]
         return StoredRun(row[0], row[1], row[2], json.loads(row[3]))
 
-    def runs_with_status(self, status: str) -> list[str]:
+    def head(self, run_id: str) -> tuple[str, str] | None:
+        """The run's conversation id and status (its state unread), or None for no such run."""
+        rows = self._read("head", run_id)
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def runs_with_status(self, status: str, executor: str | None = None) -> list[str]:
+        """The runs of `status`, oldest first; with `executor`, only those that executor took."""
+        where = "status = :status" + (" AND executor = :executor" if executor else "")
         rows = self._rows(
-            "SELECT id FROM toolgen_runs WHERE status = :status ORDER BY created",
+            f"SELECT id FROM toolgen_runs WHERE {where} ORDER BY created",
             status=status,
+            executor=executor,
         )
         return [str(row[0]) for row in rows]
 
@@ -296,99 +283,153 @@ class RunStore:
                 limit=limit,
                 before=before,
             )
-        listed = []
-        for row in rows:
-            state = json.loads(row[3])
-            messages = state.get("messages") if isinstance(state, dict) else None
-            first = next(
-                (
-                    m
-                    for m in messages or ()
-                    if isinstance(m, dict) and m.get("role") == "user"
-                ),
-                {},
-            )
-            content = first.get("content")
-            parts = content if isinstance(content, list) else [content]
-            text = " ".join(
-                part if isinstance(part, str) else str(part.get("text") or "")
-                for part in parts
-                if isinstance(part, str)
-                or (isinstance(part, dict) and part.get("type") == "text")
-            )
-            listed.append(
-                {
-                    "id": row[0],
-                    "conversation_id": row[1],
-                    "status": row[2],
-                    "stop_reason": state.get("stop_reason")
-                    if isinstance(state, dict)
-                    else None,
-                    "created": float(row[4]),
-                    "prompt": text[:200],
-                }
-            )
-        return listed
+        return [listed_run(row[0], row[1], row[2], row[3], row[4]) for row in rows]
 
-    # -- events --
+    # -- a run's writes --
 
-    def add_events(self, run_id: str, events: Sequence[StoredEvent]) -> None:
-        """Keep the events; one already kept under its seq stays as it was (a replay writes the same)."""
-        if not events:
-            return
-        rows = [
-            {
-                "run": run_id,
-                "seq": e.seq,
-                "type": e.type,
-                "data": _json(dict(e.data)),
-                "time": e.time,
-                "trace": e.trace_id,
-                "span": e.span_id,
-                "version": EVENTS_VERSION if e.version is None else e.version,
-            }
-            for e in events
-        ]
-        with self._engine.begin() as connection:
-            connection.execute(
-                self._sa.text(
-                    "INSERT INTO toolgen_run_events "
-                    "(run_id, seq, type, data, time, trace_id, span_id, version) VALUES "
-                    "(:run, :seq, :type, :data, :time, :trace, :span, :version) "
-                    "ON CONFLICT (run_id, seq) DO NOTHING"
-                ),
-                rows,
-            )
-            if self._notifies:
-                # In the transaction: Postgres delivers it on commit, to the readers of every process.
-                connection.execute(
-                    self._sa.text("SELECT pg_notify(:channel, :payload)"),
-                    {
-                        "channel": self.wakeups.channel,
-                        "payload": notify_payload(run_id, max(e.seq for e in events)),
-                    },
+    def write(
+        self,
+        run_id: str,
+        rows: Sequence[EventRow],
+        *,
+        run: tuple[str, str] | None = None,
+        asks: Sequence[Ask] = (),
+        attempt: str | None = None,
+        ended: bool = False,
+    ) -> int:
+        """One transaction of a run: `rows` (a row kept already under its seq stays as it was), its row's status
+        and state JSON (`run`), calls waiting for a decision, and one more start of the tool call keyed `attempt`;
+        then its readers are woken (`ended`: also those waiting for its end). The starts of that call that came
+        before this one (0 without `attempt`)."""
+        sql = self._sql
+        before = 0
+        with self._transaction() as cursor:
+            if attempt is not None and self._returning:
+                cursor.execute(sql["attempt_returning"], (run_id, attempt))
+                before = int(cursor.fetchone()[0]) - 1
+            elif attempt is not None:
+                cursor.execute(sql["attempts"], (run_id, attempt))
+                found = cursor.fetchone()
+                before = int(found[0]) if found else 0
+                cursor.execute(sql["attempt"], (run_id, attempt))
+            if rows:
+                cursor.executemany(
+                    sql["insert_event"], [(run_id, *row) for row in rows]
                 )
-        self.wakeups.notify(run_id)
+            for ask in asks:
+                cursor.execute(sql["pending"], (run_id, *ask))
+            if run is not None:
+                cursor.execute(sql["update_run"], (*run, time.time(), run_id))
+            if self._notifies and (rows or ended):
+                # In the transaction: Postgres delivers it on commit, to the readers of every process.
+                last = rows[-1].seq if rows else 0
+                channel = self.wakeups.channel
+                cursor.execute(sql["notify"], (channel, notify_payload(run_id, last)))
+                if ended:
+                    # Read as the run `ended_key(run_id)` by listeners (by those of a release before, as a run
+                    # nobody watches).
+                    payload = notify_payload(ended_key(run_id), last)
+                    cursor.execute(sql["notify"], (channel, payload))
+        if rows:
+            self.wakeups.notify(run_id)
+        if ended:
+            self.wakeups.notify(ended_key(run_id))
+        return before
+
+    def add_events(
+        self,
+        run_id: str,
+        events: Sequence[StoredEvent],
+        *,
+        conversation_id: str | None = None,
+        ended: tuple[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Keep the events; one already kept under its seq stays as it was (a replay writes the same). With the
+        run's `conversation_id`, their SSE text is kept too (otherwise it is made when they are read). `ended`:
+        the run's last events, with its final status and state, written with them (and its end said)."""
+        if not events and ended is None:
+            return
+        rows = []
+        for e in events:
+            version = EVENTS_VERSION if e.version is None else e.version
+            sse = None
+            if conversation_id is not None:
+                sse = sse_encode(
+                    StoredEvent(
+                        e.seq, e.type, e.data, e.time, e.trace_id, e.span_id, version
+                    ).event(conversation_id)
+                )
+            rows.append(
+                EventRow(
+                    e.seq,
+                    e.type,
+                    dumps(dict(e.data)),
+                    e.time,
+                    e.trace_id,
+                    e.span_id,
+                    version,
+                    sse,
+                )
+            )
+        if ended is None:
+            self.write(run_id, rows)
+        else:
+            status, state = ended
+            self.write(run_id, rows, run=(status, dumps(dict(state))), ended=True)
 
     def last_seq(self, run_id: str) -> int:
         """The sequence number of the run's last stored event (0: none yet)."""
-        rows = self._rows(
-            "SELECT MAX(seq) FROM toolgen_run_events WHERE run_id = :run", run=run_id
-        )
+        rows = self._read("last_seq", run_id)
         return int(rows[0][0] or 0) if rows else 0
 
     def events_after(
         self, run_id: str, seq: int, limit: int = 500
     ) -> list[StoredEvent]:
-        rows = self._rows(
-            "SELECT seq, type, data, time, trace_id, span_id, version "
-            "FROM toolgen_run_events WHERE run_id = :run "
-            "AND seq > :seq ORDER BY seq LIMIT :limit",
-            run=run_id,
-            seq=seq,
-            limit=limit,
-        )
-        return [_stored_event(row) for row in rows]
+        return [
+            stored_event(row) for row in self._read("events_after", run_id, seq, limit)
+        ]
+
+    def sse_after(
+        self, run_id: str, conversation_id: str, seq: int, limit: int = 500
+    ) -> list[str]:
+        """The run's events after `seq` as SSE text, in order, at most `limit` (each text's `id:` line is its
+        seq). The text is the one kept when the event was stored; a row from before that is encoded now (its
+        conversation's id is the run's)."""
+        found = self._read("sse_after", run_id, seq, limit)
+        return self._sse_texts(found, run_id, conversation_id, seq)
+
+    def replay_start(
+        self, run_id: str, seq: int, limit: int = 500
+    ) -> tuple[tuple[str, str] | None, list[str]]:
+        """`head` and `sse_after` in one go (one connection): the run's conversation id and status, or None for no
+        such run (and no events), and its first events after `seq`."""
+        connection = self._engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            cursor.execute(self._sql["head"], (run_id,))
+            found = cursor.fetchone()
+            if found is None:
+                return None, []
+            cursor.execute(self._sql["sse_after"], (run_id, seq, limit))
+            rows = cursor.fetchall()
+        finally:
+            connection.close()
+        head = (str(found[0]), str(found[1]))
+        return head, self._sse_texts(rows, run_id, head[0], seq)
+
+    def _sse_texts(
+        self, found: Sequence[Any], run_id: str, conversation_id: str, seq: int
+    ) -> list[str]:
+        texts = [row[0] for row in found]
+        if None not in texts:
+            return texts
+        # Rows kept by a release before the SSE text was: read whole, encoded as they always were.
+        return [
+            text or sse_encode(stored.event(conversation_id))
+            for text, stored in zip(
+                texts, self.events_after(run_id, seq, len(found)), strict=True
+            )
+        ]
 
     def events_of_types_since(
         self, types: Sequence[str], since: float
@@ -399,8 +440,7 @@ class RunStore:
         if not types:
             return
         query = self._sa.text(
-            "SELECT seq, type, data, time, trace_id, span_id, version "
-            "FROM toolgen_run_events "
+            f"SELECT {EVENT_COLUMNS} FROM toolgen_run_events "
             "WHERE type IN :types AND time >= :since ORDER BY time, run_id, seq"
         ).bindparams(self._sa.bindparam("types", expanding=True))
         with self._engine.connect() as connection:
@@ -408,7 +448,7 @@ class RunStore:
                 query, {"types": list(types), "since": since}
             )
             for row in rows:
-                yield _stored_event(row)
+                yield stored_event(row)
 
     # -- approvals --
 
@@ -417,18 +457,7 @@ class RunStore:
     ) -> None:
         """A call waiting for a decision. `round` counts the times the run asked about this call id: a model that
         reuses `call_0` at a later step asks anew, and the earlier decision is not this one's."""
-        self._run(
-            "INSERT INTO toolgen_approvals (run_id, call_id, name, arguments, round) "
-            "VALUES (:run, :call, :name, :arguments, :round) "
-            "ON CONFLICT (run_id, call_id) DO UPDATE SET name = excluded.name, "
-            "arguments = excluded.arguments, round = excluded.round, decision = NULL "
-            "WHERE COALESCE(toolgen_approvals.round, 1) < excluded.round",
-            run=run_id,
-            call=call_id,
-            name=name,
-            arguments=arguments,
-            round=round,
-        )
+        self.write(run_id, (), asks=[Ask(call_id, name, arguments, round)])
 
     def pending(self, run_id: str) -> list[dict[str, Any]]:
         rows = self._rows(
@@ -475,7 +504,7 @@ class RunStore:
                     "run": run_id,
                     "call": call_id,
                     "round": int(rows[0][0]),
-                    "decision": _json(dict(decision)),
+                    "decision": dumps(dict(decision)),
                 },
             )
         return int(rows[0][0]) if result.rowcount == 1 else None
@@ -493,27 +522,7 @@ class RunStore:
 
     def begin_attempt(self, run_id: str, call_id: str) -> int:
         """Count one more start of this call's handler; how many starts came before it."""
-        with self._engine.begin() as connection:
-            text = self._sa.text
-            rows = list(
-                connection.execute(
-                    text(
-                        "SELECT attempts FROM toolgen_tool_attempts WHERE run_id = :run "
-                        "AND call_id = :call"
-                    ),
-                    {"run": run_id, "call": call_id},
-                )
-            )
-            before = int(rows[0][0]) if rows else 0
-            connection.execute(
-                text(
-                    "INSERT INTO toolgen_tool_attempts (run_id, call_id, attempts) "
-                    "VALUES (:run, :call, 1) ON CONFLICT (run_id, call_id) DO UPDATE "
-                    "SET attempts = toolgen_tool_attempts.attempts + 1"
-                ),
-                {"run": run_id, "call": call_id},
-            )
-        return before
+        return self.write(run_id, (), attempt=call_id)
 
     # -- cancel requests --
 
@@ -527,23 +536,7 @@ class RunStore:
         )
 
     def cancel_requested(self, run_id: str) -> bool:
-        rows = self._rows(
-            "SELECT 1 FROM toolgen_cancels WHERE run_id = :run", run=run_id
-        )
-        return bool(rows)
-
-
-def _stored_event(row: Any) -> StoredEvent:
-    """A row of `SELECT seq, type, data, time, trace_id, span_id, version`."""
-    return StoredEvent(
-        int(row[0]),
-        str(row[1]),
-        json.loads(row[2]),
-        None if row[3] is None else float(row[3]),
-        row[4],
-        row[5],
-        None if row[6] is None else int(row[6]),
-    )
+        return bool(self._read("cancel_requested", run_id))
 
 
 def _sqlite_settings(connection: Any, record: Any) -> None:
@@ -552,6 +545,12 @@ def _sqlite_settings(connection: Any, record: Any) -> None:
     last events, which the run's replay writes again (DBOS's own connections keep their full sync)."""
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=NORMAL")
+
+
+def _sqlite_version() -> tuple[int, ...]:
+    import sqlite3
+
+    return sqlite3.sqlite_version_info
 
 
 def _driver_url(url: str) -> str:

@@ -6,7 +6,8 @@ run's events, reads, and waits on the watch only when it found nothing new. A si
 and its wait is kept by the watch, so the wait returns at once and no event is left waiting for the next
 look. `Wakeups.notify(run_id)` signals every watch of that run in this process, from any thread; an async
 watch is woken through its loop's `call_soon_threadsafe`, so a DBOS worker thread wakes a handler on the
-loop without either polling.
+loop without either polling. One waiting for a run's end rather than for its events watches `ended_key(run_id)`,
+which only the run's last write wakes.
 
 Other processes: on PostgreSQL the writer also issues `NOTIFY toolgen_run_events, '<run_id>:<seq>'` in the
 transaction that stores the events (Postgres delivers it on commit), and each process that has readers keeps
@@ -60,6 +61,12 @@ _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 def notify_payload(run_id: str, seq: int) -> str:
     """The NOTIFY payload for `run_id`'s events up to `seq`."""
     return f"{run_id}:{seq}"
+
+
+def ended_key(run_id: str) -> str:
+    """What a reader waiting for `run_id`'s end watches (instead of the run, which every event wakes): the final
+    write notifies it, in the process and, as a NOTIFY of its own, across processes."""
+    return f"ended:{run_id}"
 
 
 def run_of_payload(payload: str) -> str:

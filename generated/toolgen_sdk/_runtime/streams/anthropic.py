@@ -24,11 +24,12 @@ and are both kept; a delta sent twice, lost, or two swapped inside one block lea
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from ..wires.anthropic import decode_response
 from ..wires.base import ProviderError, Response
 from .events import dumps_compact, parse_json
+from .shapes import KnownShapes, anthropic
 from .state import Call, WireState, carries, first_gap
 
 _TEXT_FIELDS = MappingProxyType({"text": "text", "thinking": "thinking"})
@@ -58,6 +59,8 @@ class AnthropicState(WireState):
     wire = "anthropic"
     object_arguments = True
     end_signal = "message_stop"
+    # Its common reads, taken by one pattern each (see `shapes`).
+    known_shapes: ClassVar[KnownShapes] = MappingProxyType({"sse": anthropic})
     call_end_signal = "its content_block_stop"
 
     def __init__(self) -> None:

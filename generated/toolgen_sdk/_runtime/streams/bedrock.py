@@ -26,11 +26,14 @@ sent twice, lost, or two swapped inside one block leave no evidence at all.
 
 from __future__ import annotations
 
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from ..wires.base import ProviderError, Response
 from ..wires.bedrock import decode_response
+from .bedrock_shapes import bedrock
 from .events import dumps_compact
+from .shapes import KnownShapes
 from .sniff import BEDROCK_EVENTS
 from .state import Call, WireState, carries, first_gap
 
@@ -69,6 +72,8 @@ class BedrockState(WireState):
     wire = "bedrock-converse"
     object_arguments = True
     end_signal = "messageStop"
+    # Its common reads, taken by one pattern each (see `shapes`).
+    known_shapes: ClassVar[KnownShapes] = MappingProxyType({"eventstream": bedrock})
     call_end_signal = "its contentBlockStop"
 
     def __init__(self) -> None:

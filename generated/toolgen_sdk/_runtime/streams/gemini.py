@@ -26,12 +26,15 @@ chunk, of a signed call too, leaves no evidence (`finishReason` is STOP with cal
 
 from __future__ import annotations
 
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from ..wires.base import ProviderError, Response
 from ..wires.gemini import decode_response
 from .events import dumps_compact
 from .gemini_args import PartialArgs, parse_json_path
+from .gemini_shapes import gemini
+from .shapes import KnownShapes
 from .state import Call, WireState
 
 __all__ = ["GeminiState", "PartialArgs", "parse_json_path"]
@@ -78,6 +81,8 @@ class GeminiState(WireState):
     wire = "gemini"
     object_arguments = True
     end_signal = "a finishReason"
+    # Its common reads, taken by one pattern each (see `shapes`).
+    known_shapes: ClassVar[KnownShapes] = MappingProxyType({"sse": gemini})
     call_end_signal = "its closing functionCall"
 
     def __init__(self) -> None:

@@ -19,23 +19,45 @@ _JSON = json.JSONEncoder(ensure_ascii=False)
 
 def parse_json_path(path: str) -> tuple[str | int, ...] | None:
     """The keys and indexes of an RFC 9535 path like `$.recipe.steps[0]` or `$['a b']`; None if it is not one."""
+    parsed = _parse_path(path)
+    return None if parsed is None else parsed[0]
+
+
+def _parse_path(path: str) -> tuple[tuple[str | int, ...], int] | None:
+    """parse_json_path's tokens, and where the last one starts in the text (the path's length when none)."""
     if not path.startswith("$"):
         return None
     tokens: list[str | int] = []
-    pos = 1
+    pos = last = 1
     while pos < len(path):
         match = _PATH_TOKEN.match(path, pos)
         if match is None:
             return None
-        name, index, single, double = match.groups()
-        if index is not None:
-            tokens.append(int(index))
-        elif name is not None:
-            tokens.append(name)
-        else:
-            tokens.append(_unescape(single if single is not None else double))
-        pos = match.end()
-    return tuple(tokens)
+        tokens.append(_token(match))
+        last, pos = pos, match.end()
+    return tuple(tokens), last
+
+
+def _token(match: re.Match[str]) -> str | int:
+    name, index, single, double = match.groups()
+    if index is not None:
+        return int(index)
+    if name is not None:
+        return name
+    return _unescape(single if single is not None else double)
+
+
+def _member_token(text: str) -> str | int | None:
+    """The token of a path's text after its container's, when it is one `[index]` or `.name` (what _PATH_TOKEN
+    reads it as); None for any other text, quoted names included."""
+    if text[:1] == "[":
+        digits = text[1:-1]
+        # `\\d` in a str pattern is any Unicode decimal digit, as isdecimal() says.
+        return int(digits) if text[-1:] == "]" and digits.isdecimal() else None
+    name = text[1:]
+    if text[:1] != "." or not name or "." in name or "[" in name or "]" in name:
+        return None
+    return name
 
 
 def _unescape(text: str) -> str:
@@ -51,6 +73,7 @@ class PartialArgs:
 
     __slots__ = (
         "_counts",
+        "_fragments",
         "_keys",
         "_kinds",
         "_last_path",
@@ -66,13 +89,16 @@ class PartialArgs:
         self.values: dict[tuple[str | int, ...], list[Any]] = {}
         self.live = True
         self._string: tuple[str | int, ...] | None = None
+        # The fragments of that open string (its entry in values), None while no string is open.
+        self._fragments: list[str] | None = None
         self._open = False
         self._keys: list[str | int] = []
         self._kinds: list[str] = []
         self._counts: list[int] = []
         self._seen: list[set[str]] = []
-        # The last jsonPath as sent and as parsed: a string streamed in many fragments repeats its path each time.
-        self._last_path: tuple[str, tuple[str | int, ...] | None] = ("", None)
+        # The last jsonPath as sent, as parsed, and its text before its last token: a string streamed in many
+        # fragments repeats its path each time, and the next member of an object or array shares its container's.
+        self._last_path: tuple[str, tuple[str | int, ...] | None, str] = ("", None, "")
 
     def apply(self, entry: dict[str, Any]) -> str:
         """Take one entry; returns the JSON text it adds (empty once the live text has stopped)."""
@@ -80,8 +106,9 @@ class PartialArgs:
         if raw == self._last_path[0]:
             path = self._last_path[1]
         else:
-            path = parse_json_path(raw)
-            self._last_path = (raw, path)
+            parsed = _parse_path(raw)
+            path = None if parsed is None else parsed[0]
+            self._last_path = (raw, path, "" if parsed is None else raw[: parsed[1]])
         if not path:
             self.live = False
             return ""
@@ -98,24 +125,69 @@ class PartialArgs:
         else:
             self.values[path] = [False, value]
         text = self._write(path, kind, value, continues, appending) if self.live else ""
-        self._string = path if kind == "string" and continues else None
+        if kind == "string" and continues:
+            self._string, self._fragments = path, self.values[path][1]
+        else:
+            self._string = self._fragments = None
         return text
 
-    def appended(self, raw_path: str, value: str, continues: bool) -> str | None:
+    def string_entry(
+        self, raw: str, value: str, continues: bool, plain: bool
+    ) -> str | None:
         """What apply() makes of a string entry that goes on with the string the entry before left open, under the
-        very same jsonPath text (the entry Gemini sends most): the JSON text it adds. None, and nothing changed,
-        for any other entry."""
-        last_raw, path = self._last_path
-        if raw_path != last_raw or not path or self._string != path:
+        very same jsonPath text, or that begins a new member beside it, the next of the same object or array (the
+        entries Gemini sends most): the JSON text it adds. None, and nothing changed, for any other entry. `plain`
+        says the value holds nothing JSON escapes (it came with none), so that it is its own JSON text."""
+        last_raw, path, container = self._last_path
+        if not path:
             return None
-        slot = self.values.get(path)
-        if slot is None or not slot[0]:
+        if raw == last_raw:
+            # The string left open is the last path's, when one is open (apply() and this keep them so).
+            fragments = self._fragments
+            if fragments is None:
+                return None
+            fragments.append(value)
+            if not continues:
+                self._string = self._fragments = None
+            if not self.live:
+                return ""
+            return (value if plain else _escape(value)) + ("" if continues else '"')
+        counts, kinds = self._counts, self._kinds
+        count = counts[-1] if counts else -1
+        token: str | int | None
+        if self.live and kinds and kinds[-1] == "[" and raw == f"{container}[{count}]":
+            token = count  # the next item of the array the last path is in: its text says so, no parse needed
+        elif raw.startswith(container):
+            token = _member_token(raw[len(container) :])
+            if token is None:
+                return None
+        else:
             return None
-        slot[1].append(value)
-        self._string = path if continues else None
+        new = path[:-1] + (token,)
+        if new in self.values:
+            return None
+        fragments = [value]
+        self.values[new] = [True, fragments]
+        self._last_path = (raw, new, container)
+        opened = self._string is not None
+        if continues:
+            self._string, self._fragments = new, fragments
+        else:
+            self._string = self._fragments = None
         if not self.live:
             return ""
-        return _escape(value) + ("" if continues else '"')
+        # The live text stands in the last path's container, which is the new one's: only the member is new.
+        string = '"' + (value if plain else _escape(value)) + ("" if continues else '"')
+        if token == count and kinds[-1] == "[" and type(token) is int:
+            # The next item of an array (what _member writes for it, without its call).
+            counts[-1] = count + 1
+            return ('"' if opened else "") + ("," if count else "") + string
+        out = ['"'] if opened else []
+        if not self._member(token, out):
+            self.live = False
+            return ""
+        out.append(string)
+        return "".join(out)
 
     def close(self) -> str:
         """The text that closes everything still open."""

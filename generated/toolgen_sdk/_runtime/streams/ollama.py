@@ -14,11 +14,13 @@ all kept; a line lost, or two swapped, leave no evidence.
 
 from __future__ import annotations
 
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from ..wires.base import ProviderError, Response
 from ..wires.ollama import decode_response
-from .events import dumps_compact
+from .events import dumps_compact, parse_json
+from .shapes import KnownShapes, ollama
 from .state import WireState
 
 
@@ -28,6 +30,8 @@ class OllamaState(WireState):
     wire = "ollama"
     object_arguments = True
     end_signal = "a line with done: true"
+    # Its common reads, taken by one pattern each (see `shapes`).
+    known_shapes: ClassVar[KnownShapes] = MappingProxyType({"jsonl": ollama})
 
     def __init__(self) -> None:
         super().__init__()
@@ -37,13 +41,19 @@ class OllamaState(WireState):
         self.thinking: list[str] = []
         self.tool_calls: list[Any] = []
         self.extra: dict[str, Any] = {}
-        # created_at -> the line that carried it; each call id taken -> the call entry that carried it
+        # created_at -> the line that carried it (its payload, or its JSON text); each call id taken -> the call
+        # entry that carried it
         self.lines: dict[str, Any] = {}
         self.call_ids: dict[str, Any] = {}
 
     def feed(self, event: str | None, data: Any) -> None:
         stamp = data.get("created_at")
-        if isinstance(stamp, str) and self.lines.get(stamp) == data:
+        # A line is kept as its payload, or as its text where the shortcut took it (see `shapes.ollama`).
+        kept = self.lines.get(stamp) if isinstance(stamp, str) else None
+        if (
+            kept is not None
+            and (parse_json(kept) if type(kept) is bytes else kept) == data
+        ):
             self.repeat()
             return
         if self.complete:

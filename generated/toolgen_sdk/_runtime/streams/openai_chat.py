@@ -28,7 +28,8 @@ came has no name, and a chunk with neither choices nor usage lost what it held: 
 
 from __future__ import annotations
 
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from ..wires.base import ProviderError, Response
 from ..wires.openai_chat import decode_response
@@ -39,7 +40,8 @@ from .events import (
     set_delta_arguments,
     set_delta_index,
 )
-from .openai_chat_end import plain_response
+from .openai_chat_end import merge_logprobs, plain_response
+from .shapes import KnownShapes, openai_chat
 from .state import Call, WireState, carries
 
 _REASONING_KEYS = ("reasoning_content", "reasoning")
@@ -104,6 +106,8 @@ class OpenAIChatState(WireState):
 
     wire = "openai-chat"
     end_signal = "a finish_reason or [DONE]"
+    # Its common reads, taken by one pattern each (see `shapes`).
+    known_shapes: ClassVar[KnownShapes] = MappingProxyType({"sse": openai_chat})
     call_end_signal = "a finish_reason or the next call"
 
     def __init__(self, wire: str | None = None) -> None:
@@ -460,7 +464,7 @@ class OpenAIChatState(WireState):
             "finish_reason": choice.finish,
         }
         if choice.logprobs:
-            body["logprobs"] = _merge_logprobs(choice.logprobs)
+            body["logprobs"] = merge_logprobs(choice.logprobs)
         elif choice.logprobs_key:
             body["logprobs"] = None
         return body
@@ -580,19 +584,6 @@ def _part_body(kind: str, value: Any) -> Any:
             "thinking": [{"type": "text", "text": "".join(value)}],
         }
     return value
-
-
-def _merge_logprobs(chunks: list[Any]) -> Any:
-    merged: dict[str, Any] = {}
-    for chunk in chunks:
-        if not isinstance(chunk, dict):
-            continue
-        for key, value in chunk.items():
-            if isinstance(value, list):
-                merged.setdefault(key, []).extend(value)
-            elif key not in merged:
-                merged[key] = value
-    return merged
 
 
 def _text(value: Any) -> str | None:

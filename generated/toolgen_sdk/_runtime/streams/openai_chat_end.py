@@ -62,3 +62,17 @@ def plain_response(state: Any) -> Response | None:
         response_id if isinstance(response_id, str) else None,
         {_PLAIN_WIRE: {"choice": rest, "fields": fields}},
     )
+
+
+def merge_logprobs(chunks: list[Any]) -> Any:
+    """The logprobs of a choice's chunks as one: their lists joined, their other keys as first sent."""
+    merged: dict[str, Any] = {}
+    for chunk in chunks:
+        if not isinstance(chunk, dict):
+            continue
+        for key, value in chunk.items():
+            if isinstance(value, list):
+                merged.setdefault(key, []).extend(value)
+            elif key not in merged:
+                merged[key] = value
+    return merged

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from ..wires.base import ProviderError, Response
 from ..wires.responses import decode_response
 from .events import ToolCallEnd, dumps_compact, parse_json
+from .shapes import KnownShapes, responses
 from .state import Call, WireState
 
 # Call items and the field their input streams into: JSON text for functions, free text for custom tools.
@@ -56,6 +57,8 @@ class ResponsesState(WireState):
 
     wire = "openai-responses"
     end_signal = "response.completed"
+    # Its common reads, taken by one pattern each (see `shapes`).
+    known_shapes: ClassVar[KnownShapes] = MappingProxyType({"sse": responses})
     call_end_signal = "response.function_call_arguments.done"
 
     def __init__(self) -> None:

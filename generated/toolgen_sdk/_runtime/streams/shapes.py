@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .events import (
@@ -46,10 +45,15 @@ TAKEN = object()
 # A skipped string field: printable ASCII with no quote and no backslash, so its bytes are its value and the
 # generic parse cannot fail on it (no escape, no invalid UTF-8, no control character).
 _ASCII = rb"[ !#-\[\]-~]*"
-# A captured string, in two groups: its text up to the first escape, and the rest (empty without an escape).
-# One pass with no backtracking (possessive quantifiers need Python 3.11); raw bytes above 0x7f are checked as
-# UTF-8 when decoded, control characters are not matched, and an escape is read by the generic parser itself.
-_STRING = rb'"([^"\\\x00-\x1f]*)((?:\\[^\x00-\x1f][^"\\\x00-\x1f]*)*)"'
+# A captured string, in two groups: its text up to the first backslash, in the bytes a JSON string holds as they
+# are (printable ASCII but quote and backslash, and bytes above 0x7f, checked as UTF-8 when decoded), and the rest
+# from that backslash on (empty without one). The rest is taken as any bytes up to the first quote the pattern
+# can go on after, and read by the generic parser itself: it takes them only when they are the rest of one string
+# (every quote in them escaped), so that quote is the string's end, and its value (escapes, surrogate pairs, a
+# lone surrogate it refuses) is the one the generic path reads; else the read is not taken. The classes are written
+# as the bytes they take: `re` reads a set of ranges as a bitmap (about 23 instructions a byte), a negated one range
+# by range (about 43), and a repeated group of escapes costs a state of its own per escape.
+_STRING = rb'"([ !#-\[\]-\xff]*)(\\(?s:.)*?|)"'
 # A JSON index: no leading zero, no sign, no exponent, and short enough that int() of it is cheap.
 _INDEX = rb"(0|[1-9][0-9]{0,8})"
 
@@ -66,6 +70,18 @@ def _text(plain: bytes, escaped: bytes) -> str | None:
     except ValueError:  # UnicodeDecodeError too: invalid UTF-8 fails the parse
         return None
     return value if type(value) is str else None
+
+
+# Index texts a shortcut keeps the int() of (a stream names a handful of blocks or calls, thousands of times).
+_MOST_INDEXES = 1024
+
+
+def _index(indexes: dict[bytes, int], text: bytes) -> int:
+    """int() of an index text matched by _INDEX, kept in `indexes` for the reads that name it again."""
+    value = int(text)
+    if len(indexes) < _MOST_INDEXES:
+        indexes[text] = value
+    return value
 
 
 # OpenAI chat: an argument fragment or a text delta of choice 0, as OpenAI sends them (head keys in OpenAI's
@@ -89,11 +105,11 @@ _CHAT_REST = re.compile(
     + _STRING
     + rb")"
     rb'\},"logprobs":null,"finish_reason":null\}\]'
-    rb'(?:,"obfuscation":"([ !#-\[\]-~]{0,64})")?\}\n\n'
+    rb'(?:,"obfuscation":"([ !#-\[\]-~]{0,64})"|)\}\n\n'
 )
 
 
-def openai_chat(state: AnyState) -> Shortcut:
+def openai_chat(state: AnyState, decoder: Any = None) -> Shortcut:
     """The shortcut of an OpenAI chat stream's argument and text chunks."""
     head_match = _CHAT_HEAD.match
     rest_match = _CHAT_REST.fullmatch
@@ -101,6 +117,7 @@ def openai_chat(state: AnyState) -> Shortcut:
     text_parts = state.text_parts
     # The head text of the last chunk taken; no read starts with a NUL byte.
     head = b"\x00"
+    indexes: dict[bytes, int] = {}
 
     def take(chunk: bytes) -> object:
         nonlocal head
@@ -123,18 +140,20 @@ def openai_chat(state: AnyState) -> Shortcut:
         # _text, _new_mark and _delta inlined: this runs once per chunk of the usual stream, and a Python call
         # costs about a tenth of the chunk.
         if slot is not None:
-            call = choice.slots.get(int(slot))
+            number = indexes.get(slot)
+            if number is None:
+                number = _index(indexes, slot)
+            call = choice.slots.get(number)
             if call is None or call.closed:
                 return None
-            if escaped:
-                fragment = _text(plain, escaped)
-                if fragment is None:
-                    return None
-            else:
-                try:
-                    fragment = plain.decode()
-                except ValueError:
-                    return None
+            try:
+                fragment = (
+                    parse_json(b'"' + plain + escaped + b'"')
+                    if escaped
+                    else plain.decode()
+                )
+            except ValueError:  # UnicodeDecodeError too: invalid UTF-8 fails the parse
+                return None
             if mark is not None:
                 key = mark.decode()
                 if key in marks:
@@ -177,11 +196,17 @@ def _new_mark(marks: dict[str, Any], mark: bytes | None, chunk: bytes) -> bool:
     return True
 
 
-# Anthropic: a text or argument delta of a content block, with its `event:` line; the fixed start is compared
-# with startswith(), the pattern reads the rest.
+# Anthropic: a text or argument delta of a content block, with its `event:` line. Its text is fixed but for the
+# block's index and the string: the start, the part after a one-digit index and the end are compared in place
+# (startswith() and endswith(), one memcmp each), and the string, quotes and all, is read by the generic parser
+# itself, which takes it only when it is one string (any quote in it escaped) and reads it as the generic path does.
+# A block index of more digits is read by the pattern.
 _ANTHROPIC_START = (
     b'event: content_block_delta\ndata: {"type":"content_block_delta","index":'
 )
+_ANTHROPIC_END = b'"}}\n\n'
+_ANTHROPIC_ARGUMENTS = b',"delta":{"type":"input_json_delta","partial_json":"'
+_ANTHROPIC_TEXT = b',"delta":{"type":"text_delta","text":"'
 _ANTHROPIC_REST = re.compile(
     _INDEX
     + rb',"delta":\{"type":"(?:input_json_delta","partial_json":'
@@ -192,17 +217,56 @@ _ANTHROPIC_REST = re.compile(
 )
 
 
-def anthropic(state: AnyState) -> Shortcut:
+def anthropic(state: AnyState, decoder: Any = None) -> Shortcut:
     """The shortcut of an Anthropic stream's argument and text deltas for an open block."""
-    start = _ANTHROPIC_START
+    start, end = _ANTHROPIC_START, _ANTHROPIC_END
     at = len(start)
+    arguments, text_start = _ANTHROPIC_ARGUMENTS, _ANTHROPIC_TEXT
+    # Where each string begins (its opening quote), after a one-digit index.
+    arguments_at, text_at = at + len(arguments), at + len(text_start)
     rest_match = _ANTHROPIC_REST.fullmatch
     blocks = state.blocks
     text_parts = state.text_parts
 
     def take(chunk: bytes) -> object:
-        if not chunk.startswith(start):
+        if not chunk.startswith(start) or not chunk.endswith(end):
             return None
+        key = chunk[at] - 48
+        if key < 0 or key > 9 or chunk[at + 1] != 44:  # not one digit and a comma
+            return longer(chunk)
+        block = blocks.get(key)
+        if block is None or block.done or state.complete:
+            return None
+        call = block.call
+        # The string's text with its quotes: what follows the delta's start, less the end's `}}` and blank line.
+        if call is not None and chunk.startswith(arguments, at + 1):
+            try:
+                fragment = parse_json(chunk[arguments_at:-4])
+            except ValueError:  # UnicodeDecodeError too: invalid UTF-8 fails the parse
+                return None
+            if not fragment:
+                return TAKEN
+            call.parts.append(fragment)
+            event = new_object(ToolCallDelta)
+            set_delta_index(event, call.index)
+            set_delta_arguments(event, fragment)
+            return event
+        if not state.started or not chunk.startswith(text_start, at + 1):
+            return None
+        try:
+            text = parse_json(chunk[text_at:-4])
+        except ValueError:
+            return None
+        if not text:
+            return TAKEN
+        block.parts.append(text)
+        text_parts.append(text)
+        made = new_object(TextDelta)
+        set_text(made, text)
+        return made
+
+    def longer(chunk: bytes) -> object:
+        """The delta of a block whose index is not one digit, read by the pattern."""
         match = rest_match(chunk, at)
         if match is None or state.complete:
             return None
@@ -212,14 +276,8 @@ def anthropic(state: AnyState) -> Shortcut:
             return None
         if plain is not None:
             call = block.call
-            if call is None:
-                return None
-            # _text and _delta inlined, as in openai_chat's shortcut.
-            try:
-                fragment = _text(plain, escaped) if escaped else plain.decode()
-            except ValueError:
-                return None
-            if fragment is None:
+            fragment = _text(plain, escaped)
+            if call is None or fragment is None:
                 return None
             if not fragment:
                 return TAKEN
@@ -228,15 +286,8 @@ def anthropic(state: AnyState) -> Shortcut:
             set_delta_index(event, call.index)
             set_delta_arguments(event, fragment)
             return event
-        if not state.started:
-            return None
-        try:
-            text = (
-                _text(text_plain, text_escaped) if text_escaped else text_plain.decode()
-            )
-        except ValueError:
-            return None
-        if text is None:
+        text = _text(text_plain, text_escaped)
+        if text is None or not state.started:
             return None
         if not text:
             return TAKEN
@@ -249,14 +300,16 @@ def anthropic(state: AnyState) -> Shortcut:
     return take
 
 
-# OpenAI Responses: an argument delta of an open call, with its `event:` line (OpenAI adds an obfuscation pad,
-# which the state does not read).
+# OpenAI Responses: an argument delta of an open call, with its `event:` line, its keys in OpenAI's order (the
+# sequence number first) or in the order of compatibles that write it last (OpenAI adds an obfuscation pad, which
+# the state does not read).
 _RESPONSES_START = (
     b"event: response.function_call_arguments.delta\n"
-    b'data: {"type":"response.function_call_arguments.delta","item_id":"'
+    b'data: {"type":"response.function_call_arguments.delta",'
 )
-_RESPONSES_REST = re.compile(
-    rb"("
+_SEQUENCE = rb"(0|[1-9][0-9]{0,17})"
+_RESPONSES_DELTA = (
+    rb'"item_id":"('
     + _ASCII
     + rb')","output_index":'
     + _INDEX
@@ -264,31 +317,45 @@ _RESPONSES_REST = re.compile(
     + _STRING
     + rb'(?:,"obfuscation":"'
     + _ASCII
-    + rb'")?'
-    rb',"sequence_number":(0|[1-9][0-9]{0,17})\}\n\n'
+    + rb'"|)'
+)
+_RESPONSES_NUMBER_FIRST = re.compile(
+    rb'"sequence_number":' + _SEQUENCE + rb"," + _RESPONSES_DELTA + rb"\}\n\n"
+)
+_RESPONSES_NUMBER_LAST = re.compile(
+    _RESPONSES_DELTA + rb',"sequence_number":' + _SEQUENCE + rb"\}\n\n"
 )
 
 
-def responses(state: AnyState) -> Shortcut:
+def responses(state: AnyState, decoder: Any = None) -> Shortcut:
     """The shortcut of a Responses stream's argument deltas for an open call."""
     start = _RESPONSES_START
     at = len(start)
-    rest_match = _RESPONSES_REST.fullmatch
+    first_match = _RESPONSES_NUMBER_FIRST.fullmatch
+    last_match = _RESPONSES_NUMBER_LAST.fullmatch
     items = state.items
     sequence = state.sequence
+    indexes: dict[bytes, int] = {}
 
     def take(chunk: bytes) -> object:
         if not chunk.startswith(start):
             return None
-        match = rest_match(chunk, at)
-        if match is None:
-            return None
-        item_id, index, plain, escaped, number_text = match.groups()
+        match = first_match(chunk, at)
+        if match is not None:
+            number_text, item_id, index, plain, escaped = match.groups()
+        else:
+            match = last_match(chunk, at)
+            if match is None:
+                return None
+            item_id, index, plain, escaped, number_text = match.groups()
         number = int(number_text)
         if number in sequence or number - 1 not in sequence:
             # A repeat, or an event out of order: the generic path judges it.
             return None
-        item = items.get(int(index))
+        key = indexes.get(index)
+        if key is None:
+            key = _index(indexes, index)
+        item = items.get(key)
         if item is None:
             return None
         call = item.call
@@ -296,10 +363,10 @@ def responses(state: AnyState) -> Shortcut:
             return None
         # _text and _delta inlined, as in openai_chat's shortcut.
         try:
-            fragment = _text(plain, escaped) if escaped else plain.decode()
-        except ValueError:
-            return None
-        if fragment is None:
+            fragment = (
+                parse_json(b'"' + plain + escaped + b'"') if escaped else plain.decode()
+            )
+        except ValueError:  # UnicodeDecodeError too: invalid UTF-8 fails the parse
             return None
         sequence[number] = item_id
         if not fragment or call.closed:
@@ -313,174 +380,88 @@ def responses(state: AnyState) -> Shortcut:
     return take
 
 
-# Gemini: a text chunk of candidate 0 (SSE, CRLF as Google sends it, or LF). Each chunk repeats the head
-# (modelVersion, usageMetadata, responseId), which the state keeps as the latest values: taken as the generic
-# path takes them, usageMetadata parsed by the generic parser unless its text is the one parsed last.
-_GEMINI_START = b'data: {"candidates":[{"content":{"role":"model","parts":[{"text":'
-# What follows a chunk's one part: the candidate's index and the head Gemini repeats on every chunk.
-_GEMINI_TAIL = (
-    rb'\}\]\},"index":0\}\],"modelVersion":"(' + _ASCII + rb')",'
-    rb'"usageMetadata":(\{(?:"[A-Za-z]{1,64}":[0-9]{1,16},){0,16}"[A-Za-z]{1,64}":[0-9]{1,16}\}),'
-    rb'"responseId":"(' + _ASCII + rb')"\}(?:\r\n\r\n|\n\n)'
-)
-_GEMINI_REST = re.compile(_STRING + _GEMINI_TAIL)
-# A streamed call's string argument going on under the jsonPath of the entry before (Gemini 3's partialArgs).
-_GEMINI_PARTIAL_START = b'data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"'
-_GEMINI_PARTIAL_REST = re.compile(
+# Ollama: a text line (NDJSON). The start of a line (the model, then created_at's key) is the same text on every
+# line of a stream: once a line matched, it is compared with startswith() and the pattern reads the rest. The state
+# keeps each line by its created_at, to tell a line sent again: a line the pattern took with no escape is kept as
+# its text, which is then that line's one spelling (two such lines are the same payload when their texts are),
+# any other as the payload the parse gives.
+_OLLAMA_HEAD = re.compile(rb'\{"model":"(' + _ASCII + rb')","created_at":"')
+_OLLAMA_REST = re.compile(
     rb"("
     + _ASCII
-    + rb')","stringValue":'
+    + rb')","message":\{"role":"assistant","content":'
     + _STRING
-    + rb',"willContinue":(true|false)\}\],'
-    rb'"willContinue":true\}' + _GEMINI_TAIL
+    + rb'\},"done":false\}\n'
 )
-# A set, so that one keys() comparison (a C call) asks for all three.
-_GEMINI_HEAD = frozenset({"modelVersion", "usageMetadata", "responseId"})
+_OLLAMA_TOP = frozenset({"model", "created_at", "done"})
 
 
-def gemini(state: AnyState) -> Shortcut:
-    """The shortcut of a Gemini stream's text chunks, once candidate 0 has text, and of a streamed call's string
-    argument going on (partialArgs) while candidate 0 streams that call."""
-    start = _GEMINI_START
-    at = len(start)
-    rest_match = _GEMINI_REST.fullmatch
-    partial_start = _GEMINI_PARTIAL_START
-    partial_at = len(partial_start)
-    partial_match = _GEMINI_PARTIAL_REST.fullmatch
-    head = state.head
-    candidates = state.candidates
-    text_parts = state.text_parts
-    usage: list[Any] = [b"", None]  # the usageMetadata text parsed last, and its value
-
-    def usage_of(text: bytes) -> bool:
-        """Whether the usageMetadata text parses; its value is then usage[1]."""
-        if text != usage[0] or head["usageMetadata"] is not usage[1]:
-            try:
-                value = parse_json(text)
-            except ValueError:
-                return False
-            usage[0], usage[1] = text, value
-        return True
-
-    def set_head(model: bytes, response_id: bytes) -> None:
-        head["modelVersion"] = model.decode()
-        head["usageMetadata"] = usage[1]
-        head["responseId"] = response_id.decode()
-
-    def take(chunk: bytes) -> object:
-        if chunk.startswith(partial_start):
-            return take_partial(chunk)
-        if not chunk.startswith(start):
-            return None
-        match = rest_match(chunk, at)
-        if match is None or not state.started:
-            return None
-        candidate = candidates.get(0)
-        if candidate is None or candidate.finished or not candidate.primary:
-            return None
-        parts = candidate.parts
-        last = parts[-1] if parts else None
-        if (
-            last is None
-            or last[1] is None
-            or last[0].get("thought")
-            or "thoughtSignature" in last[0]
-            or "index" not in candidate.fields
-            or not head.keys() >= _GEMINI_HEAD
-        ):
-            return None
-        plain, escaped, model, usage_text, response_id = match.groups()
-        text = _text(plain, escaped)
-        if not text:
-            return None  # an empty part (as with a finishReason), or a string the parser rejects
-        if not usage_of(usage_text):
-            return None
-        candidate.role = "model"
-        last[1].append(text)
-        candidate.fields["index"] = 0
-        set_head(model, response_id)
-        text_parts.append(text)
-        made = new_object(TextDelta)
-        set_text(made, text)
-        return made
-
-    def take_partial(chunk: bytes) -> object:
-        match = partial_match(chunk, partial_at)
-        if match is None or not state.started:
-            return None
-        candidate = candidates.get(0)
-        if candidate is None or candidate.finished or not candidate.primary:
-            return None
-        args, call = candidate.args, candidate.call
-        if (
-            args is None
-            or call is None
-            or "index" not in candidate.fields
-            or not head.keys() >= _GEMINI_HEAD
-        ):
-            return None
-        path, plain, escaped, more, model, usage_text, response_id = match.groups()
-        value = _text(plain, escaped)
-        if value is None or not usage_of(usage_text):
-            return None
-        # Checked, then applied, by the call's own PartialArgs: None leaves it untouched.
-        fragment = args.appended(path.decode(), value, more == b"true")
-        if fragment is None:
-            return None
-        candidate.role = "model"
-        candidate.fields["index"] = 0
-        set_head(model, response_id)
-        if not fragment:
-            return TAKEN
-        call.parts.append(fragment)
-        event = new_object(ToolCallDelta)
-        set_delta_index(event, call.index)
-        set_delta_arguments(event, fragment)
-        return event
-
-    return take
-
-
-# Ollama: a text line (NDJSON). The state keeps each line's payload by its created_at, to tell a line sent again:
-# the shortcut builds the payload the parse would give and compares it as the generic path does.
-_OLLAMA = re.compile(
-    rb'\{"model":"(' + _ASCII + rb')","created_at":"(' + _ASCII + rb')",'
-    rb'"message":\{"role":"assistant","content":' + _STRING + rb'\},"done":false\}\n'
-)
-_OLLAMA_TOP = ("model", "created_at", "done")
-
-
-def ollama(state: AnyState) -> Shortcut:
+def ollama(state: AnyState, decoder: Any = None) -> Shortcut:
     """The shortcut of an Ollama stream's text lines."""
-    fullmatch = _OLLAMA.fullmatch
+    head_match = _OLLAMA_HEAD.match
+    rest_match = _OLLAMA_REST.fullmatch
     top = state.top
     lines = state.lines
     content = state.content
     text_parts = state.text_parts
+    # The start of the line taken last and its model; no line starts with a NUL byte.
+    head = b"\x00"
+    model = ""
+    # The top holds the three keys a line sets (which the stream never takes away again).
+    topped = False
 
     def take(chunk: bytes) -> object:
-        match = fullmatch(chunk)
-        if (
-            match is None
-            or state.complete
-            or not state.started
-            or not all(key in top for key in _OLLAMA_TOP)
-        ):
+        nonlocal head, model, topped
+        if chunk.startswith(head):
+            match = rest_match(chunk, len(head))
+            if match is None:
+                return None
+        else:
+            found = head_match(chunk)
+            if found is None:
+                return None
+            match = rest_match(chunk, found.end())
+            if match is None:
+                return None
+            head, model = chunk[: found.end()], found[1].decode()
+        if state.complete or not state.started:
             return None
-        model_text, stamp_text, plain, escaped = match.groups()
-        text = _text(plain, escaped)
+        if not topped:
+            topped = top.keys() >= _OLLAMA_TOP
+            if not topped:
+                return None
+        stamp_text, plain, escaped = match.groups()
+        try:
+            text = _text(plain, escaped) if escaped else plain.decode()
+        except ValueError:  # invalid UTF-8
+            return None
         if text is None:
             return None
-        model, stamp = model_text.decode(), stamp_text.decode()
-        payload = {
-            "model": model,
-            "created_at": stamp,
-            "message": {"role": "assistant", "content": text},
-            "done": False,
-        }
-        if lines.get(stamp) == payload:
-            return None  # a line sent again: the generic path counts it
-        lines[stamp] = payload
+        stamp = stamp_text.decode()
+        kept = lines.get(stamp)
+        if escaped:
+            payload = {
+                "model": model,
+                "created_at": stamp,
+                "message": {"role": "assistant", "content": text},
+                "done": False,
+            }
+            if kept is not None and (type(kept) is bytes or kept == payload):
+                return None  # maybe a line sent again: the generic path compares and counts it
+            lines[stamp] = payload
+        else:
+            if kept is not None and (
+                kept == chunk
+                or kept
+                == {
+                    "model": model,
+                    "created_at": stamp,
+                    "message": {"role": "assistant", "content": text},
+                    "done": False,
+                }
+            ):
+                return None  # a line sent again: the generic path counts it
+            lines[stamp] = chunk
         top["model"], top["created_at"], top["done"] = model, stamp, False
         state.role = "assistant"
         if not text:
@@ -494,103 +475,26 @@ def ollama(state: AnyState) -> Shortcut:
     return take
 
 
-# Bedrock ConverseStream: an argument or text delta of a started block, in one AWS eventstream message. The
-# decoder's simple() checks the message (length, both CRCs, headers) and names its event, as on the generic path;
-# the pattern reads only the payload (the `p` key is AWS's padding, which the state does not read).
-_BEDROCK = re.compile(
-    rb'\{"contentBlockIndex":'
-    + _INDEX
-    + rb',"delta":\{(?:"toolUse":\{"input":'
-    + _STRING
-    + rb'\}|"text":'
-    + _STRING
-    + rb')\}(?:,"p":"'
-    + _ASCII
-    + rb'")?\}'
-)
-
-
-def bedrock(state: AnyState, decoder: Any) -> Shortcut:
-    """The shortcut of a Bedrock stream's deltas for a started block, read through its eventstream decoder."""
-    simple = decoder.simple
-    fullmatch = _BEDROCK.fullmatch
-    blocks = state.blocks
-    text_parts = state.text_parts
-
-    def take(chunk: bytes) -> object:
-        payload = simple(chunk)
-        # A payload not taken here is read again by the generic path: simple() consumes nothing.
-        if payload is None or decoder.event != "contentBlockDelta":
-            return None
-        match = fullmatch(payload)
-        if match is None or state.complete:
-            return None
-        index, plain, escaped, text_plain, text_escaped = match.groups()
-        block = blocks.get(int(index))
-        if block is None or block.done:
-            return None
-        if plain is not None:
-            call = block.call
-            if call is None:
-                return None
-            # _text and _delta inlined, as in openai_chat's shortcut.
-            try:
-                fragment = _text(plain, escaped) if escaped else plain.decode()
-            except ValueError:
-                return None
-            if fragment is None:
-                return None
-            if not fragment:
-                return TAKEN
-            call.parts.append(fragment)
-            event = new_object(ToolCallDelta)
-            set_delta_index(event, call.index)
-            set_delta_arguments(event, fragment)
-            return event
-        if not state.started:
-            return None
-        try:
-            text = (
-                _text(text_plain, text_escaped) if text_escaped else text_plain.decode()
-            )
-        except ValueError:
-            return None
-        if text is None:
-            return None
-        if not text:
-            return TAKEN
-        block.texts.append(text)
-        text_parts.append(text)
-        made = new_object(TextDelta)
-        set_text(made, text)
-        return made
-
-    return take
-
-
-# State class name -> its shortcut factory, by framing. By name, so that a stream imports only its own wire's
-# state; a subclass (which may read more) has none.
-_SSE: Mapping[str, Callable[[Any], Shortcut]] = MappingProxyType(
-    {
-        "OpenAIChatState": openai_chat,
-        "AnthropicState": anthropic,
-        "ResponsesState": responses,
-        "GeminiState": gemini,
-    }
-)
-_JSON_LINES: Mapping[str, Callable[[Any], Shortcut]] = MappingProxyType(
-    {"OllamaState": ollama}
-)
-_BY_FRAMING = MappingProxyType({"sse": _SSE, "jsonl": _JSON_LINES})
+# Framing -> the factory of a wire's shortcut there: a state class's `known_shapes`, which only that class has (a
+# subclass, which may read more, has none). Each wire's table is on its state, so that a package carries the
+# shortcuts of the wires it carries and no other.
+KnownShapes = Mapping[str, Callable[[Any, Any], Shortcut]]
 
 
 def shortcut_for(state: WireState, decoder: Any, framing: str) -> Shortcut | None:
     """The shortcut for a stream of this state through this decoder, if its wire has known shapes there."""
-    name = type(state).__name__
-    if framing == "eventstream":
-        # The eventstream checks (CRCs, headers) stay the decoder's: the shortcut calls its simple().
-        bedrock_state: Any = state
-        return bedrock(bedrock_state, decoder) if name == "BedrockState" else None
-    table = _BY_FRAMING.get(framing)
-    factory = None if table is None else table.get(name)
-    return None if factory is None else factory(state)
+    known: KnownShapes | None = vars(type(state)).get("known_shapes")
+    factory = None if known is None else known.get(framing)
+    return None if factory is None else factory(state, decoder)
+
+
+def gemini(state: AnyState) -> Shortcut:
+    """Gemini's shortcut for SSE reads (in `gemini_shapes`, carried with its wire)."""
+    made: Shortcut = type(state).known_shapes["sse"](state, None)
+    return made
+
+
+def bedrock(state: AnyState, decoder: Any) -> Shortcut:
+    """Bedrock's shortcut for eventstream reads (in `bedrock_shapes`, carried with its wire)."""
+    made: Shortcut = type(state).known_shapes["eventstream"](state, decoder)
+    return made

@@ -100,6 +100,26 @@ def problem_text(problem: ValidationProblem) -> str:
     return f"{pointer}: {cut_text(problem.message, 400)}"
 
 
+def listed_problems(
+    intro: str, problems: tuple[ValidationProblem, ...], max_chars: int
+) -> str:
+    """`intro: ` and as many problems as fit in about `max_chars`; the rest counted."""
+    budget = max_chars - len(intro) - 80
+    shown: list[str] = []
+    used = 0
+    for problem in problems:
+        text = problem_text(problem)
+        if shown and used + len(text) + 2 > budget:
+            break
+        shown.append(text)
+        used += len(text) + 2
+    left = len(problems) - len(shown)
+    details = "; ".join(shown)
+    if left:
+        details += f"; and {left} more problem{'s' if left != 1 else ''} left out"
+    return f"{intro}: {details}"
+
+
 def quoted_name(name: str) -> str:
     return repr(cut_text(name, 100))
 

@@ -32,8 +32,8 @@ from .guards import (
     guarded_sync,
     is_async_handler,
     is_timeout,
+    listed_problems,
     message_of,
-    problem_text,
     quoted_name,
     sendable,
     unapproved,
@@ -146,12 +146,15 @@ class ToolEntry(Generic[A, R]):
     def bound(self) -> bool:
         return self._handler is not None
 
-    def parse(self, arguments: Any, *, json_text: bool = True) -> Any:
-        """Validated arguments: the args model, or the data itself for a run-time tool.
+    @property
+    def is_async(self) -> bool:
+        """Whether the bound handler is async (awaited on the caller's event loop), not sync."""
+        return self._handler is not None and is_async_handler(self._handler)
 
-        With `json_text`, a str or bytes is JSON text to parse first; without it, the data as parsed (a string
-        is then the arguments themselves, for a tool whose input schema is a string).
-        """
+    def parse(self, arguments: Any, *, json_text: bool = True) -> Any:
+        """Validated arguments: the args model, or the data itself for a run-time tool. With `json_text`, a str or
+        bytes is JSON text to parse first; without it, the data as parsed (a string is then the arguments
+        themselves, for a tool whose input schema is a string)."""
         if self._validate_args is not None:
             return self._validate_args(arguments, json_text)
         args = self.spec.check_arguments(arguments, json_text=json_text)
@@ -192,9 +195,11 @@ class Registry:
         max_error_chars: int = 4000,
         require_approval: bool = True,
     ) -> None:
-        self._entries: dict[str, ToolEntry[Any, Any]] = {
-            name: ToolEntry(spec) for name, spec in specs.items()
-        }
+        # Each built tool's entry is made when first asked for: a package of thousands of tools reads a tool's
+        # definition (TOOLS makes its spec on first read) only when that tool is used.
+        self._specs = specs
+        self._names: dict[str, None] = dict.fromkeys(specs)
+        self._entries: dict[str, ToolEntry[Any, Any]] = {}
         self.pool = HandlerPool(max_workers)
         # Counts add() and remove(): the loop reads the tools again when it has moved.
         self.revision = 0
@@ -204,16 +209,23 @@ class Registry:
         self.require_approval = require_approval
 
     def entry(self, name: str) -> ToolEntry[Any, Any]:
-        return self._entries[name]
+        found = self._entries.get(name)
+        if found is None:
+            if name not in self._names:
+                raise KeyError(name)
+            # Two threads asking first at once: one entry is kept, and both get it (and its handler).
+            found = self._entries.setdefault(name, ToolEntry(self._specs[name]))
+        return found
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        return name in self._names
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._entries))
+        return iter(sorted(self._names))
 
     def unbound(self) -> list[str]:
-        return sorted(name for name, entry in self._entries.items() if not entry.bound)
+        made = self._entries
+        return sorted(n for n in self._names if n not in made or not made[n].bound)
 
     def require_bound(self) -> None:
         """Fail at start-up, not at the first call, when a tool has no handler."""
@@ -293,17 +305,19 @@ class Registry:
         )
         entry: ToolEntry[Any, Any] = ToolEntry(spec, validate)
         entry.handler(handler)
+        self._names[name] = None
         self._entries[name] = entry
         self.revision += 1
         return entry
 
     def remove(self, name: str) -> None:
-        del self._entries[name]
+        del self._names[name]
+        self._entries.pop(name, None)
         self.revision += 1
 
     def definitions(self) -> list[dict[str, Any]]:
         """Every tool, built and added at run time, as canonical definitions in name order."""
-        return [self._entries[name].spec.definition() for name in self]
+        return [self.entry(name).spec.definition() for name in self]
 
     def tool_definitions(
         self, provider: str, *, strict: bool = False, gemini: GeminiSchema = "json"
@@ -404,9 +418,9 @@ class Registry:
             )
         if not isinstance(name, str):
             name = ""
-        entry = self._entries.get(name)
+        entry = self.entry(name) if name in self._names else None
         if entry is None:
-            known = ", ".join(sorted(self._entries)) or "none"
+            known = ", ".join(sorted(self._names)) or "none"
             return self._failure(
                 call_id,
                 name,
@@ -564,20 +578,8 @@ class Registry:
         problems: tuple[ValidationProblem, ...],
     ) -> ToolOutcome:
         """A failure listing `problems` after `intro`, as many as fit; the rest counted."""
-        budget = self.max_error_chars - len(intro) - 80
-        shown: list[str] = []
-        used = 0
-        for problem in problems:
-            text = problem_text(problem)
-            if shown and used + len(text) + 2 > budget:
-                break
-            shown.append(text)
-            used += len(text) + 2
-        left = len(problems) - len(shown)
-        details = "; ".join(shown)
-        if left:
-            details += f"; and {left} more problem{'s' if left != 1 else ''} left out"
-        return self._failure(call_id, name, kind, f"{intro}: {details}", problems)
+        message = listed_problems(intro, problems, self.max_error_chars)
+        return self._failure(call_id, name, kind, message, problems)
 
     def _failure(
         self,

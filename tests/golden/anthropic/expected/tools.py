@@ -4,17 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from claude_sdk._runtime import (
-    DeferredModels,
-    Registry,
-    ToolContext,
-    ToolEntry,
-    ToolOutcome,
-    ToolSpec,
-)
+from claude_sdk._runtime import Registry, ToolContext, ToolEntry, ToolOutcome, ToolSpec
+from claude_sdk._runtime.tools.catalog import DeferredTools
 
 if TYPE_CHECKING:
     from claude_sdk._runtime import FORMATS, Export, GeminiSchema
@@ -42,56 +35,26 @@ __all__ = [
     "tool_definitions",
 ]
 
-TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
+# Each definition as constants: the schemas and other JSON values as JSON text, parsed (and the tool's spec made)
+# when the tool is first read, so that importing this module costs little however many tools it holds.
+TOOLS: Mapping[str, ToolSpec] = DeferredTools(
+    "claude_sdk.models",
     {
-        "search_docs": ToolSpec.deferred(
-            DeferredModels(
-                "claude_sdk.models",
-                "SearchDocsArgs",
-                "SearchDocsResult",
-            ),
-            name="search_docs",
-            title="Search the docs",
-            description="Full-text search over the product documentation.",
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "minLength": 1},
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 50,
-                        "default": 10,
-                    },
-                },
-                "required": ["query"],
-                "additionalProperties": False,
-            },
-            output_schema={
-                "type": "object",
-                "properties": {
-                    "hits": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "title": {"type": "string"},
-                                "url": {"type": "string", "format": "uri"},
-                            },
-                            "required": ["title", "url"],
-                        },
-                    }
-                },
-                "required": ["hits"],
-            },
-            return_direct=False,
-            timeout=None,
-            requires_approval=False,
-            strict=None,
-            meta={},
-            annotations={},
-        ),
-    }
+        "search_docs": {
+            "args_model": "SearchDocsArgs",
+            "result_model": "SearchDocsResult",
+            "title": "Search the docs",
+            "description": "Full-text search over the product documentation.",
+            "input_schema": '{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"],"additionalProperties":false}',
+            "output_schema": '{"type":"object","properties":{"hits":{"type":"array","items":{"type":"object","properties":{"title":{"type":"string"},"url":{"type":"string","format":"uri"}},"required":["title","url"]}}},"required":["hits"]}',
+            "return_direct": False,
+            "timeout": None,
+            "requires_approval": False,
+            "strict": None,
+            "meta": "{}",
+            "annotations": "{}",
+        },
+    },
 )
 
 

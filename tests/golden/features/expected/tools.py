@@ -4,17 +4,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from features_sdk._runtime import (
-    DeferredModels,
     Registry,
     ToolContext,
     ToolEntry,
     ToolOutcome,
     ToolSpec,
 )
+from features_sdk._runtime.tools.catalog import DeferredTools
 
 if TYPE_CHECKING:
     from features_sdk._runtime import FORMATS, Export, GeminiSchema
@@ -46,145 +45,55 @@ __all__ = [
     "tool_definitions",
 ]
 
-TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
+# Each definition as constants: the schemas and other JSON values as JSON text, parsed (and the tool's spec made)
+# when the tool is first read, so that importing this module costs little however many tools it holds.
+TOOLS: Mapping[str, ToolSpec] = DeferredTools(
+    "features_sdk.models",
     {
-        "book_trip": ToolSpec.deferred(
-            DeferredModels(
-                "features_sdk.models",
-                "BookTripArgs",
-                "BookTripResult",
-            ),
-            name="book_trip",
-            title="Book a trip",
-            description="Books a trip. Quotes \" and backslashes \\ and\nnewlines stay text, never code: os.system('x').",
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "from": {"$ref": "#/$defs/Place"},
-                    "to": {"$ref": "#/$defs/Place"},
-                    "class": {
-                        "type": "string",
-                        "enum": ["economy", "business", "first"],
-                        "default": "economy",
-                    },
-                    "passengers": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 9,
-                        "default": 1,
-                    },
-                    "return-date": {"type": ["string", "null"], "format": "date"},
-                    "tags": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "uniqueItems": True,
-                        "maxItems": 5,
-                    },
-                    "payment": {
-                        "oneOf": [
-                            {
-                                "type": "object",
-                                "properties": {
-                                    "kind": {"const": "card"},
-                                    "last4": {
-                                        "type": "string",
-                                        "pattern": "^[0-9]{4}$",
-                                    },
-                                },
-                                "required": ["kind", "last4"],
-                            },
-                            {
-                                "type": "object",
-                                "properties": {
-                                    "kind": {"const": "invoice"},
-                                    "po": {"type": "string"},
-                                },
-                                "required": ["kind"],
-                            },
-                        ]
-                    },
-                    "notes": {
-                        "type": "object",
-                        "additionalProperties": {"type": "string"},
-                    },
-                },
-                "required": ["from", "to", "payment"],
-                "additionalProperties": False,
-                "$defs": {
-                    "Place": {
-                        "type": "object",
-                        "properties": {
-                            "city": {
-                                "type": "string",
-                                "description": 'City name, e.g. "Paris"',
-                            },
-                            "country": {"type": "string", "pattern": "^[A-Z]{2}$"},
-                        },
-                        "required": ["city"],
-                        "additionalProperties": False,
-                    }
-                },
-            },
-            output_schema={
-                "type": "object",
-                "properties": {
-                    "booking_id": {"type": "string"},
-                    "total": {"type": "number", "exclusiveMinimum": 0},
-                },
-                "required": ["booking_id", "total"],
-            },
-            return_direct=False,
-            timeout=20,
-            requires_approval=True,
-            strict=False,
-            meta={"team": "travel"},
-            annotations={},
-            check_input=True,
-        ),
-        "cancel_trip": ToolSpec.deferred(
-            DeferredModels(
-                "features_sdk.models",
-                "CancelTripArgs",
-                "CancelTripResult",
-            ),
-            name="cancel_trip",
-            title=None,
-            description="Cancel a booking and tell the user directly.",
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "booking_id": {"type": "string"},
-                    "reason": {"type": "string", "maxLength": 200},
-                },
-                "required": ["booking_id"],
-            },
-            output_schema={"type": "string"},
-            return_direct=True,
-            timeout=None,
-            requires_approval=False,
-            strict=None,
-            meta={},
-            annotations={},
-        ),
-        "ping": ToolSpec.deferred(
-            DeferredModels(
-                "features_sdk.models",
-                "PingArgs",
-                None,
-            ),
-            name="ping",
-            title=None,
-            description="No arguments at all.",
-            input_schema={"type": "object", "properties": {}},
-            output_schema=None,
-            return_direct=False,
-            timeout=None,
-            requires_approval=False,
-            strict=None,
-            meta={},
-            annotations={},
-        ),
-    }
+        "book_trip": {
+            "args_model": "BookTripArgs",
+            "result_model": "BookTripResult",
+            "title": "Book a trip",
+            "description": "Books a trip. Quotes \" and backslashes \\ and\nnewlines stay text, never code: os.system('x').",
+            "input_schema": '{"type":"object","properties":{"from":{"$ref":"#/$defs/Place"},"to":{"$ref":"#/$defs/Place"},"class":{"type":"string","enum":["economy","business","first"],"default":"economy"},"passengers":{"type":"integer","minimum":1,"maximum":9,"default":1},"return-date":{"type":["string","null"],"format":"date"},"tags":{"type":"array","items":{"type":"string"},"uniqueItems":true,"maxItems":5},"payment":{"oneOf":[{"type":"object","properties":{"kind":{"const":"card"},"last4":{"type":"string","pattern":"^[0-9]{4}$"}},"required":["kind","last4"]},{"type":"object","properties":{"kind":{"const":"invoice"},"po":{"type":"string"}},"required":["kind"]}]},"notes":{"type":"object","additionalProperties":{"type":"string"}}},"required":["from","to","payment"],"additionalProperties":false,"$defs":{"Place":{"type":"object","properties":{"city":{"type":"string","description":"City name, e.g. \\"Paris\\""},"country":{"type":"string","pattern":"^[A-Z]{2}$"}},"required":["city"],"additionalProperties":false}}}',
+            "output_schema": '{"type":"object","properties":{"booking_id":{"type":"string"},"total":{"type":"number","exclusiveMinimum":0}},"required":["booking_id","total"]}',
+            "return_direct": False,
+            "timeout": 20,
+            "requires_approval": True,
+            "strict": False,
+            "meta": '{"team":"travel"}',
+            "annotations": "{}",
+            "check_input": True,
+        },
+        "cancel_trip": {
+            "args_model": "CancelTripArgs",
+            "result_model": "CancelTripResult",
+            "title": None,
+            "description": "Cancel a booking and tell the user directly.",
+            "input_schema": '{"type":"object","properties":{"booking_id":{"type":"string"},"reason":{"type":"string","maxLength":200}},"required":["booking_id"]}',
+            "output_schema": '{"type":"string"}',
+            "return_direct": True,
+            "timeout": None,
+            "requires_approval": False,
+            "strict": None,
+            "meta": "{}",
+            "annotations": "{}",
+        },
+        "ping": {
+            "args_model": "PingArgs",
+            "result_model": None,
+            "title": None,
+            "description": "No arguments at all.",
+            "input_schema": '{"type":"object","properties":{}}',
+            "output_schema": None,
+            "return_direct": False,
+            "timeout": None,
+            "requires_approval": False,
+            "strict": None,
+            "meta": "{}",
+            "annotations": "{}",
+        },
+    },
 )
 
 

@@ -4,17 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from minimal_sdk._runtime import (
-    DeferredModels,
-    Registry,
-    ToolContext,
-    ToolEntry,
-    ToolOutcome,
-    ToolSpec,
-)
+from minimal_sdk._runtime import Registry, ToolContext, ToolEntry, ToolOutcome, ToolSpec
+from minimal_sdk._runtime.tools.catalog import DeferredTools
 
 if TYPE_CHECKING:
     from minimal_sdk._runtime import FORMATS, Export, GeminiSchema
@@ -41,31 +34,26 @@ __all__ = [
     "tool_definitions",
 ]
 
-TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
+# Each definition as constants: the schemas and other JSON values as JSON text, parsed (and the tool's spec made)
+# when the tool is first read, so that importing this module costs little however many tools it holds.
+TOOLS: Mapping[str, ToolSpec] = DeferredTools(
+    "minimal_sdk.models",
     {
-        "echo": ToolSpec.deferred(
-            DeferredModels(
-                "minimal_sdk.models",
-                "EchoArgs",
-                None,
-            ),
-            name="echo",
-            title=None,
-            description="Say the text back.",
-            input_schema={
-                "type": "object",
-                "properties": {"text": {"type": "string"}},
-                "required": ["text"],
-            },
-            output_schema=None,
-            return_direct=False,
-            timeout=None,
-            requires_approval=False,
-            strict=None,
-            meta={},
-            annotations={},
-        ),
-    }
+        "echo": {
+            "args_model": "EchoArgs",
+            "result_model": None,
+            "title": None,
+            "description": "Say the text back.",
+            "input_schema": '{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}',
+            "output_schema": None,
+            "return_direct": False,
+            "timeout": None,
+            "requires_approval": False,
+            "strict": None,
+            "meta": "{}",
+            "annotations": "{}",
+        },
+    },
 )
 
 
