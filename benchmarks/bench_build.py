@@ -190,10 +190,10 @@ def _write_project(root: Path, defs: list[dict[str, Any]]) -> Path:
 
 def _rejected(root: Path) -> set[int]:
     """Indexes of the tools in root/tools.json that toolgen's front end rejects (any error diagnostic)."""
-    from toolgen.build_lint import build_lint
-    from toolgen.config import load_config
-    from toolgen.errors import InvalidInputError
-    from toolgen.lower import lower
+    from toolgen.core.errors import InvalidInputError
+    from toolgen.ir.lower import lower
+    from toolgen.policy.build_lint import build_lint
+    from toolgen.project.config import load_config
 
     try:
         config = load_config(root)
@@ -316,9 +316,9 @@ def synthetic_tools(count: int) -> list[dict[str, Any]]:
 
 def model_schemas(root: Path) -> list[tuple[str, dict[str, Any]]]:
     """(class name, standalone JSON Schema) of every tool model of the project, tools in file order."""
-    from toolgen.config import load_config
-    from toolgen.ir import thaw
-    from toolgen.lower import lower
+    from toolgen.ir.lower import lower
+    from toolgen.ir.model import thaw
+    from toolgen.project.config import load_config
 
     project = lower(load_config(root)).project
     order = {
@@ -638,7 +638,7 @@ def split_build(root: Path) -> tuple[float, float, float]:
     import datamodel_code_generator
 
     import toolgen
-    import toolgen.targets.models as models_target
+    import toolgen.codegen.targets.models as models_target
 
     generate: list[float] = []
     rewrite: list[float] = []
@@ -715,12 +715,12 @@ def stage_split(root: Path, rounds: int = 3) -> str:
     import toolgen
 
     try:
-        from toolgen.config import load_config
-        from toolgen.format import format_python
-        from toolgen.lower import lower
-        from toolgen.render import header_line
-        from toolgen.targets.models import render_models
-        from toolgen.targets.package import render_package
+        from toolgen.codegen.format import format_python
+        from toolgen.codegen.render import header_line
+        from toolgen.codegen.targets.models import render_models
+        from toolgen.codegen.targets.package import render_package
+        from toolgen.ir.lower import lower
+        from toolgen.project.config import load_config
 
         totals: list[float] = []
         split: dict[str, list[float]] = {}

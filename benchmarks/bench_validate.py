@@ -86,8 +86,8 @@ def broken(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def message_schema() -> dict[str, Any]:
     """The canonical Message schema with every $def it needs, as toolgen bundles it."""
-    from toolgen.config import load_config
-    from toolgen.lower import lower
+    from toolgen.ir.lower import lower
+    from toolgen.project.config import load_config
 
     project = lower(load_config(REPO)).project
     defs = json.loads(project.models_schema)["$defs"]

@@ -184,7 +184,7 @@ def report(
     import dask
     import distributed
 
-    from toolgen.validate_dask import BLOCK_BYTES
+    from toolgen.payloads.validation.cluster import BLOCK_BYTES
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
     start = min(r.seconds for r in fixed)

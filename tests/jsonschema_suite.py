@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import toolgen
-from toolgen.diagnostics import Severity
-from toolgen.errors import ExternalToolError, InvalidInputError
+from toolgen.core.diagnostics import Severity
+from toolgen.core.errors import ExternalToolError, InvalidInputError
 
 CHUNK = 200
 

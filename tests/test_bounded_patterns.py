@@ -322,8 +322,8 @@ def test_either_engine_agrees_with_python_re_on_random_patterns() -> None:
 def test_the_places_that_only_describe_or_guess_are_bounded_too() -> None:
     """Error sentences (patternProperties against a model's keys), example values and the build's fidelity check
     match a schema's pattern too: a backtracking one there is bounded as in a check, never Python's re."""
-    from toolgen.fidelity import _string_fits
     from toolgen.runtime import example_value
+    from toolgen.source.fidelity import _string_fits
 
     schema = {"type": "object", "patternProperties": {BACKREF: {}}, "additionalProperties": False}
     validator = schema_validator(schema)

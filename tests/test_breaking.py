@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 import toolgen
-from toolgen.breaking_rules import RULES
-from toolgen.cli import main
-from toolgen.diagnostics import Diagnostic
+from toolgen.cli.main import main
+from toolgen.core.diagnostics import Diagnostic
+from toolgen.policy.breaking.rules import RULES
 
 CONFIG = "version: v1\npackage: sdk\noutput: generated\ninputs:\n  - schemas/*.json\n  - schemas/*.yaml\n"
 

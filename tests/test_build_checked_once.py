@@ -1,5 +1,5 @@
 """A package whose every byte passed the staged check before, in an environment unchanged since, is not checked again;
-anything else is (toolgen.checked_packages): a different byte, a file of the environment changed, a record lost."""
+anything else is (toolgen.output.checked_packages): a different byte, a file of the environment changed, a record lost."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import toolgen
-import toolgen.render
-from toolgen.checked_packages import KEEP, RECORD, CheckedPackages, package_digest, stamp
-from toolgen.errors import BrokenPackageError
+import toolgen.codegen.render
+from toolgen.core.errors import BrokenPackageError
+from toolgen.output.checked_packages import KEEP, RECORD, CheckedPackages, package_digest, stamp
 
 from conftest import WEATHER, Project
 
@@ -82,14 +82,14 @@ def test_a_lost_or_unreadable_record_means_a_check(built: Project, record_text: 
 
 
 def test_a_package_that_failed_is_never_taken_as_checked(built: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = toolgen.render.render
+    real = toolgen.codegen.render.render
 
     def broken(*args: object, **kwargs: object) -> dict[str, str]:
         files = real(*args, **kwargs)  # type: ignore[arg-type]
         files["models.py"] += "\nraise RuntimeError('no')\n"
         return files
 
-    monkeypatch.setattr(toolgen.render, "render", broken)
+    monkeypatch.setattr(toolgen.codegen.render, "render", broken)
     before = built.snapshot()
     for _ in range(2):  # the same broken bytes fail every time: a failed check leaves no record
         with pytest.raises(BrokenPackageError, match="does not import: RuntimeError: no"):

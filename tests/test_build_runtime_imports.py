@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from toolgen.targets.package import RUNTIME_DIR, _relative_imports
+from toolgen.codegen.targets.package import RUNTIME_DIR, _relative_imports
 
 
 def _parsed(name: str, source: str) -> set[str]:

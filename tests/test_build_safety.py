@@ -17,8 +17,8 @@ import pytest
 
 import toolgen
 import toolgen.api
-import toolgen.render
-from toolgen.errors import BrokenPackageError, ExitCode, InvalidInputError
+import toolgen.codegen.render
+from toolgen.core.errors import BrokenPackageError, ExitCode, InvalidInputError
 
 from conftest import WEATHER, Project, default_sigint
 
@@ -52,14 +52,14 @@ def files_of(package_dir: Path) -> dict[str, bytes]:
 
 def _rendering(monkeypatch: pytest.MonkeyPatch, change: Callable[[dict[str, str]], None]) -> None:
     """Let the build render as always, then `change` its files: a stand-in for a generator bug."""
-    real = toolgen.render.render
+    real = toolgen.codegen.render.render
 
     def broken(*args: object, **kwargs: object) -> dict[str, str]:
         files = real(*args, **kwargs)  # type: ignore[arg-type]
         change(files)
         return files
 
-    monkeypatch.setattr(toolgen.render, "render", broken)
+    monkeypatch.setattr(toolgen.codegen.render, "render", broken)
 
 
 def test_a_package_that_does_not_import_fails_the_build_and_nothing_is_written(
@@ -154,11 +154,11 @@ def test_unreadable_compiled_modules_are_compiled_again_and_a_broken_module_stil
 def test_a_large_package_is_checked_in_two_interpreters_and_a_fault_in_either_half_fails_the_build(
     make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import toolgen.sdk_check
-    from toolgen.sdk_check import SHARD_FROM
+    import toolgen.output.sdk_check
+    from toolgen.output.sdk_check import SHARD_FROM
 
-    monkeypatch.setattr(toolgen.sdk_check, "_idle_cores", lambda: 2)  # as on an idle 2-core machine
-    real_render = toolgen.render.render
+    monkeypatch.setattr(toolgen.output.sdk_check, "_idle_cores", lambda: 2)  # as on an idle 2-core machine
+    real_render = toolgen.codegen.render.render
     project = make_project()
     names = [f"tool_{index:03d}" for index in range(SHARD_FROM + 1)]
     tools = [
@@ -174,7 +174,7 @@ def test_a_large_package_is_checked_in_two_interpreters_and_a_fault_in_either_ha
     with pytest.raises(BrokenPackageError, match=rf"does not import: RuntimeError: odd \(at sdk/{odd}:\d+: raise"):
         toolgen.build(project.root, force=True)
     assert project.snapshot() == before
-    monkeypatch.setattr(toolgen.render, "render", real_render)
+    monkeypatch.setattr(toolgen.codegen.render, "render", real_render)
     raising = textwrap.dedent(
         """
         _checked = validate_tool_arguments
@@ -252,7 +252,7 @@ def test_a_recursive_schema_is_not_too_deep(make_project: MakeProject) -> None:
 
 KILLED_AT = """\
 import os, signal, sys
-import toolgen, toolgen.write as write
+import toolgen, toolgen.output.write as write
 step, root = sys.argv[1], sys.argv[2]
 def reached(name):
     if name == step:
@@ -288,14 +288,14 @@ def test_a_build_killed_at_a_step_leaves_nothing_beside_the_package_and_check_te
 
 INTERRUPTED_AT = """\
 import os, signal, sys
-import toolgen.cli, toolgen.write as write
+import toolgen.cli.main, toolgen.output.write as write
 step = sys.argv[1]
 def reached(name):
     if name == step:
         os.kill(os.getpid(), signal.SIGINT)
 write._reached = reached
 sys.argv = ["toolgen", "build", "-C", sys.argv[2]]
-toolgen.cli.main()
+toolgen.cli.main.main()
 """
 
 

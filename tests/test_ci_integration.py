@@ -7,7 +7,7 @@ import shlex
 
 import yaml
 
-from toolgen.cli import main
+from toolgen.cli.main import main
 
 from conftest import REPO_ROOT
 

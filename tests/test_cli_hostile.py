@@ -473,11 +473,11 @@ def test_validate_as_the_wrong_wire_is_a_finding_not_a_pass(project: Project, wi
     ("module", "argv"),
     [
         ("click", ["build"]),  # while the command line's own imports load
-        ("toolgen.cli", ["build"]),
-        ("toolgen.drift", ["build"]),  # inside the command (toolgen.api loading), once click runs it
-        ("toolgen.lower", ["build", "--force"]),  # a stage the command imports as it runs
+        ("toolgen.cli.main", ["build"]),
+        ("toolgen.output.drift", ["build"]),  # inside the command (toolgen.api loading), once click runs it
+        ("toolgen.ir.lower", ["build", "--force"]),  # a stage the command imports as it runs
         ("jinja2", ["build", "--force"]),
-        ("toolgen.payloads", ["decode", "-"]),
+        ("toolgen.payloads.codec", ["decode", "-"]),
     ],
 )
 def test_ctrl_c_while_the_command_line_loads_or_starts_is_one_line_and_exit_130(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from toolgen.cli import main
+from toolgen.cli.main import main
 
 from conftest import WEATHER, Project
 

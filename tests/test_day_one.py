@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import toolgen
-from toolgen.manifest import MANIFEST_NAME, text_digest
+from toolgen.project.manifest import MANIFEST_NAME, text_digest
 
 from conftest import REPO_ROOT, WEATHER, Project
 

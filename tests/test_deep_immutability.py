@@ -17,8 +17,8 @@ import pydantic
 import pytest
 
 import toolgen
+from toolgen.codegen.targets.model_rewrites import rewrite_models
 from toolgen.runtime import FrozenDict
-from toolgen.targets.model_rewrites import rewrite_models
 
 from conftest import Project
 

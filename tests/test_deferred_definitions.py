@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import toolgen
-from toolgen.config import load_config
-from toolgen.ir import thaw
-from toolgen.lower import lower
+from toolgen.ir.lower import lower
+from toolgen.ir.model import thaw
+from toolgen.project.config import load_config
 from toolgen.runtime import FORMATS
 
 from conftest import Project, run_sdk

@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolgen
-from toolgen.errors import InvalidInputError
+from toolgen.core.errors import InvalidInputError
 from toolgen.runtime import MessageEnd, detect_wire, stream_events
 from toolgen.runtime.streams.aggregator import Aggregator
 from toolgen.runtime.wires.base import ProviderError, Request, Response

@@ -16,9 +16,9 @@ import pytest
 
 import toolgen
 import toolgen.api
-import toolgen.render
-import toolgen.write
-from toolgen.errors import EnvironmentProblem, ExternalToolError
+import toolgen.codegen.render
+import toolgen.output.write
+from toolgen.core.errors import EnvironmentProblem, ExternalToolError
 
 from conftest import REPO_ROOT, Project
 
@@ -129,7 +129,7 @@ def test_failure_after_rendering_leaves_previous_tree_untouched(
     def failing_render(*args: object, **kwargs: object) -> dict[str, str]:
         raise ExternalToolError("ruff failed")
 
-    monkeypatch.setattr(toolgen.render, "render", failing_render)  # build imports the stage when it renders
+    monkeypatch.setattr(toolgen.codegen.render, "render", failing_render)  # build imports the stage when it renders
     with pytest.raises(ExternalToolError):
         toolgen.build(project.root)
     assert project.snapshot() == before
@@ -142,7 +142,7 @@ def test_build_interrupted_mid_write_keeps_previous_tree(
 ) -> None:
     project, before = built
     project.write("schemas/tools/extra.yaml", "tools: [{name: extra, inputSchema: {type: object}}]\n")
-    original = toolgen.write._write_file
+    original = toolgen.output.write._write_file
     written: list[Path] = []
 
     def write_two_then_fail(path: Path, text: str) -> None:
@@ -151,7 +151,7 @@ def test_build_interrupted_mid_write_keeps_previous_tree(
         original(path, text)
         written.append(path)
 
-    monkeypatch.setattr(toolgen.write, "_write_file", write_two_then_fail)
+    monkeypatch.setattr(toolgen.output.write, "_write_file", write_two_then_fail)
     # a full disk is the environment's problem, named as such; Ctrl-C stays Ctrl-C
     with pytest.raises(EnvironmentProblem if isinstance(interruption, OSError) else KeyboardInterrupt):
         toolgen.build(project.root, force=True)
@@ -159,7 +159,7 @@ def test_build_interrupted_mid_write_keeps_previous_tree(
     assert project.snapshot() == before
     assert _leftovers(project) == []
 
-    monkeypatch.setattr(toolgen.write, "_write_file", original)
+    monkeypatch.setattr(toolgen.output.write, "_write_file", original)
     rebuilt = toolgen.build(project.root)
     assert rebuilt.written
     assert f"{PACKAGE}/models.py" in project.snapshot()
@@ -172,7 +172,7 @@ def _killed_build(project: Project, patch: str) -> subprocess.CompletedProcess[s
         textwrap.dedent(
             """\
         import os, signal, sys
-        import toolgen, toolgen.write as write
+        import toolgen, toolgen.output.write as write
         calls = []
         def die():
             os.kill(os.getpid(), signal.SIGKILL)

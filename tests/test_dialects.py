@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import toolgen
-from toolgen.dialects import is_parameter_map, is_schema
+from toolgen.source.dialects import is_parameter_map, is_schema
 
 from conftest import Project
 

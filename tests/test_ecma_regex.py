@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 
 import toolgen
-from toolgen.errors import InvalidInputError
+from toolgen.core.errors import InvalidInputError
 from toolgen.runtime.schema.ecma_regex import has_property_escapes, python_patterns, unsupported
 
 from conftest import Project

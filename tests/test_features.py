@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from ruff.__main__ import find_ruff_bin
 
-from toolgen.feature_names import FEATURES, NEEDS, feature_problems
+from toolgen.project.feature_names import FEATURES, NEEDS, feature_problems
 
 from conftest import Project
 

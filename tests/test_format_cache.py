@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import toolgen
-from toolgen.format import FormatCache, format_python
+from toolgen.codegen.format import FormatCache, format_python
 
 from conftest import Project
 

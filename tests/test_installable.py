@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from toolgen.manifest import MANIFEST_NAME, render_manifest
+from toolgen.project.manifest import MANIFEST_NAME, render_manifest
 
 from conftest import REPO_ROOT, WEATHER, Project
 
@@ -218,7 +218,7 @@ def killer(stop: int) -> Callable[[str], None]:
 def test_a_kill_at_any_write_step_leaves_package_and_pyproject_old_or_new(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolgen import write
+    from toolgen.output import write
 
     old_files, new_files = {"a.py": "A = 1\n"}, {"a.py": "A = 2\n", "b.py": "B = 1\n"}
     old_beside, new_beside = {"pyproject.toml": "# old\n"}, {"pyproject.toml": "# new\n"}

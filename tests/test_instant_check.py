@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 import toolgen
-from toolgen.drift import CheckResult
-from toolgen.errors import InvalidInputError
-from toolgen.instant_check import instant_check
-from toolgen.manifest import MANIFEST_NAME, SHAPING
-from toolgen.recorded import recorded_project
+from toolgen.core.errors import InvalidInputError
+from toolgen.output.drift import CheckResult
+from toolgen.output.instant_check import instant_check
+from toolgen.project.manifest import MANIFEST_NAME, SHAPING
+from toolgen.project.recorded import recorded_project
 
 from conftest import WEATHER, Project
 
@@ -301,8 +301,8 @@ def test_a_tool_changed_since_the_build_is_checked_again(built: Project) -> None
 def test_versions_read_from_folder_names_are_importlib_metadatas() -> None:
     from importlib import metadata
 
-    from toolgen.manifest import MAKERS
-    from toolgen.versions import installed_versions
+    from toolgen.core.versions import installed_versions
+    from toolgen.project.manifest import MAKERS
 
     names = (*MAKERS, *SHAPING, "click")
     assert installed_versions(names) == {name: metadata.version(name) for name in names}

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgen.positions import KEY, Pointer, json_duplicate_keys, json_locator
+from toolgen.core.positions import KEY, Pointer, json_duplicate_keys, json_locator
 
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False))
 _TEXT = st.text(alphabet=st.sampled_from('ab"\\/~\n\t é{}[]:,\u2028'), max_size=4)

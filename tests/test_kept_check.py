@@ -21,16 +21,16 @@ from hypothesis import strategies as st
 from test_instant_check import CHANGES, REFERRING, UNITS, _answers
 
 import toolgen
-import toolgen.manifest
-from toolgen import stamps
-from toolgen.config import load_config
-from toolgen.config_cache import cached_config
-from toolgen.input_digests import inputs_as_recorded
-from toolgen.instant_check import instant_check
-from toolgen.kept_check import kept_warnings
-from toolgen.manifest import MANIFEST_NAME, read_manifest
-from toolgen.manifest_json import manifest_json
-from toolgen.recorded import recorded_inputs
+import toolgen.project.manifest
+from toolgen.core import stamps
+from toolgen.output.instant_check import instant_check
+from toolgen.output.kept_check import kept_warnings
+from toolgen.project.config import load_config
+from toolgen.project.config_cache import cached_config
+from toolgen.project.input_digests import inputs_as_recorded
+from toolgen.project.manifest import MANIFEST_NAME, read_manifest
+from toolgen.project.manifest_json import manifest_json
+from toolgen.project.recorded import recorded_inputs
 
 from conftest import WEATHER, Project
 
@@ -143,12 +143,12 @@ def test_the_source_digest_is_kept_and_believed_only_while_no_source_file_change
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     templates = tmp_path / "templates"
-    shutil.copytree(toolgen.resources.templates_dir(), templates)
-    monkeypatch.setattr(toolgen.resources, "templates_dir", lambda: templates)
+    shutil.copytree(toolgen.core.resources.templates_dir(), templates)
+    monkeypatch.setattr(toolgen.core.resources, "templates_dir", lambda: templates)
     memo = tmp_path / "cache" / "toolgen-source.json"
-    monkeypatch.setattr(toolgen.manifest, "_source_memo", lambda package: memo)
+    monkeypatch.setattr(toolgen.project.manifest, "_source_memo", lambda package: memo)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    compute = toolgen.manifest.source_digest.__wrapped__
+    compute = toolgen.project.manifest.source_digest.__wrapped__
     _settle()
     first = compute()
     assert json.loads(memo.read_text(encoding="utf-8"))["digest"] == first
@@ -169,9 +169,9 @@ def test_the_source_digest_is_not_kept_when_python_writes_no_bytecode(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memo = tmp_path / "toolgen-source.json"
-    monkeypatch.setattr(toolgen.manifest, "_source_memo", lambda package: memo)
+    monkeypatch.setattr(toolgen.project.manifest, "_source_memo", lambda package: memo)
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    assert len(toolgen.manifest.source_digest.__wrapped__()) == 64
+    assert len(toolgen.project.manifest.source_digest.__wrapped__()) == 64
     assert not memo.exists()
 
 

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 import toolgen.api
-from toolgen.building import build_lock, recover_package
-from toolgen.config import Config, load_config
+from toolgen.output.building import build_lock, recover_package
+from toolgen.project.config import Config, load_config
 
 pytestmark = pytest.mark.slow
 
@@ -38,11 +38,11 @@ SEED = 19
 WRITER = """\
 import json, sys, time
 from pathlib import Path
-import toolgen.write as write
-from toolgen.beside import plan_beside
-from toolgen.building import build_lock, commit_build, environment_errors, recover_package
-from toolgen.config import load_config
-from toolgen.manifest import MANIFEST_NAME
+import toolgen.output.write as write
+from toolgen.output.beside import plan_beside
+from toolgen.output.building import build_lock, commit_build, environment_errors, recover_package
+from toolgen.project.config import load_config
+from toolgen.project.manifest import MANIFEST_NAME
 root, rendered, timed = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text(encoding="utf-8")), sys.argv[3]
 if timed == "timed":
     write._reached = lambda step: print(time.monotonic(), step, flush=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import toolgen
-from toolgen.targets.model_modules import FOLDER
+from toolgen.codegen.targets.model_modules import FOLDER
 
 from conftest import Project, run_sdk
 

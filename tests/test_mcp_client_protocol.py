@@ -158,7 +158,7 @@ def connected(target: list[str], **options: Any) -> Iterator[tuple[Registry, MCP
 
 
 def test_task_support_is_kept_in_meta_and_written_by_import() -> None:
-    from toolgen.importing import definitions_from_server, schema_text
+    from toolgen.importing.definitions import definitions_from_server, schema_text
 
     (required,) = [
         d for d in definitions_from_server(everything(), timeout=DEADLINE) if d["name"] == "simulate-research-query"

@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from toolgen.meta import flat_2020_12_validator
+from toolgen.source.meta import flat_2020_12_validator
 
 from conftest import shared_dir
 

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 
-from toolgen.meta import flat_2020_12_validator
-from toolgen.meta_subset import KNOWN_KEYWORDS, proven_valid
+from toolgen.source.meta import flat_2020_12_validator
+from toolgen.source.meta_subset import KNOWN_KEYWORDS, proven_valid
 
 from conftest import shared_dir
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import toolgen
-from toolgen.errors import ToolgenError, UnsafeOutputError
-from toolgen.targets.guard import check_models_module
-from toolgen.targets.model_rewrites import rewrite_models
+from toolgen.codegen.targets.guard import check_models_module
+from toolgen.codegen.targets.model_rewrites import rewrite_models
+from toolgen.core.errors import ToolgenError, UnsafeOutputError
 
 from conftest import Project
 
@@ -178,7 +178,7 @@ def test_the_module_is_parsed_once_and_never_split_for_segments(monkeypatch: pyt
 def test_the_split_cuts_the_rewritten_statements_from_the_same_parse_as_a_parse_of_the_text_would(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolgen.targets.model_modules import _parse
+    from toolgen.codegen.targets.model_modules import _parse
 
     body = (
         "class Cat(SchemaModel):\n    kind: Literal['cat']\n\n\n"

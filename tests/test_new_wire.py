@@ -13,7 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from toolgen.targets.package import RUNTIME_DIR
+from toolgen.codegen.targets.package import RUNTIME_DIR
 
 CODEC = '''\
 """Echo: a toy wire whose bodies hold the conversation as `echo_messages` and the answer as `echo`."""

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import toolgen
-from toolgen.diagnostics import Severity
+from toolgen.core.diagnostics import Severity
 
 from conftest import Project
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from toolgen.own_pin import pin_from
+from toolgen.project.own_pin import pin_from
 
 
 def record(url: str, **info: object) -> str:

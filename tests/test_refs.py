@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import toolgen
-from toolgen.errors import InvalidInputError
+from toolgen.core.errors import InvalidInputError
 
 from conftest import Project, run_sdk
 

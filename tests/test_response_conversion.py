@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from toolgen import payloads
+from toolgen.payloads.codec import codec as payloads
 from toolgen.runtime.wires.base import Response
 from toolgen.runtime.wires.codecs import codec
 from toolgen.runtime.wires.response_losses import encode_response_noted, response_losses

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from toolgen import payloads
+from toolgen.payloads.codec import codec as payloads
 from toolgen.runtime.wires.key_order import in_order, key_order
 
 from conftest import SHARED, Project, shared_dir

@@ -17,13 +17,17 @@ import pytest
 
 from conftest import REPO_ROOT
 
-RENDERER = frozenset({"jinja2", "datamodel_code_generator", "ruff", "toolgen.render", "toolgen.targets"})
-FRONT_END = frozenset({"jsonschema", "toolgen.lower", "toolgen.meta"})
+RENDERER = frozenset(
+    {"jinja2", "datamodel_code_generator", "ruff", "toolgen.codegen.render", "toolgen.codegen.targets"}
+)
+FRONT_END = frozenset({"jsonschema", "toolgen.ir.lower", "toolgen.source.meta"})
 # What `check` and `build` need to compare and write: the verbs that only read a project do without it.
-CHECKING = frozenset({"toolgen.drift", "toolgen.instant_check", "toolgen.write", "difflib", "subprocess"})
+CHECKING = frozenset(
+    {"toolgen.output.drift", "toolgen.output.instant_check", "toolgen.output.write", "difflib", "subprocess"}
+)
 # The meta-schema checks (and the registry of published meta-schemas): a project the manifest records as
 # built, unchanged since, needs neither.
-META_SCHEMAS = frozenset({"jsonschema", "referencing", "jsonschema_specifications", "toolgen.meta"})
+META_SCHEMAS = frozenset({"jsonschema", "referencing", "jsonschema_specifications", "toolgen.source.meta"})
 DECODE_BODY = (
     REPO_ROOT / "tests" / "fixtures" / "payloads" / "openai-chat" / "request" / "multimodal-developer-refusal.json"
 )
@@ -42,7 +46,7 @@ def _imported(root: Path, *args: str) -> set[str]:
     assert done.returncode == 0, done.stdout + done.stderr
     # -X importtime writes one line per module: "import time: self | cumulative | <indent>name"
     names = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.count("|") == 2}
-    assert "toolgen.cli" in names, done.stderr[-2000:]
+    assert "toolgen.cli.main" in names, done.stderr[-2000:]
     return {".".join(name.split(".")[:depth]) for name in names for depth in range(1, name.count(".") + 2)}
 
 

@@ -12,8 +12,8 @@ import pytest
 
 import toolgen
 import toolgen.api
-import toolgen.errors
-import toolgen.payload_api
+import toolgen.core.errors
+import toolgen.payloads.verbs
 from toolgen import ExitCode
 
 from conftest import REPO_ROOT
@@ -43,7 +43,7 @@ HEAVY = ("jinja2", "datamodel_code_generator", "jsonschema", "toolgen.api")
 def _verbs() -> dict[str, object]:
     return {
         name: value
-        for module in (toolgen.api, toolgen.payload_api)
+        for module in (toolgen.api, toolgen.payloads.verbs)
         for name, value in vars(module).items()
         if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
     }
@@ -75,7 +75,7 @@ def test_all_is_sorted_and_every_name_resolves() -> None:
 def test_the_errors_users_catch_are_exported_with_their_exit_codes() -> None:
     errors = [
         value
-        for value in vars(toolgen.errors).values()
+        for value in vars(toolgen.core.errors).values()
         if isinstance(value, type) and issubclass(value, toolgen.ToolgenError)
     ]
     assert len(errors) > 1
@@ -119,7 +119,7 @@ def test_help_loads_nothing_heavy() -> None:
     assert "Usage:" in done.stdout
     # -X importtime writes one line per module: "import time: self | cumulative | <indent>name"
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.count("|") == 2}
-    assert "toolgen.cli" in imported
+    assert "toolgen.cli.main" in imported
     heavy = sorted(name for name in imported if name in HEAVY or name.split(".")[0] in HEAVY)
     assert heavy == [], f"`toolgen --help` imported {heavy}: import them inside the command that needs them"
 
@@ -128,15 +128,28 @@ def test_a_verb_loads_the_api_and_its_stages_load_the_rest() -> None:
     # the other side of the two tests above, so they cannot pass by misspelling what they look for; each verb
     # imports its own stages when it runs (tests/test_startup_imports.py)
     assert _loaded("import toolgen; toolgen.build") == {"toolgen.api"}
-    assert _loaded("import toolgen.render, toolgen.lower") == {"jinja2"}  # jsonschema: only for a shape check
+    assert _loaded("import toolgen.codegen.render, toolgen.ir.lower") == {
+        "jinja2"
+    }  # jsonschema: only for a shape check
 
 
-def test_a_verb_keeps_its_name_when_its_stage_module_is_imported_first() -> None:
+def test_every_verb_keeps_its_name_whatever_is_imported_first() -> None:
+    # Every module of the generator imported before the verbs are read: no package or module binds a name on
+    # `toolgen` that a verb has, so `toolgen.validate` and `toolgen.lint` are the API's functions whatever ran first.
     script = textwrap.dedent(
         """
-        from toolgen.validate import Tally
-        import toolgen.lint, toolgen.api, toolgen
+        import importlib, pkgutil
+        import toolgen.payloads.validation, toolgen.policy.lint
+        from toolgen.payloads.validation.local import Tally
+        for module in pkgutil.walk_packages(toolgen.__path__, "toolgen."):
+            if not module.name.startswith("toolgen.runtime"):
+                importlib.import_module(module.name)
+        import toolgen, toolgen.api
+        for name in toolgen.__all__:
+            value = getattr(toolgen, name)
+            assert not isinstance(value, type(toolgen)), name
         assert toolgen.validate is toolgen.api.validate and toolgen.lint is toolgen.api.lint
+        assert toolgen.conformance is toolgen.api.conformance
         assert toolgen.Tally is Tally
         """
     )
@@ -165,7 +178,7 @@ def test_mypy_sees_the_surface_types(tmp_path: Path) -> None:
         cwd=tmp_path,
         check=False,
     )
-    assert 'Revealed type is "toolgen.drift.CheckResult"' in done.stdout, done.stdout
-    assert "toolgen.errors.ExitCode.FINDINGS" in done.stdout, done.stdout
+    assert 'Revealed type is "toolgen.output.drift.CheckResult"' in done.stdout, done.stdout
+    assert "toolgen.core.errors.ExitCode.FINDINGS" in done.stdout, done.stdout
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and 'Too many positional arguments for "build"' in errors[0], done.stdout

@@ -11,7 +11,7 @@ import ast
 import pytest
 
 import toolgen
-from toolgen.targets.model_modules import FOLDER, _defined_before_use, _parse
+from toolgen.codegen.targets.model_modules import FOLDER, _defined_before_use, _parse
 
 from conftest import Project, run_sdk
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolgen.normalize import STANDARD_TYPES
-from toolgen.schemawalk import walk
+from toolgen.source.normalize import STANDARD_TYPES
+from toolgen.source.schemawalk import walk
 
 from conftest import shared_dir
 from tooldefs_build import Report, classify_runs, distinct_definitions

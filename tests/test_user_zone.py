@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 import toolgen
-import toolgen.write
-from toolgen.errors import ForeignFilesError, InvalidInputError
-from toolgen.manifest import MAKERS, MANIFEST_NAME, render_manifest, text_digest
+import toolgen.output.write
+from toolgen.core.errors import ForeignFilesError, InvalidInputError
+from toolgen.project.manifest import MAKERS, MANIFEST_NAME, render_manifest, text_digest
 
 from conftest import WEATHER, Project
 
@@ -411,7 +411,7 @@ def _package(files: dict[str, str]) -> dict[str, bytes]:
 def _tree(package_dir: Path) -> tuple[dict[str, bytes], dict[str, bytes]]:
     """(generated files, zone files) on disk."""
     found = everything(package_dir) if package_dir.exists() else {}
-    zone = {k: v for k, v in found.items() if toolgen.write.in_zone(k, ZONE)}
+    zone = {k: v for k, v in found.items() if toolgen.output.write.in_zone(k, ZONE)}
     return {k: v for k, v in found.items() if k not in zone}, zone
 
 
@@ -421,11 +421,13 @@ def _work(package_dir: Path) -> Path:
 
 
 def _write(package_dir: Path, files: dict[str, str]) -> None:
-    toolgen.write.write_package(package_dir, files, MANIFEST_NAME, render_manifest(files, {}), ZONE, _work(package_dir))
+    toolgen.output.write.write_package(
+        package_dir, files, MANIFEST_NAME, render_manifest(files, {}), ZONE, _work(package_dir)
+    )
 
 
 def _recover(package_dir: Path) -> None:
-    toolgen.write.recover(package_dir, _work(package_dir))
+    toolgen.output.write.recover(package_dir, _work(package_dir))
 
 
 @pytest.fixture
@@ -440,7 +442,7 @@ def _steps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     package_dir = tmp_path / "probe" / "pkg"
     _write(package_dir, OLD)
     seen: list[str] = []
-    monkeypatch.setattr(toolgen.write, "_reached", seen.append)
+    monkeypatch.setattr(toolgen.output.write, "_reached", seen.append)
     _write(package_dir, NEW)
     monkeypatch.undo()
     return seen
@@ -453,7 +455,7 @@ def _kill_at(monkeypatch: pytest.MonkeyPatch, index: int) -> None:
         if next(count) == index:
             raise Killed(step)
 
-    monkeypatch.setattr(toolgen.write, "_reached", reached)
+    monkeypatch.setattr(toolgen.output.write, "_reached", reached)
 
 
 def test_the_write_steps_cover_every_delete_and_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -516,7 +518,7 @@ def test_an_interrupt_past_the_commit_point_finishes_the_new_package(
             monkeypatch.undo()
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(toolgen.write, "_reached", interrupt)
+    monkeypatch.setattr(toolgen.output.write, "_reached", interrupt)
     with pytest.raises(KeyboardInterrupt):
         _write(old_package, NEW)
     assert _tree(old_package) == (_package(NEW), {k: v.encode() for k, v in ZONE_FILES.items()})
@@ -525,7 +527,7 @@ def test_an_interrupt_past_the_commit_point_finishes_the_new_package(
 
 KILLED_BUILD = """\
 import os, signal, sys
-import toolgen, toolgen.write as write
+import toolgen, toolgen.output.write as write
 step, root = sys.argv[1], sys.argv[2]
 def reached(name):
     if name == step:

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 import toolgen
-from toolgen.validate import Tally
+from toolgen.payloads.validation.local import Tally
 
 from conftest import Project
 
 # The stage module; `toolgen.validate` is the verb that runs it.
-validate_stage = importlib.import_module("toolgen.validate")
+validate_stage = importlib.import_module("toolgen.payloads.validation.local")
 
 CALL = '{"id": "c1", "type": "function", "function": {"name": "get_current_weather", "arguments": "%s"}}'
 RECORDS = [

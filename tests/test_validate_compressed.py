@@ -12,11 +12,11 @@ import pytest
 from test_validate import RECORDS
 
 import toolgen
-from toolgen.validate import Tally
+from toolgen.payloads.validation.local import Tally
 
 from conftest import Project
 
-validate_stage = importlib.import_module("toolgen.validate")
+validate_stage = importlib.import_module("toolgen.payloads.validation.local")
 
 
 def _both(project: Project, name: str, text: str) -> tuple[Path, Path]:
@@ -87,7 +87,7 @@ def test_a_damaged_archive_is_an_unreadable_file_and_the_next_is_still_checked(
 
 def test_a_cluster_refuses_a_compressed_file_by_name(project: Project) -> None:
     pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
-    from toolgen.validate_dask import _local_target
+    from toolgen.payloads.validation.cluster import _local_target
 
     _, packed = _both(project, "chat.jsonl", RECORDS[0] + "\n")
     target = _local_target(packed, "packed/chat.jsonl.gz")

@@ -22,11 +22,11 @@ from click.testing import CliRunner, Result
 from distributed import Client, LocalCluster
 
 import toolgen
-from toolgen.cli import main
-from toolgen.diagnostics import Diagnostic
-from toolgen.validate import Tally
-from toolgen.validate_dask import ClusterAddress, parse_address, validate_on_dask
-from toolgen.validate_summary import Summary
+from toolgen.cli.main import main
+from toolgen.core.diagnostics import Diagnostic
+from toolgen.payloads.validation.cluster import ClusterAddress, parse_address, validate_on_dask
+from toolgen.payloads.validation.local import Tally
+from toolgen.payloads.validation.summary import Summary
 
 from conftest import Project
 
@@ -78,7 +78,7 @@ def local_run(project: Project, paths: list[str], summary: Summary | None = None
     if summary is None:
         found = list(toolgen.validate(paths, kind="messages", root=project.root, tally=tally))
     else:
-        from toolgen.validate_report import validate_with_summary
+        from toolgen.payloads.validation.report import validate_with_summary
 
         found = list(validate_with_summary(paths, kind="messages", root=project.root, tally=tally, summary=summary))
     return found, tally
@@ -268,7 +268,7 @@ def test_without_the_extra_the_message_names_it_and_exit_is_4(project: Project) 
     project.write("logs/a.jsonl", conversation(1) + "\n")
     code = (
         "import sys\nsys.modules['distributed'] = None  # as if dask.distributed were not installed\n"
-        "from toolgen.cli import main\n"
+        "from toolgen.cli.main import main\n"
         "for extra in ([], ['--dask', 'local']):\n"
         "    try:\n"
         "        main.main(['validate', *extra, 'logs/a.jsonl', '--as', 'messages'], standalone_mode=False)\n"

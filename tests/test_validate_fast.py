@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_validator_agreement import Built, _built
 
-from toolgen.plain_schemas import plain_schema
+from toolgen.payloads.plain_schemas import plain_schema
 from toolgen.runtime import ToolgenValidationError, decode
 
 from conftest import Project

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import toolgen
-from toolgen.cli import main
+from toolgen.cli.main import main
 
 from conftest import Project, shared_dir
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import toolgen
+from toolgen.payloads.validation.local import Tally
 from toolgen.runtime.streams.aggregator import aggregate
 from toolgen.runtime.wires.base import Response
-from toolgen.validate import Tally
 
 from conftest import Project, shared_dir
 

@@ -8,11 +8,11 @@ import json
 import pytest
 
 import toolgen
-from toolgen import validate_report
-from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.validate import Tally
-from toolgen.validate_report import validate_with_summary
-from toolgen.validate_summary import MAX_UNKNOWN_TOOLS, OTHER_UNKNOWN, Summary, ToolStats
+from toolgen.core.diagnostics import Diagnostic, Severity
+from toolgen.payloads.validation import report as validate_report
+from toolgen.payloads.validation.local import Tally
+from toolgen.payloads.validation.report import validate_with_summary
+from toolgen.payloads.validation.summary import MAX_UNKNOWN_TOOLS, OTHER_UNKNOWN, Summary, ToolStats
 
 from conftest import Project
 

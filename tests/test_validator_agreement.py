@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolgen
-from toolgen.validate import _argument_problems
+from toolgen.payloads.validation.local import _argument_problems
 
 from schema_cases import input_schemas, values
 

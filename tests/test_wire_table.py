@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from toolgen.lint import PROVIDERS
+from toolgen.codegen.targets.package import RUNTIME_DIR
+from toolgen.policy.lint import PROVIDERS
 from toolgen.runtime import MCP, NAMES, ROWS, WIRES, Wire, canonical_name, export_tools, target_names
 from toolgen.runtime.streams.state import WireState
 from toolgen.runtime.wires.export import BUILDERS
-from toolgen.targets.package import RUNTIME_DIR
 
 from conftest import Project
 

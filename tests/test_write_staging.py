@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toolgen.disk import THREADS, _file_system, fsync_folders, remove_files, remove_tree, sync_file_system, syncing
-from toolgen.write import write_package
+from toolgen.core.disk import THREADS, _file_system, fsync_folders, remove_files, remove_tree, sync_file_system, syncing
+from toolgen.output.write import write_package
 
 MANIFEST = "manifest.json"
 FILES = {"__init__.py": "", "models.py": "x = 1\n", "_runtime/base.py": "y = 2\n", "_runtime/deep/more.py": "z = 3\n"}

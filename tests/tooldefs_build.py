@@ -5,7 +5,7 @@ names dozens of times, which would take as many builds. A definition whose name 
 a numbered name no definition has (`get_current_weather_2`): a name plays no part in whether a definition builds
 beyond being one non-empty string, so its outcome is the same, and the chunks stay few and full.
 
-A build that succeeds has passed its staged check (toolgen.sdk_check): a fresh interpreter imported every module
+A build that succeeds has passed its staged check (toolgen.output.sdk_check): a fresh interpreter imported every module
 of the package, every per-tool model module included, and ran each tool's validators on example arguments (and an
 example result), which completes each model, forward references and all. So a built chunk's package is imported
 here only for the names in its TOOLS, and its models are not loaded a second time.
@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 import toolgen
-from toolgen.config import load_config
-from toolgen.errors import InvalidInputError
-from toolgen.lower import lower
+from toolgen.core.errors import InvalidInputError
+from toolgen.ir.lower import lower
+from toolgen.project.config import load_config
 
 CHUNK = 400
 WORKERS = 2
@@ -44,7 +44,7 @@ WORKERS = 2
 # not wait on a disk; the platform's temporary folder where there is none.
 _MEMORY = "/dev/shm"
 # What every build imports: a worker has them before its first chunk.
-_WARM_MODULES = ("datamodel_code_generator", "toolgen.render", "toolgen.sdk_check")
+_WARM_MODULES = ("datamodel_code_generator", "toolgen.codegen.render", "toolgen.output.sdk_check")
 
 
 @dataclass(frozen=True)

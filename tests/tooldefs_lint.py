@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.api import _definition
-from toolgen.config import load_config
-from toolgen.errors import InvalidInputError
-from toolgen.lint import canonical_provider, fit_findings, lint
-from toolgen.lower import lower
+from toolgen.core.errors import InvalidInputError
+from toolgen.ir.lower import lower
+from toolgen.policy.lint import canonical_provider, fit_findings, lint
+from toolgen.project.config import load_config
 from toolgen.runtime.schema.fit import GEMINI_KEYWORDS, Unfit, gemini_schema, strict_schema
 from toolgen.runtime.wires.export import export_tools
 

@@ -1,6 +1,6 @@
 """toolgen: a schema-first code generator for LLM tool calling; its library verbs, what they return and raise.
 
-Every verb of `toolgen.api` and `toolgen.payload_api` is here, with keyword-only options:
+Every verb of `toolgen.api` and `toolgen.payloads.verbs` is here, with keyword-only options:
 `toolgen.build(root, force=True)`, `toolgen.validate(paths, kind="message", root=root)`,
 `toolgen.breaking(against, root=root)`. A name is imported
 with its module when first read, so `import toolgen` (and `toolgen --help`) loads neither the pipeline nor
@@ -10,8 +10,7 @@ jinja2, jsonschema or datamodel-code-generator.
 from __future__ import annotations
 
 import importlib
-import sys
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -28,10 +27,8 @@ if TYPE_CHECKING:
         payload_sources,
         validate,
     )
-    from toolgen.conformance import ConformanceRow
-    from toolgen.diagnostics import Diagnostic, Severity
-    from toolgen.drift import CheckResult
-    from toolgen.errors import (
+    from toolgen.core.diagnostics import Diagnostic, Severity
+    from toolgen.core.errors import (
         BrokenPackageError,
         ConfigNotFoundError,
         EnvironmentProblem,
@@ -46,11 +43,13 @@ if TYPE_CHECKING:
         ToolgenError,
         UnsafeOutputError,
     )
-    from toolgen.payload_api import conformance, convert, convert_noted, decode, encode, encode_noted
-    from toolgen.payloads import Converted
+    from toolgen.output.drift import CheckResult
+    from toolgen.payloads.codec import Converted
+    from toolgen.payloads.conformance import ConformanceRow
+    from toolgen.payloads.validation.local import Source, Tally
+    from toolgen.payloads.verbs import conformance, convert, convert_noted, decode, encode, encode_noted
+    from toolgen.project.scaffold import InitResult
     from toolgen.runtime import Export, GeminiSchema
-    from toolgen.scaffold import InitResult
-    from toolgen.validate import Source, Tally
 
 # Each public name and the module it lives in.
 _HOMES = MappingProxyType(
@@ -72,11 +71,11 @@ _HOMES = MappingProxyType(
             "toolgen.api",
         ),
         **dict.fromkeys(
-            ("conformance", "convert", "convert_noted", "decode", "encode", "encode_noted"), "toolgen.payload_api"
+            ("conformance", "convert", "convert_noted", "decode", "encode", "encode_noted"), "toolgen.payloads.verbs"
         ),
-        **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.diagnostics"),
-        "InitResult": "toolgen.scaffold",
-        "CheckResult": "toolgen.drift",
+        **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.core.diagnostics"),
+        "InitResult": "toolgen.project.scaffold",
+        "CheckResult": "toolgen.output.drift",
         **dict.fromkeys(
             (
                 "BrokenPackageError",
@@ -93,12 +92,12 @@ _HOMES = MappingProxyType(
                 "ToolgenError",
                 "UnsafeOutputError",
             ),
-            "toolgen.errors",
+            "toolgen.core.errors",
         ),
-        "ConformanceRow": "toolgen.conformance",
-        "Converted": "toolgen.payloads",
+        "ConformanceRow": "toolgen.payloads.conformance",
+        "Converted": "toolgen.payloads.codec",
         **dict.fromkeys(("Export", "GeminiSchema"), "toolgen.runtime"),
-        **dict.fromkeys(("Source", "Tally"), "toolgen.validate"),
+        **dict.fromkeys(("Source", "Tally"), "toolgen.payloads.validation.local"),
     }
 )
 
@@ -157,21 +156,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Surface(ModuleType):
-    """This package, whose verbs keep their names when a stage module of the same name is imported.
-
-    Importing a submodule binds it on its package under its own name, and two stage modules, `toolgen.lint` and
-    `toolgen.validate`, are named like the verbs that run them: without this, `toolgen.validate` would be the
-    function or the module depending on what was imported first. The modules are still what
-    `from toolgen.validate import Tally` and `importlib.import_module("toolgen.validate")` give.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _HOMES and isinstance(value, ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Surface

@@ -9,7 +9,7 @@ def run() -> None:
         # Imported here, so an interrupt while click and toolgen load is caught below.
         import click
 
-        from toolgen.cli import main
+        from toolgen.cli.main import main
 
         try:
             code = main.main(standalone_mode=False)

@@ -11,24 +11,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolgen.core.diagnostics import Diagnostic, Severity
+from toolgen.core.errors import ForeignFilesError, InterruptedAfterCommit, InvalidInputError, ToolgenError
+from toolgen.core.kinds import KINDS, WIRE_KINDS
+
 # Each verb imports the stages it runs, so `decode` or `lint` never loads the renderer (jinja2,
 # datamodel-code-generator, ruff) and `check` answers from the manifest without loading the front end.
-from toolgen.build_lint import build_lint, lint_lowered
-from toolgen.build_lint import definition as _definition
-from toolgen.config import (
+from toolgen.policy.build_lint import build_lint, lint_lowered
+from toolgen.policy.build_lint import definition as _definition
+from toolgen.project.config import (
     CACHE_DIR,
     CONFIG_NAME,
     Config,
     display_path,
     keep_conflicts,
     load_config,
-    resolved,
 )
-from toolgen.diagnostics import Diagnostic, Severity
-from toolgen.errors import ForeignFilesError, InterruptedAfterCommit, InvalidInputError, ToolgenError
-from toolgen.input_digests import current_digests
-from toolgen.kinds import KINDS, WIRE_KINDS
-from toolgen.manifest import (
+from toolgen.project.input_digests import current_digests
+from toolgen.project.manifest import (
     MANIFEST_NAME,
     build_key,
     config_record,
@@ -36,17 +36,17 @@ from toolgen.manifest import (
     render_manifest,
     text_digest,
 )
-from toolgen.recorded import recorded_config, recorded_project
+from toolgen.project.recorded import recorded_config, recorded_project
 
 if TYPE_CHECKING:
-    from toolgen.beside import BesidePlan
-    from toolgen.drift import CheckResult
-    from toolgen.format import FormatCache
+    from toolgen.codegen.format import FormatCache
+    from toolgen.output.beside import BesidePlan
+    from toolgen.output.drift import CheckResult
+    from toolgen.output.sdk_check import Verdict
+    from toolgen.payloads.validation.local import Source, Tally
+    from toolgen.policy.breaking.snapshots import ToolSnapshot
+    from toolgen.project.scaffold import InitResult
     from toolgen.runtime import Export, GeminiSchema
-    from toolgen.scaffold import InitResult
-    from toolgen.sdk_check import Verdict
-    from toolgen.tool_snapshots import ToolSnapshot
-    from toolgen.validate import Source, Tally
 
 
 @dataclass(frozen=True)
@@ -95,10 +95,10 @@ def _render_all(
     `rendered` is given the package's files and the files beside it as soon as they are formatted, before the
     manifest hashes them. With `linted`, the targeted providers' lint runs first (build_lint.py): an error
     raises LintFailedError, the warnings go into `linted` (not into the manifest)."""
-    from toolgen.load import MAX_DEPTH
-    from toolgen.lower import lower
-    from toolgen.render import render
-    from toolgen.targets.installable import beside_files
+    from toolgen.codegen.render import render
+    from toolgen.codegen.targets.installable import beside_files
+    from toolgen.ir.lower import lower
+    from toolgen.source.load import MAX_DEPTH
 
     progress("checking schemas")
     try:
@@ -139,7 +139,7 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
     }
     if not matched <= recorded.keys():
         return False
-    from toolgen.drift import on_disk
+    from toolgen.output.drift import on_disk
 
     found = on_disk(config.package_dir, config.user_zone)
     if set(found) != {*manifest.get("files", {}), MANIFEST_NAME}:
@@ -148,7 +148,7 @@ def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
         if text_digest(found[name]) != hashed:
             return False
     key = build_key(config_text, recorded) + text_digest(found[MANIFEST_NAME])
-    from toolgen.beside import beside_unchanged
+    from toolgen.output.beside import beside_unchanged
 
     return bool(cached.get("key") == key) and beside_unchanged(config)
 
@@ -227,7 +227,7 @@ def build(
 
     `progress` is called with the name of each stage as it starts (the CLI shows it on a terminal).
     """
-    from toolgen.building import build_lock, environment_errors
+    from toolgen.output.building import build_lock, environment_errors
 
     config = _config(root, config_path)
     committed: list[Path] = []
@@ -255,14 +255,14 @@ def _build(
     refused: OSError | None,
     committed: list[Path],
 ) -> BuildResult:
-    from toolgen.beside import on_disk as beside_on_disk
-    from toolgen.beside import plan_beside
-    from toolgen.building import commit_build, work_dir
-    from toolgen.building import recover_package as recover
-    from toolgen.drift import on_disk
-    from toolgen.format import FormatCache
-    from toolgen.sdk_check import started_checker
-    from toolgen.write import refuse_foreign
+    from toolgen.codegen.format import FormatCache
+    from toolgen.output.beside import on_disk as beside_on_disk
+    from toolgen.output.beside import plan_beside
+    from toolgen.output.building import commit_build, work_dir
+    from toolgen.output.building import recover_package as recover
+    from toolgen.output.drift import on_disk
+    from toolgen.output.sdk_check import started_checker
+    from toolgen.output.write import refuse_foreign
 
     recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
     old_package = _old_package(config)
@@ -318,7 +318,7 @@ def _build(
 
 def _refuse_foreign_beside(config: Config, plan: BesidePlan) -> None:
     """Stop the build when a file beside the package that it would overwrite is not one toolgen wrote."""
-    from toolgen.beside import beside_findings
+    from toolgen.output.beside import beside_findings
 
     if plan.foreign:
         raise ForeignFilesError(
@@ -336,19 +336,19 @@ def check(
     `full`, everything is rendered in memory and compared with the files on disk (drift.compare); without `full`,
     ruff formats only the files the last build's format cache does not hold.
     """
-    from toolgen.drift import compare, not_built
-    from toolgen.instant_check import instant_check
+    from toolgen.output.drift import compare, not_built
+    from toolgen.output.instant_check import instant_check
 
     if not full:
         answer = instant_check(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
         if answer is not None:
             return answer
-    from toolgen.format import FormatCache
+    from toolgen.codegen.format import FormatCache
 
     config = _config(root, config_path)
     unbuilt = not_built(config, _old_package(config))
     if unbuilt is not None:  # "build first", once the front end and the lint find the input fine (as build would)
-        from toolgen.lower import lower
+        from toolgen.ir.lower import lower
 
         build_lint(config, lower(config))
         return unbuilt
@@ -362,7 +362,7 @@ def check(
 def init_project(root: str | Path = ".", *, package: str = "toolgen_sdk") -> InitResult:
     """Create toolgen.yaml and an example tool in `root`, and keep ruff, black and isort off the generated
     package (in pyproject.toml, adding only what is missing); refuses to overwrite an existing project."""
-    from toolgen.scaffold import init_project as scaffold_project
+    from toolgen.project.scaffold import init_project as scaffold_project
 
     return scaffold_project(Path(root).resolve(), package)
 
@@ -380,7 +380,7 @@ def export(
     `strict` rewrites every tool for OpenAI strict mode; `gemini="openapi"` uses Gemini's `parameters` subset;
     both default to toolgen.yaml's `export` section.
     """
-    from toolgen.lower import lower
+    from toolgen.ir.lower import lower
     from toolgen.runtime import export_tools
 
     config, checked = _checked_before(root, config_path)
@@ -406,8 +406,8 @@ def lint(
     `gemini` (default: toolgen.yaml's `export.gemini_schema`) says which Gemini schema field the tools go out in;
     "openapi" adds the rules of Gemini's `parameters` subset.
     """
-    from toolgen.lint import PROVIDERS
-    from toolgen.lower import lower
+    from toolgen.ir.lower import lower
+    from toolgen.policy.lint import PROVIDERS
 
     config, checked = _checked_before(root, config_path)
     lowered = lower(config, check_shapes=not checked)
@@ -419,31 +419,9 @@ def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".", kind
     """Files to validate: `-` is stdin, a folder means every .json/.jsonl/.ndjson file under it (sorted), and its
     recorded streams (.sse, .eventstream) too when `kind` is a provider response (`<wire>.response`); each may
     also be gzip-compressed (`.jsonl.gz`)."""
-    from toolgen.payload_files import payload_suffix
-    from toolgen.validate import Source
+    from toolgen.payloads.validation.sources import payload_sources as found_sources
 
-    suffixes: tuple[str, ...] = (".json", ".jsonl", ".ndjson")
-    if kind is not None and kind.endswith(".response"):
-        suffixes = (*suffixes, ".sse", ".eventstream")
-    root_path = Path(root).resolve()
-    sources: list[Source] = []
-    for given in paths:
-        if str(given) == "-":
-            sources.append(Source(None, "<stdin>"))
-            continue
-        path = resolved(Path(given))
-        # A link that leads nowhere (dangling, or a loop) is kept: reading it says it is unreadable, not skipped.
-        found = (
-            sorted(p for p in path.rglob("*") if payload_suffix(p) in suffixes and (p.is_file() or _broken_link(p)))
-            if path.is_dir()
-            else [path]
-        )
-        if path.is_dir() and not found:
-            problem = f"no {', '.join(suffixes[:-1])} or {suffixes[-1]} file in this folder: nothing to validate"
-            shown = display_path(root_path, path)
-            raise InvalidInputError([Diagnostic(shown, 1, 1, Severity.ERROR, "payload-unreadable", problem)])
-        sources.extend(Source(p, display_path(root_path, p)) for p in found)
-    return sources
+    return found_sources(paths, root=root, kind=kind)
 
 
 def validate(
@@ -463,7 +441,7 @@ def validate(
     """
     if kind not in KINDS and kind not in WIRE_KINDS:
         raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
-    from toolgen.validate import validate_sources
+    from toolgen.payloads.validation.local import validate_sources
 
     # A config the package's manifest records needs no shape check again (nor jsonschema, to run it).
     root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
@@ -490,9 +468,9 @@ def breaking(against: str, *, root: str | Path = ".", config_path: str | Path | 
     placed in the current files; a removed tool where it was, as `AGAINST:path`. Raises InvalidInputError when
     `against` is none of these (rule against-ref) or its tools do not load.
     """
-    from toolgen.breaking_tools import breaking_changes
-    from toolgen.lower import lower
-    from toolgen.tool_snapshots import load_snapshot, snapshot
+    from toolgen.ir.lower import lower
+    from toolgen.policy.breaking.snapshots import load_snapshot, snapshot
+    from toolgen.policy.breaking.tools import breaking_changes
 
     config = _config(root, config_path)
     lowered = lower(config)
@@ -515,8 +493,8 @@ def breaking(against: str, *, root: str | Path = ".", config_path: str | Path | 
 
 def breaking_snapshot(root: str | Path = ".", *, config_path: str | Path | None = None) -> str:
     """The project's tools as the stable JSON that `breaking(against=FILE)` reads: a baseline CI can keep."""
-    from toolgen.lower import lower
-    from toolgen.tool_snapshots import dump_snapshot, snapshot
+    from toolgen.ir.lower import lower
+    from toolgen.policy.breaking.snapshots import dump_snapshot, snapshot
 
     return dump_snapshot(snapshot(lower(_config(root, config_path))))
 
@@ -529,8 +507,8 @@ def _tools_in(old_root: Path, config: Config, against: str) -> tuple[ToolSnapsho
     """The tools of the project at `old_root`, read with its own toolgen.yaml; its errors are labeled `AGAINST:`."""
     from dataclasses import replace
 
-    from toolgen.lower import lower
-    from toolgen.tool_snapshots import snapshot
+    from toolgen.ir.lower import lower
+    from toolgen.policy.breaking.snapshots import snapshot
 
     config_file = old_root / config.display
     if not config_file.is_file():
@@ -577,7 +555,3 @@ def _git_tree(config: Config, against: str, scratch: Path) -> Path:
         else:  # Python before 3.10.12 / 3.11.4: the tree comes from the user's own repository
             tar.extractall(scratch / "tree")
     return scratch / "tree" / prefix
-
-
-def _broken_link(path: Path) -> bool:
-    return path.is_symlink() and not path.exists()

@@ -20,7 +20,7 @@ MANIFEST = "toolgen-manifest.json"
 def build(project: Path, scratch: Path) -> Path:
     """Build `project` in a copy under `scratch`; the package directory it wrote."""
     from toolgen.api import build as build_project
-    from toolgen.config import load_config
+    from toolgen.project.config import load_config
 
     copy = scratch / project.parent.name
     shutil.copytree(project, copy)
@@ -32,7 +32,7 @@ def build(project: Path, scratch: Path) -> Path:
 def expected_files(package_dir: Path) -> dict[str, bytes]:
     """The files of a built package a golden record keeps: everything but `_runtime/` and caches, and the
     manifest without what made it (toolgen's source hash changes with every edit; pydantic is not pinned)."""
-    from toolgen.manifest import MAKER_KEYS
+    from toolgen.project.manifest import MAKER_KEYS
 
     files = {
         path.relative_to(package_dir).as_posix(): path.read_bytes()

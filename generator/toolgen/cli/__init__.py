@@ -1,0 +1,1 @@
+"""The `toolgen` command line: verbs, options and printers over the library's API."""

@@ -1,0 +1,1 @@
+"""Code generation: rendering the package from the IR, formatting, and the targets it writes."""

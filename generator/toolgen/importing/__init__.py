@@ -1,0 +1,1 @@
+"""Importing tool definitions written for other tools into a project's schemas."""

@@ -1,0 +1,1 @@
+"""The intermediate representation: the IR, lowering sources into it, and the names it gives."""

@@ -1,0 +1,123 @@
+"""The packages the staged check passed, by their bytes and the files they imported: the same bytes are not checked again.
+
+A check (toolgen.output.sdk_check) that passes leaves a record: a digest of the package's files (its name, each file's
+name and bytes, and what checked it: the check's own script, the interpreter) and, for each file the interpreter
+loaded from outside the package (the standard library, pydantic and whatever else it imported) and each folder
+of its module search path, the stamp it had: modification and change times, inode and size (a change time
+cannot be set back, and a file replaced is a new inode). A later build whose package has the same digest stats
+those files and folders again: when every one is as recorded (nothing was installed, upgraded or removed there),
+the package would import as it did, and the check is not run again. Anything else, a single byte of one
+module or one file of the environment, runs the whole check: every module of a package imports its shared modules,
+so no part of it can be taken as checked on its own.
+
+The record is a cache in the project's scratch folder, like the compiled modules: a lost or unreadable one only
+makes the next build check again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+RECORD = "checked.json"
+# The packages remembered: a project's last few builds (a branch switched back and forth, a forced rebuild).
+KEEP = 4
+_VERSION = 2
+
+# One file or folder of a check's environment: its path and stamp (stamp below).
+Stat = tuple[str, int, int, int, int]
+
+
+def stamp(found: os.stat_result) -> tuple[int, int, int, int]:
+    """What a file's stat says changed, or not: modification and change times (ns), inode, size. The staged
+    check's script computes the same, by the same fields in the same order."""
+    return found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_size
+
+
+def package_digest(package: str, files: Mapping[str, str], checker: str) -> str:
+    """What a check's verdict depends on of the package: its name and files, and `checker` (what checks it)."""
+    digest = hashlib.blake2b(digest_size=20)
+    header = json.dumps([_VERSION, checker, sys.executable, sys.version, package])
+    digest.update(header.encode("utf-8"))
+    for name in sorted(files):
+        data = files[name].encode("utf-8", "surrogatepass")
+        digest.update(f"\0{name}\0{len(data)}\0".encode("utf-8", "surrogatepass"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def unchanged(environment: Iterable[Sequence[Any]]) -> bool:
+    """True when every recorded file and folder still has its recorded stamp."""
+    for path, *recorded in environment:
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        if list(stamp(found)) != recorded:
+            return False
+    return True
+
+
+class CheckedPackages:
+    """The record of packages that passed the check, in one JSON file (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def _entries(self) -> list[dict[str, Any]]:
+        try:
+            held = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        if not isinstance(held, dict) or held.get("version") != _VERSION or not isinstance(held.get("packages"), list):
+            return []
+        return [entry for entry in held["packages"] if _well_formed(entry)]
+
+    def passed(self, digest: str) -> int | None:
+        """How many tools the package of `digest` had when it passed, if it did in the environment there is now."""
+        for entry in self._entries():
+            if entry["digest"] == digest:
+                return int(entry["tools"]) if unchanged(entry["environment"]) else None
+        return None
+
+    def current(self) -> bool:
+        """Whether the last package that passed did so in the environment there is now: then a build may well
+        make one that passed before (a forced rebuild, a change undone)."""
+        entries = self._entries()
+        return bool(entries) and unchanged(entries[0]["environment"])
+
+    def add(self, digest: str, tools: int, environment: Iterable[Stat]) -> None:
+        """Remember that the package of `digest`, with `tools` tools, passed in `environment`; a record that cannot
+        be written is only a check more next time."""
+        entry = {"digest": digest, "tools": tools, "environment": sorted({tuple(stat) for stat in environment})}
+        entries = [entry, *(old for old in self._entries() if old["digest"] != digest)][:KEEP]
+        partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps({"version": _VERSION, "packages": entries}), encoding="utf-8")
+            os.replace(partial, self.path)
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+
+
+def _well_formed(entry: object) -> bool:
+    if not isinstance(entry, dict) or not isinstance(entry.get("digest"), str):
+        return False
+    environment = entry.get("environment")
+    return (
+        isinstance(entry.get("tools"), int)
+        and isinstance(environment, list)
+        and all(
+            isinstance(stat, list)
+            and len(stat) == 5
+            and isinstance(stat[0], str)
+            and all(isinstance(number, int) for number in stat[1:])
+            for stat in environment
+        )
+    )

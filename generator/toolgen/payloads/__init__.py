@@ -1,0 +1,1 @@
+"""Payloads: decoding, encoding and converting provider bodies, and validating recorded ones."""

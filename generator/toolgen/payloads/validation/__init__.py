@@ -1,0 +1,1 @@
+"""Validation of recorded payloads: the local run, its summary, and runs on a Dask cluster."""

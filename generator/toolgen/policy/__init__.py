@@ -1,0 +1,1 @@
+"""Policy over tool definitions: lint rules and breaking-change checks."""

@@ -1,0 +1,1 @@
+"""Breaking-change checks between two versions of a project's tools."""

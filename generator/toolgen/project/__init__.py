@@ -1,0 +1,1 @@
+"""The project: its config, scaffold, manifest, caches and the MCP lock."""
