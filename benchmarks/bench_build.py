@@ -7,7 +7,7 @@
     python benchmarks/bench_build.py --floor-only  # only the build beside its floor (CPU, instructions), prints only
 
 Inputs are the first N distinct-named tool definitions of the shared tooldefs corpus (in the order
-tests/tooldefs_corpus.py extracts them) that toolgen's front end accepts with `normalize: [types]`
+tests/support/tooldefs_corpus.py extracts them) that toolgen's front end accepts with `normalize: [types]`
 (so each one's inputSchema is valid JSON Schema after type normalization). Without the corpus,
 synthetic tools of realistic shape stand in, and the output says so.
 
@@ -1036,7 +1036,7 @@ def main() -> None:
             tools = corpus_tools(largest, scratch)
             source = (
                 f"the first N distinct-named definitions of the tooldefs corpus ({CORPUS.name}/, extractor order of "
-                "tests/tooldefs_corpus.py) that toolgen accepts with `normalize: [types]`, one tools.json per project"
+                "tests/support/tooldefs_corpus.py) that toolgen accepts with `normalize: [types]`, one tools.json per project"
             )
         else:
             tools = synthetic_tools(largest)

@@ -114,7 +114,7 @@ def _bin(name: str) -> str | None:
 
 @contextlib.contextmanager
 def postgres() -> Iterator[str | None]:
-    """A throwaway PostgreSQL cluster's URL (as tests/test_serve_postgres.py makes one), or None without one."""
+    """A throwaway PostgreSQL cluster's URL (as tests/runtime/serve/test_serve_postgres.py makes one), or None without one."""
     initdb, pg_ctl, psql = _bin("initdb"), _bin("pg_ctl"), _bin("psql")
     if initdb is None or pg_ctl is None or psql is None:
         yield None

@@ -227,7 +227,7 @@ def _uncarried(sources: Mapping[str, str], wires: set[str]) -> set[str]:
 
 
 # A relative `from ... import ...` statement at the start of a line, its names in parentheses or up to the line's
-# end: ruff formats the runtime so, and tests/test_build_runtime_imports.py holds this to what ast finds.
+# end: ruff formats the runtime so, and tests/generator/codegen/test_build_runtime_imports.py holds this to what ast finds.
 _RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+(?:\(([^)]*)\)|([^\n]*))", re.MULTILINE)
 
 
