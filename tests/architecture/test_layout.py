@@ -1,4 +1,4 @@
-"""The layout of generator/toolgen: no import cycle, no module over 600 lines, a docstring on each, runtime by its surface.
+"""The layout of generator/toolgen: no import cycle, modules of a readable size, a docstring on each, runtime by its surface.
 
 Every module is read with `ast`, the runtime's sub-packages included, and nothing is imported. An import counts
 wherever it is written, at module level or inside a function (a function-level import runs on the first call and
@@ -12,6 +12,7 @@ which are being imported already). Names a module imports with `importlib` at ru
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,10 @@ from support.projects import REPO_ROOT
 SOURCE = REPO_ROOT / "generator"
 PACKAGE = SOURCE / "toolgen"
 RUNTIME = "toolgen.runtime"
-MAX_LINES = 600
+# Past SOFT_LINES a module is worth a look for a seam, which a warning says; a split made only for the count
+# scatters one job over files, so only HARD_LINES fails, and a module cannot grow without limit.
+SOFT_LINES = 600
+HARD_LINES = 900
 
 
 @dataclass(frozen=True)
@@ -199,13 +203,28 @@ def test_no_import_cycles(imports: list[Import], modules: dict[str, Module]) -> 
         )
 
 
-def test_no_module_over_600_lines(modules: dict[str, Module]) -> None:
-    large = sorted((m for m in modules.values() if m.lines > MAX_LINES), key=lambda m: -m.lines)
-    if large:
+def _by_size(modules: dict[str, Module], over: int) -> list[Module]:
+    return sorted((m for m in modules.values() if m.lines > over), key=lambda m: (-m.lines, m.where))
+
+
+def test_no_module_over_900_lines(modules: dict[str, Module]) -> None:
+    huge = _by_size(modules, HARD_LINES)
+    if huge:
         pytest.fail(
-            f"{len(large)} module(s) over {MAX_LINES} lines; split each at its seams into modules with one job:\n"
-            + "\n".join(f"    {m.where}: {m.lines} lines" for m in large),
+            f"{len(huge)} module(s) over {HARD_LINES} lines; split each at its seams into modules with one job:\n"
+            + "\n".join(f"    {m.where}: {m.lines} lines" for m in huge),
             pytrace=False,
+        )
+
+
+def test_a_module_over_600_lines_is_a_warning(modules: dict[str, Module]) -> None:
+    large = [m for m in _by_size(modules, SOFT_LINES) if m.lines <= HARD_LINES]
+    if large:
+        warnings.warn(
+            f"{len(large)} module(s) over {SOFT_LINES} lines (the test fails past {HARD_LINES}); look for a seam "
+            "where one of them holds two jobs, and keep a module whole that has one:\n"
+            + "\n".join(f"    {m.where}: {m.lines} lines" for m in large),
+            stacklevel=1,
         )
 
 

@@ -702,3 +702,13 @@ def test_readme_lists_every_rule() -> None:
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     (row,) = [line for line in readme.splitlines() if line.startswith("| `toolgen breaking")]
     assert [rule for rule in RULES if f"`{rule}`" not in row] == []
+
+
+def test_readme_lists_each_rule_with_its_severity() -> None:
+    # The severity a rule has in RULES is what the cases above check findings against; this holds it to the
+    # documented one, so a rule cannot turn from breaking to safe (or back) without the README saying so.
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith("| `toolgen breaking")]
+    breaking, safe = row.split("Breaking, errors:")[1].split("Safe, warnings")
+    listed = {rule: "error" if f"`{rule}`" in breaking else "warning" for rule in RULES if f"`{rule}`" in row}
+    assert listed == {rule: RULES[rule].severity.value for rule in RULES}
