@@ -1,6 +1,6 @@
 """toolgen: a schema-first code generator for LLM tool calling; its library verbs, what they return and raise.
 
-Every verb of `toolgen.api` and `toolgen.payloads.verbs` is here, with keyword-only options:
+Every verb of `toolgen.api` is here, with keyword-only options:
 `toolgen.build(root, force=True)`, `toolgen.validate(paths, kind="message", root=root)`,
 `toolgen.breaking(against, root=root)`. A name is imported
 with its module when first read, so `import toolgen` (and `toolgen --help`) loads neither the pipeline nor
@@ -15,15 +15,24 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolgen.api import (
-        BuildResult,
         Progress,
         breaking,
         breaking_snapshot,
         build,
         check,
+        check_mcp_lock,
+        conformance,
+        convert,
+        convert_noted,
+        decode,
+        did_you_mean,
+        encode,
+        encode_noted,
         export,
+        import_tools,
         init_project,
         lint,
+        parse_dask_address,
         payload_sources,
         validate,
     )
@@ -43,11 +52,15 @@ if TYPE_CHECKING:
         ToolgenError,
         UnsafeOutputError,
     )
+    from toolgen.importing.definitions import Imported
+    from toolgen.output.build_stages import BuildResult
     from toolgen.output.drift import CheckResult
     from toolgen.payloads.codec import Converted
     from toolgen.payloads.conformance import ConformanceRow
+    from toolgen.payloads.validation.cluster import ClusterAddress
     from toolgen.payloads.validation.local import Source, Tally
-    from toolgen.payloads.verbs import conformance, convert, convert_noted, decode, encode, encode_noted
+    from toolgen.payloads.validation.summary import Summary
+    from toolgen.project.mcp_pins import DriftReport
     from toolgen.project.scaffold import InitResult
     from toolgen.runtime import Export, GeminiSchema
 
@@ -56,23 +69,34 @@ _HOMES = MappingProxyType(
     {
         **dict.fromkeys(
             (
-                "BuildResult",
                 "Progress",
                 "breaking",
                 "breaking_snapshot",
                 "build",
                 "check",
+                "check_mcp_lock",
+                "conformance",
+                "convert",
+                "convert_noted",
+                "decode",
+                "did_you_mean",
+                "encode",
+                "encode_noted",
                 "export",
+                "import_tools",
                 "init_project",
                 "lint",
+                "parse_dask_address",
                 "payload_sources",
                 "validate",
             ),
             "toolgen.api",
         ),
-        **dict.fromkeys(
-            ("conformance", "convert", "convert_noted", "decode", "encode", "encode_noted"), "toolgen.payloads.verbs"
-        ),
+        "BuildResult": "toolgen.output.build_stages",
+        "ClusterAddress": "toolgen.payloads.validation.cluster",
+        "DriftReport": "toolgen.project.mcp_pins",
+        "Imported": "toolgen.importing.definitions",
+        "Summary": "toolgen.payloads.validation.summary",
         **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.core.diagnostics"),
         "InitResult": "toolgen.project.scaffold",
         "CheckResult": "toolgen.output.drift",
@@ -105,10 +129,12 @@ __all__ = [
     "BrokenPackageError",
     "BuildResult",
     "CheckResult",
+    "ClusterAddress",
     "ConfigNotFoundError",
     "ConformanceRow",
     "Converted",
     "Diagnostic",
+    "DriftReport",
     "EnvironmentProblem",
     "ExitCode",
     "Export",
@@ -116,6 +142,7 @@ __all__ = [
     "ForeignFilesError",
     "ForeignOutputError",
     "GeminiSchema",
+    "Imported",
     "InitResult",
     "InvalidInputError",
     "LintFailedError",
@@ -124,6 +151,7 @@ __all__ = [
     "SdkNotBuiltError",
     "Severity",
     "Source",
+    "Summary",
     "Tally",
     "ToolgenError",
     "UnsafeOutputError",
@@ -131,15 +159,19 @@ __all__ = [
     "breaking_snapshot",
     "build",
     "check",
+    "check_mcp_lock",
     "conformance",
     "convert",
     "convert_noted",
     "decode",
+    "did_you_mean",
     "encode",
     "encode_noted",
     "export",
+    "import_tools",
     "init_project",
     "lint",
+    "parse_dask_address",
     "payload_sources",
     "validate",
 ]

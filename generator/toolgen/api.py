@@ -1,219 +1,84 @@
-"""Library entry points, one per project verb (build, check, init, lint, export, validate, breaking): they return
-results and raise ToolgenError; they never print or exit. The payload verbs are in payload_api."""
+"""The library: one function per verb, returning results and raising ToolgenError, never printing or exiting.
+
+Each verb imports the stages it runs when called, so `import toolgen.api` (and `toolgen --help`, whose command
+line calls only this module) loads no pipeline: `decode` or `lint` never loads the renderer (jinja2,
+datamodel-code-generator, ruff), and `check` answers from the manifest without loading the front end. The names
+the command line needs (exit codes, errors, findings, kinds and wire names) are re-exported from their cheap homes.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import glob
-import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from toolgen.core.diagnostics import Diagnostic, Severity
-from toolgen.core.errors import ForeignFilesError, InterruptedAfterCommit, InvalidInputError, ToolgenError
-from toolgen.core.kinds import KINDS, WIRE_KINDS
-
-# Each verb imports the stages it runs, so `decode` or `lint` never loads the renderer (jinja2,
-# datamodel-code-generator, ruff) and `check` answers from the manifest without loading the front end.
-from toolgen.policy.build_lint import build_lint, lint_lowered
-from toolgen.policy.build_lint import definition as _definition
-from toolgen.project.config import (
-    CACHE_DIR,
-    CONFIG_NAME,
-    Config,
-    display_path,
-    keep_conflicts,
-    load_config,
-)
-from toolgen.project.input_digests import current_digests
-from toolgen.project.manifest import (
-    MANIFEST_NAME,
-    build_key,
-    config_record,
-    read_manifest,
-    render_manifest,
-    text_digest,
-)
-from toolgen.project.recorded import recorded_config, recorded_project
+from toolgen.core.diagnostics import Diagnostic as Diagnostic
+from toolgen.core.diagnostics import Severity as Severity
+from toolgen.core.errors import EnvironmentProblem as EnvironmentProblem
+from toolgen.core.errors import ExitCode as ExitCode
+from toolgen.core.errors import InterruptedAfterCommit as InterruptedAfterCommit
+from toolgen.core.errors import InvalidInputError as InvalidInputError
+from toolgen.core.errors import ToolgenError as ToolgenError
+from toolgen.core.kinds import KINDS as KINDS
+from toolgen.core.kinds import PAYLOAD_KINDS as PAYLOAD_KINDS
+from toolgen.core.kinds import WIRE_KINDS as WIRE_KINDS
+from toolgen.runtime import MCP as MCP
+from toolgen.runtime import NAMES as NAMES
 
 if TYPE_CHECKING:
-    from toolgen.codegen.format import FormatCache
-    from toolgen.output.beside import BesidePlan
-    from toolgen.output.drift import CheckResult
-    from toolgen.output.sdk_check import Verdict
-    from toolgen.payloads.validation.local import Source, Tally
-    from toolgen.policy.breaking.snapshots import ToolSnapshot
-    from toolgen.project.scaffold import InitResult
-    from toolgen.runtime import Export, GeminiSchema
-
-
-@dataclass(frozen=True)
-class BuildResult:
-    package_dir: Path
-    files: tuple[str, ...]
-    written: bool
-    warnings: tuple[Diagnostic, ...]
-    changed: tuple[str, ...] = ()
-    """The files whose bytes this build changed or created; `files` minus these were already as generated."""
-    deleted: tuple[str, ...] = ()
-    """Files of the old manifest this build removed."""
-
-
-def _config(root: str | Path, config_path: str | Path | None) -> Config:
-    root_path = Path(root).resolve()
-    return load_config(root_path, Path(config_path).resolve() if config_path else None)
-
-
-def _checked_before(root: str | Path, config_path: str | Path | None) -> tuple[Config, bool]:
-    """The config, and whether the package's manifest records it and every input as they are now: then the
-    meta-schema checks (and jsonschema, to run them) are left out, since the build that made it ran them."""
-    root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
-    known = recorded_project(root_path, given)
-    return (known, True) if known is not None else (load_config(root_path, given), False)
-
+    from toolgen.importing.definitions import Imported as Imported
+    from toolgen.output.build_stages import BuildResult as BuildResult
+    from toolgen.output.drift import CheckResult as CheckResult
+    from toolgen.payloads.codec import Converted as Converted
+    from toolgen.payloads.codec import Payload, PayloadError
+    from toolgen.payloads.conformance import ConformanceRow as ConformanceRow
+    from toolgen.payloads.validation.cluster import ClusterAddress as ClusterAddress
+    from toolgen.payloads.validation.local import Source as Source
+    from toolgen.payloads.validation.local import Tally as Tally
+    from toolgen.payloads.validation.summary import Summary as Summary
+    from toolgen.project.config import Config
+    from toolgen.project.mcp_pins import DriftReport as DriftReport
+    from toolgen.project.scaffold import InitResult as InitResult
+    from toolgen.runtime import Export as Export
+    from toolgen.runtime import GeminiSchema as GeminiSchema
 
 Progress = Callable[[str], None]
-# What ruff made of each generated file, by its text (format.FormatCache), in the project's scratch folder.
-FORMAT_CACHE = "formatted.json"
+# The classes a caller makes to pass in, imported when first read: their modules load pydantic.
+_LAZY_TYPES = MappingProxyType(
+    {"Tally": "toolgen.payloads.validation.local", "Summary": "toolgen.payloads.validation.summary"}
+)
+
+
+def __getattr__(name: str) -> type[Tally] | type[Summary]:
+    import importlib
+
+    home = _LAZY_TYPES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value: type[Tally] | type[Summary] = getattr(importlib.import_module(home), name)
+    return value
 
 
 def _quiet(stage: str) -> None:
     """The default progress callback: libraries say nothing."""
 
 
-def _render_all(
-    config: Config,
-    progress: Progress = _quiet,
-    format_cache: FormatCache | None = None,
-    rendered: Callable[[Mapping[str, str], Mapping[str, str]], object] | None = None,
-    linted: list[Diagnostic] | None = None,
-) -> tuple[dict[str, str], dict[str, str], tuple[Diagnostic, ...], dict[str, str]]:
-    """The package's files (its manifest included), the inputs' hashes, warnings, and the files beside it;
-    `format_cache` keeps what the formatter made of each file for the next build (a build's, in its scratch);
-    `rendered` is given the package's files and the files beside it as soon as they are formatted, before the
-    manifest hashes them. With `linted`, the targeted providers' lint runs first (build_lint.py): an error
-    raises LintFailedError, the warnings go into `linted` (not into the manifest)."""
-    from toolgen.codegen.render import render
-    from toolgen.codegen.targets.installable import beside_files
-    from toolgen.ir.lower import lower
-    from toolgen.source.load import MAX_DEPTH
+def _config(root: str | Path, config_path: str | Path | None) -> Config:
+    from toolgen.project.config import load_config
 
-    progress("checking schemas")
-    try:
-        lowered = lower(config)
-    except RecursionError:
-        message = f"a schema nests deeper than toolgen follows ({MAX_DEPTH} levels); flatten it with $defs and $ref"
-        raise InvalidInputError([Diagnostic(config.display, 1, 1, Severity.ERROR, "too-deep", message)]) from None
-    if linted is not None:
-        linted.extend(build_lint(config, lowered))
-    progress(f"generating models for {len(lowered.project.tools)} tools")
-    files = render(lowered.project, config, format_cache)
-    beside = beside_files(config, lowered.project)
-    if rendered is not None:
-        rendered(files, beside)
-    files[MANIFEST_NAME] = render_manifest(
-        files, lowered.inputs, config=config_record(config), warnings=lowered.warnings, beside=beside
-    )
-    conflicts = keep_conflicts(config, files)
-    if conflicts:
-        raise InvalidInputError(conflicts)
-    return files, lowered.inputs, lowered.warnings, beside
+    return load_config(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
 
 
-def _unchanged_since_last_build(config: Config, config_text: str) -> bool:
-    """True when neither inputs, config, generator nor the generated files changed since the cached build."""
-    manifest = read_manifest(config.package_dir)
-    cached = _cache_entries(config).get(config.display)
-    if manifest is None or cached is None or cached.get("package_dir") != _shown(config, config.package_dir):
-        return False
-    recorded: dict[str, str] = manifest.get("inputs", {})
-    if current_digests(config.root, recorded) != recorded:
-        return False
-    matched = {
-        display_path(config.root, Path(p))
-        for pattern in config.inputs
-        for p in glob.glob(str(config.root / pattern), recursive=True)
-        if Path(p).is_file()
-    }
-    if not matched <= recorded.keys():
-        return False
-    from toolgen.output.drift import on_disk
+def _checked_before(root: str | Path, config_path: str | Path | None) -> tuple[Config, bool]:
+    """The config, and whether the package's manifest records it and every input as they are now: then the
+    meta-schema checks (and jsonschema, to run them) are left out, since the build that made it ran them."""
+    from toolgen.project.config import load_config
+    from toolgen.project.recorded import recorded_project
 
-    found = on_disk(config.package_dir, config.user_zone)
-    if set(found) != {*manifest.get("files", {}), MANIFEST_NAME}:
-        return False
-    for name, hashed in manifest.get("files", {}).items():
-        if text_digest(found[name]) != hashed:
-            return False
-    key = build_key(config_text, recorded) + text_digest(found[MANIFEST_NAME])
-    from toolgen.output.beside import beside_unchanged
-
-    return bool(cached.get("key") == key) and beside_unchanged(config)
-
-
-def _shown(config: Config, path: Path) -> str:
-    return display_path(config.root, path)
-
-
-def _cache_entries(config: Config) -> dict[str, dict[str, Any]]:
-    """The build cache: per config file of the project, the package it last wrote, its build key and warnings."""
-    try:
-        data = json.loads((config.root / CACHE_DIR / "build.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {str(k): v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
-
-
-def _cached_warnings(config: Config) -> tuple[Diagnostic, ...]:
-    """The warnings of the build that produced what is on disk: an up-to-date build repeats them."""
-    try:
-        recorded = _cache_entries(config).get(config.display, {})
-        return tuple(Diagnostic.from_json(item) for item in recorded.get("warnings", []))
-    except (ValueError, KeyError, TypeError):
-        return ()
-
-
-def _old_package(config: Config) -> Path | None:
-    """The package this config's last build wrote, when `package:` or `output:` has moved it since.
-
-    None when that is where the package now goes, one holds the other, or another config's build owns it.
-    """
-    entries = _cache_entries(config)
-    recorded = entries.get(config.display, {}).get("package_dir")
-    if not isinstance(recorded, str):
-        return None
-    old, new = (config.root / recorded).resolve(), config.package_dir.resolve()
-    others = {
-        (config.root / str(entry["package_dir"])).resolve()
-        for name, entry in entries.items()
-        if name != config.display and isinstance(entry.get("package_dir"), str)
-    }
-    if old == new or old in new.parents or new in old.parents or old in others:
-        return None
-    return old
-
-
-def _cache_dir(config: Config) -> Path:
-    """toolgen's own scratch space in the project, which git ignores by itself."""
-    cache_dir = config.root / CACHE_DIR
-    cache_dir.mkdir(exist_ok=True)
-    (cache_dir / ".gitignore").write_text("*\n", encoding="utf-8")
-    return cache_dir
-
-
-def _remember_build(
-    config: Config, config_text: str, inputs: dict[str, str], manifest: str, warnings: tuple[Diagnostic, ...]
-) -> None:
-    entries = _cache_entries(config)
-    entries[config.display] = {
-        "package_dir": _shown(config, config.package_dir),
-        "key": build_key(config_text, inputs) + text_digest(manifest),
-        "warnings": [w.to_json() for w in warnings],
-    }
-    (_cache_dir(config) / "build.json").write_text(json.dumps(entries, sort_keys=True) + "\n", encoding="utf-8")
-    current_digests(config.root, inputs, remember=True)  # what each input's text parses to, for the next verb
+    root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
+    known = recorded_project(root_path, given)
+    return (known, True) if known is not None else (load_config(root_path, given), False)
 
 
 def build(
@@ -227,103 +92,11 @@ def build(
 
     `progress` is called with the name of each stage as it starts (the CLI shows it on a terminal).
     """
-    from toolgen.output.building import build_lock, environment_errors
+    from toolgen.output.build_stages import build_project
+    from toolgen.policy.build_lint import build_lint
 
     config = _config(root, config_path)
-    committed: list[Path] = []
-    with _interrupted_after(committed), environment_errors(config.root), build_lock(config.root) as refused:
-        return _build(config, config_path, force, progress, refused, committed)
-
-
-@contextlib.contextmanager
-def _interrupted_after(committed: list[Path]) -> Iterator[None]:
-    """Ctrl-C once the build has committed (`committed` is not empty) is InterruptedAfterCommit: the package is
-    written in full, and the message must not say that nothing was."""
-    try:
-        yield
-    except KeyboardInterrupt as interrupt:
-        if committed and not isinstance(interrupt, InterruptedAfterCommit):
-            raise InterruptedAfterCommit from None
-        raise
-
-
-def _build(
-    config: Config,
-    config_path: str | Path | None,
-    force: bool,
-    progress: Progress,
-    refused: OSError | None,
-    committed: list[Path],
-) -> BuildResult:
-    from toolgen.codegen.format import FormatCache
-    from toolgen.output.beside import on_disk as beside_on_disk
-    from toolgen.output.beside import plan_beside
-    from toolgen.output.building import commit_build, work_dir
-    from toolgen.output.building import recover_package as recover
-    from toolgen.output.drift import on_disk
-    from toolgen.output.sdk_check import started_checker
-    from toolgen.output.write import refuse_foreign
-
-    recover(config, config.package_dir)  # a build killed earlier is finished (past its commit point) or cleared
-    old_package = _old_package(config)
-    if old_package is not None:
-        recover(config, old_package)
-    config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
-    if not force and _unchanged_since_last_build(config, config_text):
-        recorded = read_manifest(config.package_dir) or {}
-        names = tuple(sorted([*recorded.get("files", {}), MANIFEST_NAME]))
-        return BuildResult(config.package_dir, names, False, _cached_warnings(config))
-    # The check's interpreter starts now and imports pydantic while the package renders.
-    bytecode = config.root / CACHE_DIR / "bytecode"
-    with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
-        format_cache = None if refused is not None else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
-        verdicts: list[Verdict] = []
-        plans: list[BesidePlan] = []  # the plan of the files beside the package, made once, when the check starts
-
-        def start_check(rendered: Mapping[str, str], beside: Mapping[str, str]) -> None:
-            # The check imports the files as rendered while the build hashes, plans and stages them: its verdict
-            # is awaited before the commit point, and it is stopped if the build fails before then.
-            if checker is None:
-                return
-            # A build refused for files toolgen did not write leaves everything as it was, the check's compiled
-            # modules in the cache included: so it is refused before the check compiles anything.
-            plans.append(plan_beside(config, beside))
-            _refuse_foreign_beside(config, plans[0])
-            refuse_foreign(config, rendered, old_package)
-            verdicts.append(checker.start(work_dir(config, config.package_dir) / "checked", config.package, rendered))
-
-        linted: list[Diagnostic] = []
-        files, inputs, warnings, beside = _render_all(config, progress, format_cache, start_check, linted)
-        warnings = (*warnings, *linted)  # lint's warnings are printed and cached, not recorded in the manifest
-        manifest = files.pop(MANIFEST_NAME)
-        plan = plans[0] if plans else plan_beside(config, beside)
-        if refused is not None:  # a read-only checkout, without the cache: up to date when the files are
-            if on_disk(config.package_dir, config.user_zone) == {**files, MANIFEST_NAME: manifest} and not (
-                plan.delete or plan.foreign or beside_on_disk(config, set(beside)) != beside
-            ):
-                return BuildResult(config.package_dir, tuple(sorted([*files, MANIFEST_NAME])), False, warnings)
-            raise refused
-        _refuse_foreign_beside(config, plan)
-        progress("checking and writing")
-        # A forced build rewrites every file; another moves in only those whose bytes differ.
-        verdict = verdicts[0] if verdicts else None
-        written = commit_build(config, files, manifest, old_package, plan, verdict, rewrite_unchanged=force)
-        committed.append(config.package_dir)
-    if format_cache is not None:
-        format_cache.save()
-    _remember_build(config, config_text, inputs, manifest, warnings)
-    names = tuple(sorted([*files, MANIFEST_NAME]))
-    return BuildResult(config.package_dir, names, True, warnings, written.changed, written.deleted)
-
-
-def _refuse_foreign_beside(config: Config, plan: BesidePlan) -> None:
-    """Stop the build when a file beside the package that it would overwrite is not one toolgen wrote."""
-    from toolgen.output.beside import beside_findings
-
-    if plan.foreign:
-        raise ForeignFilesError(
-            beside_findings(config, plan.foreign), "the output folder holds files toolgen did not write"
-        )
+    return build_project(config, config_path, force=force, progress=progress, lint=build_lint)
 
 
 def check(
@@ -336,27 +109,16 @@ def check(
     `full`, everything is rendered in memory and compared with the files on disk (drift.compare); without `full`,
     ruff formats only the files the last build's format cache does not hold.
     """
-    from toolgen.output.drift import compare, not_built
     from toolgen.output.instant_check import instant_check
 
     if not full:
         answer = instant_check(Path(root).resolve(), Path(config_path).resolve() if config_path else None)
         if answer is not None:
             return answer
-    from toolgen.codegen.format import FormatCache
+    from toolgen.output.build_stages import check_project
+    from toolgen.policy.build_lint import build_lint
 
-    config = _config(root, config_path)
-    unbuilt = not_built(config, _old_package(config))
-    if unbuilt is not None:  # "build first", once the front end and the lint find the input fine (as build would)
-        from toolgen.ir.lower import lower
-
-        build_lint(config, lower(config))
-        return unbuilt
-    # Read, never written (check changes nothing on disk): ruff skips what the last build formatted; `full`
-    # trusts no record of an earlier run, this one included.
-    formatted = None if full else FormatCache(config.root / CACHE_DIR / FORMAT_CACHE)
-    expected, inputs, warnings, beside = _render_all(config, progress, formatted, linted=[])
-    return compare(config, expected, inputs, warnings, _old_package(config), beside)
+    return check_project(_config(root, config_path), full=full, progress=progress, lint=build_lint)
 
 
 def init_project(root: str | Path = ".", *, package: str = "toolgen_sdk") -> InitResult:
@@ -381,11 +143,12 @@ def export(
     both default to toolgen.yaml's `export` section.
     """
     from toolgen.ir.lower import lower
+    from toolgen.policy.build_lint import definition
     from toolgen.runtime import export_tools
 
     config, checked = _checked_before(root, config_path)
     lowered = lower(config, check_shapes=not checked)
-    definitions = [_definition(tool) for tool in lowered.project.tools]
+    definitions = [definition(tool) for tool in lowered.project.tools]
     strict = config.export_strict if strict is None else strict
     gemini = gemini or ("openapi" if config.gemini_schema == "openapi" else "json")
     try:
@@ -407,6 +170,7 @@ def lint(
     "openapi" adds the rules of Gemini's `parameters` subset.
     """
     from toolgen.ir.lower import lower
+    from toolgen.policy.build_lint import lint_lowered
     from toolgen.policy.lint import PROVIDERS
 
     config, checked = _checked_before(root, config_path)
@@ -433,15 +197,36 @@ def validate(
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
     tally: Tally | None = None,
+    summary: Summary | None = None,
+    dask: str | ClusterAddress | None = None,
 ) -> Iterator[Diagnostic]:
     """Findings for payload records checked with the project's generated SDK, in file order.
 
-    `kind` is one of validate.KINDS; every tool call's arguments are also checked against its tool. Pass a
-    Tally to learn how many records were read, invalid, or unreadable.
+    `kind` is one of KINDS or WIRE_KINDS; every tool call's arguments are also checked against its tool. Pass a
+    Tally to learn how many records were read, invalid, or unreadable, and a Summary (`toolgen.api.Summary()`)
+    to have every tool call counted into it (`validate --summary`). `dask`, a scheduler address or `local[:N]`,
+    checks the records on a Dask cluster instead (`validate --dask`, needs toolgen[dask]); `paths` may then be
+    fsspec URLs its workers can read, and `workers` is not used.
     """
+    if dask is not None:
+        from toolgen.payloads.validation.cluster import validate_on_dask
+
+        return validate_on_dask(
+            paths, kind=kind, address=dask, root=root, config_path=config_path, progress=progress, tally=tally,
+            summary=summary,
+        )  # fmt: skip
+    if summary is not None:
+        from toolgen.payloads.validation.report import validate_with_summary
+
+        return validate_with_summary(
+            paths, kind=kind, summary=summary, root=root, config_path=config_path, workers=workers,
+            progress=progress, tally=tally,
+        )  # fmt: skip
     if kind not in KINDS and kind not in WIRE_KINDS:
         raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
     from toolgen.payloads.validation.local import validate_sources
+    from toolgen.project.config import CACHE_DIR, load_config
+    from toolgen.project.recorded import recorded_config
 
     # A config the package's manifest records needs no shape check again (nor jsonschema, to run it).
     root_path, given = Path(root).resolve(), Path(config_path).resolve() if config_path else None
@@ -449,15 +234,17 @@ def validate(
     config = known[0] if known is not None else load_config(root_path, given)
     sources = payload_sources(paths, root=config.root, kind=kind)
     return validate_sources(
-        sources,
-        kind,
-        config.output_dir,
-        config.package,
-        workers=workers,
-        progress=progress,
-        tally=tally,
+        sources, kind, config.output_dir, config.package, workers=workers, progress=progress, tally=tally,
         cache_dir=config.root / CACHE_DIR,
-    )
+    )  # fmt: skip
+
+
+def parse_dask_address(address: str) -> ClusterAddress:
+    """Where `validate(dask=address)` runs: `local`, `local:N` or a scheduler address (`tcp://host:8786`);
+    ValueError names what was expected."""
+    from toolgen.payloads.validation.cluster import parse_address
+
+    return parse_address(address)
 
 
 def breaking(against: str, *, root: str | Path = ".", config_path: str | Path | None = None) -> tuple[Diagnostic, ...]:
@@ -469,25 +256,13 @@ def breaking(against: str, *, root: str | Path = ".", config_path: str | Path | 
     `against` is none of these (rule against-ref) or its tools do not load.
     """
     from toolgen.ir.lower import lower
-    from toolgen.policy.breaking.snapshots import load_snapshot, snapshot
+    from toolgen.policy.breaking.against import tools_against
+    from toolgen.policy.breaking.snapshots import snapshot
     from toolgen.policy.breaking.tools import breaking_changes
 
     config = _config(root, config_path)
     lowered = lower(config)
-    path = Path(against)
-    if path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
-            raise _against_error(against, f"cannot be read ({error})") from None
-        old = load_snapshot(text, against)
-    elif path.is_dir():
-        old = _tools_in(path.resolve(), config, against)
-    else:
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="toolgen-breaking-") as scratch:
-            old = _tools_in(_git_tree(config, against, Path(scratch)), config, against)
+    old = tools_against(against, config)
     return breaking_changes(old, snapshot(lowered), [raw for raw, _ in lowered.sources], against)
 
 
@@ -499,59 +274,134 @@ def breaking_snapshot(root: str | Path = ".", *, config_path: str | Path | None 
     return dump_snapshot(snapshot(lower(_config(root, config_path))))
 
 
-def _against_error(against: str, problem: str) -> InvalidInputError:
-    return InvalidInputError([Diagnostic("--against", 1, 1, Severity.ERROR, "against-ref", f"{against!r} {problem}")])
+def import_tools(
+    root: str | Path,
+    source: str | Sequence[str],
+    *,
+    source_format: str | None = None,
+    output: str | Path = Path("schemas/tools"),
+    timeout: float = 60.0,
+    force: bool = False,
+) -> Imported:
+    """`toolgen import`: the tools of a file (`source_format` given: openai, anthropic, gemini, bedrock or mcp;
+    `source` relative to `root`) or of a live MCP server (`source` a URL or a command), written as schema files
+    into `root / output`; from a server, with the lock that pins them (mcp-lock.json)."""
+    from toolgen.importing.definitions import import_tools as imported
+
+    return imported(Path(root), source, source_format, output=Path(output), timeout=timeout, force=force)
 
 
-def _tools_in(old_root: Path, config: Config, against: str) -> tuple[ToolSnapshot, ...]:
-    """The tools of the project at `old_root`, read with its own toolgen.yaml; its errors are labeled `AGAINST:`."""
-    from dataclasses import replace
+def check_mcp_lock(
+    root: str | Path,
+    server: str | Sequence[str],
+    *,
+    output: str | Path = Path("schemas/tools"),
+    timeout: float = 60.0,
+) -> DriftReport:
+    """`toolgen import mcp --check`: the live server's tools (a URL or a command) against the lock in
+    `root / output`, each drift a finding."""
+    from toolgen.project.mcp_pins import check_server
 
-    from toolgen.ir.lower import lower
-    from toolgen.policy.breaking.snapshots import snapshot
+    return check_server(Path(root), server, Path(output), timeout=timeout)
 
-    config_file = old_root / config.display
-    if not config_file.is_file():
-        raise _against_error(against, f"has no {config.display} for this project")
+
+def decode(
+    path: str | Path, *, wire: str | None = None, kind: str | None = None, root: str | Path = "."
+) -> dict[str, Any]:
+    """A recorded request, response or stream file as canonical JSON (see payloads.py); wire and kind detected."""
+    from toolgen.payloads.codec import PayloadError, decode_payload
+
+    payload, display = _payload(path, kind, root)
     try:
-        return snapshot(lower(load_config(old_root, config_file.resolve())))
-    except InvalidInputError as error:
-        raise InvalidInputError(replace(d, path=f"{against}:{d.path}") for d in error.diagnostics) from None
+        return decode_payload(payload, wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
 
 
-def _git_tree(config: Config, against: str, scratch: Path) -> Path:
-    """Unpack the tree of git revision `against` into `scratch`; returns the project root inside it."""
-    import os
-    import subprocess
-    import tarfile
+def encode(path: str | Path, *, wire: str, root: str | Path = ".") -> Any:
+    """Canonical JSON (decode's output, or a list of messages) as a `wire` body."""
+    return encode_noted(path, wire=wire, root=root).body
 
-    problem = "is not a file, a directory or a git revision"
+
+def encode_noted(path: str | Path, *, wire: str, root: str | Path = ".") -> Converted:
+    """`encode`, with a note for every field of a request `wire` cannot carry."""
+    from toolgen.payloads.codec import PayloadError
+    from toolgen.payloads.codec import encode_noted as encode_canonical
+
+    payload, display = _payload(path, "request", root)
     try:
-        where = subprocess.run(
-            ["git", "-C", str(config.root), "rev-parse", "--show-toplevel", "--show-prefix"],
-            capture_output=True,
-            check=False,
-        )
-    except OSError:
-        raise _against_error(against, f"{problem} (git is not available)") from None
-    if where.returncode:
-        raise _against_error(against, f"{problem} (the project is not in a git repository)")
-    toplevel, prefix = (os.fsdecode(where.stdout).splitlines() + ["", ""])[:2]
-    revision = ["git", "-C", toplevel, "rev-parse", "--verify", "--quiet", f"{against}^{{commit}}"]
-    commit = subprocess.run(revision, capture_output=True, check=False)
-    if against.startswith("-") or commit.returncode:
-        raise _against_error(against, f"{problem} of the repository at {toplevel}")
-    archive = scratch / "tree.tar"
-    with archive.open("wb") as out:
-        sha = os.fsdecode(commit.stdout).strip()
-        done = subprocess.run(
-            ["git", "-C", toplevel, "archive", "--format=tar", sha], stdout=out, stderr=subprocess.PIPE, check=False
-        )
-    if done.returncode:
-        raise ToolgenError(f"git archive {against} failed: {os.fsdecode(done.stderr).strip()}")
-    with tarfile.open(archive) as tar:
-        if hasattr(tarfile, "data_filter"):
-            tar.extractall(scratch / "tree", filter="data")
-        else:  # Python before 3.10.12 / 3.11.4: the tree comes from the user's own repository
-            tar.extractall(scratch / "tree")
-    return scratch / "tree" / prefix
+        return encode_canonical(payload.data, wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def convert(
+    path: str | Path, *, to_wire: str, from_wire: str | None = None, kind: str | None = None, root: str | Path = "."
+) -> Any:
+    """A recorded payload in another wire format; a stream becomes that wire's whole response."""
+    return convert_noted(path, to_wire=to_wire, from_wire=from_wire, kind=kind, root=root).body
+
+
+def convert_noted(
+    path: str | Path, *, to_wire: str, from_wire: str | None = None, kind: str | None = None, root: str | Path = "."
+) -> Converted:
+    """`convert`, with a note for every field of a request the target wire cannot carry (named, never dropped
+    silently)."""
+    from toolgen.payloads.codec import PayloadError
+    from toolgen.payloads.codec import convert_noted as convert_payload
+
+    payload, display = _payload(path, kind, root)
+    try:
+        return convert_payload(payload, to_wire, from_wire)
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def conformance(folders: Iterable[str | Path], *, root: str | Path = ".") -> list[ConformanceRow]:
+    """Every payload file under the folders decoded and round-tripped, one row each, in path order."""
+    from toolgen.payloads.conformance import check_file, payload_files
+    from toolgen.project.config import display_path
+
+    rows: list[ConformanceRow] = []
+    for folder in folders:
+        base = Path(folder)
+        if not base.is_dir():
+            raise InvalidInputError(
+                [Diagnostic(str(folder), 1, 1, Severity.ERROR, "payload-unreadable", "not a folder")]
+            )
+        rows.extend(check_file(path, display_path(Path(root), path)) for path in payload_files(base))
+    return rows
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str | None:
+    """The one of `choices` that `value` misspells, or None: the command line's hint for a refused choice."""
+    from toolgen.source.keyword_typos import nearest_name
+
+    return nearest_name(value, choices, closed=True)
+
+
+def _payload(path: str | Path, kind: str | None, root: str | Path) -> tuple[Payload, str]:
+    """A recorded payload file (`-` for stdin) and how findings name it: relative to `root`."""
+    import sys
+
+    from toolgen.payloads.codec import PayloadError, read_payload
+    from toolgen.project.config import display_path
+
+    stdin = str(path) == "-"
+    display = "<stdin>" if stdin else display_path(Path(root), Path(path))
+    try:
+        raw = sys.stdin.buffer.read() if stdin else Path(path).read_bytes()
+    except OSError as error:
+        message = f"cannot read: {error.strerror}"
+        raise InvalidInputError([Diagnostic(display, 1, 1, Severity.ERROR, "payload-unreadable", message)]) from None
+    try:
+        return read_payload(raw, "" if stdin else Path(path).suffix, kind), display
+    except PayloadError as error:
+        raise _invalid_payload(display, error) from None
+
+
+def _invalid_payload(display: str, error: PayloadError) -> InvalidInputError:
+    diagnostic = Diagnostic(
+        display, error.line, error.col, Severity.ERROR, "payload-invalid", str(error), error.pointer
+    )
+    return InvalidInputError([diagnostic])

@@ -1,7 +1,9 @@
-"""toolgen's public surface: every library verb in `toolgen`, options by keyword, lazy to import, typed for mypy."""
+"""toolgen's public surface: every library verb in `toolgen`, options by keyword, lazy to import, typed for mypy;
+the command line reaches the library through `toolgen.api` alone."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import subprocess
 import sys
@@ -14,7 +16,6 @@ from support.projects import REPO_ROOT
 import toolgen
 import toolgen.api
 import toolgen.core.errors
-import toolgen.payloads.verbs
 from toolgen import ExitCode
 
 # What each verb acts on, its positional parameters; every other parameter is keyword-only.
@@ -23,28 +24,48 @@ ACTS_ON = {
     "breaking_snapshot": ("root",),
     "build": ("root",),
     "check": ("root",),
+    "check_mcp_lock": ("root", "server"),
     "conformance": ("folders",),
     "convert": ("path",),
     "convert_noted": ("path",),
     "decode": ("path",),
+    "did_you_mean": ("value", "choices"),
     "encode": ("path",),
     "encode_noted": ("path",),
     "export": ("root",),
+    "import_tools": ("root", "source"),
     "init_project": ("root",),
     "lint": ("root",),
+    "parse_dask_address": ("address",),
     "payload_sources": ("paths",),
     "validate": ("paths",),
 }
 # Loading any of these is what made `import toolgen` and `toolgen --help` slow.
 HEAVY = ("jinja2", "datamodel_code_generator", "jsonschema", "toolgen.api")
+# The pipeline's stages and what they load: `toolgen --help` and `import toolgen.api` load none of them.
+PIPELINE = (
+    "jinja2",
+    "datamodel_code_generator",
+    "jsonschema",
+    "yaml",
+    "pydantic",
+    "toolgen.source",
+    "toolgen.project",
+    "toolgen.ir",
+    "toolgen.codegen",
+    "toolgen.output",
+    "toolgen.policy",
+    "toolgen.payloads",
+    "toolgen.importing",
+)
+CLI = REPO_ROOT / "generator" / "toolgen" / "cli"
 
 
 def _verbs() -> dict[str, object]:
     return {
         name: value
-        for module in (toolgen.api, toolgen.payloads.verbs)
-        for name, value in vars(module).items()
-        if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
+        for name, value in vars(toolgen.api).items()
+        if inspect.isfunction(value) and value.__module__ == "toolgen.api" and not name.startswith("_")
     }
 
 
@@ -95,12 +116,12 @@ def test_exit_codes_are_the_documented_numbers() -> None:
     }
 
 
-def _loaded(code: str) -> set[str]:
-    """The heavy modules a fresh interpreter has loaded after running `code`."""
+def _loaded(code: str, heavy: tuple[str, ...] = HEAVY) -> set[str]:
+    """The `heavy` modules (or packages) a fresh interpreter has loaded after running `code`."""
     script = code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
     modules = set(done.stdout.split())
-    return {heavy for heavy in HEAVY if heavy in modules or any(m.startswith(heavy + ".") for m in modules)}
+    return {name for name in heavy if name in modules or any(m.startswith(name + ".") for m in modules)}
 
 
 def test_import_toolgen_loads_nothing_heavy() -> None:
@@ -118,9 +139,15 @@ def test_help_loads_nothing_heavy() -> None:
     assert "Usage:" in done.stdout
     # -X importtime writes one line per module: "import time: self | cumulative | <indent>name"
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.count("|") == 2}
-    assert "toolgen.cli.main" in imported
-    heavy = sorted(name for name in imported if name in HEAVY or name.split(".")[0] in HEAVY)
+    assert "toolgen.cli.main" in imported and "toolgen.api" in imported
+    heavy = sorted(name for name in imported if any(name == p or name.startswith(p + ".") for p in PIPELINE))
     assert heavy == [], f"`toolgen --help` imported {heavy}: import them inside the command that needs them"
+
+
+def test_the_api_loads_no_stage_until_a_verb_runs() -> None:
+    assert _loaded("import toolgen.api; toolgen.api.ExitCode; toolgen.api.NAMES", PIPELINE) == set()
+    # the other side, so the check cannot pass by misspelling what it looks for
+    assert _loaded("import toolgen.api; toolgen.api.Tally", PIPELINE) >= {"pydantic", "toolgen.payloads"}
 
 
 def test_a_verb_loads_the_api_and_its_stages_load_the_rest() -> None:
@@ -181,3 +208,47 @@ def test_mypy_sees_the_surface_types(tmp_path: Path) -> None:
     assert "toolgen.core.errors.ExitCode.FINDINGS" in done.stdout, done.stdout
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and 'Too many positional arguments for "build"' in errors[0], done.stdout
+
+
+def _imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """Every module an import statement names, wherever it is (in functions, under TYPE_CHECKING too);
+    `from toolgen import api` names `toolgen.api`, a relative import its absolute name."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            # every CLI module is in the package toolgen.cli: `.` is toolgen.cli, `..` is toolgen
+            package = ".".join(["toolgen", "cli"][: 3 - node.level]) if node.level else ""
+            base = ".".join(part for part in (package, node.module or "") if part)
+            found += [(node.lineno, f"{base}.{alias.name}" if base == "toolgen" else base) for alias in node.names]
+    return found
+
+
+def _cli_may_import(name: str) -> bool:
+    return not name.startswith("toolgen") or name in {"toolgen.api", "toolgen.cli"} or name.startswith("toolgen.cli.")
+
+
+def test_the_command_line_imports_only_the_api_and_itself() -> None:
+    modules = sorted(CLI.rglob("*.py"))
+    assert {path.name for path in modules} >= {"main.py", "printers.py", "options.py"}, "found no CLI modules"
+    wrong = [
+        f"{path.relative_to(REPO_ROOT).as_posix()}:{line} imports {name}"
+        for path in modules
+        for line, name in _imports(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        if not _cli_may_import(name)
+    ]
+    assert wrong == [], "the command line reaches the library through toolgen.api only:\n" + "\n".join(wrong)
+
+
+def test_the_import_rule_sees_every_spelling() -> None:
+    # the other side of the test above: imports inside functions, under TYPE_CHECKING, and `from toolgen import`
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "import click\n"
+        "from toolgen import api, core\n"
+        "if TYPE_CHECKING:\n    from toolgen.output.drift import CheckResult\n"
+        "def verb():\n    import toolgen.payloads.codec\n    from . import printers\n    from .. import ir\n"
+    )
+    refused = [name for _, name in _imports(tree) if not _cli_may_import(name)]
+    assert refused == ["toolgen.core", "toolgen.output.drift", "toolgen.payloads.codec", "toolgen.ir"]

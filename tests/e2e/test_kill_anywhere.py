@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-import toolgen.api
+from toolgen.output.build_stages import render_all
 from toolgen.output.building import build_lock, recover_package
 from toolgen.project.config import Config, load_config
 
@@ -116,7 +116,7 @@ def test_sigkill_at_50_random_moments_leaves_the_old_or_the_new_package(tmp_path
     rendered: dict[int, Path] = {}
     for version in (1, 2):
         (root / "schemas" / "tools.json").write_text(json.dumps(_tools(version)), encoding="utf-8")
-        files, _, _, _ = toolgen.api._render_all(config)
+        files = render_all(config).package
         rendered[version] = tmp_path / f"rendered-{version}.json"
         rendered[version].write_text(json.dumps(files), encoding="utf-8")
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from support.cli_in_process import toolgen_in
 from toolgen import api
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -63,15 +64,23 @@ class Project:
             if p.is_file() and "__pycache__" not in p.parts
         }
 
-    def cli(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "toolgen", *args],
-            cwd=self.root,
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
+    def cli(
+        self, *args: str, env: dict[str, str] | None = None, process: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """`toolgen *args` run in this project: in this process through click's runner, or as a real `python -m
+        toolgen` process when `process` is set or an environment is given (signals, start-up, the installed
+        command are what those tests are about)."""
+        if process or env is not None:
+            return subprocess.run(
+                [sys.executable, "-m", "toolgen", *args],
+                cwd=self.root,
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+            )
+        ran = toolgen_in(self.root, *args)
+        return subprocess.CompletedProcess(["toolgen", *args], ran.returncode, ran.stdout, ran.stderr)
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ from typing import Any
 
 from support.projects import REPO_ROOT
 from support.tooldefs_build import _chunks, _tool_index, _write_project, distinct_definitions
-from toolgen.api import _definition
 from toolgen.core.errors import InvalidInputError
 from toolgen.ir.lower import lower
+from toolgen.policy.build_lint import definition as _definition
 from toolgen.policy.lint import canonical_provider, fit_findings, lint
 from toolgen.project.config import load_config
 from toolgen.runtime.schema.fit import GEMINI_KEYWORDS, Unfit, gemini_schema, strict_schema

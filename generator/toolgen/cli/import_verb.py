@@ -8,8 +8,10 @@ from typing import Any, TypeVar
 
 import click
 
+from toolgen import api
+from toolgen.api import ExitCode
 from toolgen.cli.options import common_options
-from toolgen.core.errors import ExitCode
+from toolgen.cli.printers import print_imported, print_lock_check
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,33 +80,12 @@ def import_action(
         raise click.UsageError("--check compares a live MCP server with its lock: use it with `mcp`, not --from")
 
     def action() -> ExitCode:
-        # Imported when the verb runs: the command line's start does not pay for it.
-        from toolgen.importing import definitions as importing
-
-        target = source if source_format else (url or list(command))
         if check:
-            return _check(project, url or list(command), options)
-        written = importing.import_tools(project, target, source_format, **options)
-        for note in written.notes:
-            click.echo(f"toolgen: note: {note}", err=True)
-        for path in written.files:
-            click.echo(path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path))
-        click.echo(f"toolgen: imported {len(written.tools)} tools from {written.source}", err=True)
-        return ExitCode.OK
+            server = url or list(command)
+            return print_lock_check(
+                api.check_mcp_lock(project, server, output=options["output"], timeout=options["timeout"])
+            )
+        target = source if source_format else (url or list(command))
+        return print_imported(api.import_tools(project, target, source_format=source_format, **options), project)
 
     return action
-
-
-def _check(project: Path, target: str | list[str], options: dict[str, Any]) -> ExitCode:
-    """`import mcp --check`: each drift a finding on stdout (sorted), the count on stderr; 1 when any."""
-    from toolgen.project.mcp_pins import check_server
-
-    report = check_server(project, target, options["output"], timeout=options["timeout"])
-    for finding in report.findings:
-        click.echo(finding.format())
-    if report.findings:
-        counted = f"{len(report.findings)} drift(s) in {len(report.drifted)} tool(s) of {report.server}"
-        click.echo(f"toolgen: {counted} from {report.lock}; import again (--force) to review and pin them", err=True)
-        return ExitCode.FINDINGS
-    click.echo(f"toolgen: the {report.tools} tools of {report.server} match {report.lock}", err=True)
-    return ExitCode.OK

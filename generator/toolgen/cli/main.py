@@ -2,59 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
-# The library's lazy surface: toolgen.api and what it pulls in load when a command runs, not for --help, and each
-# command loads only its own stages.
-import toolgen
+# The library's one door: toolgen.api loads no pipeline when imported (so --help stays fast), and each verb
+# loads only its own stages when it runs.
+from toolgen import api
+from toolgen.api import KINDS, MCP, NAMES, PAYLOAD_KINDS, WIRE_KINDS, ExitCode
+from toolgen.cli import printers
 from toolgen.cli.import_verb import import_action, import_options
-from toolgen.cli.options import (
-    Progress,
-    build_summary,
-    common_options,
-    fail_on_option,
-    failed,
-    group_directory,
-    hint_choices,
-)
-from toolgen.cli.output_file import write_output
-from toolgen.cli.printers import counted as _counted
-from toolgen.cli.printers import print_diagnostics as _print_diagnostics
-from toolgen.cli.printers import report_check
-from toolgen.core.diagnostics import Diagnostic
-from toolgen.core.errors import ExitCode, InterruptedAfterCommit, InvalidInputError, ToolgenError
-from toolgen.core.kinds import KINDS, PAYLOAD_KINDS, WIRE_KINDS
-from toolgen.runtime import MCP, NAMES
+from toolgen.cli.options import common_options, fail_on_option, group_directory, hint_choices
+from toolgen.cli.printers import Progress
 
 if TYPE_CHECKING:
-    from toolgen.runtime import GeminiSchema
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _stream_diagnostics(diagnostics: Iterable[Diagnostic], output_format: str) -> None:
-    """Findings printed as they come, so a long run shows them early and holds none in memory."""
-    if output_format != "json":
-        for diagnostic in diagnostics:
-            if sys.stderr.isatty():
-                _end_progress()
-            _print_diagnostics([diagnostic], output_format)
-        return
-    click.echo("[", nl=False)
-    for index, diagnostic in enumerate(diagnostics):
-        click.echo(("," if index else "") + "\n  " + json.dumps(diagnostic.to_json()), nl=False)
-    click.echo("\n]")
-
-
-def _end_progress() -> None:
-    if sys.stderr.isatty():
-        click.echo("\r\033[2K", err=True, nl=False)
+    from toolgen.api import GeminiSchema
 
 
 def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
@@ -62,27 +27,9 @@ def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
         try:
             code = action()
         finally:
-            _end_progress()
-    except InvalidInputError as error:
-        _print_diagnostics(error.diagnostics, output_format)
-        # A subclass says what went wrong in its own words; the plain error is a count of its findings.
-        summary = f"{_counted(error.diagnostics)} in the input" if type(error) is InvalidInputError else str(error)
-        click.echo(f"toolgen: {summary}; nothing was written", err=True)
-        code = error.exit_code
-    except ToolgenError as error:
-        click.echo(f"toolgen: {error}", err=True)
-        code = error.exit_code
-    except InterruptedAfterCommit:
-        click.echo("toolgen: interrupted once the new package was committed; it is written in full", err=True)
-        code = ExitCode.INTERRUPTED
-    except KeyboardInterrupt:
-        click.echo("toolgen: interrupted; nothing was written", err=True)
-        code = ExitCode.INTERRUPTED
-    except Exception as error:  # noqa: BLE001 - the last line of defence maps any bug to exit 4
-        click.echo(
-            f"toolgen: internal error (a bug in toolgen, please report it): {type(error).__name__}: {error}", err=True
-        )
-        code = ExitCode.INTERNAL
+            printers.end_progress()
+    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - the last line of defence maps any bug to exit 4
+        code = printers.print_failure(error, output_format)
     sys.exit(code)
 
 
@@ -100,15 +47,7 @@ def init(project: Path, package: str) -> None:
     """Create toolgen.yaml and schemas/ with an example tool."""
 
     def action() -> ExitCode:
-        result = toolgen.init_project(project, package=package)
-        for verb, paths in (("created", result.created), ("updated", result.updated)):
-            for path in paths:
-                shown = path.relative_to(project.resolve()) if path.is_relative_to(project.resolve()) else path
-                click.echo(f"{verb} {shown}")
-        for note in result.notes:
-            click.echo(f"toolgen: {note}", err=True)
-        click.echo("next: toolgen build", err=True)
-        return ExitCode.OK
+        return printers.print_init(api.init_project(project, package=package), project)
 
     _run(action)
 
@@ -121,16 +60,9 @@ def build(project: Path, config_path: Path | None, output_format: str, quiet: bo
 
     def action() -> ExitCode:
         progress = Progress(quiet=quiet)
-        result = toolgen.build(project, config_path=config_path, force=force, progress=progress)
+        result = api.build(project, config_path=config_path, force=force, progress=progress)
         progress.end()
-        _print_diagnostics(result.warnings, output_format)
-        where = (
-            result.package_dir.relative_to(project.resolve())
-            if result.package_dir.is_relative_to(project.resolve())
-            else result.package_dir
-        )
-        click.echo(f"toolgen: {build_summary(result, f'{where}/')}", err=True)
-        return ExitCode.OK
+        return printers.print_build(result, project, output_format)
 
     _run(action, output_format)
 
@@ -167,11 +99,8 @@ def lint_command(
     """Check the tool definitions against each provider's limits; exit 1 on errors (--fail-on warning: on any)."""
 
     def action() -> ExitCode:
-        findings = toolgen.lint(project, config_path=config_path, providers=providers or None, gemini=gemini_schema)
-        _print_diagnostics(findings, output_format)
-        errors = sum(1 for f in findings if f.severity.value == "error")
-        click.echo(f"toolgen: {len(findings)} finding(s), {errors} error(s)", err=True)
-        return ExitCode.FINDINGS if failed(findings, fail_on) else ExitCode.OK
+        findings = api.lint(project, config_path=config_path, providers=providers or None, gemini=gemini_schema)
+        return printers.print_lint(findings, output_format, fail_on)
 
     _run(action, output_format)
 
@@ -200,18 +129,8 @@ def export_command(
     """Print the tool definitions in a provider's request format (the request's `tools` field)."""
 
     def action() -> ExitCode:
-        result, warnings = toolgen.export(
-            project, provider=provider, config_path=config_path, strict=strict, gemini=gemini_schema
-        )
-        for note in result.notes:
-            click.echo(f"toolgen: note: {note}", err=True)
-        text = json.dumps(result.tools, indent=2, ensure_ascii=False) + "\n"
-        if output is None:
-            click.echo(text, nl=False)
-        else:
-            write_output(output, text)
-        click.echo(f"toolgen: {len(result.tools)} {provider} tool entries", err=True)
-        return ExitCode.OK
+        result, _ = api.export(project, provider=provider, config_path=config_path, strict=strict, gemini=gemini_schema)
+        return printers.print_export(result, provider, output)
 
     _run(action)
 
@@ -243,9 +162,9 @@ def check(project: Path, config_path: Path | None, output_format: str, quiet: bo
 
     def action() -> ExitCode:
         progress = Progress(quiet=quiet)
-        result = toolgen.check(project, config_path=config_path, full=full, progress=progress)
+        result = api.check(project, config_path=config_path, full=full, progress=progress)
         progress.end()
-        return report_check(result, output_format, fail_on)
+        return printers.print_check(result, output_format, fail_on)
 
     _run(action, output_format)
 
@@ -253,10 +172,8 @@ def check(project: Path, config_path: Path | None, output_format: str, quiet: bo
 def _dask_address(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from toolgen.payloads.validation.cluster import parse_address
-
     try:
-        parse_address(value)
+        api.parse_dask_address(value)
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
     return value
@@ -314,56 +231,18 @@ def validate(
         raise click.UsageError("--summary prints a table (--format text) or JSON (--format json)")
 
     def action() -> ExitCode:
-        tally = toolgen.Tally()
-        if summary:
-            from toolgen.payloads.validation.summary import Summary
-
-            report: Summary | None = Summary()
-        else:
-            report = None
+        tally = api.Tally()
+        report = api.Summary() if summary else None
         progress = Progress(quiet=quiet)
 
         def advance(records: int) -> None:
             progress.count(f"validated {tally.records:,} records")
 
-        if dask_address is not None:
-            from toolgen.payloads.validation.cluster import validate_on_dask
-
-            findings = validate_on_dask(
-                paths, kind=kind, address=dask_address, root=project, config_path=config_path, progress=advance,
-                tally=tally, summary=report,
-            )  # fmt: skip
-        elif report is not None:
-            from toolgen.payloads.validation.report import validate_with_summary
-
-            findings = validate_with_summary(
-                paths, kind=kind, summary=report, root=project, config_path=config_path, workers=workers,
-                progress=advance, tally=tally,
-            )  # fmt: skip
-        else:
-            findings = toolgen.validate(
-                paths, kind=kind, root=project, config_path=config_path, workers=workers, progress=advance, tally=tally
-            )
-        if report is None:
-            _stream_diagnostics(findings, output_format)
-        else:
-            for _ in findings:
-                pass  # counted into the report
-            as_json = report.to_json(kind, tally) if output_format == "json" else None
-            click.echo(json.dumps(as_json, indent=2) if as_json is not None else report.table(kind, tally))
-        progress.end()
-        click.echo(
-            f"toolgen: {tally.records:,} record(s), {tally.invalid:,} invalid, {tally.unreadable:,} unreadable",
-            err=True,
-        )
-        if tally.unreadable:
-            return ExitCode.INVALID_INPUT
-        if not tally.records:
-            # An empty file or stdin checks nothing: a pass would hide a wrong path or a failed export.
-            shown = ", ".join("<stdin>" if str(path) == "-" else str(path) for path in paths)
-            click.echo(f"toolgen: nothing to validate: no record in {shown}", err=True)
-            return ExitCode.INVALID_INPUT
-        return ExitCode.FINDINGS if tally.invalid else ExitCode.OK
+        findings = api.validate(
+            paths, kind=kind, root=project, config_path=config_path, workers=workers, progress=advance, tally=tally,
+            summary=report, dask=dask_address,
+        )  # fmt: skip
+        return printers.print_validation(findings, output_format, tally, report, kind, paths, progress)
 
     _run(action, output_format)
 
@@ -400,29 +279,11 @@ def breaking_command(
 
     def action() -> ExitCode:
         if export_path is not None:
-            text = toolgen.breaking_snapshot(project, config_path=config_path)
-            if str(export_path) == "-":
-                click.echo(text, nl=False)
-            else:
-                write_output(export_path, text)
-            click.echo(f"toolgen: wrote a breaking-change snapshot to {export_path}", err=True)
-            return ExitCode.OK
-        findings = toolgen.breaking(str(against), root=project, config_path=config_path)
-        errors = [f for f in findings if f.severity.value == "error"]
-        _print_diagnostics(findings if show_all or output_format == "json" else errors, output_format)
-        safe = len(findings) - len(errors)
-        click.echo(f"toolgen: {len(errors)} breaking change(s), {safe} safe change(s) against {against}", err=True)
-        return ExitCode.FINDINGS if errors else ExitCode.OK
+            return printers.print_snapshot(api.breaking_snapshot(project, config_path=config_path), export_path)
+        findings = api.breaking(str(against), root=project, config_path=config_path)
+        return printers.print_breaking(findings, output_format, show_all, str(against))
 
     _run(action, output_format)
-
-
-def _write_json(value: Any, output: Path | None) -> None:
-    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        write_output(output, text)
 
 
 # Wire names as the runtime's table of wires spells them, old spellings (aliases) included.
@@ -456,10 +317,7 @@ def decode(
     """Print a recorded request, response or stream (`-` for stdin) as canonical JSON."""
 
     def action() -> ExitCode:
-        decoded = toolgen.decode(file, wire=wire, kind=kind, root=project)
-        _write_json(decoded, output)
-        click.echo(f"toolgen: {decoded['wire']} {decoded['kind']}", err=True)
-        return ExitCode.OK
+        return printers.print_decoded(api.decode(file, wire=wire, kind=kind, root=project), output)
 
     _run(action, output_format)
 
@@ -478,9 +336,8 @@ def encode(file: Path, project: Path, output_format: str, wire: str, output: Pat
     """
 
     def action() -> ExitCode:
-        encoded = toolgen.encode_noted(file, wire=wire, root=project)
-        _write_json(encoded.body, output)
-        return _loss_notes(encoded.notes, wire, strict)
+        encoded = api.encode_noted(file, wire=wire, root=project)
+        return printers.print_converted(encoded.body, encoded.notes, output, wire, strict)
 
     _run(action, output_format)
 
@@ -510,20 +367,10 @@ def convert(
     """
 
     def action() -> ExitCode:
-        converted = toolgen.convert_noted(file, to_wire=to_wire, from_wire=from_wire, kind=kind, root=project)
-        _write_json(converted.body, output)
-        return _loss_notes(converted.notes, to_wire, strict)
+        converted = api.convert_noted(file, to_wire=to_wire, from_wire=from_wire, kind=kind, root=project)
+        return printers.print_converted(converted.body, converted.notes, output, to_wire, strict)
 
     _run(action, output_format)
-
-
-def _loss_notes(notes: tuple[str, ...], wire: str, strict: bool) -> ExitCode:
-    """Print what the target wire could not carry (stderr); with `strict`, any loss is a finding."""
-    for note in notes:
-        click.echo(f"toolgen: note: {note}", err=True)
-    if notes:
-        click.echo(f"toolgen: {len(notes)} field(s) not carried as they were to {wire}", err=True)
-    return ExitCode.FINDINGS if strict and notes else ExitCode.OK
 
 
 @main.command()
@@ -536,23 +383,7 @@ def conformance(folders: tuple[Path, ...], project: Path, output_format: str) ->
     """
 
     def action() -> ExitCode:
-        rows = toolgen.conformance(folders, root=project)
-        if output_format == "json":
-            click.echo(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
-        elif output_format == "github":
-            for row in rows:
-                if not row.ok:
-                    click.echo(f"::error file={row.file},title=conformance::{row.wire} {row.kind}: {row.detail}")
-        else:
-            click.echo("| format | kind | file | result | tool calls | detail |")
-            click.echo("| --- | --- | --- | --- | --- | --- |")
-            for row in rows:
-                result = "ok" if row.ok else click.style("FAIL", fg="red", bold=True)
-                names = ", ".join(row.calls) or "-"
-                click.echo(f"| {row.wire} | {row.kind} | {row.file} | {result} | {names} | {row.detail} |")
-        failed_rows = sum(not row.ok for row in rows)
-        click.echo(f"toolgen: {len(rows)} payload(s), {failed_rows} failed", err=True)
-        return ExitCode.FINDINGS if failed_rows or not rows else ExitCode.OK
+        return printers.print_conformance(api.conformance(folders, root=project), output_format)
 
     _run(action, output_format)
 

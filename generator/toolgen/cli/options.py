@@ -1,18 +1,14 @@
-"""The options every `toolgen` verb shares (-C, --config, --format, --quiet), declared once, and stage progress."""
+"""The options every `toolgen` verb shares (-C, --config, --format, --quiet, --fail-on), declared once."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
-from toolgen.core.diagnostics import Diagnostic, Severity
-
-if TYPE_CHECKING:
-    from toolgen.api import BuildResult
+from toolgen.api import did_you_mean
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,10 +47,8 @@ class HintedChoice(click.Choice):  # type: ignore[type-arg,unused-ignore]  # gen
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter as error:
-            # Imported here: only a refused value needs it.
-            from toolgen.source.keyword_typos import nearest_name
-
-            meant = nearest_name(str(value), [str(choice) for choice in self.choices], closed=True)
+            # The API imports what finds it only now: only a refused value needs it.
+            meant = did_you_mean(str(value), [str(choice) for choice in self.choices])
             if meant is None:
                 raise
             hinted = f"{error.message.rstrip('.')} (did you mean {meant!r}?)"
@@ -143,34 +137,6 @@ def common_options(
     return decorate
 
 
-class Progress:
-    """Stage names on stderr: overwritten in place on a terminal, one plain line each elsewhere, none when quiet.
-
-    Logs and CI output get whole lines without carriage returns; counters that change many times a second
-    (`count`) show on a terminal only, where they overwrite themselves.
-    """
-
-    def __init__(self, *, quiet: bool = False) -> None:
-        self._quiet = quiet
-        self._tty = sys.stderr.isatty()
-
-    def __call__(self, stage: str) -> None:
-        if self._quiet:
-            return
-        if self._tty:
-            click.echo(f"\r\033[2Ktoolgen: {stage}...", err=True, nl=False)
-        else:
-            click.echo(f"toolgen: {stage}...", err=True)
-
-    def count(self, text: str) -> None:
-        if self._tty and not self._quiet:
-            click.echo(f"\r\033[2Ktoolgen: {text}...", err=True, nl=False)
-
-    def end(self) -> None:
-        if self._tty and not self._quiet:
-            click.echo("\r\033[2K", err=True, nl=False)
-
-
 FAIL_ON = ("error", "warning")
 
 
@@ -183,21 +149,3 @@ def fail_on_option(function: F) -> F:
         show_default=True,
         help="Exit 1 on errors only, or on warnings too.",
     )(function)
-
-
-def failed(findings: Iterable[Diagnostic], fail_on: str) -> bool:
-    """Whether findings make the verb exit 1 under --fail-on."""
-    return any(fail_on == "warning" or finding.severity is Severity.ERROR for finding in findings)
-
-
-def _files(count: int) -> str:
-    return f"{count} file{'s' if count != 1 else ''}"
-
-
-def build_summary(result: BuildResult, where: str) -> str:
-    """`wrote sdk/: 3 files changed, 34 unchanged` (and what was removed), or `sdk/ is up to date (37 files)`."""
-    if not result.changed and not result.deleted:
-        return f"{where} is up to date ({_files(len(result.files))})"
-    parts = [f"{_files(len(result.changed))} changed", f"{len(result.files) - len(result.changed)} unchanged"]
-    parts += [f"{len(result.deleted)} removed"] if result.deleted else []
-    return f"wrote {where}: {', '.join(parts)}"

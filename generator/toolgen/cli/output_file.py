@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from toolgen.core.errors import EnvironmentProblem
+from toolgen.api import EnvironmentProblem
 
 _ADVICE = {
     errno.ENOENT: "its folder does not exist: create it first",

@@ -4,26 +4,19 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import WEATHER, Project, run_sdk
 
 import toolgen
 
 
-def toolgen_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def toolgen_cli(cwd: Path, *args: str) -> Ran:
+    return toolgen_in(cwd, *args)
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -110,7 +103,7 @@ def test_drift_is_reported_with_a_diff_naming_the_file(project: Project, kind: s
     name, mutate = DRIFTS[kind]
     mutate(project.package_dir)
     damaged = project.snapshot()
-    result = project.cli("check")
+    result = toolgen_in(project.root, "check")
     assert result.returncode == 1
     assert f"generated/sdk/{name}" in result.stdout
     assert result.stdout.startswith("--- ")
@@ -120,7 +113,7 @@ def test_drift_is_reported_with_a_diff_naming_the_file(project: Project, kind: s
 
 def test_hand_edit_shows_a_unified_diff(project: Project) -> None:
     DRIFTS["edit"][1](project.package_dir)
-    result = project.cli("check")
+    result = toolgen_in(project.root, "check")
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[:2] == ["--- a/generated/sdk/tools.py", "+++ b/generated/sdk/tools.py"]
@@ -140,8 +133,8 @@ def test_hand_edit_shows_a_unified_diff(project: Project) -> None:
 def test_build_after_failed_check_restores(project: Project, kind: str) -> None:
     before = project.snapshot()
     DRIFTS[kind][1](project.package_dir)
-    assert project.cli("check").returncode == 1
-    rebuilt = project.cli("build")
+    assert toolgen_in(project.root, "check").returncode == 1
+    rebuilt = toolgen_in(project.root, "build")
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert project.snapshot() == before
 
@@ -149,19 +142,19 @@ def test_build_after_failed_check_restores(project: Project, kind: str) -> None:
 def test_schema_change_is_drift_until_rebuilt(project: Project) -> None:
     before = project.snapshot()
     project.write("schemas/weather.yaml", WEATHER.replace("in a given location", "somewhere else"))
-    checked = project.cli("check")
+    checked = toolgen_in(project.root, "check")
     assert checked.returncode == 1
     assert "+++ b/generated/sdk/tools.py" in checked.stdout
     assert "somewhere else" in checked.stdout
     assert project.snapshot() == before
-    assert project.cli("build").returncode == 0
+    assert toolgen_in(project.root, "build").returncode == 0
     assert project.snapshot() != before
-    assert project.cli("check").returncode == 0
+    assert toolgen_in(project.root, "check").returncode == 0
 
 
 def test_check_json_format_on_drift_is_json(project: Project) -> None:
     DRIFTS["edit"][1](project.package_dir)
-    result = project.cli("check", "--format", "json")
+    result = toolgen_in(project.root, "check", "--format", "json")
     assert result.returncode == 1
     assert "generated/sdk/tools.py" in json.dumps(json.loads(result.stdout))
 
@@ -169,11 +162,11 @@ def test_check_json_format_on_drift_is_json(project: Project) -> None:
 def test_second_build_writes_nothing(make_project: Callable[..., Project]) -> None:
     fresh = make_project()
     fresh.write("schemas/weather.yaml", WEATHER)
-    first = fresh.cli("build")
+    first = toolgen_in(fresh.root, "build")
     assert first.returncode == 0, first.stderr
     assert re.search(r"toolgen: wrote generated/sdk/: (\d+) files changed, 0 unchanged\n", first.stderr)
     before, stamped = fresh.snapshot(), stats(fresh)
-    second = fresh.cli("build")
+    second = toolgen_in(fresh.root, "build")
     assert second.returncode == 0, second.stderr
     assert second.stdout == ""
     assert re.search(r"toolgen: generated/sdk/ is up to date \(\d+ files\)", second.stderr)
@@ -184,11 +177,11 @@ def test_second_build_writes_nothing(make_project: Callable[..., Project]) -> No
 def test_the_summary_counts_the_files_a_change_rewrote(make_project: Callable[..., Project]) -> None:
     fresh = make_project()
     fresh.write("schemas/weather.yaml", WEATHER)
-    first = fresh.cli("build")
+    first = toolgen_in(fresh.root, "build")
     total = re.search(r"toolgen: wrote generated/sdk/: (\d+) files changed, 0 unchanged\n$", first.stderr)
     assert total, first.stderr
     fresh.write("schemas/weather.yaml", WEATHER.replace("Get the current weather", "Get today's weather"))
-    result = fresh.cli("build")
+    result = toolgen_in(fresh.root, "build")
     assert result.returncode == 0, result.stderr
     changed = re.search(r"toolgen: wrote generated/sdk/: (\d+) files changed, (\d+) unchanged\n$", result.stderr)
     assert changed, result.stderr
@@ -198,7 +191,7 @@ def test_the_summary_counts_the_files_a_change_rewrote(make_project: Callable[..
 
 def test_force_rebuilds_identical_bytes(project: Project) -> None:
     before, stamped = project.snapshot(), stats(project)
-    result = project.cli("build", "--force")
+    result = toolgen_in(project.root, "build", "--force")
     assert result.returncode == 0, result.stderr
     # Every file is rewritten, but none differs, and the summary says so.
     assert re.search(r"toolgen: generated/sdk/ is up to date \(\d+ files\)\n$", result.stderr)
@@ -209,7 +202,7 @@ def test_force_rebuilds_identical_bytes(project: Project) -> None:
 def test_a_build_without_force_moves_in_only_the_files_whose_bytes_differ(project: Project) -> None:
     stamped = stats(project)
     project.write("schemas/weather.yaml", WEATHER.replace("Get the current weather", "Get the weather"))
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 0, result.stderr
     now = stats(project)
     assert now["sdk/tools.py"] != stamped["sdk/tools.py"]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import Project, default_sigint
 
 ANTHROPIC_RESPONSE = {
@@ -22,10 +23,8 @@ ANTHROPIC_RESPONSE = {
 }
 
 
-def toolgen(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=False
-    )
+def toolgen(*args: str, stdin: str | None = None, cwd: Path | None = None) -> Ran:
+    return toolgen_in(cwd, *args, stdin=stdin)
 
 
 # --- decode / encode / convert -------------------------------------------------------------------------------
@@ -153,11 +152,11 @@ def test_output_naming_a_file_is_exit_3_at_output(make_project: Callable[..., Pr
     project.write("schemas/weather.yaml", TOOL)
     project.write("toolgen.yaml", config(["schemas/*.yaml"], output="out.txt"))
     project.write("out.txt", "not a folder\n")
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stdout.startswith("toolgen.yaml:3:9: error config-output output 'out.txt' is a file"), result.stdout
     project.write("toolgen.yaml", config(["schemas/*.yaml"], output="out.txt/deeper"))
-    nested = project.cli("build")
+    nested = toolgen_in(project.root, "build")
     assert nested.returncode == 3 and "'out.txt' in output 'out.txt/deeper' is a file" in nested.stdout
     assert (project.root / "out.txt").read_bytes() == b"not a folder\n"
 
@@ -166,7 +165,7 @@ def test_inputs_that_match_nothing_are_an_error_at_the_glob(make_project: Callab
     project = make_project()
     project.write("schemas/weather.yaml", TOOL)
     project.write("toolgen.yaml", config(["schemaz/*.yaml"]))
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stdout.startswith("toolgen.yaml:5:5: error input-unmatched input 'schemaz/*.yaml' matches no file")
     assert "the project has no tools" in result.stdout
@@ -176,7 +175,7 @@ def test_inputs_that_match_nothing_are_an_error_at_the_glob(make_project: Callab
 def test_inputs_holding_only_shared_definitions_are_an_error(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/common.yaml", "$defs:\n  city: {type: string}\n")
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stdout.startswith("toolgen.yaml:5:5: error no-tools the 1 file(s) the inputs match hold no tool")
     assert not (project.root / "generated").exists()
@@ -189,7 +188,7 @@ def test_a_glob_among_others_that_matches_nothing_is_a_warning_at_its_place(
     project.write("schemas/weather.yaml", TOOL)
     # a missing folder is a typo; *.json beside *.yaml in the folder that holds the tools is a choice
     project.write("toolgen.yaml", config(["schemas/*.json", "schemas/*.yaml", "shemas/*.yaml"]))
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == "toolgen.yaml:7:5: warning input-unmatched input 'shemas/*.yaml' matches no file\n"
 
@@ -215,7 +214,7 @@ def test_a_misspelled_tool_key_is_an_error_with_a_suggestion(
 ) -> None:
     project = make_project()
     project.write("schemas/f.yaml", text)
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stdout.startswith(f"schemas/f.yaml:{place}: error unknown-key unknown tool key "), result.stdout
     assert meant in result.stdout
@@ -225,7 +224,7 @@ def test_a_misspelled_tool_key_is_an_error_with_a_suggestion(
 def test_a_misspelled_key_in_a_tool_without_arguments_is_named_too(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/f.yaml", "name: f\nparamters: {type: object}\n")
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3
     assert "did you mean 'parameters' for 'paramters'?" in result.stdout
 
@@ -259,7 +258,7 @@ def test_a_misspelled_schema_keyword_is_an_error_at_its_key(
 ) -> None:
     project = make_project()
     project.write("schemas/f.yaml", f"name: f\ndescription: d\ninputSchema: {schema}\n")
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stdout.startswith(f"schemas/f.yaml:{place}: error unknown-keyword unknown schema keyword "), (
         result.stdout
@@ -274,7 +273,7 @@ def test_property_names_and_words_of_ones_own_are_no_misspelled_keywords(make_pr
     project.write(
         "schemas/f.yaml", f"name: f\ndescription: d\ninputSchema: {{type: object, properties: {properties}}}\n"
     )
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "unknown-keyword" not in result.stdout
 
@@ -282,7 +281,7 @@ def test_property_names_and_words_of_ones_own_are_no_misspelled_keywords(make_pr
 def test_an_unrelated_unknown_key_stays_a_warning(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/weather.yaml", TOOL + "x-owner: team-a\n")
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "warning unknown-key unknown tool key 'x-owner' is ignored" in result.stdout
 
@@ -290,7 +289,7 @@ def test_an_unrelated_unknown_key_stays_a_warning(make_project: Callable[..., Pr
 def test_the_summary_counts_errors_and_warnings_apart(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/f.yaml", "name: f\ninputSchema: {type: object}\ndescrption: d\nx-owner: a\n")
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3
     assert result.stdout.count(" error ") == 1 and result.stdout.count(" warning ") == 1, result.stdout
     assert result.stderr.endswith("\ntoolgen: 1 error, 1 warning in the input; nothing was written\n")
@@ -376,7 +375,7 @@ def test_values_json_cannot_hold_are_exit_3_at_their_place(
 ) -> None:
     project = make_project()
     project.write(f"schemas/{name}", text)
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stdout.startswith(f"schemas/{name}:{place}: error syntax "), result.stdout
     assert expected in result.stdout
@@ -386,7 +385,7 @@ def test_values_json_cannot_hold_are_exit_3_at_their_place(
 def test_nesting_past_the_limit_is_refused_where_it_gets_too_deep(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/deep.json", json.dumps(weather(inputSchema=nested(32))))
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stdout + result.stderr
     first = result.stdout.splitlines()[0]
     assert first.startswith("schemas/deep.json:1:") and " error too-deep nested deeper than 64 levels" in first
@@ -400,7 +399,7 @@ def test_nesting_too_deep_to_parse_is_exit_3_not_an_internal_error(
 ) -> None:
     project = make_project()
     project.write("schemas/deep.json", '{"name": "f", "inputSchema": ' + "[" * levels + "]" * levels + "}")
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stdout + result.stderr
     assert "error too-deep" in result.stdout and "Traceback" not in result.stderr
 
@@ -408,7 +407,7 @@ def test_nesting_too_deep_to_parse_is_exit_3_not_an_internal_error(
 def test_nesting_at_the_limit_builds_an_sdk_whose_validators_work(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/deep.json", json.dumps(weather(inputSchema=nested(31))))
-    assert (built := project.cli("build")).returncode == 0, built.stdout + built.stderr
+    assert (built := toolgen_in(project.root, "build")).returncode == 0, built.stdout + built.stderr
     good: object = "x"
     bad: object = 5
     for _ in range(31):
@@ -435,34 +434,27 @@ def test_nesting_at_the_limit_builds_an_sdk_whose_validators_work(make_project: 
 def test_validate_of_an_empty_folder_or_empty_input_is_exit_3(project: Project) -> None:
     (project.root / "records").mkdir()
     (project.root / "records" / "notes.md").write_text("no records here\n", encoding="utf-8")
-    folder = project.cli("validate", "--as", "message", "records")
+    folder = toolgen_in(project.root, "validate", "--as", "message", "records")
     assert folder.returncode == 3, folder.stdout + folder.stderr
     assert folder.stdout.startswith("records:1:1: error payload-unreadable no .json, .jsonl or .ndjson file")
     assert "nothing to validate" in folder.stdout
     (project.root / "empty.jsonl").write_text("", encoding="utf-8")
-    empty = project.cli("validate", "--as", "message", "empty.jsonl")
+    empty = toolgen_in(project.root, "validate", "--as", "message", "empty.jsonl")
     assert empty.returncode == 3 and "nothing to validate: no record in empty.jsonl" in empty.stderr
-    stdin = subprocess.run(
-        [sys.executable, "-m", "toolgen", "validate", "--as", "message", "-"],
-        cwd=project.root,
-        input="",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    stdin = toolgen_in(project.root, "validate", "--as", "message", "-", stdin="")
     assert stdin.returncode == 3 and "nothing to validate: no record in <stdin>" in stdin.stderr
 
 
 @pytest.mark.parametrize("wire", ["gemini", "google-interactions"])
 def test_validate_as_the_wrong_wire_is_a_finding_not_a_pass(project: Project, wire: str) -> None:
     (project.root / "a.json").write_text(json.dumps(ANTHROPIC_RESPONSE), encoding="utf-8")
-    wrong = project.cli("validate", "--as", f"{wire}.response", "a.json")
+    wrong = toolgen_in(project.root, "validate", "--as", f"{wire}.response", "a.json")
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
     assert wrong.stdout.startswith(f"a.json:1:1: error wire-invalid nothing in this body is a {wire} response"), (
         wrong.stdout
     )
     assert "it looks like the anthropic wire's response" in wrong.stdout
-    assert project.cli("validate", "--as", "anthropic.response", "a.json").returncode == 0
+    assert toolgen_in(project.root, "validate", "--as", "anthropic.response", "a.json").returncode == 0
 
 
 # --- Ctrl-C --------------------------------------------------------------------------------------------------
@@ -517,13 +509,13 @@ def test_validate_names_a_link_in_a_loop_or_leading_nowhere_as_unreadable(projec
     (payloads / "ok.json").write_text('{"role": "user", "content": "hi"}', encoding="utf-8")
     (payloads / "loop.json").symlink_to("loop.json")
     (payloads / "gone.jsonl").symlink_to(project.root / "missing.jsonl")
-    alone = project.cli("validate", "payloads/loop.json", "--as", "message")
+    alone = toolgen_in(project.root, "validate", "payloads/loop.json", "--as", "message")
     assert alone.returncode == 3, alone.stderr
     assert (
         alone.stdout == "payloads/loop.json:1:1: error file-unreadable cannot read: Too many levels of symbolic links\n"
     )
     # Inside a folder they were skipped without a word; each is named as the link, not as what it misses.
-    folder = project.cli("validate", "payloads", "--as", "message")
+    folder = toolgen_in(project.root, "validate", "payloads", "--as", "message")
     assert folder.returncode == 3, folder.stderr
     assert folder.stdout.splitlines() == [
         "payloads/gone.jsonl:1:1: error file-unreadable cannot read: No such file or directory",
@@ -536,7 +528,7 @@ def test_validate_names_a_link_in_a_loop_or_leading_nowhere_as_unreadable(projec
 def test_an_output_file_in_a_folder_that_does_not_exist_is_named_not_an_internal_error(
     project: Project, verb: tuple[str, ...]
 ) -> None:
-    result = project.cli(*verb, *(["-o"] if verb[0] == "export" else []), "no/such/folder/out.json")
+    result = toolgen_in(project.root, *verb, *(["-o"] if verb[0] == "export" else []), "no/such/folder/out.json")
     assert result.returncode == 4, result.stderr
     assert result.stderr.strip().splitlines()[-1] == (
         "toolgen: cannot write no/such/folder/out.json: No such file or directory; its folder does not exist: "
@@ -550,7 +542,7 @@ def test_an_output_file_is_whole_and_keeps_its_mode(project: Project, tmp_path: 
     target = project.root / "tools.json"
     target.write_text("old\n", encoding="utf-8")
     target.chmod(0o640)
-    result = project.cli("export", "--format", "openai", "-o", "tools.json")
+    result = toolgen_in(project.root, "export", "--format", "openai", "-o", "tools.json")
     assert result.returncode == 0, result.stderr
     assert json.loads(target.read_text(encoding="utf-8"))[0]["type"] == "function"
     assert target.stat().st_mode & 0o777 == 0o640
@@ -569,7 +561,7 @@ def test_empty_files_a_byte_that_is_no_utf_8_and_a_missing_name_are_said_where_t
     project.write("schemas/listed.yaml", "tools:\n  - name: a\n    inputSchema: {type: object}\n  - inputSchema: {}\n")
     (project.root / "schemas/latin.yaml").write_bytes(b"name: a\n\ndescription: caf\xe9\n")
     before = project.snapshot()
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3, result.stderr
     assert result.stdout.splitlines() == [
         "schemas/blank.yaml:1:1: error tool-shape the file is empty: expected a tool definition (a mapping)",
@@ -593,7 +585,7 @@ def test_a_config_or_project_that_is_not_there_is_named_as_given(
         (("--config", "sub/other.yaml"), f"toolgen: the config file {project.root / 'sub/other.yaml'} does not exist"),
         (("-C", str(tmp_path / "nowhere")), f"toolgen: the project folder {tmp_path / 'nowhere'} does not exist"),
     ]:
-        result = project.cli("build", *args)
+        result = toolgen_in(project.root, "build", *args)
         assert result.returncode == 3, result.stderr
         assert result.stderr.strip() == said
 
@@ -603,7 +595,7 @@ def test_a_tool_defined_twice_names_both_places(make_project: Callable[..., Proj
     project.write("toolgen.yaml", config(["schemas/*.yaml"]))
     project.write("schemas/a.yaml", TOOL)
     project.write("schemas/b.yaml", TOOL)
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 3
     assert result.stdout.splitlines() == [
         "schemas/b.yaml:1:7: error duplicate-tool tool 'get_weather' is defined here and at schemas/a.yaml:1:7; "

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import WEATHER, Project
 
 from toolgen.cli.main import main
@@ -32,10 +31,8 @@ VERBS: dict[str, tuple[list[str], frozenset[str]]] = {
 SHARED = {"-C": ["-C", "."], "--config": ["--config", "toolgen.yaml"], "--format": ["--format", "json"]}
 
 
-def toolgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
+def toolgen(cwd: Path, *args: str) -> Ran:
+    return toolgen_in(cwd, *args)
 
 
 def test_the_table_names_every_verb() -> None:
@@ -106,25 +103,25 @@ def test_conformance_reports_failures_as_annotations(tmp_path: Path) -> None:
 def test_lint_lets_warnings_pass_unless_asked(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/t.yaml", "name: quiet_tool\ninputSchema: {type: object}\n")
-    default = project.cli("lint")
+    default = toolgen_in(project.root, "lint")
     assert default.returncode == 0, default.stdout + default.stderr
     assert "warning description-missing" in default.stdout
-    strict = project.cli("lint", "--fail-on", "warning")
+    strict = toolgen_in(project.root, "lint", "--fail-on", "warning")
     assert strict.returncode == 1 and strict.stdout == default.stdout
     project.write("schemas/u.yaml", "name: bad.name\ndescription: d\ninputSchema: {type: object}\n")
-    assert project.cli("lint", "--provider", "anthropic").returncode == 1
-    assert project.cli("lint", "--fail-on", "nothing").returncode == 2
+    assert toolgen_in(project.root, "lint", "--provider", "anthropic").returncode == 1
+    assert toolgen_in(project.root, "lint", "--fail-on", "nothing").returncode == 2
 
 
 def test_check_takes_the_same_fail_on(project: Project) -> None:
     project.write("schemas/more.yaml", "name: undescribed\ninputSchema: {type: object}\n")
-    assert project.cli("build").returncode == 0
-    assert project.cli("check").returncode == 0
+    assert toolgen_in(project.root, "build").returncode == 0
+    assert toolgen_in(project.root, "check").returncode == 0
     project.write("schemas/more.yaml", "name: undescribed\ninputSchema: {type: object}\nx-owner: me\n")
-    assert project.cli("build").returncode == 0
-    warned = project.cli("check", "--fail-on", "warning")
+    assert toolgen_in(project.root, "build").returncode == 0
+    warned = toolgen_in(project.root, "check", "--fail-on", "warning")
     assert warned.returncode == 1 and "warning unknown-key" in warned.stdout
-    assert project.cli("check").returncode == 0
+    assert toolgen_in(project.root, "check").returncode == 0
 
 
 # --- progress and the build summary ------------------------------------------------------------------------------
@@ -133,7 +130,7 @@ def test_check_takes_the_same_fail_on(project: Project) -> None:
 def test_progress_off_a_terminal_is_one_plain_line_per_stage(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/weather.yaml", WEATHER)
-    result = project.cli("build")
+    result = toolgen_in(project.root, "build")
     assert result.returncode == 0, result.stderr
     assert "\r" not in result.stderr and "\033" not in result.stderr
     assert result.stderr.splitlines() == [
@@ -145,17 +142,19 @@ def test_progress_off_a_terminal_is_one_plain_line_per_stage(make_project: Calla
     assert re.fullmatch(
         r"toolgen: wrote generated/sdk/: \d+ files changed, 0 unchanged", result.stderr.splitlines()[-1]
     )
-    checked = project.cli("check", "--full")  # a check that renders: the manifest alone answers without stages
+    checked = toolgen_in(
+        project.root, "check", "--full"
+    )  # a check that renders: the manifest alone answers without stages
     assert checked.stderr.splitlines()[0] == "toolgen: checking schemas..."
 
 
 def test_quiet_leaves_only_the_summary(make_project: Callable[..., Project]) -> None:
     project = make_project()
     project.write("schemas/weather.yaml", WEATHER)
-    built = project.cli("build", "--quiet")
+    built = toolgen_in(project.root, "build", "--quiet")
     assert built.returncode == 0 and len(built.stderr.splitlines()) == 1, built.stderr
-    checked = project.cli("check", "-q")
+    checked = toolgen_in(project.root, "check", "-q")
     assert checked.stderr == "toolgen: generated code is up to date\n"
     project.write("m.json", '{"role": "user", "content": "hi"}')
-    validated = project.cli("validate", "m.json", "--as", "message", "-q")
+    validated = toolgen_in(project.root, "validate", "m.json", "--as", "message", "-q")
     assert validated.stderr == "toolgen: 1 record(s), 0 invalid, 0 unreadable\n"

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pydantic
 import pytest
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import REPO_ROOT, shared_dir
 
 from toolgen import decode
@@ -25,10 +24,8 @@ ERROR_BODIES = {
 }
 
 
-def toolgen(*args: str, stdin: str | None = None, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=False
-    )
+def toolgen(*args: str, stdin: str | None = None, cwd: Path = REPO_ROOT) -> Ran:
+    return toolgen_in(cwd, *args, stdin=stdin)
 
 
 def test_conformance_over_the_recorded_corpus_and_the_fixtures() -> None:
