@@ -211,7 +211,7 @@ def measure_agent(steps: int, runs: int) -> dict[str, Any]:
 
     from dbos import DBOS, SetWorkflowID
 
-    from toolgen.runtime.wires.base import Request
+    from toolgen.runtime.wires.canonical import Request
 
     counter = Counter()
     model, registry = _model_and_tools(steps)

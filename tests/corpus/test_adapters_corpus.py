@@ -23,7 +23,7 @@ from openai.types.responses import Response as OpenAIResponse
 from openai.types.responses.response_create_params import ResponseCreateParams
 from support.projects import SHARED, TESTS, shared_dir
 
-from toolgen.runtime.wires.base import ProviderError, Request, Response
+from toolgen.runtime.wires.canonical import ProviderError, Request, Response
 from toolgen.runtime.wires.codecs import codec, convert, decode, detect
 from toolgen.runtime.wires.pairing import check_pairing
 

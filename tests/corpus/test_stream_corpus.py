@@ -28,7 +28,7 @@ from toolgen.runtime.streams.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from toolgen.runtime.wires.base import ProviderError, Response
+from toolgen.runtime.wires.canonical import ProviderError, Response
 
 STRING_ARGUMENT_WIRES = {"openai-chat", "mistral", "openai-responses", "cohere"}
 ANY = object()  # an id the wire does not send: the decoder makes one up

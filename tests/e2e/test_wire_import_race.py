@@ -14,7 +14,7 @@ from support.projects import REPO_ROOT
 
 RACE = """
 import sys, threading
-from toolgen.runtime.wires.base import Request
+from toolgen.runtime.wires.canonical import Request
 from toolgen.runtime.wires.codecs import decode, encode_request
 
 barrier = threading.Barrier(8)

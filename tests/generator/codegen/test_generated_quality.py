@@ -234,7 +234,9 @@ def _dunder_all(module: ast.Module) -> list[str] | None:
 
 def test_dunder_all_is_sorted_unique_and_bound(package_dir: Path) -> None:
     modules = _modules(package_dir)
-    exported = {name: _dunder_all(module) for name, module in modules.items()}
+    # The runtime's __all__ is derived from its one listing (surface.py), which
+    # tests/runtime/test_surface_listing.py checks; every other module's is a literal.
+    exported = {name: _dunder_all(module) for name, module in modules.items() if name != "_runtime/__init__.py"}
     assert exported["__init__.py"], "the package has no __all__"
     for name, items in exported.items():
         if items is None:

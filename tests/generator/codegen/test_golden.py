@@ -35,4 +35,4 @@ def test_the_built_package_matches_its_golden_record(name: str, tmp_path: Path) 
 def test_there_are_three_projects_and_one_speaks_only_anthropic() -> None:
     assert PROJECTS == ["anthropic", "features", "minimal"]
     manifest = (GOLDEN / "anthropic" / "expected" / "toolgen-manifest.json").read_text(encoding="utf-8")
-    assert '"_runtime/wires/anthropic.py"' in manifest and '"_runtime/wires/openai_chat.py"' not in manifest
+    assert '"_runtime/wires/anthropic/codec.py"' in manifest and '"_runtime/wires/openai_chat/codec.py"' not in manifest

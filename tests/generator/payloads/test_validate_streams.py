@@ -11,7 +11,7 @@ from support.projects import Project, shared_dir
 import toolgen
 from toolgen.payloads.validation.local import Tally
 from toolgen.runtime.streams.aggregator import aggregate
-from toolgen.runtime.wires.base import Response
+from toolgen.runtime.wires.canonical import Response
 
 
 def corpus_streams() -> list[Path]:

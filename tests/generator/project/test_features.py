@@ -205,7 +205,7 @@ def test_without_streams_a_one_wire_package_encodes_and_decodes_and_offers_no_st
     project = _built(make_project, "wires: [openai-chat]\nfeatures: []\n")
     runtime = project.package_dir / "_runtime"
     assert not (runtime / "streams").exists()
-    assert (runtime / "wires" / "openai_chat.py").exists()
+    assert (runtime / "wires" / "openai_chat" / "codec.py").exists()
     used = _python(project, "-c", ONE_WIRE)
     assert used.returncode == 0, used.stderr
     assert json.loads(used.stdout) == {

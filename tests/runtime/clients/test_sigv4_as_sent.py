@@ -27,7 +27,7 @@ from botocore.credentials import Credentials  # noqa: E402
 
 from toolgen.runtime.clients.http import HTTPModel  # noqa: E402
 from toolgen.runtime.clients.sigv4 import SigV4, signable_url  # noqa: E402
-from toolgen.runtime.wires.base import Request  # noqa: E402
+from toolgen.runtime.wires.canonical import Request  # noqa: E402
 
 ACCESS_KEY = "AKIDEXAMPLE7TESTKEY1"
 SECRET_KEY = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"

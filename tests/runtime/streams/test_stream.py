@@ -48,8 +48,8 @@ from toolgen.runtime.streams.framing import (
     iter_sse,
     sniff_framing,
 )
-from toolgen.runtime.streams.gemini import PartialArgs, parse_json_path
-from toolgen.runtime.wires.base import ProviderError, Response
+from toolgen.runtime.wires.canonical import ProviderError, Response
+from toolgen.runtime.wires.gemini.stream import PartialArgs, parse_json_path
 
 FIXTURES = TESTS / "fixtures" / "streams"
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from toolgen.runtime.streams.aggregator import aggregate, stream_events
 from toolgen.runtime.streams.events import MessageStart
-from toolgen.runtime.wires.base import Request, Response
+from toolgen.runtime.wires.canonical import Request, Response
 from toolgen.runtime.wires.codecs import decode, encode_request
 
 

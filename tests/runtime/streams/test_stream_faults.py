@@ -27,7 +27,7 @@ from toolgen.runtime.streams.events import (
     ToolCallEnd,
 )
 from toolgen.runtime.streams.framing import Frame
-from toolgen.runtime.wires.base import ProviderError, Response
+from toolgen.runtime.wires.canonical import ProviderError, Response
 
 from test_stream_properties import BODIES, body_of, comparable, pieces
 

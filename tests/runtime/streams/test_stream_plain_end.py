@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from toolgen.runtime import MessageEnd, Response, stream_events
 from toolgen.runtime.streams.aggregator import Aggregator
 from toolgen.runtime.streams.ending import _decode
-from toolgen.runtime.streams.openai_chat import OpenAIChatState
+from toolgen.runtime.wires.openai_chat.stream import OpenAIChatState
 
 # Values that reach the head and the choice as the chunks send them: the right types, placeholders and wrong types.
 _VALUE = st.one_of(

@@ -28,8 +28,8 @@ from toolgen.runtime.streams.events import (
     ToolCallEnd,
     dumps_compact,
 )
-from toolgen.runtime.streams.gemini import PartialArgs
-from toolgen.runtime.wires.base import ProviderError, Response
+from toolgen.runtime.wires.canonical import ProviderError, Response
+from toolgen.runtime.wires.gemini.stream import PartialArgs
 
 FIXTURES = TESTS / "fixtures" / "streams"
 PAYLOADS = SHARED / "payloads"

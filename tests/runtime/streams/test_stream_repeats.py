@@ -33,7 +33,7 @@ from support.stream_oracle import frames_of
 
 from toolgen.runtime.streams.aggregator import Aggregator, stream_events
 from toolgen.runtime.streams.events import Event, MessageEnd, TextDelta, ToolCallStart
-from toolgen.runtime.wires.base import Response
+from toolgen.runtime.wires.canonical import Response
 
 from test_stream_properties import comparable
 

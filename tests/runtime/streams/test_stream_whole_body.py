@@ -36,7 +36,7 @@ from toolgen.runtime.streams.events import (
     Usage,
 )
 from toolgen.runtime.streams.framing import AutoDecoder, Frame, JSONDocumentDecoder, iter_frames
-from toolgen.runtime.wires.base import ProviderError, Response, parts_of
+from toolgen.runtime.wires.canonical import ProviderError, Response, parts_of
 from toolgen.runtime.wires.codecs import conversion, decode, encode_error
 from toolgen.runtime.wires.table import ROWS
 
@@ -372,7 +372,7 @@ def test_documented_whole_bodies_give_the_events_of_their_message(name: str) -> 
 
 def test_every_streamed_wire_has_a_hand_written_body_and_shapes() -> None:
     assert {wire for wire, _ in HAND.values()} == set(STREAMED)
-    assert {row.codec for row in ROWS if row.stream is not None} <= set(whole.SHAPES)
+    assert {row.package for row in ROWS if row.stream is not None} <= set(whole.SHAPES)
 
 
 async def _aiter(chunks: Iterable[Any]) -> AsyncIterator[Any]:

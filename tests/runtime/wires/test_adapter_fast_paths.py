@@ -15,20 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.projects import SOURCE_PACKAGE
 
-from toolgen.runtime.wires import (
-    anthropic,
-    anthropic_messages,
-    anthropic_plain,
-    bedrock,
-    cohere,
-    gemini_tools,
-    interactions,
-    ollama,
-    openai_chat,
-    openai_chat_messages,
-    responses,
-)
-from toolgen.runtime.wires.base import args_object, args_text
+from toolgen.runtime.wires.anthropic import codec as anthropic
+from toolgen.runtime.wires.anthropic import messages as anthropic_messages
+from toolgen.runtime.wires.anthropic import plain as anthropic_plain
+from toolgen.runtime.wires.bedrock import codec as bedrock
+from toolgen.runtime.wires.cohere import codec as cohere
 from toolgen.runtime.wires.export import (
     decode_tools,
     encode_tools,
@@ -36,8 +27,15 @@ from toolgen.runtime.wires.export import (
     plain_chat_definition,
     plain_chat_function,
 )
-from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
-from toolgen.runtime.wires.openai_chat_dialects import dialect_of
+from toolgen.runtime.wires.gemini import tools as gemini_tools
+from toolgen.runtime.wires.helpers import args_object, args_text
+from toolgen.runtime.wires.interactions import codec as interactions
+from toolgen.runtime.wires.ollama import codec as ollama
+from toolgen.runtime.wires.openai_chat import codec as openai_chat
+from toolgen.runtime.wires.openai_chat import messages as openai_chat_messages
+from toolgen.runtime.wires.openai_chat.dialects import WIRES as CHAT_DIALECTS
+from toolgen.runtime.wires.openai_chat.dialects import dialect_of
+from toolgen.runtime.wires.responses import codec as responses
 
 SCHEMAS = st.sampled_from(
     [

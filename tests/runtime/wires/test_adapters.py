@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai.types.chat.completion_create_params import CompletionCreateParams
 
-from toolgen.runtime.wires import anthropic as _wire_anthropic
-from toolgen.runtime.wires import gemini as _wire_gemini
-from toolgen.runtime.wires import openai_chat as _wire_openai_chat
-from toolgen.runtime.wires.base import ProviderError, Request, Response, args_text
+from toolgen.runtime.wires.anthropic import codec as _wire_anthropic
+from toolgen.runtime.wires.canonical import ProviderError, Request, Response
 from toolgen.runtime.wires.codecs import codec, convert, decode, detect, encode_error, encode_request
+from toolgen.runtime.wires.gemini import codec as _wire_gemini
+from toolgen.runtime.wires.helpers import args_text
+from toolgen.runtime.wires.openai_chat import codec as _wire_openai_chat
 from toolgen.runtime.wires.pairing import check_pairing
 from toolgen.runtime.wires.table import WIRES
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from support.projects import Project
 
-from toolgen.runtime.wires.base import Request
+from toolgen.runtime.wires.canonical import Request
 from toolgen.runtime.wires.losses import convert_request_noted, encode_request_noted
 from toolgen.runtime.wires.table import WIRES
 

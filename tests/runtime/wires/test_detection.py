@@ -4,7 +4,7 @@ The recorded files are ../shared/payloads (skipped with the reason when absent);
 wire it was recorded from. OpenAI-compatible vendors (Groq, xAI, DeepSeek, Qwen, Ollama's /v1, Gemini's and
 Anthropic's compat endpoints) sit under openai-chat/ and are detected as openai-chat: they write that format.
 
-The rules are in the docstrings of runtime/wires/sniff.py and runtime/streams/sniff.py. Where a body toolgen
+The rules are in the docstrings of runtime/wires/<wire>/detect.py (chat-shaped bodies: openai_chat/detect.py). Where a body toolgen
 encodes carries no mark of its wire it is genuinely ambiguous; AMBIGUOUS_REQUESTS and AMBIGUOUS_RESPONSES name
 each such body and why, and the test checks that reading it as the detected wire gives the same canonical
 conversation as reading it as its own (so the fallback loses nothing), and that `decode --wire W` still reads it
@@ -29,7 +29,7 @@ import toolgen
 from toolgen.core.errors import InvalidInputError
 from toolgen.runtime import MessageEnd, detect_wire, stream_events
 from toolgen.runtime.streams.aggregator import Aggregator
-from toolgen.runtime.wires.base import ProviderError, Request, Response
+from toolgen.runtime.wires.canonical import ProviderError, Request, Response
 from toolgen.runtime.wires.codecs import decode, detect, encode_request, encode_response
 from toolgen.runtime.wires.table import ROWS, WIRES
 
@@ -83,7 +83,7 @@ def chunk_claims(payload: dict[str, Any]) -> list[tuple[int, str, str]]:
     found = []
     for sniff in sniffs:
         module, name = sniff.where.split(":")
-        wire = getattr(importlib.import_module(f"toolgen.runtime.streams.{module}"), name)(payload, None)
+        wire = getattr(importlib.import_module(f"toolgen.runtime.wires.{module}"), name)(payload, None)
         if wire is not None:
             found.append((sniff.rank, sniff.where, wire))
     return found

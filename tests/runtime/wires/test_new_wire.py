@@ -1,7 +1,7 @@
-"""A new wire as the README tells a newcomer to add one: two new modules and one row of the table, nothing else.
+"""A new wire as the README tells a newcomer to add one: one new sub-package and one row of the table, nothing else.
 
-The runtime is copied to a scratch package, the two modules are written and the row is added; detection, the
-codec, streaming, export and the package's command line then know the wire.
+The runtime is copied to a scratch package, the wire's sub-package (codec, detection, stream state) is written
+and the row is added; detection, the codec, streaming, export and the package's command line then know the wire.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import ProviderError, Request, Response
+from ..canonical import ProviderError, Request, Response
 
 
 def decode_request(body: Any) -> Request:
@@ -46,13 +46,6 @@ def encode_response(response: Response) -> dict[str, Any]:
 def encode_error(error: ProviderError) -> Any:
     return {"echo_error": error.message}
 
-
-def looks_like_request(body: Any) -> str | None:
-    return "echo" if "echo_messages" in body else None
-
-
-def looks_like_response(body: Any) -> str | None:
-    return "echo" if "echo" in body else None
 '''
 
 STREAM = '''\
@@ -62,8 +55,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..wires.base import ProviderError, Response
-from .state import WireState
+from ...streams.state import WireState
+from ..canonical import ProviderError, Response
 
 
 class EchoState(WireState):
@@ -85,12 +78,29 @@ class EchoState(WireState):
         return {"echo": "".join(self.parts)}
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        from ..wires.echo import decode_response
+        from .codec import decode_response
 
         return decode_response(body)
 
+'''
 
-def looks_like_chunk(payload: Any, event: str | None) -> str | None:
+DETECT = '''\
+"""How an Echo body or stream payload is recognized."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def request(body: Any) -> str | None:
+    return "echo" if "echo_messages" in body else None
+
+
+def response(body: Any) -> str | None:
+    return "echo" if "echo" in body else None
+
+
+def chunk(payload: Any, event: str | None) -> str | None:
     return "echo" if "delta" in payload and len(payload) == 1 else None
 '''
 
@@ -98,14 +108,14 @@ ROW = """\
     Wire(
         name="echo",
         title="Echo, a toy wire",
-        codec="echo",
-        stream="echo:EchoState",
+        codec="echo.codec",
+        stream="echo.stream:EchoState",
         export="chat-function",
         lint=LintRules(*_FUNCTION_NAME),
         detection=Detection(
-            request=Sniff("echo:looks_like_request", 95),
-            response=Sniff("echo:looks_like_response", 5),
-            chunk=Sniff("echo:looks_like_chunk", 5),
+            request=Sniff("echo.detect:request", 95),
+            response=Sniff("echo.detect:response", 5),
+            chunk=Sniff("echo.detect:chunk", 5),
         ),
         route=Route("http://localhost:8080", "/echo", "bearer"),
         key_variable="ECHO_API_KEY",
@@ -128,11 +138,15 @@ print("echo" in _parser("x").format_help())
 """
 
 
-def test_a_ninth_wire_is_two_modules_and_one_row(tmp_path: Path) -> None:
+def test_a_ninth_wire_is_one_sub_package_and_one_row(tmp_path: Path) -> None:
     runtime = tmp_path / "scratch_runtime"
     shutil.copytree(RUNTIME_DIR, runtime, ignore=shutil.ignore_patterns("__pycache__", "ruff.toml"))
-    (runtime / "wires" / "echo.py").write_text(CODEC, encoding="utf-8")
-    (runtime / "streams" / "echo.py").write_text(STREAM, encoding="utf-8")
+    wire = runtime / "wires" / "echo"
+    wire.mkdir()
+    (wire / "__init__.py").write_text('"""Echo, a toy wire."""\n', encoding="utf-8")
+    (wire / "codec.py").write_text(CODEC, encoding="utf-8")
+    (wire / "detect.py").write_text(DETECT, encoding="utf-8")
+    (wire / "stream.py").write_text(STREAM, encoding="utf-8")
     table = runtime / "wires" / "table.py"
     text = table.read_text(encoding="utf-8")
     assert text.count("ROWS: tuple[Wire, ...] = (\n") == 1
@@ -145,7 +159,13 @@ def test_a_ninth_wire_is_two_modules_and_one_row(tmp_path: Path) -> None:
         if not (RUNTIME_DIR / p.relative_to(runtime)).is_file()
         or (RUNTIME_DIR / p.relative_to(runtime)).read_bytes() != p.read_bytes()
     )
-    assert changed == ["streams/echo.py", "wires/echo.py", "wires/table.py"]
+    assert changed == [
+        "wires/echo/__init__.py",
+        "wires/echo/codec.py",
+        "wires/echo/detect.py",
+        "wires/echo/stream.py",
+        "wires/table.py",
+    ]
     ran = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(PROBE)], cwd=tmp_path, capture_output=True, text=True, check=False
     )

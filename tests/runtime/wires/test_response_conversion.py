@@ -17,7 +17,7 @@ import pytest
 from support.projects import SHARED, Project, shared_dir
 
 from toolgen.payloads import codec as payloads
-from toolgen.runtime.wires.base import Response
+from toolgen.runtime.wires.canonical import Response
 from toolgen.runtime.wires.codecs import codec
 from toolgen.runtime.wires.response_losses import encode_response_noted, response_losses
 from toolgen.runtime.wires.table import WIRES

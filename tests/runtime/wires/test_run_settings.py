@@ -23,7 +23,7 @@ from support.local_http import Answer, LocalServer, Received
 from support.projects import REPO_ROOT
 
 from toolgen.runtime import HTTPModel, Registry, RetryPolicy, RunOptions, ToolSpec, arun, run
-from toolgen.runtime.wires.base import Request
+from toolgen.runtime.wires.canonical import Request
 from toolgen.runtime.wires.codecs import encode_request
 from toolgen.runtime.wires.settings import UnsupportedSettings, plan_settings
 from toolgen.runtime.wires.settings_table import TABLE, Spelling
@@ -362,7 +362,7 @@ def test_a_client_without_a_wire_gets_the_portable_settings_only() -> None:
 
 
 def test_each_wires_vocabulary_and_reserved_fields_do_not_overlap() -> None:
-    from toolgen.runtime.wires.anthropic import DEFAULT_MAX_TOKENS
+    from toolgen.runtime.wires.anthropic.codec import DEFAULT_MAX_TOKENS
     from toolgen.runtime.wires.settings import ANTHROPIC_DEFAULT_MAX_TOKENS
     from toolgen.runtime.wires.table import WIRES
 

@@ -19,8 +19,9 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsNon
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 from typing_extensions import TypedDict
 
-from toolgen.runtime.wires.base import Request, args_text
+from toolgen.runtime.wires.canonical import Request
 from toolgen.runtime.wires.codecs import codec
+from toolgen.runtime.wires.helpers import args_text
 from toolgen.runtime.wires.losses import encode_request_noted
 
 

@@ -8,7 +8,12 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import bedrock, bedrock_plain, gemini, gemini_plain, responses, responses_plain
+from toolgen.runtime.wires.bedrock import codec as bedrock
+from toolgen.runtime.wires.bedrock import plain as bedrock_plain
+from toolgen.runtime.wires.gemini import codec as gemini
+from toolgen.runtime.wires.gemini import plain as gemini_plain
+from toolgen.runtime.wires.responses import codec as responses
+from toolgen.runtime.wires.responses import plain as responses_plain
 
 
 def _outcome(decode: Any, body: Any) -> Any:

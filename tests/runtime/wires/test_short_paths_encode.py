@@ -11,20 +11,19 @@ from hypothesis import strategies as st
 from test_adapter_fast_paths import bedrock_entries, gemini_lists, responses_entries
 from test_short_paths_ollama_cohere_interactions import ODD_CANONICAL, PLAIN_CANONICAL, _same
 
-from toolgen.runtime.wires import (
-    bedrock,
-    bedrock_plain,
-    gemini,
-    gemini_plain,
-    gemini_tools,
-    interactions,
-    responses,
-    responses_plain,
-)
-from toolgen.runtime.wires.base import Request, args_object, args_text
+from toolgen.runtime.wires.bedrock import codec as bedrock
+from toolgen.runtime.wires.bedrock import plain as bedrock_plain
+from toolgen.runtime.wires.canonical import Request
 from toolgen.runtime.wires.export import decode_tools, export_tools
-from toolgen.runtime.wires.gemini_contents import decode_system
+from toolgen.runtime.wires.gemini import codec as gemini
+from toolgen.runtime.wires.gemini import plain as gemini_plain
+from toolgen.runtime.wires.gemini import tools as gemini_tools
+from toolgen.runtime.wires.gemini.contents import decode_system
+from toolgen.runtime.wires.helpers import args_object, args_text
+from toolgen.runtime.wires.interactions import codec as interactions
 from toolgen.runtime.wires.plain_arguments import plain_arguments
+from toolgen.runtime.wires.responses import codec as responses
+from toolgen.runtime.wires.responses import plain as responses_plain
 
 _CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}
 # What these two wires lay out in their own way: system prompts among results, several of them, empty texts.

@@ -10,19 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgen.runtime.wires import (
-    cohere,
-    cohere_plain,
-    interactions,
-    interactions_plain,
-    interactions_steps,
-    ollama,
-    ollama_plain,
-    openai_chat,
-    openai_chat_plain,
-)
-from toolgen.runtime.wires.openai_chat_dialects import WIRES as CHAT_DIALECTS
-from toolgen.runtime.wires.openai_chat_dialects import dialect_of
+from toolgen.runtime.wires.cohere import codec as cohere
+from toolgen.runtime.wires.cohere import plain as cohere_plain
+from toolgen.runtime.wires.interactions import codec as interactions
+from toolgen.runtime.wires.interactions import plain as interactions_plain
+from toolgen.runtime.wires.interactions import steps as interactions_steps
+from toolgen.runtime.wires.ollama import codec as ollama
+from toolgen.runtime.wires.ollama import plain as ollama_plain
+from toolgen.runtime.wires.openai_chat import codec as openai_chat
+from toolgen.runtime.wires.openai_chat import plain as openai_chat_plain
+from toolgen.runtime.wires.openai_chat.dialects import WIRES as CHAT_DIALECTS
+from toolgen.runtime.wires.openai_chat.dialects import dialect_of
 
 # Values that are not what they look like: a str that is not a str, a dict that is not a dict.
 

@@ -37,7 +37,7 @@ def test_every_row_is_complete(row: Wire) -> None:
     for name in CONVERSIONS:
         assert callable(getattr(codec, name, None)), f"{row.name}: wires/{row.codec}.py has no {name}"
     if row.stream is not None:
-        state = _resolve(row.stream, "streams")
+        state = _resolve(row.stream, "wires")
         assert inspect.isclass(state) and issubclass(state, WireState), row.stream
     assert row.export in BUILDERS, f"{row.name}: export {row.export!r} is none of {BUILDERS}"
     re.compile(row.lint.name_pattern)
@@ -48,7 +48,7 @@ def test_every_row_is_complete(row: Wire) -> None:
             _resolve(sniff.where, "wires")
             assert sniff.rank > 0
     if row.detection.chunk is not None:
-        _resolve(row.detection.chunk.where, "streams")
+        _resolve(row.detection.chunk.where, "wires")
     if row.route is not None:
         assert row.route.base_url.startswith(("https://", "http://localhost")) and row.route.path.startswith("/")
         assert row.route.auth == "bearer" or row.route.auth.islower()
@@ -121,31 +121,37 @@ def test_a_package_carries_only_the_wires_it_asks_for(make_project: Callable[...
         assert built.returncode == 0, built.stderr
     runtime = chat_only.package_dir / "_runtime"
     assert sorted(p.name for p in (runtime / "wires").glob("*.py") if p.name != "__init__.py") == [
-        "base.py",
         "call_ids.py",
+        "canonical.py",
         "codecs.py",
+        "detection.py",
         "export.py",
         "export_notes.py",
+        "helpers.py",
         "key_order.py",
         "losses.py",
         "media.py",
-        "openai_chat.py",
-        "openai_chat_dialects.py",
-        "openai_chat_messages.py",
-        "openai_chat_parts.py",
-        "openai_chat_plain.py",
         "pairing.py",
         "placement.py",
         "response_losses.py",
         "settings.py",
         "settings_table.py",
         "settings_types.py",
-        "sniff.py",
         "structured.py",
         "table.py",
     ]
+    # Its wire's sub-package whole; of the others only their detection, which names a body it cannot decode.
+    others = sorted({row.package for row in ROWS} - {"openai_chat"})
+    assert sorted(p.relative_to(runtime / "wires").as_posix() for p in (runtime / "wires").glob("*/*.py")) == sorted(
+        [
+            *(f"openai_chat/{name}.py" for name in ("__init__", "codec", "detect", "dialects", "messages", "parts")),
+            *(f"openai_chat/{name}.py" for name in ("plain", "stream", "stream_shapes")),
+            *(f"{package}/{name}.py" for package in others for name in ("__init__", "detect")),
+        ]
+    )
     assert not (runtime / "demo").exists() and not (everything.package_dir / "_runtime" / "demo").exists()
-    assert (runtime / "streams" / "openai_chat.py").is_file() and not (runtime / "streams" / "gemini.py").exists()
+    assert (runtime / "wires" / "openai_chat" / "stream.py").is_file()
+    assert not (runtime / "wires" / "gemini" / "stream.py").exists()
     # The wire-specific layers shrink to under half (measured: 45%); the loop, clients, serving and
     # validation above them are shared by every wire, so they are not counted.
     wire_layers = [Path("_runtime", "wires"), Path("_runtime", "streams")]

@@ -20,7 +20,7 @@ from ..loop.policies import Approval, ApprovalRequest
 from ..loop.sync_driver import run
 from ..tools.loading import ToolsLoadError
 from ..tools.registry import Registry
-from ..wires.base import ProviderError
+from ..wires.canonical import ProviderError
 from ..wires.settings import UnsupportedSettings
 from .binding import bind_demo, chosen_registry
 from .endpoint import add_endpoint_options, endpoint_model, run_settings

@@ -12,7 +12,7 @@ from typing import Any
 from ..clients.base import ModelClientBase
 from ..clients.scripted import ScriptedModel, assistant_turn, tool_call
 from ..schema.examples import example_value
-from ..wires.base import Request, Response, parts_of
+from ..wires.canonical import Request, Response, parts_of
 
 _PLACE = re.compile(
     r"\b(?:in|for|at)\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:(?:,\s*|\s+and\s+)[A-Z][\w.'-]*)*)"

@@ -28,7 +28,7 @@ from ..streams.events import (
     ToolCallStart,
     Usage,
 )
-from ..wires.base import ProviderError, Request, Response, parts_of
+from ..wires.canonical import ProviderError, Request, Response, parts_of
 from ..wires.codecs import decode, encode_request
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..streams.aggregator import aggregate, stream_events
 from ..streams.events import Event
-from ..wires.base import ProviderError, Request, Response
+from ..wires.canonical import ProviderError, Request, Response
 from .base import ModelClientBase, decode_body, error_events, response_events
 from .recording import Recorded, read_exchanges
 

@@ -12,7 +12,7 @@ about a message's own fields: a tool message's `name` is the loop's bookkeeping,
 id have no field for, not something a model was meant to read.
 
 Notes point into the request's messages (`/messages/2/content/3/filename: ...`). The conversation only grows,
-so a run reports each distinct note once (loop/model_step.py): an image a tool returned at step 2 is named at
+so a run reports each distinct note once (loop/state.py): an image a tool returned at step 2 is named at
 step 2, not again at every later step; a result that holds the same loss at step 4 is another part, named again.
 """
 
@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..wires.base import Request
+from ..wires.canonical import Request
 from ..wires.codecs import encode_request
 from ..wires.losses import request_losses
 from ..wires.placement import placement_notes

@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol
 
 from ..models.base import ToolSpec
 from ..tools.registry import ToolContext
-from ..wires.base import Request, Response
+from ..wires.canonical import Request, Response
 from .results import CallReport
 
 

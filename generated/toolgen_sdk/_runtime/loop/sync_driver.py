@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..clients.base import ModelClient
 from ..observe.telemetry import NoTelemetry
 from ..tools.registry import Registry, ToolOutcome
-from ..wires.base import ProviderError, Request, Response
+from ..wires.canonical import ProviderError, Request, Response
 from ..wires.settings import settings_wire
 from .events import RunEvent
 from .interrupts import (

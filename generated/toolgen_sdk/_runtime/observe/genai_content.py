@@ -5,7 +5,7 @@ The conventions record `gen_ai.input.messages`, `gen_ai.output.messages` and `ge
 messages of `role` and `parts`, each part typed: `text` and `reasoning` (`content`), `tool_call` (`id`, `name`,
 `arguments`), `tool_call_response` (`id`, `response`), `blob` / `uri` / `file` (`modality`, `mime_type`, and
 `content`, `uri` or `file_id`); a part of any other type goes as it is (their GenericPart). Canonical messages
-(wires/base.py) are turned into that shape here: content as a string or parts, `tool_calls` of `{id, function:
+(wires/canonical.py) are turned into that shape here: content as a string or parts, `tool_calls` of `{id, function:
 {name, arguments}}`, tool messages answering a `tool_call_id`. Tool arguments and results that are JSON text of
 an object or array go as the value they hold, as the conventions ask. Nothing a message holds makes these
 functions raise: a field of an unexpected type is left out or passed on as it is.

@@ -24,7 +24,7 @@ from ..clients.base import ModelClientBase
 from ..loop.interrupts import GRACE_SECONDS, InterruptReason, RunInterrupted
 from ..models.base import ToolSpec
 from ..streams.events import Event, MessageEnd
-from ..wires.base import ProviderError, Request, Response
+from ..wires.canonical import ProviderError, Request, Response
 
 T = TypeVar("T")
 INTERRUPTED_KIND = "interrupted"

@@ -1,7 +1,7 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """Canonical streaming events: what every wire's stream becomes, as it arrives.
 
-Each wire has a stream state (`streams/<wire>.py`) that reads that provider's chunks, emits canonical events as
+Each wire has a stream state (`wires/<wire>/stream.py`) that reads that provider's chunks, emits canonical events as
 they come, and accumulates the body the provider would have sent without streaming. At the end that body goes
 through the wire's own `decode_response`, so a stream and the same response fetched whole give the same
 canonical message. Nothing raises while streaming: faults (a cut-off stream, a corrupt frame, arguments that are
@@ -30,13 +30,11 @@ a final event missing what it should carry) is a `StreamError` of type `incomple
 from __future__ import annotations
 
 import json
-from collections.abc import (
-    Callable,
-)
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..wires.base import ProviderError, Response
+from ..wires.canonical import ProviderError, Response
 
 try:
     from pydantic_core import from_json as _from_json

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from ..wires.base import ProviderError, Response
+from ..wires.canonical import ProviderError, Response
 from .events import (
     INCOMPLETE,
     Event,

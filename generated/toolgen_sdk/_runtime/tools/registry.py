@@ -1,5 +1,5 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Tool registry: typed entries, handler binding, tools added at run time, and dispatch of tool calls.
+"""Tool registry: typed entries, handler binding, tools added at run time, dispatch of tool calls, and results.
 
 dispatch() never raises for a bad call: every failure (unknown tool, arguments that are not JSON or fail the
 schema, an unbound tool, a tool requiring approval called without it, a handler exception, a timeout, a result
@@ -13,7 +13,8 @@ gets a generated one, the same for the same call; error messages are cut to `max
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+import math
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -40,7 +41,6 @@ from .guards import (
 )
 from .pool import HandlerPool
 from .progress import ProgressSink, report_progress
-from .results import default_converter
 
 if TYPE_CHECKING:
     from ..wires.export import GeminiSchema
@@ -59,6 +59,56 @@ ErrorKind = Literal[
     "invalid_result",
     "approval_required",
 ]
+
+
+# A tool's result as what the model reads: the default converter refuses what JSON cannot hold.
+
+
+@dataclass(frozen=True)
+class ContentParts:
+    """A handler's result as canonical content parts (text, image, audio, file), sent to the model as they are.
+
+    `value` is the data the parts stand for, when there is such (an MCP tool's structuredContent): a served
+    tool's structured result is made of it. Return it from a handler; no converter is needed. A tool whose
+    result is checked against its output schema returns its data instead, and a `result_converter` makes the
+    parts."""
+
+    parts: Sequence[Mapping[str, Any]]
+    value: Any = None
+
+
+def _non_finite(value: Any) -> bool:
+    """Whether a model's dumped data holds a float NaN or infinity anywhere; walked without recursion."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, float):
+            if not math.isfinite(current):
+                return True
+        elif isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+    return False
+
+
+def default_converter(result: Any) -> str | list[Any]:
+    """Text sent back to the model: a string as it is, ContentParts as their parts, a model or other value as
+    JSON."""
+    if isinstance(result, ContentParts):
+        return [dict(part) for part in result.parts]
+    if isinstance(result, pydantic.RootModel) and isinstance(result.root, str):
+        return result.root
+    if isinstance(result, str):
+        return result
+    if isinstance(result, pydantic.BaseModel):
+        # pydantic writes NaN and infinity as null, which the tool's output schema never allows: refused, as
+        # json.dumps refuses them in any other result.
+        if _non_finite(result.model_dump(by_alias=True)):
+            raise ValueError("Out of range float values are not JSON compliant")
+        return result.model_dump_json(by_alias=True, exclude_none=True)
+    # NaN and Infinity are not JSON: such a result is an error the model is told about, not invalid JSON.
+    return json.dumps(result, ensure_ascii=False, default=str, allow_nan=False)
 
 
 @dataclass(frozen=True)

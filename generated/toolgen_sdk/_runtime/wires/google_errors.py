@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import ProviderError
+from .canonical import ProviderError
 
 
 def status_error(body: Any, wire: str) -> ProviderError:

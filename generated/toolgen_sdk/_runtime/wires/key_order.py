@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Request, Response
+from .canonical import Request, Response
 
 ORDER = "order"
 # A body deeper than this keeps its order only down to here: the rest comes back in the encoder's order.

@@ -22,14 +22,14 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from .base import Request, parts_of
+from .canonical import Request, parts_of
 from .codecs import codec, decode, encode_request
 from .export import export_tools
 from .placement import place
 from .table import BY_NAME, canonical_name
 from .table import wire as wire_row
 
-# Per codec module: the body fields (`key`, or `container.key` one level in) its portable settings are read from.
+# Per wire sub-package: the body fields (`key`, or `container.key` one level in) its portable settings are read from.
 _SETTING_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType(
     {
         "openai_chat": frozenset(
@@ -184,7 +184,7 @@ def _dropped_fields(request: Request, source: str, target: str) -> Iterator[str]
     kept = request.extras.get(source)
     if not isinstance(kept, dict):
         return
-    settable = _SETTING_FIELDS.get(wire_row(source).codec, frozenset())
+    settable = _SETTING_FIELDS.get(wire_row(source).package, frozenset())
     fields = kept.get("fields")
     fields = fields if isinstance(fields, dict) else {}
     unread = _unread(source, fields, settable)

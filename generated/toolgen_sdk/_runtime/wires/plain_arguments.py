@@ -7,7 +7,7 @@ from __future__ import annotations
 from math import isnan
 from typing import Any
 
-from .base import args_object, args_text
+from .helpers import args_object, args_text
 
 
 def plain_arguments(given: dict[str, Any]) -> str | None:

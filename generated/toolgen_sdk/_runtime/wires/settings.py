@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .base import Request
+from .canonical import Request
 from .codecs import decode, encode_request
 from .settings_table import (
     EXPECTED,

@@ -2,16 +2,18 @@
 """The table of wires: one row per provider wire format, and the one vocabulary of their names.
 
 Detection, codecs, stream states, HTTP clients, tool-definition export, lint and every command line read
-this table; nothing else lists the wires. Adding a wire is two modules and one row: its codec
-(`wires/<module>.py`: `decode_request`, `encode_request`, `decode_response`, `encode_response`,
-`encode_error`), its stream state (`streams/<module>.py`: a `WireState` subclass taking the wire's name),
-and a `Wire` row below. A module that serves several rows (dialects of one format) lists them in its
-`WIRES` tuple and takes `wire=` in each codec function.
+this table; nothing else lists the wires. Each wire is a sub-package `wires/<wire>/`: its codec (`codec.py`:
+`decode_request`, `encode_request`, `decode_response`, `encode_response`, `encode_error`), its detection
+predicates (`detect.py`), and its stream state (`stream.py`: a `WireState` subclass taking the wire's name;
+with `stream*.py` beside it, part of the streams layer). Adding a wire is that sub-package and one `Wire` row
+below. A module that serves several rows (dialects of one format) lists them in its `WIRES` tuple and takes
+`wire=` in each codec function.
 
+Modules are named relative to `wires/`: a codec as "<wire>.codec", a stream state as "<wire>.stream:Class".
 Content detection tries the rows' predicates by rank, highest first; the first that names a wire wins.
-A predicate is "module:function" under `wires/` (bodies) or `streams/` (stream payloads), so a new wire
-can keep its own in its codec or stream module. It takes the body (or a stream payload and its SSE
-event name) and returns the wire it recognizes, or None.
+A predicate is "<wire>.detect:function", taking the body (or a stream payload and its SSE event name) and
+returning the wire it recognizes, or None. Detection modules import nothing of the runtime but
+`wires/detection.py`, and every package carries them all, so a body of a wire it leaves out is still named.
 
 This module imports nothing of the runtime: reading the table costs nothing.
 """
@@ -98,8 +100,8 @@ class Wire:
 
     name: str
     title: str
-    # The module under wires/ that converts its bodies, and "module:Class" of its stream state (None: the
-    # wire is not streamed).
+    # The module under wires/ that converts its bodies ("<wire>.codec"), and "<wire>.stream:Class" of its stream
+    # state (None: the wire is not streamed).
     codec: str
     stream: str | None
     # How `toolgen export` writes tool definitions for it (a builder in wires/export.py).
@@ -113,20 +115,25 @@ class Wire:
     # The stream framing only this wire uses, which names it before any payload does.
     framing: str | None = None
 
+    @property
+    def package(self) -> str:
+        """The wire's sub-package under wires/ (`openai_chat` for `openai_chat.codec`): one per wire format."""
+        return self.codec.partition(".")[0]
+
 
 ROWS: tuple[Wire, ...] = (
     Wire(
         name="anthropic",
         title="Anthropic Messages",
-        codec="anthropic",
-        stream="anthropic:AnthropicState",
+        codec="anthropic.codec",
+        stream="anthropic.stream:AnthropicState",
         export="anthropic",
         lint=LintRules(*_FUNCTION_NAME),
         detection=Detection(
-            request=Sniff("sniff:anthropic_request", 70),
-            response=Sniff("sniff:anthropic_response", 40),
-            error=Sniff("sniff:anthropic_error", 60),
-            chunk=Sniff("sniff:anthropic_chunk", 70),
+            request=Sniff("anthropic.detect:request", 70),
+            response=Sniff("anthropic.detect:response", 40),
+            error=Sniff("anthropic.detect:error", 60),
+            chunk=Sniff("anthropic.detect:chunk", 70),
         ),
         route=Route(
             "https://api.anthropic.com",
@@ -139,14 +146,14 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="bedrock-converse",
         title="Amazon Bedrock Converse",
-        codec="bedrock",
-        stream="bedrock:BedrockState",
+        codec="bedrock.codec",
+        stream="bedrock.stream:BedrockState",
         export="bedrock",
         lint=LintRules(*_FUNCTION_NAME),
         detection=Detection(
-            request=Sniff("sniff:bedrock_request", 60),
-            response=Sniff("sniff:bedrock_response", 60),
-            chunk=Sniff("sniff:bedrock_chunk", 10),
+            request=Sniff("bedrock.detect:request", 60),
+            response=Sniff("bedrock.detect:response", 60),
+            chunk=Sniff("bedrock.detect:chunk", 10),
         ),
         aliases=("bedrock",),
         # A key is a Bedrock API key (a bearer token); without one, requests are signed with SigV4.
@@ -167,14 +174,14 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="cohere",
         title="Cohere Chat v2",
-        codec="cohere",
-        stream="cohere:CohereState",
+        codec="cohere.codec",
+        stream="cohere.stream:CohereState",
         export="chat-function",
         lint=LintRules(*_FUNCTION_NAME),
         detection=Detection(
-            response=Sniff("sniff:cohere_response", 10),
-            error=Sniff("sniff:message_error", 10),
-            chunk=Sniff("sniff:cohere_chunk", 60),
+            response=Sniff("cohere.detect:response", 10),
+            error=Sniff("cohere.detect:error", 10),
+            chunk=Sniff("cohere.detect:chunk", 60),
         ),
         route=Route("https://api.cohere.com", "/v2/chat", "bearer"),
         key_variable="CO_API_KEY",
@@ -182,15 +189,15 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="gemini",
         title="Gemini generateContent",
-        codec="gemini",
-        stream="gemini:GeminiState",
+        codec="gemini.codec",
+        stream="gemini.stream:GeminiState",
         export="gemini",
         lint=LintRules(*_GEMINI_NAME, gemini_subset=True),
         detection=Detection(
-            request=Sniff("sniff:gemini_request", 90),
-            response=Sniff("sniff:gemini_response", 80),
-            error=Sniff("sniff:gemini_error", 40),
-            chunk=Sniff("sniff:gemini_chunk", 30),
+            request=Sniff("gemini.detect:request", 90),
+            response=Sniff("gemini.detect:response", 80),
+            error=Sniff("gemini.detect:error", 40),
+            chunk=Sniff("gemini.detect:chunk", 30),
         ),
         aliases=("google",),
         route=Route(
@@ -205,13 +212,13 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="google-interactions",
         title="Google Interactions",
-        codec="interactions",
-        stream="interactions:InteractionsState",
+        codec="interactions.codec",
+        stream="interactions.stream:InteractionsState",
         export="interactions",
         lint=LintRules(*_GEMINI_NAME),
         detection=Detection(
-            response=Sniff("sniff:interactions_response", 30),
-            chunk=Sniff("sniff:interactions_chunk", 50),
+            response=Sniff("interactions.detect:response", 30),
+            chunk=Sniff("interactions.detect:chunk", 50),
         ),
         aliases=("interactions",),
         key_variable="GEMINI_API_KEY",
@@ -219,14 +226,14 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="mistral",
         title="Mistral Chat Completions",
-        codec="openai_chat",
-        stream="openai_chat:OpenAIChatState",
+        codec="openai_chat.codec",
+        stream="openai_chat.stream:OpenAIChatState",
         export="plain-function",
         lint=LintRules(*_FUNCTION_NAME),
-        # Its bodies are told from OpenAI's by `openai-chat`'s predicates (see wires/sniff.py); its chunks here.
+        # Its bodies are told from OpenAI's by `openai-chat`'s predicates (see wires/openai_chat/detect.py); its chunks here.
         detection=Detection(
-            error=Sniff("sniff:mistral_error", 20),
-            chunk=Sniff("sniff:mistral_chunk", 45),
+            error=Sniff("openai_chat.detect:mistral_error", 20),
+            chunk=Sniff("openai_chat.detect:mistral_chunk", 45),
         ),
         route=Route("https://api.mistral.ai/v1", "/chat/completions", "bearer"),
         key_variable="MISTRAL_API_KEY",
@@ -234,14 +241,14 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="ollama",
         title="Ollama chat",
-        codec="ollama",
-        stream="ollama:OllamaState",
+        codec="ollama.codec",
+        stream="ollama.stream:OllamaState",
         export="plain-function",
         lint=LintRules(*_FUNCTION_NAME),
         detection=Detection(
-            response=Sniff("sniff:ollama_response", 20),
-            error=Sniff("sniff:ollama_error", 50),
-            chunk=Sniff("sniff:ollama_chunk", 20),
+            response=Sniff("ollama.detect:response", 20),
+            error=Sniff("ollama.detect:error", 50),
+            chunk=Sniff("ollama.detect:chunk", 20),
         ),
         # Ollama streams unless told not to.
         route=Route(
@@ -255,16 +262,16 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="openai-chat",
         title="OpenAI Chat Completions",
-        codec="openai_chat",
-        stream="openai_chat:OpenAIChatState",
+        codec="openai_chat.codec",
+        stream="openai_chat.stream:OpenAIChatState",
         export="chat-function",
         lint=LintRules(*_FUNCTION_NAME, strict_mode=True, description_limit=1024),
         detection=Detection(
             # The fallback for chat-shaped bodies: it also tells the dialects apart.
-            request=Sniff("sniff:chat_request", 10),
-            response=Sniff("sniff:chat_response", 70),
-            error=Sniff("sniff:openai_error", 30),
-            chunk=Sniff("sniff:chat_chunk", 40),
+            request=Sniff("openai_chat.detect:request", 10),
+            response=Sniff("openai_chat.detect:response", 70),
+            error=Sniff("openai_chat.detect:error", 30),
+            chunk=Sniff("openai_chat.detect:chunk", 40),
         ),
         aliases=("openai",),
         route=Route(
@@ -280,7 +287,7 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="openai-chat-camel",
         title="Chat Completions in camelCase (SDKs that serialize their own models)",
-        codec="openai_chat",
+        codec="openai_chat.codec",
         stream=None,
         export="chat-function",
         lint=LintRules(*_FUNCTION_NAME, strict_mode=True),
@@ -289,15 +296,15 @@ ROWS: tuple[Wire, ...] = (
     Wire(
         name="openai-responses",
         title="OpenAI Responses",
-        codec="responses",
-        stream="responses:ResponsesState",
+        codec="responses.codec",
+        stream="responses.stream:ResponsesState",
         export="responses-function",
         lint=LintRules(*_FUNCTION_NAME, strict_mode=True),
         detection=Detection(
             # Also tells Interactions' `input` bodies apart, which take the same fields.
-            request=Sniff("sniff:input_request", 80),
-            response=Sniff("sniff:responses_response", 50),
-            chunk=Sniff("sniff:responses_chunk", 80),
+            request=Sniff("responses.detect:request", 80),
+            response=Sniff("responses.detect:response", 50),
+            chunk=Sniff("responses.detect:chunk", 80),
         ),
         aliases=("responses",),
         route=Route("https://api.openai.com/v1", "/responses", "bearer"),

@@ -1,30 +1,33 @@
 """toolgen.yaml's `features:`: which runtime layers above validation and conversion a package's `_runtime/` carries.
 
 Every package carries the models, the tool registry, the schema helpers and its wires' codecs. A feature adds a
-layer and whatever only it imports: `streams` (the streaming aggregator: framing, its wires' stream states, the
-events), `loop` (the agent loop, its OpenTelemetry tracing, a no-op without it, and the scripted models), `http`
-(the HTTP model clients), `serve` (the durable HTTP service, which runs the loop and calls models over HTTP),
-`mcp` (serving and using tools over MCP). `loop` and `http` read models' answers as stream events, so they need
-`streams` (feature_names.NEEDS); `python -m <package> "prompt"` needs `loop`, `http` and `streams`, and so does
-`demo: true`. A package without a feature leaves the modules out, drops their names from `_runtime`'s surface and
-from adapters.py (so type checkers see only what is there), and its command line says in one line that the
-feature is not built in, exit 4.
+layer and whatever only it imports: `streams` (the streaming aggregator: framing, the events, and its wires'
+stream states, `wires/<wire>/stream*.py`), `loop` (the agent loop, its OpenTelemetry tracing, a no-op without it,
+and the scripted models), `http` (the HTTP model clients), `serve` (the durable HTTP service, which runs the loop
+and calls models over HTTP), `mcp` (serving and using tools over MCP). `loop` and `http` read models' answers as
+stream events, so they need `streams` (feature_names.NEEDS); `python -m <package> "prompt"` needs `loop`, `http`
+and `streams`, and so does `demo: true`. A package without a feature leaves the modules out, drops their names
+from `_runtime`'s surface and from adapters.py (so type checkers see only what is there), and its command line
+says in one line that the feature is not built in, exit 4.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable, Mapping
+from fnmatch import fnmatchcase
 
 from toolgen.project.feature_names import COMMAND_LINE
 
-# The runtime modules a feature brings (folders end with /); the modules they import come with them.
+# A wire's stream state and its helpers, beside its codec but part of the streams layer (runtime/__init__.py).
+_WIRE_STREAMS = "wires/*/stream*.py"
+# The runtime modules a feature brings (folders end with /, patterns hold *); the modules they import come with them.
 _ROOTS: Mapping[str, tuple[str, ...]] = {
     "loop": ("loop/", "observe/", "clients/__init__.py", "clients/base.py", "clients/scripted.py"),
     "http": ("clients/",),
     "serve": ("serve/", "app/__init__.py", "app/serving.py", "app/server_limits.py"),
     "mcp": ("mcp/", "app/__init__.py", "app/binding.py", "app/serve_mcp.py"),
-    "streams": ("streams/",),
+    "streams": ("streams/", _WIRE_STREAMS),
 }
 _COMMAND_LINE_ROOTS = ("app/__init__.py", "app/main.py")
 _DEMO_ROOTS = ("demo/",)
@@ -38,6 +41,7 @@ _FEATURE_LAYERS = (
     "observe/",
     "serve/",
     "streams/",
+    _WIRE_STREAMS,
     # Single modules only features import: run settings (the loop's) and tool loading (the command line's,
     # serve's and MCP's).
     "wires/settings",
@@ -91,8 +95,8 @@ def select(
         roots.update(_COMMAND_LINE_ROOTS)
     if demo:
         roots.update(_DEMO_ROOTS)
-    kept = {name for name in sources if not name.startswith(_FEATURE_LAYERS)}
-    kept |= {name for name in sources if any(name == r or (r.endswith("/") and name.startswith(r)) for r in roots)}
+    kept = {name for name in sources if not any(_under(name, layer, prefix=True) for layer in _FEATURE_LAYERS)}
+    kept |= {name for name in sources if any(_under(name, root) for root in roots)}
     stubs = {name for name, (feature, _) in _STUBBED.items() if command_line and feature not in chosen}
     kept -= stubs
     kept = _closure(sources, kept, stubs, imports)
@@ -104,6 +108,14 @@ def select(
     for name in SURFACE_FILES:
         selected[name] = filter_surface(sources[name], carried)
     return dict(sorted(selected.items()))
+
+
+def _under(name: str, root: str, *, prefix: bool = False) -> bool:
+    """Whether the runtime file `name` is `root`: that file, a file in that folder (ending with /), one the pattern
+    (holding *) matches, or with `prefix` any file whose path starts so."""
+    if "*" in root:
+        return fnmatchcase(name, root)
+    return name == root or ((prefix or root.endswith("/")) and name.startswith(root))
 
 
 def _closure(
@@ -128,25 +140,23 @@ def _stub(name: str) -> str:
 
 def filter_surface(source: str, carried: set[str]) -> str:
     """`__init__.py` or `surface.py` without the names whose module the package does not carry: their
-    TYPE_CHECKING imports, their `__all__` entries and their HOMES rows, each removed line by line (every one
-    sits on lines of its own, as ruff formats them)."""
-    from toolgen.runtime import _HOMES as HOMES  # each public name's module (runtime/surface.py)
-
-    gone = {name for name, home in HOMES.items() if _module_path(home) not in carried}
+    TYPE_CHECKING imports and their modules' entries in surface.py's table, each removed line by line (every one
+    sits on lines of its own, as ruff formats them); `__all__` and the names' homes are derived from the table."""
     drop: set[int] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module != "surface":
             if _module_path(f".{node.module}") not in carried:
                 drop.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
         elif isinstance(node, ast.Dict):
-            drop.update(k.lineno for k in node.keys if isinstance(k, ast.Constant) and k.value in gone)
-        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
-            items = node.value.elts if isinstance(node.value, ast.List) else []
-            drop.update(i.lineno for i in items if isinstance(i, ast.Constant) and i.value in gone)
+            for key, value in zip(node.keys, node.values, strict=True):
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.startswith(".")):
+                    continue
+                if _module_path(key.value) not in carried:
+                    drop.update(range(key.lineno, (value.end_lineno or value.lineno) + 1))
     lines = source.splitlines(keepends=True)
     return "".join(line for number, line in enumerate(lines, 1) if number not in drop)
 
 
 def _module_path(home: str) -> str:
-    """`.app.main` (a HOMES value, relative to the runtime) as the runtime file `app/main.py`."""
+    """`.app.main` (a module of surface.py's table, relative to the runtime) as the runtime file `app/main.py`."""
     return home.lstrip(".").replace(".", "/") + ".py"

@@ -189,8 +189,9 @@ def runtime_files(
     return {f"{RUNTIME_PACKAGE}/{name}": text for name, text in selected.items()}
 
 
-def _module_file(row_module: str, folder: str) -> str:
-    return f"{folder}/{row_module.split(':')[0]}.py"
+def _module_file(row_module: str) -> str:
+    """A module the table of wires names (`openai_chat.codec`, `openai_chat.stream:OpenAIChatState`) as its file."""
+    return f"wires/{row_module.split(':')[0].replace('.', '/')}.py"
 
 
 def _uncarried(sources: Mapping[str, str], wires: set[str]) -> set[str]:
@@ -200,7 +201,7 @@ def _uncarried(sources: Mapping[str, str], wires: set[str]) -> set[str]:
         # Every wire module is carried, and so is whatever they import: nothing to leave out, nothing to parse.
         return set()
     modules_of = {
-        name: {_module_file(row.codec, "wires")} | ({_module_file(row.stream, "streams")} if row.stream else set())
+        name: {_module_file(row.codec)} | ({_module_file(row.stream)} if row.stream else set())
         for name, row in rows.items()
     }
     named = set().union(*modules_of.values())

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from ..streams.events import Event, MessageEnd, StreamError
-from ..wires.base import ProviderError, Response
+from ..wires.canonical import ProviderError, Response
 from .base import decode_body
 
 ANSWER_CAP = 32 * 2**20

@@ -25,7 +25,7 @@ from typing import Any
 from ..extras import optional_module
 from ..streams.aggregator import astream_events, stream_events
 from ..streams.events import Event
-from ..wires.base import ProviderError, Request, Response
+from ..wires.canonical import ProviderError, Request, Response
 from ..wires.table import ROWS, Route
 from ..wires.table import wire as wire_row
 from .auth import Auth, BearerToken, key_headers

@@ -31,7 +31,7 @@ from ..streams.events import (
     Usage,
     dumps_compact,
 )
-from ..wires.base import ProviderError, Response
+from ..wires.canonical import ProviderError, Response
 from .secret_forms import PIECE, Pieces, encoded_forms, plain_forms
 
 # Headers that carry credentials, compared in lower case.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..clients.base import ModelClient
 from ..observe.telemetry import NoTelemetry
 from ..tools.registry import Registry, ToolContext, ToolOutcome
-from ..wires.base import ProviderError, Request, Response
+from ..wires.canonical import ProviderError, Request, Response
 from ..wires.settings import settings_wire
 from .events import RunEvent
 from .interrupts import GRACE_SECONDS, InterruptReason, RunInterrupted, unfinished

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..wires.base import ProviderError, Response, parts_of
+from ..wires.canonical import ProviderError, Response, parts_of
 
 # What stream faults and provider errors are called when a stream ended early: the aggregator's `cut`, its
 # `incomplete` (it dropped or guessed something: calls may be missing or wrong), and the loop's own name for a

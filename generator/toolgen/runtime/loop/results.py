@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..wires.base import parts_of
+from ..wires.canonical import parts_of
 
 # length and content_filter: the model's answer was cut at the token limit or withheld by the provider's filter;
 # deadline: the run's RunOptions.deadline passed (or its cancel token said so).

@@ -28,8 +28,7 @@ import pydantic
 import pydantic_core
 
 from ..tools.guards import sendable
-from ..tools.registry import Registry, ToolContext, ToolOutcome
-from ..tools.results import ContentParts
+from ..tools.registry import ContentParts, Registry, ToolContext, ToolOutcome
 from ..wires.export import export_tools
 from .content import mcp_from_parts
 from .sdk import mcp_module, mcp_types, uses_input_required

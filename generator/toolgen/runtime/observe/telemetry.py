@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from ..extras import missing_extra
-from ..wires.base import Request
+from ..wires.canonical import Request
 from . import genai_content
 from .genai_attributes import (
     OTHER_PROVIDER,

@@ -1,7 +1,7 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
 """The front door of streaming: any provider's stream, as bytes, frames or payloads, into events and one message.
 
-The events and their rules are in `events`; each wire's stream state is in `streams/<wire>.py`.
+The events and their rules are in `events`; each wire's stream state is in `wires/<wire>/stream.py`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import (
 )
 from typing import Any
 
-from ..wires.base import ProviderError, Response
+from ..wires.canonical import ProviderError, Response
 from ..wires.codecs import wire_module
 from ..wires.table import ROWS, shares_module
 from ..wires.table import wire as wire_row
@@ -42,6 +42,8 @@ from .shapes import TAKEN, Shortcut, shortcut_for
 from .state import WireState, _NoState
 from .whole import json_media, reading, whole_state
 
+_WIRES = f"{__package__.rpartition('.')[0]}.wires"  # what the table's module names are relative to
+
 
 def detect_wire(
     payload: Any, event: str | None = None, framing: str | None = None
@@ -55,9 +57,7 @@ def detect_wire(
     sniffs = (row.detection.chunk for row in ROWS)
     for sniff in sorted((s for s in sniffs if s is not None), key=lambda s: -s.rank):
         module, function = sniff.where.split(":")
-        predicate = getattr(
-            importlib.import_module(f".{module}", __package__), function
-        )
+        predicate = getattr(importlib.import_module(f".{module}", _WIRES), function)
         try:
             found: str | None = predicate(payload, event)
         except (AttributeError, TypeError):
@@ -73,7 +73,7 @@ def new_state(wire: str) -> WireState:
     if row.stream is None:
         raise ValueError(f"streaming is not supported for wire {row.name!r}")
     module, name = row.stream.split(":")
-    state_class = getattr(wire_module(row, module, __package__), name)
+    state_class = getattr(wire_module(row, module, _WIRES), name)
     # A state class serving several wires (dialects of one format) is told which one.
     state: WireState = (
         state_class(row.name) if shares_module(row, "stream") else state_class()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..wires.base import ProviderError, Response
+from ..wires.canonical import ProviderError, Response
 from .events import Finish, MessageEnd, StreamError, StreamStatus, ToolCallEnd, Usage
 from .state import Call, WireState
 

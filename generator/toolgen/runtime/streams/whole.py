@@ -24,10 +24,10 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ..wires.base import ProviderError, Response, parts_of
+from ..wires.bedrock.detect import BEDROCK_EVENTS
+from ..wires.canonical import ProviderError, Response, parts_of
 from ..wires.codecs import conversion, detect
 from ..wires.table import wire as wire_row
-from .sniff import BEDROCK_EVENTS
 from .state import WireState
 
 # The JSON media types a server labels a whole body with (`application/problem+json` and the like included).
@@ -139,7 +139,7 @@ def _ollama_whole(payload: Mapping[str, Any], event: str | None) -> bool:
 
 Predicate = Callable[[Mapping[str, Any], str | None], bool]
 
-# By the wire's codec module (dialects of one format share it): (is a stream chunk, is a whole response).
+# By the wire's sub-package (dialects of one format share it): (is a stream chunk, is a whole response).
 SHAPES: Mapping[str, tuple[Predicate, Predicate]] = MappingProxyType(
     {
         "anthropic": (_anthropic_chunk, _anthropic_whole),
@@ -165,7 +165,7 @@ def is_whole(
     if not isinstance(payload, dict):
         return False
     row = wire_row(wire)
-    shapes = SHAPES.get(row.codec)
+    shapes = SHAPES.get(row.package)
     if shapes is None:
         return False
     chunk, whole = shapes
@@ -177,7 +177,7 @@ def is_whole(
         found, kind = detect(payload)
     except Exception:  # noqa: BLE001 - a payload of odd types, or one no detector knows, is no whole response
         return False
-    return kind == "response" and wire_row(found).codec == row.codec
+    return kind == "response" and wire_row(found).package == row.package
 
 
 def whole_state(payload: Any) -> WireState | None:

@@ -1,2 +1,2 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Canonical requests and responses, one codec per provider wire format, and the table of wires."""
+"""Canonical requests and responses, the table of wires, and one sub-package per wire (codec, detection, stream)."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from .base import ProviderError, Request, Response
+from .canonical import ProviderError, Request, Response
 from .key_order import in_order, recorded_order
 from .table import ROWS, Sniff, Wire, shares_module
 from .table import wire as wire_row

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .base import ProviderError, Response
+from .canonical import ProviderError, Response
 from .codecs import codec, encode_error, encode_response
 from .losses import Encoded, _differences, _message_fields, _plain
 from .table import BY_NAME, canonical_name

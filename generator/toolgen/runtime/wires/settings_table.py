@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .base import number
+from .helpers import number
 from .settings_types import REASONING_EFFORTS
 
 
@@ -288,7 +288,7 @@ TABLE: Mapping[str, Mapping[str, Entry]] = MappingProxyType(
     }
 )
 PORTABLE: tuple[str, ...] = (*TABLE, "extra_body")
-# Settings `Request.extras["settings"]` holds for a wire's encoder, as base.py documents them.
+# Settings `Request.extras["settings"]` holds for a wire's encoder, as canonical.py documents them.
 ENCODED = frozenset(
     key
     for key, row in TABLE.items()

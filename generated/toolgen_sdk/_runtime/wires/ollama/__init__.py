@@ -1,0 +1,2 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Ollama chat: codec, short path, detection and stream state."""

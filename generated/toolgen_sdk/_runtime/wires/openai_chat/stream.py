@@ -1,0 +1,661 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""Stream state for OpenAI Chat Completions and the wires that copy it (Groq, xAI, DeepSeek, Qwen, Mistral, ...).
+
+Chunks accumulate into a `chat.completion` body: deltas per choice, tool call fragments per slot, usage from
+whichever chunk carries it (its own `choices: []` chunk or the finish chunk).
+
+A call is closed by its choice's `finish_reason`, by a later call of the same choice beginning (calls stream one
+after the other), or by `[DONE]`; a call still open when the body ends is cut.
+
+Per-call data beside a call's fragments (Gemini's compatible endpoint sends `extra_content` with its thought
+signature) is merged into that call's entry, and indexed reasoning entries (OpenRouter's `reasoning_details`: text
+in some deltas, the signature in a later one) are merged by their `index`, so the body holds each whole entry as
+the provider's own clients send it back. The head (id, model, created, fingerprint) takes each value from the
+first chunk that carries one: Azure opens with a `prompt_filter_results` chunk whose id and model are empty.
+
+Repeats and new calls: OpenAI pads every chunk with a random `obfuscation` string, so a chunk whose `obfuscation`
+and whole payload equal an earlier chunk's is that chunk again, dropped. A call is named by its `tool_calls` index
+and its id: an entry at an index already used under another id is a new call (the one before it is over), never a
+repeat; an entry without an id (or with Qwen's empty one) goes on with the call at its index. A choice says nothing
+after its `finish_reason`, which it says once: a later delta that carries nothing, or that comes with a
+`finish_reason` again (the finishing chunk again), is dropped as a repeat, and one that carries text or arguments
+is dropped in doubt (a repeat, or a delta out of order), making the stream incomplete. Other compatibles put no
+per-chunk mark on their chunks (each repeats the response id and the same `created` second), so two equal deltas
+from them are both kept: a delta sent twice doubles its text, and a delta lost, or two swapped, leave no evidence
+on any server, OpenAI's included, unless the arguments stop parsing (`corrupt`). A call whose naming entry never
+came has no name, and a chunk with neither choices nor usage lost what it held: either makes the stream incomplete.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from ...streams.events import (
+    ToolCallDelta,
+    new_object,
+    parse_json,
+    set_delta_arguments,
+    set_delta_index,
+)
+from ...streams.shapes import KnownShapes
+from ...streams.state import Call, WireState, carries
+from ..canonical import ProviderError, Response
+from ..helpers import assistant_content
+from .codec import decode_response, finish_of
+from .stream_shapes import openai_chat
+
+_REASONING_KEYS = ("reasoning_content", "reasoning")
+# Delta keys that only describe the chunk, not the message.
+_CHUNK_ONLY_KEYS = frozenset({"channel", "index", "obfuscation"})
+_HEAD_SKIP = frozenset({"choices", "usage", "obfuscation", "object"})
+# Call entry keys the state reads itself; every other key is per-call data the body keeps.
+_CALL_KEYS = frozenset({"index", "id", "function"})
+_FUNCTION_KEYS = frozenset({"name", "arguments"})
+# Text of an indexed reasoning entry that arrives in pieces; its other keys arrive whole.
+_PIECEWISE_KEYS = frozenset({"text", "summary"})
+_AUDIO_PIECES = frozenset({"data", "transcript"})
+
+
+class _Choice:
+    """One choice's accumulated message; only the first choice emits events."""
+
+    __slots__ = (
+        "calls",
+        "content",
+        "extra",
+        "finish",
+        "function_call",
+        "index",
+        "last",
+        "logprobs",
+        "logprobs_key",
+        "parts",
+        "primary",
+        "reasoning",
+        "reasoning_key",
+        "refusal",
+        "role",
+        "saw_content",
+        "slots",
+    )
+
+    def __init__(self, index: int, primary: bool) -> None:
+        self.index = index
+        self.primary = primary
+        self.role: str | None = None
+        self.content: list[str] = []
+        self.saw_content = False
+        # Typed content chunks (Mistral's thinking/text arrays): [type, fragments or the raw chunk].
+        self.parts: list[list[Any]] | None = None
+        self.reasoning: list[str] = []
+        self.reasoning_key = "reasoning_content"
+        self.refusal: list[str] = []
+        self.calls: list[Call] = []
+        self.slots: dict[Any, Call] = {}
+        self.last: Call | None = None
+        self.function_call: Call | None = None
+        self.finish: str | None = None
+        self.logprobs: list[Any] = []
+        # The chunks carried a `logprobs` key (null when not asked for); the whole response carries it too.
+        self.logprobs_key = False
+        self.extra: dict[str, Any] = {}
+
+
+class OpenAIChatState(WireState):
+    """chat.completion.chunk payloads in, one chat.completion body out."""
+
+    wire = "openai-chat"
+    end_signal = "a finish_reason or [DONE]"
+    # Its common reads, taken by one pattern each (see `shapes`).
+    known_shapes: ClassVar[KnownShapes] = MappingProxyType({"sse": openai_chat})
+    call_end_signal = "a finish_reason or the next call"
+
+    def __init__(self, wire: str | None = None) -> None:
+        super().__init__(wire)
+        self.head: dict[str, Any] = {}
+        self.head_open = True
+        self.choices: dict[int, _Choice] = {}
+        # The choice whose deltas become events (the first one seen), set with the first choice.
+        self.primary: _Choice | None = None
+        self.usage: Any = None
+        # obfuscation mark -> the chunk that carried it: its JSON text, or its payload when it came decoded
+        self.marks: dict[str, Any] = {}
+        self.done = False
+
+    def feed(self, event: str | None, data: Any) -> None:
+        mark = data.get("obfuscation")
+        if type(mark) is str:
+            marks = self.marks
+            seen = marks.get(mark)
+            if seen is not None and _same(seen, data, self.payload_text):
+                self.repeat()
+                return
+            # The chunk's text rather than its payload where the text came along: pads are new on every chunk, so
+            # what is kept is almost never looked at again, and one bytes object is cheaper to keep than a tree of
+            # dicts and lists that the garbage collector walks.
+            text = self.payload_text
+            marks[mark] = data if text is None else text
+        choices = data.get("choices")
+        choice = self.primary
+        if choices and choice is not None and len(choices) == 1:
+            # Most chunks carry one argument fragment or one text delta: handled inline, since this runs once per
+            # chunk; anything else (or anything odd) takes the general path below.
+            entry = choices[0]
+            delta = entry.get("delta")
+            if (
+                delta
+                and len(delta) == 1
+                and not (
+                    entry.get("finish_reason")
+                    or entry.get("logprobs")
+                    or data.get("usage")
+                )
+                and (entry.get("index") or 0) == choice.index
+                and choice.finish is None
+            ):
+                calls = delta.get("tool_calls")
+                if calls is not None:
+                    if len(calls) == 1:
+                        call_entry = calls[0]
+                        function = call_entry.get("function")
+                        if (
+                            len(call_entry) == 2
+                            and function is not None
+                            and len(function) == 1
+                        ):
+                            call = choice.slots.get(call_entry.get("index"))
+                            fragment = function.get("arguments")
+                            if (
+                                call is not None
+                                and type(fragment) is str
+                                and not call.closed
+                            ):
+                                if fragment:
+                                    call.parts.append(fragment)
+                                    made = new_object(ToolCallDelta)
+                                    set_delta_index(made, call.index)
+                                    set_delta_arguments(made, fragment)
+                                    self.out.append(made)
+                                return
+                else:
+                    content = delta.get("content")
+                    if type(content) is str and choice.parts is None:
+                        choice.saw_content = True
+                        if content:
+                            choice.content.append(content)
+                            self.text(content)
+                        return
+        self._general(event, data, choices)
+
+    def _general(self, event: str | None, data: dict[str, Any], choices: Any) -> None:
+        if choices is None and (event == "error" or data.get("error") is not None):
+            self._error(data)
+            return
+        if choices is None and not data.get("usage"):
+            # Every chunk has its choices (an empty list at least), or is the usage: this one lost what it held.
+            self.doubt("a chunk without choices or usage: what it held is lost", data)
+        if self.head_open:
+            self._head(data)
+        if not self.started and (choices or data.get("id") or data.get("usage")):
+            self.begin(self.head.get("id"), self.head.get("model"))
+        if choices:
+            for choice in choices:
+                self._choice(choice)
+        usage = data.get("usage")
+        if usage:
+            self.usage = usage
+
+    def _head(self, data: dict[str, Any]) -> None:
+        """Head fields from the first chunk that gives each a value: a preamble's empty ones are placeholders."""
+        head = self.head
+        for key, value in data.items():
+            if key not in _HEAD_SKIP and (
+                key not in head or (_empty(head[key]) and not _empty(value))
+            ):
+                head[key] = value
+        # Once a chunk has given the id, model and created time (the head values every real chunk carries, which
+        # a preamble chunk leaves empty), later chunks only repeat the head.
+        self.head_open = (
+            _empty(head.get("id"))
+            or _empty(head.get("model"))
+            or _empty(head.get("created"))
+        )
+
+    def _choice(self, data: dict[str, Any]) -> None:
+        index = data.get("index") or 0
+        choice = self.choices.get(index)
+        if choice is None:
+            choice = self.choices[index] = _Choice(index, not self.choices)
+            choice.logprobs_key = "logprobs" in data
+            if choice.primary:
+                self.primary = choice
+        delta = data.get("delta")
+        if delta and choice.finish is not None:
+            # finish_reason comes once a choice: a chunk carrying it again is the finishing chunk again.
+            if carries(delta, "role") and not data.get("finish_reason"):
+                self.presumed_repeat(f"choice {index}'s delta after its finish", data)
+            else:
+                self.repeat()
+            return
+        if delta:
+            calls = delta.get("tool_calls")
+            if calls is not None and len(delta) == 1:
+                for entry in calls:
+                    self._tool_call(choice, entry)
+            else:
+                self._delta(choice, delta)
+        finish = data.get("finish_reason")
+        if finish:
+            choice.finish = finish
+            self._close_choice(choice)
+        logprobs = data.get("logprobs")
+        if logprobs:
+            choice.logprobs.append(logprobs)
+
+    def _delta(self, choice: _Choice, delta: dict[str, Any]) -> None:
+        for key, value in delta.items():
+            if value is None:
+                continue
+            if key == "tool_calls":
+                for entry in value:
+                    self._tool_call(choice, entry)
+            elif key == "content":
+                self._content(choice, value)
+            elif key in _REASONING_KEYS:
+                if value:
+                    choice.reasoning_key = key
+                    choice.reasoning.append(value)
+                    if choice.primary:
+                        self.reasoning(value)
+            elif key == "role":
+                choice.role = value
+            elif key == "refusal":
+                choice.refusal.append(value)
+            elif key == "function_call":
+                self._function_call(choice, value)
+            elif key == "reasoning_details" and isinstance(value, list):
+                _merge_indexed(choice.extra.setdefault(key, []), value)
+            elif key == "audio" and isinstance(value, dict):
+                # Audio output streams its data and transcript in pieces, its id and expiry whole.
+                _merge_entry(choice.extra.setdefault(key, {}), value, _AUDIO_PIECES)
+            elif key not in _CHUNK_ONLY_KEYS:
+                choice.extra[key] = value
+
+    def _content(self, choice: _Choice, value: Any) -> None:
+        choice.saw_content = True
+        if isinstance(value, str):
+            if not value:
+                return
+            if choice.parts is None:
+                choice.content.append(value)
+            else:
+                _add_part(choice.parts, "text", value)
+            if choice.primary:
+                self.text(value)
+            return
+        if choice.parts is None:
+            # Typed chunks after plain text: the text so far becomes the first text part.
+            choice.parts = [["text", choice.content]] if choice.content else []
+        for chunk in value:
+            self._content_chunk(choice, chunk)
+
+    def _content_chunk(self, choice: _Choice, chunk: Any) -> None:
+        assert choice.parts is not None
+        kind = chunk.get("type") if isinstance(chunk, dict) else None
+        if kind == "text":
+            text = chunk.get("text") or ""
+            _add_part(choice.parts, "text", text)
+            if text and choice.primary:
+                self.text(text)
+        elif kind == "thinking":
+            for inner in chunk.get("thinking") or ():
+                text = inner.get("text") or "" if isinstance(inner, dict) else ""
+                _add_part(choice.parts, "thinking", text)
+                if text and choice.primary:
+                    self.reasoning(text)
+        else:
+            choice.parts.append(["raw", chunk])
+
+    def _tool_call(self, choice: _Choice, entry: dict[str, Any]) -> None:
+        slot = entry.get("index")
+        call_id = entry.get("id") or None
+        function = entry.get("function") or {}
+        name = function.get("name") or None
+        if slot is None:
+            call = self._unindexed(choice, call_id)
+            slot = ("unindexed", len(choice.calls)) if call is None else None
+        else:
+            call = choice.slots.get(slot)
+        if call is None or (
+            call_id is not None and call.id is not None and call_id != call.id
+        ):
+            # A slot reused by a different call id is a new call; the one before it is over.
+            if call is not None:
+                self._close(choice, call)
+            call = self._new_call(choice, call_id, name)
+            if slot is not None:
+                choice.slots[slot] = call
+        elif call.closed:
+            return
+        else:
+            if call.id is None and call_id is not None:
+                call.id = call_id
+            if call.name is None and name is not None:
+                call.name = name
+        if len(entry) > 2 or len(function) > 1:
+            _keep_call_data(call, entry, function)
+        choice.last = call
+        fragment = function.get("arguments")
+        if fragment:
+            if choice.primary:
+                self.arguments(call, fragment)
+            else:
+                call.parts.append(fragment)
+
+    @staticmethod
+    def _unindexed(choice: _Choice, call_id: str | None) -> Call | None:
+        """Entries without an index (Mistral): an id names the call, no id continues the latest one."""
+        if call_id is None:
+            return choice.last
+        for call in choice.calls:
+            if call.id == call_id:
+                return call
+        return None
+
+    def _function_call(self, choice: _Choice, value: dict[str, Any]) -> None:
+        """The legacy `functions` API: one unnamed-id call streamed in delta.function_call."""
+        call = choice.function_call
+        name = value.get("name") or None
+        if call is None:
+            call = choice.function_call = self._new_call(choice, None, name)
+        elif call.name is None and name is not None:
+            call.name = name
+        fragment = value.get("arguments")
+        if fragment:
+            if choice.primary:
+                self.arguments(call, fragment)
+            else:
+                call.parts.append(fragment)
+
+    def _new_call(self, choice: _Choice, call_id: str | None, name: str | None) -> Call:
+        call = (
+            self.open_call(call_id, name)
+            if choice.primary
+            else Call(len(choice.calls), call_id, name)
+        )
+        choice.calls.append(call)
+        return call
+
+    def _close(self, choice: _Choice, call: Call) -> None:
+        if choice.primary:
+            self.close_call(call)
+        elif not call.closed:
+            call.closed = True
+            self.settle(call, "".join(call.parts))
+
+    def _close_choice(self, choice: _Choice) -> None:
+        for call in choice.calls:
+            self._close(choice, call)
+        self.complete = all(other.finish for other in self.choices.values())
+
+    def _error(self, data: dict[str, Any]) -> None:
+        error = data.get("error")
+        detail = error if isinstance(error, dict) else {"message": error}
+        status = detail.get("status_code") or detail.get("status")
+        self.fail(
+            str(detail.get("message") or error),
+            code=_text(detail.get("code")),
+            type=_text(detail.get("type")),
+            status=status if isinstance(status, int) else None,
+            raw=data,
+        )
+
+    def done_marker(self) -> None:
+        super().done_marker()
+        self.done = True
+
+    def finish(self) -> None:
+        for choice in self.choices.values():
+            last = len(choice.calls) - 1
+            for position, call in enumerate(choice.calls):
+                if self.done or position < last:
+                    self._close(choice, call)
+                elif choice.primary:
+                    self.cut_call(call)
+                elif not call.closed:
+                    call.closed = call.cut = True
+
+    def body(self) -> dict[str, Any]:
+        body = dict(self.head)
+        body["object"] = "chat.completion"
+        body["choices"] = [
+            self._choice_body(self.choices[index]) for index in sorted(self.choices)
+        ]
+        if self.usage is not None:
+            body["usage"] = self.usage
+        return body
+
+    def _choice_body(self, choice: _Choice) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "role": choice.role or "assistant",
+            "content": _content_body(choice),
+        }
+        if choice.reasoning:
+            message[choice.reasoning_key] = "".join(choice.reasoning)
+        if choice.refusal:
+            message["refusal"] = "".join(choice.refusal)
+        calls = [
+            call
+            for call in choice.calls
+            if call is not choice.function_call and not call.cut
+        ]
+        if calls:
+            message["tool_calls"] = [_call_body(call) for call in calls]
+        if choice.function_call is not None and not choice.function_call.cut:
+            call = choice.function_call
+            message["function_call"] = {
+                "name": call.name or "",
+                "arguments": call.arguments,
+            }
+        message.update(choice.extra)
+        body: dict[str, Any] = {
+            "index": choice.index,
+            "message": message,
+            "finish_reason": choice.finish,
+        }
+        if choice.logprobs:
+            body["logprobs"] = merge_logprobs(choice.logprobs)
+        elif choice.logprobs_key:
+            body["logprobs"] = None
+        return body
+
+    def decode(self, body: dict[str, Any]) -> Response | ProviderError:
+        return decode_response(body, self.wire)
+
+    def plain(self) -> Response | None:
+        return plain_response(self)
+
+
+def _same(seen: Any, data: dict[str, Any], text: bytes | None) -> bool:
+    """Whether a chunk equals the one kept for its mark (as text or payload): a repeat of it."""
+    if type(seen) is bytes:
+        if seen == text:
+            return True
+        seen = parse_json(seen)
+    return bool(seen == data)
+
+
+def _call_body(call: Call) -> dict[str, Any]:
+    body: dict[str, Any] = {"id": call.id or ""}
+    extra = call.extra or {}
+    body.update((key, value) for key, value in extra.items() if key != "function")
+    body["function"] = {
+        "name": call.name or "",
+        "arguments": call.arguments,
+        **extra.get("function", {}),
+    }
+    return body
+
+
+def _empty(value: Any) -> bool:
+    """A placeholder value: what a preamble chunk puts where it has nothing yet."""
+    if type(value) is int:
+        return value == 0
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _merge_value(target: dict[str, Any], key: str, value: Any) -> None:
+    """Later deltas fill in or replace a call's data; an empty repeat (Qwen's `id: ""`) changes nothing."""
+    have = target.get(key)
+    if isinstance(have, dict) and isinstance(value, dict):
+        merged = dict(have)
+        for inner, inner_value in value.items():
+            _merge_value(merged, inner, inner_value)
+        target[key] = merged
+    elif key not in target or not _empty(value):
+        target[key] = value
+
+
+def _keep_call_data(call: Call, entry: dict[str, Any], function: Any) -> None:
+    extra = call.extra if call.extra is not None else {}
+    for key, value in entry.items():
+        if key not in _CALL_KEYS:
+            _merge_value(extra, key, value)
+    if isinstance(function, dict):
+        for key, value in function.items():
+            if key not in _FUNCTION_KEYS:
+                _merge_value(extra.setdefault("function", {}), key, value)
+    call.extra = extra or None
+
+
+def _merge_indexed(entries: list[Any], deltas: list[Any]) -> None:
+    """Indexed entries merged by `index`: pieces of text joined, every other key as its latest non-empty value."""
+    for delta in deltas:
+        index = delta.get("index") if isinstance(delta, dict) else None
+        same = next(
+            (
+                entry
+                for entry in entries
+                if index is not None
+                and isinstance(entry, dict)
+                and entry.get("index") == index
+            ),
+            None,
+        )
+        if same is None:
+            entries.append(dict(delta) if isinstance(delta, dict) else delta)
+            continue
+        _merge_entry(same, delta, _PIECEWISE_KEYS)
+
+
+def _merge_entry(
+    same: dict[str, Any], delta: dict[str, Any], pieces: frozenset[str]
+) -> None:
+    """One delta into the entry it continues: `pieces` keys joined, the others as their latest non-empty value."""
+    for key, value in delta.items():
+        have = same.get(key)
+        if key in pieces and isinstance(have, str) and isinstance(value, str):
+            same[key] = have + value
+        elif key not in same or not _empty(value):
+            same[key] = value
+
+
+def _add_part(parts: list[list[Any]], kind: str, text: str) -> None:
+    if parts and parts[-1][0] == kind:
+        parts[-1][1].append(text)
+    else:
+        parts.append([kind, [text]])
+
+
+def _content_body(choice: _Choice) -> Any:
+    if choice.parts is not None:
+        return [_part_body(kind, value) for kind, value in choice.parts]
+    if choice.content or choice.saw_content:
+        return "".join(choice.content)
+    return None
+
+
+def _part_body(kind: str, value: Any) -> Any:
+    if kind == "text":
+        return {"type": "text", "text": "".join(value)}
+    if kind == "thinking":
+        return {
+            "type": "thinking",
+            "thinking": [{"type": "text", "text": "".join(value)}],
+        }
+    return value
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+# The dialect whose keys the state's body spells; other dialects of the format go through the decoder.
+_PLAIN_WIRE = "openai-chat"
+
+
+def plain_response(state: OpenAIChatState) -> Response | None:
+    """What `decode_response(state.body())` gives when the stream was one choice of text and nothing else; None
+    for anything more (calls, reasoning, refusal, logprobs, parts, usage, extra fields, an error), which the
+    decoder then takes."""
+    if state.wire != _PLAIN_WIRE or state.usage is not None or len(state.choices) != 1:
+        return None
+    choice = state.primary
+    if (
+        choice is None
+        or choice.calls
+        or choice.function_call is not None
+        or choice.reasoning
+        or choice.refusal
+        or choice.extra
+        or choice.parts is not None
+        or choice.logprobs
+        or choice.role not in (None, "assistant")
+    ):
+        return None
+    message: dict[str, Any] = {"role": "assistant"}
+    if choice.content or choice.saw_content:
+        text = "".join(choice.content)
+        message["content"] = (
+            assistant_content([{"type": "text", "text": text}]) if text else None
+        )
+        if not text:
+            # An empty string is kept apart from an absent content, as the decoder keeps it.
+            message["extras"] = {_PLAIN_WIRE: {"empty_content": ""}}
+    else:
+        message["content"] = None
+    # The body's other choice keys, then its fields but the id and model (kept in the Response itself).
+    rest: dict[str, Any] = {"index": choice.index}
+    if choice.logprobs_key:
+        rest["logprobs"] = None
+    head = state.head
+    response_id, model = head.get("id"), head.get("model")
+    fields = dict(head)
+    if isinstance(response_id, str):
+        del fields["id"]
+    if isinstance(model, str):
+        del fields["model"]
+    fields["object"] = "chat.completion"
+    return Response(
+        message,
+        finish_of(choice.finish, False),
+        None,
+        model if isinstance(model, str) else None,
+        response_id if isinstance(response_id, str) else None,
+        {_PLAIN_WIRE: {"choice": rest, "fields": fields}},
+    )
+
+
+def merge_logprobs(chunks: list[Any]) -> Any:
+    """The logprobs of a choice's chunks as one: their lists joined, their other keys as first sent."""
+    merged: dict[str, Any] = {}
+    for chunk in chunks:
+        if not isinstance(chunk, dict):
+            continue
+        for key, value in chunk.items():
+            if isinstance(value, list):
+                merged.setdefault(key, []).extend(value)
+            elif key not in merged:
+                merged[key] = value
+    return merged
