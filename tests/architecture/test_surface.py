@@ -182,7 +182,7 @@ def test_every_verb_keeps_its_name_whatever_is_imported_first() -> None:
     subprocess.run([sys.executable, "-c", script], check=True, cwd=REPO_ROOT)
 
 
-def test_mypy_sees_the_surface_types(tmp_path: Path) -> None:
+def test_mypy_sees_the_surface_types(tmp_path: Path, mypy_cache: str) -> None:
     user = tmp_path / "user.py"
     user.write_text(
         textwrap.dedent(
@@ -198,7 +198,7 @@ def test_mypy_sees_the_surface_types(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(user)],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", mypy_cache, str(user)],
         capture_output=True,
         text=True,
         cwd=tmp_path,

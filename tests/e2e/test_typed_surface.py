@@ -87,7 +87,7 @@ def _labels_package(make_project: Callable[..., Project]) -> Path:
 
 
 def test_a_user_script_type_checks_and_runs_against_the_generated_packages(
-    make_project: Callable[..., Project], tmp_path: Path
+    make_project: Callable[..., Project], tmp_path: Path, mypy_cache: str
 ) -> None:
     generated = _labels_package(make_project)
     script = tmp_path / "user_code.py"
@@ -103,7 +103,7 @@ def test_a_user_script_type_checks_and_runs_against_the_generated_packages(
             "--config-file",
             os.devnull,
             "--cache-dir",
-            str(tmp_path / "mypy-cache"),
+            mypy_cache,
             str(script),
         ],
         cwd=tmp_path,
@@ -120,7 +120,9 @@ def test_a_user_script_type_checks_and_runs_against_the_generated_packages(
     assert ran.stdout == "ok\n"
 
 
-def test_a_mistyped_use_fails_the_type_check(make_project: Callable[..., Project], tmp_path: Path) -> None:
+def test_a_mistyped_use_fails_the_type_check(
+    make_project: Callable[..., Project], tmp_path: Path, mypy_cache: str
+) -> None:
     generated = _labels_package(make_project)
     script = tmp_path / "wrong.py"
     script.write_text(
@@ -142,7 +144,7 @@ def test_a_mistyped_use_fails_the_type_check(make_project: Callable[..., Project
         encoding="utf-8",
     )
     checked = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--config-file", os.devnull, "--cache-dir", str(tmp_path / "c")]
+        [sys.executable, "-m", "mypy", "--strict", "--config-file", os.devnull, "--cache-dir", mypy_cache]
         + [str(script)],
         cwd=tmp_path,
         capture_output=True,

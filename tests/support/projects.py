@@ -183,3 +183,10 @@ def run_sdk(root: Path, code: str, *args: str) -> Any:
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One mypy cache for a worker's runs, so typeshed and pydantic are analysed once rather than on every run.
+    mypy rechecks every module whose file changed against what the cache holds, so sharing it hides nothing."""
+    return str(tmp_path_factory.mktemp("mypy-cache"))

@@ -155,7 +155,7 @@ def test_ruff_check_passes(package_dir: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_strict_passes(package_dir: Path, tmp_path: Path) -> None:
+def test_mypy_strict_passes(package_dir: Path, tmp_path: Path, mypy_cache: str) -> None:
     result = _run(
         [
             sys.executable,
@@ -165,7 +165,7 @@ def test_mypy_strict_passes(package_dir: Path, tmp_path: Path) -> None:
             "--config-file",
             os.devnull,
             "--cache-dir",
-            str(tmp_path / "mypy-cache"),
+            mypy_cache,
             "-p",
             package_dir.name,
         ],

@@ -62,7 +62,7 @@ print(json.dumps({"role": message.role, "converted": adapters.convert(request, "
 
 
 def test_a_validation_only_package_validates_converts_and_is_small(
-    make_project: Callable[..., Project], tmp_path: Path
+    make_project: Callable[..., Project], tmp_path: Path, mypy_cache: str
 ) -> None:
     small = _built(make_project, TWO_WIRES + "features: []\n")
     everything = _built(make_project, TWO_WIRES)
@@ -85,9 +85,7 @@ def test_a_validation_only_package_validates_converts_and_is_small(
         check=False,
     )
     assert ruff.returncode == 0, ruff.stdout + ruff.stderr
-    mypy = _python(
-        small, "-m", "mypy", "--strict", "--config-file", os.devnull, "--cache-dir", str(tmp_path / "mc"), "-p", "sdk"
-    )
+    mypy = _python(small, "-m", "mypy", "--strict", "--config-file", os.devnull, "--cache-dir", mypy_cache, "-p", "sdk")
     assert mypy.returncode == 0 and "Success: no issues found" in mypy.stdout, mypy.stdout + mypy.stderr
     lines, all_lines = _runtime_lines(small), _runtime_lines(everything)
     print(f"validation-only _runtime/: {lines} lines; all features: {all_lines} ({lines / all_lines:.0%})")

@@ -304,7 +304,7 @@ def test_a_package_built_with_the_lock_pins_its_servers_by_default(imported: tup
     assert stale.returncode == 1 and "mcp_lock.py" in stale.stdout, stale.stdout + stale.stderr
 
 
-def test_the_built_lock_module_passes_ruff_and_mypy_strict(imported: tuple[Project, Server]) -> None:
+def test_the_built_lock_module_passes_ruff_and_mypy_strict(imported: tuple[Project, Server], mypy_cache: str) -> None:
     project, _ = imported
     config = project.root / "toolgen.yaml"
     config.write_text(
@@ -327,7 +327,8 @@ def test_the_built_lock_module_passes_ruff_and_mypy_strict(imported: tuple[Proje
             "--strict",
             "--config-file",
             "/dev/null",
-            "--no-incremental",
+            "--cache-dir",
+            mypy_cache,
             "-m",
             "pinned.mcp_lock",
         ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import textwrap
@@ -135,7 +136,7 @@ def test_tools_added_at_run_time_are_validated_the_same_way(sdk: ModuleType) -> 
     assert tools.dispatch(call("search", "{}")).error.kind == "unknown_tool"
 
 
-def test_a_handler_with_the_wrong_argument_type_fails_mypy(tmp_path: Path) -> None:
+def test_a_handler_with_the_wrong_argument_type_fails_mypy(tmp_path: Path, mypy_cache: str) -> None:
     good = """\
         from toolgen_sdk import GetCurrentWeatherArgs, GetCurrentWeatherResult, ToolContext, Tools
 
@@ -151,7 +152,8 @@ def test_a_handler_with_the_wrong_argument_type_fails_mypy(tmp_path: Path) -> No
         (tmp_path / name).write_text(textwrap.dedent(source))
         results.append(
             subprocess.run(
-                [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(tmp_path / name)],
+                [sys.executable, "-m", "mypy", "--strict", "--config-file", os.devnull, "--cache-dir", mypy_cache]
+                + [str(tmp_path / name)],
                 capture_output=True,
                 text=True,
                 env={"MYPYPATH": str(REPO_ROOT / "generated"), "PATH": ""},
