@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import REPO_ROOT, Project, run_sdk
 
 GENERATED = REPO_ROOT / "generated"
@@ -73,10 +73,9 @@ def original() -> dict[str, dict[str, Any]]:
     return tools_of(REPO_ROOT, "toolgen_sdk")
 
 
-def toolgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=cwd, capture_output=True, text=True, timeout=DEADLINE, check=False
-    )
+def toolgen(*args: str, cwd: Path) -> Ran:
+    """`toolgen ARGS` in this process (click's runner): its exit code and output, as a process would give them."""
+    return toolgen_in(cwd, *args)
 
 
 def expected(original: dict[str, dict[str, Any]], lost: set[str]) -> dict[str, dict[str, Any]]:

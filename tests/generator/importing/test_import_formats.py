@@ -4,13 +4,12 @@ and Gemini's proto3 JSON (snake_case, enum numbers) reads as the request decoder
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import REPO_ROOT, SHARED, Project
 
 from toolgen.runtime.wires.codecs import decode
@@ -31,10 +30,9 @@ ANTHROPIC = """[
 """
 
 
-def toolgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
+def toolgen(*args: str, cwd: Path) -> Ran:
+    """`toolgen ARGS` in this process (click's runner): its exit code and output, as a process would give them."""
+    return toolgen_in(cwd, *args)
 
 
 def imported(folder: Path) -> dict[str, dict[str, Any]]:

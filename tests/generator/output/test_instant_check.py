@@ -33,13 +33,22 @@ REFERRING = WEATHER.replace(
 )
 
 
-@pytest.fixture
-def built(make_project: Callable[..., Project]) -> Project:
-    project = make_project()
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The weather project, its unit in a file outside the input globs, built once for this module."""
+    root = tmp_path_factory.mktemp("instant") / "project"
+    root.mkdir()
+    project = Project(root)
     project.write("schemas/weather.yaml", REFERRING)
     project.write("defs/units.yaml", UNITS)
     toolgen.build(project.root)
-    return project
+    return project.root
+
+
+@pytest.fixture
+def built(built_once: Path, tmp_path: Path) -> Project:
+    """A test's own copy of the built project: as a checkout of a built project is, with every file new."""
+    return Project.copy_of(built_once, tmp_path / "project")
 
 
 def _answers(project: Project, config: Path | None = None) -> tuple[CheckResult | None, CheckResult | None]:

@@ -40,13 +40,23 @@ def no_margin(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stamps, "MARGIN_NS", 0)
 
 
-@pytest.fixture
-def kept(make_project: Callable[..., Project]) -> Project:
-    """A built project whose last check kept its answer."""
-    project = make_project()
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The weather project (with a key the build warns about), built once for this module."""
+    root = tmp_path_factory.mktemp("kept") / "project"
+    root.mkdir()
+    project = Project(root)
     project.write("schemas/weather.yaml", REFERRING.replace("    description:", "    colour: blue\n    description:"))
     project.write("defs/units.yaml", UNITS)
     toolgen.build(project.root)
+    return root
+
+
+@pytest.fixture
+def kept(built_once: Path, tmp_path: Path) -> Project:
+    """A test's own copy of the built project, whose last check kept its answer: the copy's files are new to the
+    answer the build kept, so the check that finds them up to date keeps its own."""
+    project = Project.copy_of(built_once, tmp_path / "project")
     _settle()
     assert instant_check(project.root.resolve(), None) is not None
     assert _kept(project) is not None, "an up-to-date check of settled files keeps its answer"

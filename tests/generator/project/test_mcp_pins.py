@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli_in_process import Ran, toolgen_in
 from support.mcp_helpers import DEADLINE
 from support.mcp_peers import peer_command
 from support.projects import TESTS, Project
@@ -70,10 +71,9 @@ class Server:
         self.serve([{**tool, **fields} if tool["name"] == name else tool for tool in tools])
 
 
-def toolgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
+def toolgen(*args: str, cwd: Path) -> Ran:
+    """`toolgen ARGS` in this process (click's runner): its exit code and output, as a process would give them."""
+    return toolgen_in(cwd, *args)
 
 
 @pytest.fixture

@@ -143,7 +143,7 @@ class _HeaderDripHandler(BaseHTTPRequestHandler):
 def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -303,12 +303,12 @@ def test_a_short_key_is_masked_where_it_stands_alone_not_inside_words(short: str
 
 # ---- the deadline of a model call ----
 
-BOUND = 6.0  # seconds: timeout=2 plus room for a slow machine; without the deadline the drip holds 60 s
+BOUND = 5.0  # seconds: timeout=1 plus room for a slow machine; without the deadline the drip holds 60 s
 STALL_TIMEOUT, STALL_AFTER = 3.0, 2.8  # a byte just before the deadline restarts a per-read timeout of 3 s
 
 
 def _dripping(drip: str, wire: str = "openai-chat") -> Any:
-    return rt.HTTPModel(drip, "m", wire=wire, api_key=KEY, timeout=2, retry=NO_RETRY)
+    return rt.HTTPModel(drip, "m", wire=wire, api_key=KEY, timeout=1, retry=NO_RETRY)
 
 
 def test_a_dripping_endpoint_cannot_hold_a_sync_call_past_its_deadline(drip: str) -> None:
@@ -323,7 +323,7 @@ def test_a_dripping_endpoint_cannot_hold_a_sync_call_past_its_deadline(drip: str
         assert time.monotonic() - started < BOUND
     finally:
         model.close()
-    assert any(isinstance(e, rt.StreamError) and "more than 2" in e.message for e in events), events
+    assert any(isinstance(e, rt.StreamError) and "more than 1" in e.message for e in events), events
     assert isinstance(events[-1], rt.MessageEnd) and not events[-1].complete
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import base64
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from support.cli_in_process import Ran, toolgen_in
 from support.mcp_helpers import DEADLINE, free_port, wait_listening
 from support.mcp_peers import peer_command
 
@@ -148,10 +148,9 @@ def test_mcp_server_git_runs_its_tools_through_the_loop(tmp_path: Path) -> None:
     assert (finished["bad"]["status"], finished["bad"]["error_kind"]) == ("error", "invalid_arguments")
 
 
-def toolgen_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
-    )
+def toolgen_cli(*args: str, cwd: Path) -> Ran:
+    """`toolgen ARGS` in this process (click's runner): its exit code and output, as a process would give them."""
+    return toolgen_in(cwd, *args)
 
 
 def test_importing_server_filesystem_builds_a_package_with_its_annotations_and_a_lock(tmp_path: Path) -> None:

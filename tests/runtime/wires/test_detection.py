@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import REPO_ROOT, SHARED, shared_dir
 
 import toolgen
@@ -427,10 +426,9 @@ def test_decode_with_another_wire_names_the_one_the_body_looks_like(relative: st
         assert reading(again) == own, f"{relative} read as {other} lost what {wire} reads in it"
 
 
-def toolgen_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=False
-    )
+def toolgen_cli(*args: str) -> Ran:
+    """`toolgen ARGS` in this process (click's runner): its exit code and output, as a process would give them."""
+    return toolgen_in(REPO_ROOT, *args)
 
 
 def test_the_command_line_says_it_in_one_sentence_and_exits_3() -> None:
