@@ -56,10 +56,17 @@ def _leftovers(project: Project) -> list[str]:
     return sorted([*found, *(f"work:{p.name}" for p in work.rglob("*"))] if work.exists() else found)
 
 
-@pytest.fixture
-def built(tmp_path: Path) -> tuple[Project, dict[str, bytes]]:
-    project = _repo_project(tmp_path / "project")
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's own project built once for this module; each test gets a copy."""
+    project = _repo_project(tmp_path_factory.mktemp("determinism") / "project")
     toolgen.build(project.root, force=True)
+    return project.root
+
+
+@pytest.fixture
+def built(built_once: Path, tmp_path: Path) -> tuple[Project, dict[str, bytes]]:
+    project = Project.copy_of(built_once, tmp_path / "project", PACKAGE)
     snapshot = project.snapshot()
     assert f"{PACKAGE}/models.py" in snapshot
     return project, snapshot

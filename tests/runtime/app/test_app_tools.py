@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -65,14 +66,22 @@ def broken() -> Tools:
 """
 
 
-@pytest.fixture
-def shop(make_project: Callable[..., Project]) -> Project:
-    project = make_project("shop_sdk")
+@pytest.fixture(scope="module")
+def shop_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shop project with its handlers, built once for this module; each test gets a copy."""
+    root = tmp_path_factory.mktemp("shop") / "project"
+    root.mkdir()
+    project = Project(root, "shop_sdk")
     project.write("schemas/shop.yaml", SHOP_TOOLS)
     project.write("shop_handlers.py", HANDLERS)
     built = project.cli("build")
     assert built.returncode == 0, built.stderr
-    return project
+    return root
+
+
+@pytest.fixture
+def shop(shop_once: Path, tmp_path: Path) -> Project:
+    return Project.copy_of(shop_once, tmp_path / "project", "shop_sdk")
 
 
 def run_shop(project: Project, *args: str) -> subprocess.CompletedProcess[str]:

@@ -46,9 +46,12 @@ EXPECTED = {
 }
 
 
-@pytest.fixture
-def sdk(make_project: Callable[..., Project]) -> Iterator[ModuleType]:
-    project = make_project("messages_t_sdk")
+@pytest.fixture(scope="module")
+def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """The package built and imported once for this module: its tests only read it."""
+    root = tmp_path_factory.mktemp("messages") / "project"
+    root.mkdir()
+    project = Project(root, "messages_t_sdk")
     project.write("schemas/tools.json", json.dumps({"name": "order", "description": "d", "inputSchema": SCHEMA}))
     toolgen.build(project.root)
     sys.path.insert(0, str(project.root / "generated"))
