@@ -25,19 +25,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolgen.core.stamps import stamp
+
 RECORD = "checked.json"
 # The packages remembered: a project's last few builds (a branch switched back and forth, a forced rebuild).
 KEEP = 4
-_VERSION = 2
+_VERSION = 3
 
-# One file or folder of a check's environment: its path and stamp (stamp below).
+# One file or folder of a check's environment: its path and stamp (core/stamps.py's, the fields the check's
+# script writes in the same order).
 Stat = tuple[str, int, int, int, int]
-
-
-def stamp(found: os.stat_result) -> tuple[int, int, int, int]:
-    """What a file's stat says changed, or not: modification and change times (ns), inode, size. The staged
-    check's script computes the same, by the same fields in the same order."""
-    return found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_size
 
 
 def package_digest(package: str, files: Mapping[str, str], checker: str) -> str:
@@ -55,11 +52,8 @@ def package_digest(package: str, files: Mapping[str, str], checker: str) -> str:
 def unchanged(environment: Iterable[Sequence[Any]]) -> bool:
     """True when every recorded file and folder still has its recorded stamp."""
     for path, *recorded in environment:
-        try:
-            found = os.stat(path)
-        except (OSError, ValueError):
-            return False
-        if list(stamp(found)) != recorded:
+        found = stamp(path)
+        if found is None or list(found) != recorded:
             return False
     return True
 

@@ -229,7 +229,7 @@ def environment():
         except (OSError, ValueError):
             continue
         # the stamp of toolgen.output.checked_packages
-        found.append([path, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_size])
+        found.append([path, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino])
     return found
 
 

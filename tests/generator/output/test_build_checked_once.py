@@ -14,7 +14,8 @@ from support.projects import WEATHER, Project
 import toolgen
 import toolgen.codegen.render
 from toolgen.core.errors import BrokenPackageError
-from toolgen.output.checked_packages import KEEP, RECORD, CheckedPackages, package_digest, stamp
+from toolgen.core.stamps import stamp
+from toolgen.output.checked_packages import KEEP, RECORD, CheckedPackages, package_digest
 
 CORRUPT = b"\x00 not marshal data"
 
@@ -105,7 +106,7 @@ def _environment(tmp_path: Path) -> list[tuple[str, int, int, int, int]]:
     folder.mkdir()
     module = folder / "module.py"
     module.write_text("x = 1\n", encoding="utf-8")
-    return [(str(path), *stamp(path.stat())) for path in (module, folder)]
+    return [(str(path), *stamp(str(path))) for path in (module, folder)]
 
 
 def test_the_record_holds_a_package_while_its_environment_is_unchanged(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ def test_the_record_holds_a_package_while_its_environment_is_unchanged(tmp_path:
     module = tmp_path / "site-packages" / "module.py"
     module.write_text("x = 22\n", encoding="utf-8")  # a byte more
     assert record.passed(digest) is None and not record.current()
-    record.add(digest, 3, [(str(module), *stamp(module.stat()))])
+    record.add(digest, 3, [(str(module), *stamp(str(module)))])
     assert record.passed(digest) == 3
     replacement = module.with_name("new.py")
     replacement.write_text("x = 22\n", encoding="utf-8")

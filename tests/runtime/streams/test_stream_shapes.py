@@ -153,7 +153,7 @@ def test_openai_chat_shortcut_matches_the_generic_path(data: st.DataObject) -> N
 
 def test_openai_chat_shortcut_takes_its_shapes() -> None:
     state = new_state("openai-chat")
-    take = shapes.openai_chat(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "sse")  # type: ignore[arg-type]
     head = _chat(b'{"tool_calls":[{"index":0,"function":{"arguments":"{\\"a\\""}}]}', b"x")
     assert take(head) is None  # no choice yet: the head takes the generic path
     state.feed(None, json.loads(_chat(b'{"role":"assistant","content":""}', b"p")[6:-2]))
@@ -229,7 +229,7 @@ def test_anthropic_shortcut_takes_its_shapes() -> None:
     arguments = _block_delta(b"1", b"input_json_delta", b'"{\\"q\\":1}"')
     text, stray = _block_delta(b"0", b"text_delta", b'"hi"'), _block_delta(b"3", b"text_delta", b'"no block"')
     state = new_state("anthropic")
-    take = shapes.anthropic(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "sse")  # type: ignore[arg-type]
     assert take(arguments) is None  # block 1 not started yet
     for read in _ANTHROPIC_START:
         state.feed(None, json.loads(read.partition(b"data: ")[2]))
@@ -301,7 +301,7 @@ def test_responses_shortcut_matches_the_generic_path(data: st.DataObject) -> Non
 
 def test_responses_shortcut_takes_its_shapes() -> None:
     state = new_state("openai-responses")
-    take = shapes.responses(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "sse")  # type: ignore[arg-type]
     for read in _RESPONSES_START:
         state.feed(None, json.loads(read.partition(b"data: ")[2]))
     assert take(_arguments_delta(b"0", b'"{\\"a\\":"', 2)) == ToolCallDelta(0, '{"a":')
@@ -415,7 +415,7 @@ def test_gemini_partial_args_shortcut_matches_the_generic_path(entries: list[byt
 
 def test_gemini_shortcut_takes_its_shapes() -> None:
     state = new_state("gemini")
-    take = shapes.gemini(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "sse")  # type: ignore[arg-type]
     read = _gemini(b'{"text":" world"}', b'{"promptTokenCount":9,"totalTokenCount":12}')
     assert take(read) is None  # no text part yet
     state.feed(None, json.loads(_gemini(b'{"text":"Hello"}')[6:-4]))
@@ -428,7 +428,7 @@ def test_gemini_shortcut_takes_its_shapes() -> None:
 
 def test_gemini_shortcut_takes_a_streamed_string_argument_going_on() -> None:
     state = new_state("gemini")
-    take = shapes.gemini(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "sse")  # type: ignore[arg-type]
     for read in (_gemini(b'{"text":"Hello"}'), _GEMINI_CALL_START):
         state.feed(None, json.loads(read[6:-4]))
     assert take(_partial(b"$.query", b'"the "')) is None  # the first entry of a path opens it: the generic path
@@ -480,7 +480,7 @@ def test_ollama_shortcut_matches_the_generic_path(data: st.DataObject) -> None:
 
 def test_ollama_shortcut_takes_its_shapes() -> None:
     state = new_state("ollama")
-    take = shapes.ollama(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "jsonl")  # type: ignore[arg-type]
     state.feed(None, json.loads(_ollama(b'"Hi"')))
     assert take(_ollama(b'" there"', b"t2")) == TextDelta(" there")
     assert take(_ollama(b'" there"', b"t2")) is None  # the same line again: the generic path counts it
@@ -549,7 +549,7 @@ def test_bedrock_shortcut_takes_its_shapes() -> None:
     for read in _BEDROCK_START:
         aggregator.feed(read)
     state, decoder = aggregator._state, aggregator._decoder
-    take = shapes.bedrock(state, decoder)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, decoder, "eventstream")  # type: ignore[arg-type]
     assert take(_message(b"contentBlockDelta", _bedrock_payload(b"1", b"toolUse", b'"{\\"a\\":1}"', b""))) == (
         ToolCallDelta(0, '{"a":1}')
     )

@@ -101,7 +101,7 @@ def test_gemini_takes_the_next_items_of_an_array() -> None:
 
 def test_gemini_member_entries_are_the_shortcut_s() -> None:
     state = new_state("gemini")
-    take = shapes.gemini(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "sse")  # type: ignore[arg-type]
     assert take is not None
     for read in (_gemini(b'{"text":"Hello"}'), _GEMINI_CALL_START, _partial(b"$.notes[0]", b'"a"', b"false")):
         state.feed(None, json.loads(read[6:-4]))
@@ -153,7 +153,7 @@ def test_responses_in_openai_s_order_match_the_generic_path(data: st.DataObject)
 
 def test_responses_in_openai_s_order_are_the_shortcut_s() -> None:
     state = new_state("openai-responses")
-    take = shapes.responses(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "sse")  # type: ignore[arg-type]
     for read in _RESPONSES_START:
         state.feed(None, json.loads(read.partition(b"data: ")[2]))
     assert take(_number_first(b"0", b'"{\\"a\\":"', 2)) == ToolCallDelta(0, '{"a":')
@@ -231,7 +231,7 @@ def test_bedrock_checks_the_prelude_of_a_start_seen_before() -> None:
     aggregator = Aggregator("bedrock-converse")
     for read in _BEDROCK_START:
         aggregator.feed(read)
-    take = shapes.bedrock(aggregator._state, aggregator._decoder)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(aggregator._state, aggregator._decoder, "eventstream")  # type: ignore[arg-type]
     assert take is not None
     good = _message(b"contentBlockDelta", _bedrock_payload(b"1", b"toolUse", b'"abc"', b',"p":"ab"'))
     assert take(good) == ToolCallDelta(0, "abc")
@@ -262,7 +262,7 @@ def test_ollama_lines_kept_as_text_match_the_generic_path(body: list[bytes], aga
 
 def test_ollama_keeps_a_plain_line_as_its_text() -> None:
     state = new_state("ollama")
-    take = shapes.ollama(state)  # type: ignore[arg-type]
+    take = shapes.shortcut_for(state, None, "jsonl")  # type: ignore[arg-type]
     state.feed(None, json.loads(_ollama(b'"Hi"', b"t1")))
     line = _ollama(b'" there"', b"t2")
     assert take(line) is not None

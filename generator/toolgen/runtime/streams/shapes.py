@@ -100,39 +100,3 @@ def shortcut_for(state: WireState, decoder: Any, framing: str) -> Shortcut | Non
     known: KnownShapes | None = vars(type(state)).get("known_shapes")
     factory = None if known is None else known.get(framing)
     return None if factory is None else factory(state, decoder)
-
-
-def gemini(state: AnyState) -> Shortcut:
-    """Gemini's shortcut for SSE reads (in its wire's `stream_shapes`, carried with the wire)."""
-    made: Shortcut = type(state).known_shapes["sse"](state, None)
-    return made
-
-
-def bedrock(state: AnyState, decoder: Any) -> Shortcut:
-    """Bedrock's shortcut for eventstream reads (in its wire's `stream_shapes`, carried with the wire)."""
-    made: Shortcut = type(state).known_shapes["eventstream"](state, decoder)
-    return made
-
-
-def openai_chat(state: AnyState, decoder: Any = None) -> Shortcut:
-    """OpenAI chat's shortcut for SSE reads (in its wire's `stream_shapes`, carried with the wire)."""
-    made: Shortcut = type(state).known_shapes["sse"](state, decoder)
-    return made
-
-
-def anthropic(state: AnyState, decoder: Any = None) -> Shortcut:
-    """Anthropic's shortcut for SSE reads (in its wire's `stream_shapes`, carried with the wire)."""
-    made: Shortcut = type(state).known_shapes["sse"](state, decoder)
-    return made
-
-
-def responses(state: AnyState, decoder: Any = None) -> Shortcut:
-    """OpenAI Responses' shortcut for SSE reads (in its wire's `stream_shapes`, carried with the wire)."""
-    made: Shortcut = type(state).known_shapes["sse"](state, decoder)
-    return made
-
-
-def ollama(state: AnyState, decoder: Any = None) -> Shortcut:
-    """Ollama's shortcut for NDJSON reads (in its wire's `stream_shapes`, carried with the wire)."""
-    made: Shortcut = type(state).known_shapes["jsonl"](state, decoder)
-    return made
