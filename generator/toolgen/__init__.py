@@ -13,168 +13,122 @@ import importlib
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from toolgen.api import (
-        Progress,
-        breaking,
-        breaking_snapshot,
-        build,
-        check,
-        check_mcp_lock,
-        conformance,
-        convert,
-        convert_noted,
-        decode,
-        did_you_mean,
-        encode,
-        encode_noted,
-        export,
-        import_tools,
-        init_project,
-        lint,
-        parse_dask_address,
-        payload_sources,
-        validate,
-    )
-    from toolgen.core.diagnostics import Diagnostic, Severity
-    from toolgen.core.errors import (
-        BrokenPackageError,
-        ConfigNotFoundError,
-        EnvironmentProblem,
-        ExitCode,
-        ExternalToolError,
-        ForeignFilesError,
-        ForeignOutputError,
-        InvalidInputError,
-        LintFailedError,
-        ProjectExistsError,
-        SdkNotBuiltError,
-        ToolgenError,
-        UnsafeOutputError,
-    )
-    from toolgen.importing.definitions import Imported
-    from toolgen.output.build_stages import BuildResult
-    from toolgen.output.drift import CheckResult
-    from toolgen.payloads.codec import Converted
-    from toolgen.payloads.conformance import ConformanceRow
-    from toolgen.payloads.validation.cluster import ClusterAddress
-    from toolgen.payloads.validation.local import Source, Tally
-    from toolgen.payloads.validation.summary import Summary
-    from toolgen.project.mcp_pins import DriftReport
-    from toolgen.project.scaffold import InitResult
-    from toolgen.runtime import Export, GeminiSchema
-
-# Each public name and the module it lives in.
-_HOMES = MappingProxyType(
+# The public surface, listed once: each module and the names it gives. `__all__` and the lazy lookup are made
+# from it; the imports below, for type checkers only, are held to it by tests/architecture/test_surface.py.
+_SURFACE: MappingProxyType[str, tuple[str, ...]] = MappingProxyType(
     {
-        **dict.fromkeys(
-            (
-                "Progress",
-                "breaking",
-                "breaking_snapshot",
-                "build",
-                "check",
-                "check_mcp_lock",
-                "conformance",
-                "convert",
-                "convert_noted",
-                "decode",
-                "did_you_mean",
-                "encode",
-                "encode_noted",
-                "export",
-                "import_tools",
-                "init_project",
-                "lint",
-                "parse_dask_address",
-                "payload_sources",
-                "validate",
-            ),
-            "toolgen.api",
+        "toolgen.api": (
+            "Progress",
+            "breaking",
+            "breaking_snapshot",
+            "build",
+            "check",
+            "check_mcp_lock",
+            "conformance",
+            "convert",
+            "convert_noted",
+            "decode",
+            "did_you_mean",
+            "encode",
+            "encode_noted",
+            "export",
+            "import_tools",
+            "init_project",
+            "lint",
+            "parse_dask_address",
+            "payload_sources",
+            "validate",
         ),
-        "BuildResult": "toolgen.output.build_stages",
-        "ClusterAddress": "toolgen.payloads.validation.cluster",
-        "DriftReport": "toolgen.project.mcp_pins",
-        "Imported": "toolgen.importing.definitions",
-        "Summary": "toolgen.payloads.validation.summary",
-        **dict.fromkeys(("Diagnostic", "Severity"), "toolgen.core.diagnostics"),
-        "InitResult": "toolgen.project.scaffold",
-        "CheckResult": "toolgen.output.drift",
-        **dict.fromkeys(
-            (
-                "BrokenPackageError",
-                "ConfigNotFoundError",
-                "EnvironmentProblem",
-                "ExitCode",
-                "ExternalToolError",
-                "ForeignFilesError",
-                "ForeignOutputError",
-                "InvalidInputError",
-                "LintFailedError",
-                "ProjectExistsError",
-                "SdkNotBuiltError",
-                "ToolgenError",
-                "UnsafeOutputError",
-            ),
-            "toolgen.core.errors",
+        "toolgen.core.diagnostics": (
+            "Diagnostic",
+            "Severity",
         ),
-        "ConformanceRow": "toolgen.payloads.conformance",
-        "Converted": "toolgen.payloads.codec",
-        **dict.fromkeys(("Export", "GeminiSchema"), "toolgen.runtime"),
-        **dict.fromkeys(("Source", "Tally"), "toolgen.payloads.validation.local"),
+        "toolgen.core.errors": (
+            "BrokenPackageError",
+            "ConfigNotFoundError",
+            "EnvironmentProblem",
+            "ExitCode",
+            "ExternalToolError",
+            "ForeignFilesError",
+            "ForeignOutputError",
+            "InvalidInputError",
+            "LintFailedError",
+            "ProjectExistsError",
+            "SdkNotBuiltError",
+            "ToolgenError",
+            "UnsafeOutputError",
+        ),
+        "toolgen.importing.definitions": ("Imported",),
+        "toolgen.output.build_stages": ("BuildResult",),
+        "toolgen.output.drift": ("CheckResult",),
+        "toolgen.payloads.codec": ("Converted",),
+        "toolgen.payloads.conformance": ("ConformanceRow",),
+        "toolgen.payloads.validation.cluster": ("ClusterAddress",),
+        "toolgen.payloads.validation.local": (
+            "Source",
+            "Tally",
+        ),
+        "toolgen.payloads.validation.summary": ("Summary",),
+        "toolgen.project.mcp_pins": ("DriftReport",),
+        "toolgen.project.scaffold": ("InitResult",),
+        "toolgen.runtime": (
+            "Export",
+            "GeminiSchema",
+        ),
     }
 )
+_HOMES = MappingProxyType({name: module for module, names in _SURFACE.items() for name in names})
+__all__ = sorted(_HOMES)
 
-__all__ = [
-    "BrokenPackageError",
-    "BuildResult",
-    "CheckResult",
-    "ClusterAddress",
-    "ConfigNotFoundError",
-    "ConformanceRow",
-    "Converted",
-    "Diagnostic",
-    "DriftReport",
-    "EnvironmentProblem",
-    "ExitCode",
-    "Export",
-    "ExternalToolError",
-    "ForeignFilesError",
-    "ForeignOutputError",
-    "GeminiSchema",
-    "Imported",
-    "InitResult",
-    "InvalidInputError",
-    "LintFailedError",
-    "Progress",
-    "ProjectExistsError",
-    "SdkNotBuiltError",
-    "Severity",
-    "Source",
-    "Summary",
-    "Tally",
-    "ToolgenError",
-    "UnsafeOutputError",
-    "breaking",
-    "breaking_snapshot",
-    "build",
-    "check",
-    "check_mcp_lock",
-    "conformance",
-    "convert",
-    "convert_noted",
-    "decode",
-    "did_you_mean",
-    "encode",
-    "encode_noted",
-    "export",
-    "import_tools",
-    "init_project",
-    "lint",
-    "parse_dask_address",
-    "payload_sources",
-    "validate",
-]
+if TYPE_CHECKING:
+    from toolgen.api import Progress as Progress
+    from toolgen.api import breaking as breaking
+    from toolgen.api import breaking_snapshot as breaking_snapshot
+    from toolgen.api import build as build
+    from toolgen.api import check as check
+    from toolgen.api import check_mcp_lock as check_mcp_lock
+    from toolgen.api import conformance as conformance
+    from toolgen.api import convert as convert
+    from toolgen.api import convert_noted as convert_noted
+    from toolgen.api import decode as decode
+    from toolgen.api import did_you_mean as did_you_mean
+    from toolgen.api import encode as encode
+    from toolgen.api import encode_noted as encode_noted
+    from toolgen.api import export as export
+    from toolgen.api import import_tools as import_tools
+    from toolgen.api import init_project as init_project
+    from toolgen.api import lint as lint
+    from toolgen.api import parse_dask_address as parse_dask_address
+    from toolgen.api import payload_sources as payload_sources
+    from toolgen.api import validate as validate
+    from toolgen.core.diagnostics import Diagnostic as Diagnostic
+    from toolgen.core.diagnostics import Severity as Severity
+    from toolgen.core.errors import BrokenPackageError as BrokenPackageError
+    from toolgen.core.errors import ConfigNotFoundError as ConfigNotFoundError
+    from toolgen.core.errors import EnvironmentProblem as EnvironmentProblem
+    from toolgen.core.errors import ExitCode as ExitCode
+    from toolgen.core.errors import ExternalToolError as ExternalToolError
+    from toolgen.core.errors import ForeignFilesError as ForeignFilesError
+    from toolgen.core.errors import ForeignOutputError as ForeignOutputError
+    from toolgen.core.errors import InvalidInputError as InvalidInputError
+    from toolgen.core.errors import LintFailedError as LintFailedError
+    from toolgen.core.errors import ProjectExistsError as ProjectExistsError
+    from toolgen.core.errors import SdkNotBuiltError as SdkNotBuiltError
+    from toolgen.core.errors import ToolgenError as ToolgenError
+    from toolgen.core.errors import UnsafeOutputError as UnsafeOutputError
+    from toolgen.importing.definitions import Imported as Imported
+    from toolgen.output.build_stages import BuildResult as BuildResult
+    from toolgen.output.drift import CheckResult as CheckResult
+    from toolgen.payloads.codec import Converted as Converted
+    from toolgen.payloads.conformance import ConformanceRow as ConformanceRow
+    from toolgen.payloads.validation.cluster import ClusterAddress as ClusterAddress
+    from toolgen.payloads.validation.local import Source as Source
+    from toolgen.payloads.validation.local import Tally as Tally
+    from toolgen.payloads.validation.summary import Summary as Summary
+    from toolgen.project.mcp_pins import DriftReport as DriftReport
+    from toolgen.project.scaffold import InitResult as InitResult
+    from toolgen.runtime import Export as Export
+    from toolgen.runtime import GeminiSchema as GeminiSchema
 
 
 def __getattr__(name: str) -> Any:

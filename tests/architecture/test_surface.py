@@ -4,6 +4,7 @@ the command line reaches the library through `toolgen.api` alone."""
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import subprocess
 import sys
@@ -252,3 +253,22 @@ def test_the_import_rule_sees_every_spelling() -> None:
     )
     refused = [name for _, name in _imports(tree) if not _cli_may_import(name)]
     assert refused == ["toolgen.core", "toolgen.output.drift", "toolgen.payloads.codec", "toolgen.ir"]
+
+
+def test_the_public_surface_is_listed_once_and_the_type_checkers_imports_follow_it() -> None:
+    # _SURFACE is the listing; __all__ and the lazy lookup are made from it, and the imports type checkers read
+    # must name the same names from the same modules, each re-exported as itself.
+    tree = ast.parse((REPO_ROOT / "generator" / "toolgen" / "__init__.py").read_text(encoding="utf-8"))
+    guarded = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    imported = {
+        alias.name: node.module
+        for node in guarded.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.asname == alias.name
+    }
+    listed = {name: module for module, names in toolgen._SURFACE.items() for name in names}
+    assert imported == listed
+    assert toolgen.__all__ == sorted(listed)
+    for name, module in listed.items():
+        assert getattr(toolgen, name) is getattr(importlib.import_module(module), name), name
