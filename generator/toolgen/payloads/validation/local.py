@@ -294,7 +294,7 @@ def _check_block(job: _Job) -> tuple[int, list[list[Diagnostic]]]:
     return count, found
 
 
-def _blocks(path: Path, size: int) -> Iterator[tuple[int, bytes]]:
+def line_blocks(path: Path, size: int) -> Iterator[tuple[int, bytes]]:
     """(number of the block's first line, bytes) for blocks of about `size` bytes that end at a line break."""
     line = 1
     rest = b""
@@ -475,7 +475,7 @@ def _parallel(
     """Blocks of lines checked on every worker, a bounded number in flight, results in file order."""
     assert source.path is not None
     in_flight: deque[Future[tuple[int, list[list[Diagnostic]]]]] = deque()
-    for first_line, data in _blocks(source.path, BLOCK_BYTES):
+    for first_line, data in line_blocks(source.path, BLOCK_BYTES):
         job = _Job(template.output_dir, template.package, template.kind, source.display, first_line, data)
         in_flight.append(pool.submit(_check_block, job))
         if len(in_flight) >= 4 * workers:

@@ -24,10 +24,10 @@ from toolgen.payloads.validation.local import (
     Source,
     Tally,
     check_record,
+    line_blocks,
     load_sdk,
     records,
 )
-from toolgen.payloads.validation.local import _blocks as line_blocks
 from toolgen.payloads.validation.streams import stream_framing
 from toolgen.payloads.validation.summary import Summary
 from toolgen.project.config import load_config
