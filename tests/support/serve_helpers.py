@@ -13,9 +13,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import pytest
@@ -70,12 +70,21 @@ class Server:
             headers["Authorization"] = f"Bearer {self.token}"
         self.client = httpx.Client(base_url=self.url, timeout=30, headers=headers)
 
-    def start(self) -> Server:
+    def start(self) -> Self:
+        return self.spawn().ready()
+
+    def spawn(self) -> Self:
+        """Start the process without waiting for it to answer (`ready` waits): servers that start together."""
         command = [sys.executable, "-m", self.package, "serve", "--port", str(self.port), *self.args]
         log = (self.cwd / f"server-{self.port}.log").open("ab")
         self.process = subprocess.Popen(
             command, cwd=self.cwd, env=self.env, stdout=log, stderr=log, preexec_fn=default_sigint
         )
+        return self
+
+    def ready(self) -> Self:
+        """Wait until the spawned server answers."""
+        assert self.process is not None, "ready() before spawn()"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -95,7 +104,11 @@ class Server:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(timeout=30)
 
-    def stop(self) -> None:
+    def stop(self, *, graceful: bool = True) -> None:
+        """SIGTERM and wait for the clean stop; `graceful=False`: SIGKILL, for a test that does not check the stop
+        (a clean stop takes the best part of a second: uvicorn's shutdown, then DBOS's)."""
+        if not graceful:
+            self.kill()
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -153,12 +166,23 @@ class Server:
 
 
 @contextlib.contextmanager
-def serving(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Server]:
+def serving(cwd: Path, *args: str, env: dict[str, str] | None = None, graceful: bool = True) -> Iterator[Server]:
+    """A started Server, stopped at the end (see Server.stop for `graceful`)."""
     server = Server(cwd, *args, env=env)
     try:
         yield server.start()
     finally:
-        server.stop()
+        server.stop(graceful=graceful)
+
+
+def stop_all(servers: Sequence[Server]) -> None:
+    """SIGKILL every one at once, for tests that do not check how they stop: no grace period waited out one by
+    one."""
+    for server in servers:
+        if server.process is not None and server.process.poll() is None:
+            server.process.send_signal(signal.SIGKILL)
+    for server in servers:
+        server.stop(graceful=False)
 
 
 def awaiting(state: dict[str, Any]) -> bool:

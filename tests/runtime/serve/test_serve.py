@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
-from support.serve_helpers import GENERATED, LIST_FILES, Server, awaiting, over, serving
+import pytest
+from support.serve_helpers import GENERATED, LIST_FILES, Server, awaiting, over, serving, stop_all
 
 # Bound by --tools: the weather tool records each start and end of its handler in a file, and blocks (until
 # the server is killed) on the call for the place named in block.txt.
@@ -43,6 +47,22 @@ def tools():
 
 def _database(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'runs.sqlite'}"
+
+
+def _checkpointed_calls(database: Path) -> int:
+    """How many tool calls DBOS has recorded as finished steps (its operation_outputs table)."""
+    with contextlib.closing(sqlite3.connect(database, timeout=30)) as connection:
+        query = "SELECT count(*) FROM operation_outputs WHERE function_name = 'toolgen.tool_call'"
+        [(count,)] = connection.execute(query).fetchall()
+    return int(count)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server on its default database, for the tests that need no restart and no fresh database: each starts
+    runs of its own."""
+    with serving(tmp_path_factory.mktemp("shared"), graceful=False) as server:
+        yield server
 
 
 def test_a_run_awaiting_approval_survives_sigkill_and_finishes_when_approved_after_the_restart(
@@ -86,7 +106,7 @@ def test_a_run_awaiting_approval_survives_sigkill_and_finishes_when_approved_aft
         # A reconnecting reader gets what came after the last id it saw, nothing twice.
         assert server.events(run_id, ids[-4]) == events[-3:]
     finally:
-        server.stop()
+        server.stop(graceful=False)
 
 
 def test_a_kill_in_the_middle_of_a_tool_batch_runs_no_call_twice_and_loses_none(tmp_path: Path) -> None:
@@ -97,6 +117,8 @@ def test_a_kill_in_the_middle_of_a_tool_batch_runs_no_call_twice_and_loses_none(
         run_id = server.start_run("What is the weather in Paris, London and Rome?")
         blocked = tmp_path / "blocked.txt"
         server.wait_for(run_id, lambda state: blocked.exists())
+        # And Paris's step recorded: a kill before its checkpoint would (rightly) run that read-only call again.
+        server.wait_for(run_id, lambda state: _checkpointed_calls(tmp_path / "runs.sqlite") >= 1)
         server.kill()
         (tmp_path / "block.txt").unlink()
 
@@ -116,65 +138,65 @@ def test_a_kill_in_the_middle_of_a_tool_batch_runs_no_call_twice_and_loses_none(
         kinds = Counter(kind for _, kind, _ in server.events(run_id))
         assert kinds["tool_call_finished"] == 3 and kinds["run_finished"] == 1
     finally:
-        server.stop()
+        server.stop(graceful=False)
 
 
-def test_bad_requests_get_a_json_error_naming_the_field(tmp_path: Path) -> None:
-    with serving(tmp_path, "--database", _database(tmp_path)) as server:
-        post = server.client.post
-        cases = [
-            (post("/runs", content=b"{not json"), 400, ""),
-            # json.loads recurses once a level: nested past the recursion limit it is still a bad body, not a 500
-            (post("/runs", content=b"[" * 5000 + b"]" * 5000), 400, ""),
-            (post("/runs", json=[]), 400, ""),
-            (post("/runs", json={}), 422, "/messages"),
-            (post("/runs", json={"messages": [{"role": "robot"}]}), 422, "/messages/0/role"),
-            (post("/runs", json={"messages": [{"role": "user", "content": 3}]}), 422, "/messages/0/content"),
-            (post("/runs", json={"messages": [{"role": "user"}], "colour": 1}), 422, "/colour"),
-            (post("/runs", json={"messages": [{"role": "user"}], "conversation_id": ""}), 422, "/conversation_id"),
-            (server.client.get("/runs/nope"), 404, "/id"),
-            (server.client.get("/runs/nope/events"), 404, "/id"),
-            (post("/runs/nope/approvals/call", json={"decision": "approve"}), 404, "/id"),
-        ]
-        for answer, status, field in cases:
-            assert answer.status_code == status, (answer.request.url, answer.text)
-            assert answer.json()["error"]["field"] == field, answer.text
-        run_id = server.start_run(LIST_FILES)
-        [pending] = server.wait_for(run_id, awaiting)["pending"]
-        url = f"/runs/{run_id}/approvals/{pending['id']}"
-        for body, field in [
-            ({"decision": "maybe"}, "/decision"),
-            ({"decision": "edit"}, "/arguments"),
-            ({"decision": "edit", "arguments": "{oops"}, "/arguments"),
-            ({"decision": "edit", "arguments": "[" * 5000 + "]" * 5000}, "/arguments"),
-            ({"decision": "deny", "reason": 5}, "/reason"),
-        ]:
-            answer = post(url, json=body)
-            assert (answer.status_code, answer.json()["error"]["field"]) == (422, field), answer.text
-        assert post(f"/runs/{run_id}/approvals/not-a-call", json={"decision": "approve"}).status_code == 409
-        events = server.client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": "x"})
-        assert events.status_code == 422 and events.json()["error"]["field"] == "Last-Event-ID"
-        edited = post(url, json={"decision": "edit", "arguments": {"program": "cat", "args": ["notes.txt"]}})
-        assert edited.status_code == 200, edited.text
-        state = server.wait_for(run_id, over)
-        tool = next(m for m in state["messages"] if m["role"] == "tool")
-        assert "Files here are what run_command can see." in str(tool["content"])
-        assert post(url, json={"decision": "deny"}).status_code == 409
+def test_bad_requests_get_a_json_error_naming_the_field(shared: Server) -> None:
+    server = shared
+    post = server.client.post
+    cases = [
+        (post("/runs", content=b"{not json"), 400, ""),
+        # json.loads recurses once a level: nested past the recursion limit it is still a bad body, not a 500
+        (post("/runs", content=b"[" * 5000 + b"]" * 5000), 400, ""),
+        (post("/runs", json=[]), 400, ""),
+        (post("/runs", json={}), 422, "/messages"),
+        (post("/runs", json={"messages": [{"role": "robot"}]}), 422, "/messages/0/role"),
+        (post("/runs", json={"messages": [{"role": "user", "content": 3}]}), 422, "/messages/0/content"),
+        (post("/runs", json={"messages": [{"role": "user"}], "colour": 1}), 422, "/colour"),
+        (post("/runs", json={"messages": [{"role": "user"}], "conversation_id": ""}), 422, "/conversation_id"),
+        (server.client.get("/runs/nope"), 404, "/id"),
+        (server.client.get("/runs/nope/events"), 404, "/id"),
+        (post("/runs/nope/approvals/call", json={"decision": "approve"}), 404, "/id"),
+    ]
+    for answer, status, field in cases:
+        assert answer.status_code == status, (answer.request.url, answer.text)
+        assert answer.json()["error"]["field"] == field, answer.text
+    run_id = server.start_run(LIST_FILES)
+    [pending] = server.wait_for(run_id, awaiting)["pending"]
+    url = f"/runs/{run_id}/approvals/{pending['id']}"
+    for body, field in [
+        ({"decision": "maybe"}, "/decision"),
+        ({"decision": "edit"}, "/arguments"),
+        ({"decision": "edit", "arguments": "{oops"}, "/arguments"),
+        ({"decision": "edit", "arguments": "[" * 5000 + "]" * 5000}, "/arguments"),
+        ({"decision": "deny", "reason": 5}, "/reason"),
+    ]:
+        answer = post(url, json=body)
+        assert (answer.status_code, answer.json()["error"]["field"]) == (422, field), answer.text
+    assert post(f"/runs/{run_id}/approvals/not-a-call", json={"decision": "approve"}).status_code == 409
+    events = server.client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": "x"})
+    assert events.status_code == 422 and events.json()["error"]["field"] == "Last-Event-ID"
+    edited = post(url, json={"decision": "edit", "arguments": {"program": "cat", "args": ["notes.txt"]}})
+    assert edited.status_code == 200, edited.text
+    state = server.wait_for(run_id, over)
+    tool = next(m for m in state["messages"] if m["role"] == "tool")
+    assert "Files here are what run_command can see." in str(tool["content"])
+    assert post(url, json={"decision": "deny"}).status_code == 409
 
 
-def test_a_denied_call_is_answered_with_the_reason_and_the_run_finishes(tmp_path: Path) -> None:
-    with serving(tmp_path) as server:
-        run_id = server.start_run(LIST_FILES)
-        [pending] = server.wait_for(run_id, awaiting)["pending"]
-        answer = server.client.post(
-            f"/runs/{run_id}/approvals/{pending['id']}", json={"decision": "deny", "reason": "not today"}
-        )
-        assert answer.status_code == 200
-        state = server.wait_for(run_id, over)
-        tool = next(m for m in state["messages"] if m["role"] == "tool")
-        assert "not today" in str(tool["content"]) and tool["is_error"] is True
-        # The default database is a SQLite file under the state folder of the directory served from.
-        assert (tmp_path / ".toolgen-state" / "toolgen_sdk" / "runs.sqlite").is_file()
+def test_a_denied_call_is_answered_with_the_reason_and_the_run_finishes(shared: Server) -> None:
+    server = shared
+    run_id = server.start_run(LIST_FILES)
+    [pending] = server.wait_for(run_id, awaiting)["pending"]
+    answer = server.client.post(
+        f"/runs/{run_id}/approvals/{pending['id']}", json={"decision": "deny", "reason": "not today"}
+    )
+    assert answer.status_code == 200
+    state = server.wait_for(run_id, over)
+    tool = next(m for m in state["messages"] if m["role"] == "tool")
+    assert "not today" in str(tool["content"]) and tool["is_error"] is True
+    # The default database is a SQLite file under the state folder of the directory served from.
+    assert (server.cwd / ".toolgen-state" / "toolgen_sdk" / "runs.sqlite").is_file()
 
 
 def test_serve_without_its_extra_says_which_package_is_missing_and_exits_4(tmp_path: Path) -> None:
@@ -185,28 +207,37 @@ def test_serve_without_its_extra_says_which_package_is_missing_and_exits_4(tmp_p
         "raise SystemExit(main(['serve', '--port', '1'], Tools, prog='sdk'))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(GENERATED)}
-    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert result.returncode == 4, result.stderr
-    assert "starlette is not installed" in result.stderr and "`serve` extra" in result.stderr
-    bad = subprocess.run(
-        [sys.executable, "-m", "toolgen_sdk", "serve", "--database", "mysql://x"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
+    # Both at once: neither depends on the other.
+    result, bad = (
+        subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for command in (
+            [sys.executable, "-c", probe],
+            [sys.executable, "-m", "toolgen_sdk", "serve", "--database", "mysql://x"],
+        )
     )
-    assert bad.returncode == 2 and "--database must be a sqlite:/// or postgresql:// URL" in bad.stderr
+    result_err, bad_err = result.communicate(timeout=120)[1], bad.communicate(timeout=120)[1]
+    assert result.returncode == 4, result_err
+    assert "starlette is not installed" in result_err and "`serve` extra" in result_err
+    assert bad.returncode == 2 and "--database must be a sqlite:/// or postgresql:// URL" in bad_err
 
 
 def test_ctrl_c_is_exit_130_and_sigterm_a_clean_stop(tmp_path: Path) -> None:
     logs = []
-    for sent, code in ((signal.SIGINT, 130), (signal.SIGTERM, 0)):
-        server = Server(tmp_path, "--database", _database(tmp_path)).start()
-        assert server.process is not None
-        server.process.send_signal(sent)
-        assert server.process.wait(timeout=60) == code, server.log()
-        server.client.close()
-        logs.append(server.log())
+    # Both at once, each on a database of its own: neither stop depends on the other.
+    stops = ((signal.SIGINT, 130), (signal.SIGTERM, 0))
+    servers = [Server(tmp_path, "--database", f"sqlite:///{tmp_path / f'{sent.name}.sqlite'}") for sent, _ in stops]
+    try:
+        for server in [server.spawn() for server in servers]:
+            server.ready()
+        for server, (sent, _) in zip(servers, stops, strict=True):
+            assert server.process is not None
+            server.process.send_signal(sent)
+        for server, (_, code) in zip(servers, stops, strict=True):
+            assert server.process is not None
+            assert server.process.wait(timeout=60) == code, server.log()
+            logs.append(server.log())
+    finally:
+        stop_all(servers)  # once they have stopped, only their clients are left to close
     assert "interrupted; unfinished runs resume at the next start" in logs[0]
     assert all("Traceback" not in log for log in logs), logs
 

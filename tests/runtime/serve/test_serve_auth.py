@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from support.projects import SOURCE_PACKAGE
-from support.serve_helpers import LIST_FILES, TOKEN_ENV, Server, awaiting, required
+from support.serve_helpers import LIST_FILES, TOKEN_ENV, Server, awaiting, required, stop_all
 
 from toolgen.runtime.serve import auth
 from toolgen.runtime.serve import boundary as edge
@@ -68,17 +68,32 @@ class SourceServer(Server):
 def serve(tmp_path: Path, source_build: Path) -> Iterator[Callable[..., SourceServer]]:
     started: list[SourceServer] = []
 
-    def start(*args: str, env: dict[str, str] | None = None) -> SourceServer:
+    def start(*args: str, env: dict[str, str] | None = None, wait: bool = True) -> SourceServer:
+        """A server of `args`, answering; `wait=False`: spawned only (its `ready()` waits), to start several."""
         server = SourceServer(source_build, tmp_path, *args, env=env)
         started.append(server)
-        server.start()
-        return server
+        server.spawn()
+        return server.ready() if wait else server
 
     try:
         yield start
     finally:
-        for server in started:
-            server.stop()
+        stop_all(started)  # what these tests check is said while the servers run, not in how they stop
+
+
+@pytest.fixture(scope="module")
+def tokens_server(source_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SourceServer]:
+    """One server of TOKENS_FILE (and a host and an origin allowed besides its own) for the tests that only ask
+    it: each from its own client address, as wrong tokens are counted per address, and each with its own runs and
+    sessions."""
+    cwd = tmp_path_factory.mktemp("tokens")
+    (cwd / "tokens").write_text(TOKENS_FILE, encoding="utf-8")
+    allowed = ("--allowed-host", "proxy.example", "--allowed-origin", "https://pages.example:8443")
+    server = SourceServer(source_build, cwd, "--tokens", str(cwd / "tokens"), *allowed)
+    try:
+        yield server.start()
+    finally:
+        server.stop(graceful=False)
 
 
 def _bare(server: Server, address: str = "127.0.0.1", **headers: str) -> httpx.Client:
@@ -101,20 +116,13 @@ def _error(answer: httpx.Response) -> tuple[int, str]:
     return answer.status_code, answer.json()["error"]["field"]
 
 
-def _tokens_server(serve: Callable[..., SourceServer], tmp_path: Path, *args: str) -> SourceServer:
-    (tmp_path / "tokens").write_text(TOKENS_FILE, encoding="utf-8")
-    return serve("--tokens", str(tmp_path / "tokens"), *args)
-
-
 # ---- credentials and rights ----
 
 
-def test_every_route_needs_a_credential_and_each_right_opens_only_its_routes(
-    serve: Callable[..., SourceServer], tmp_path: Path
-) -> None:
-    server = _tokens_server(serve, tmp_path)
+def test_every_route_needs_a_credential_and_each_right_opens_only_its_routes(tokens_server: SourceServer) -> None:
+    server = tokens_server
     wrong_token = {"Authorization": "Bearer " + "x" * 30}
-    with _bare(server) as bare, _bare(server, "127.0.0.3", **wrong_token) as wrong:
+    with _bare(server, "127.0.0.4") as bare, _bare(server, "127.0.0.3", **wrong_token) as wrong:
         for method, path, body, _ in ROUTES:
             for client in (bare, wrong):
                 answer = _ask(client, method, path, body)
@@ -174,43 +182,46 @@ def test_runs_are_listed_newest_first_and_info_says_what_is_served(
 
 
 def test_a_foreign_host_is_421_a_foreign_origin_403_and_a_body_not_sent_as_json_415(
-    serve: Callable[..., SourceServer],
+    tokens_server: SourceServer,
 ) -> None:
-    server = serve("--allowed-host", "proxy.example", "--allowed-origin", "https://pages.example:8443")
-    client, port = server.client, server.port
-    for method, path, body, _ in [*ROUTES, ("GET", "/", None, ""), ("GET", "/page.js", None, "")]:
-        answer = _ask(client, method, path, body, Host=f"rebound.example:{port}")
-        assert _error(answer) == (421, "Host"), (method, path, answer.text)
-        for origin in (f"http://evil.example:{port}", "null", f"http://127.0.0.1:{port + 1}"):
-            answer = _ask(client, method, path, body, Origin=origin)
-            assert _error(answer) == (403, "Origin"), (method, path, origin, answer.text)
-    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "proxy.example", "proxy.example:443"):
-        assert client.get("/runs", headers={"Host": host}).status_code == 200, host
-    assert client.get("/runs", headers={"Host": f"localhost:{port + 1}"}).status_code == 421
-    for origin in (f"http://localhost:{port}", f"http://127.0.0.1:{port}", "https://pages.example:8443"):
-        assert client.get("/runs", headers={"Origin": origin}).status_code == 200, origin
-    # What a browser marks as another site's request is refused, unless it is the user following a link.
-    assert _error(client.get("/runs", headers={"Sec-Fetch-Site": "same-site"})) == (403, "Sec-Fetch-Site")
-    link = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
-    assert client.get("/", headers=link).status_code == 200
+    server, token = tokens_server, TOKENS["all"]
+    port = server.port
+    with _bare(server, "127.0.0.7", Authorization=f"Bearer {token}") as client:
+        for method, path, body, _ in [*ROUTES, ("GET", "/", None, ""), ("GET", "/page.js", None, "")]:
+            answer = _ask(client, method, path, body, Host=f"rebound.example:{port}")
+            assert _error(answer) == (421, "Host"), (method, path, answer.text)
+            for origin in (f"http://evil.example:{port}", "null", f"http://127.0.0.1:{port + 1}"):
+                answer = _ask(client, method, path, body, Origin=origin)
+                assert _error(answer) == (403, "Origin"), (method, path, origin, answer.text)
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "proxy.example", "proxy.example:443"):
+            assert client.get("/runs", headers={"Host": host}).status_code == 200, host
+        assert client.get("/runs", headers={"Host": f"localhost:{port + 1}"}).status_code == 421
+        for origin in (f"http://localhost:{port}", f"http://127.0.0.1:{port}", "https://pages.example:8443"):
+            assert client.get("/runs", headers={"Origin": origin}).status_code == 200, origin
+        # What a browser marks as another site's request is refused, unless it is the user following a link.
+        assert _error(client.get("/runs", headers={"Sec-Fetch-Site": "same-site"})) == (403, "Sec-Fetch-Site")
+        link = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+        assert client.get("/", headers=link).status_code == 200
 
-    user = {"role": "user", "content": "hi"}
-    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""):
-        for path, body in [
-            ("/runs", {"messages": [user]}),
-            ("/runs/nope/approvals/call", {"decision": "approve"}),
-            ("/session", {"token": server.token}),
-        ]:
-            answer = client.post(path, content=json.dumps(body), headers={"Content-Type": content_type})
-            assert _error(answer) == (415, "Content-Type"), (path, content_type, answer.text)
-    assert client.post("/runs", json={"messages": [user]}, headers={"Content-Type": "Application/JSON; charset=utf-8"})
-    # Refused on its headers: the 15 MB it announces are never sent, yet the answer comes.
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
-        raw.sendall(
-            f"POST /runs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {server.token}\r\n"
-            "Content-Type: text/plain\r\nContent-Length: 15000000\r\n\r\n".encode()
+        user = {"role": "user", "content": "hi"}
+        for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""):
+            for path, body in [
+                ("/runs", {"messages": [user]}),
+                ("/runs/nope/approvals/call", {"decision": "approve"}),
+                ("/session", {"token": token}),
+            ]:
+                answer = client.post(path, content=json.dumps(body), headers={"Content-Type": content_type})
+                assert _error(answer) == (415, "Content-Type"), (path, content_type, answer.text)
+        assert client.post(
+            "/runs", json={"messages": [user]}, headers={"Content-Type": "Application/JSON; charset=utf-8"}
         )
-        assert raw.recv(65536).startswith(b"HTTP/1.1 415 ")
+        # Refused on its headers: the 15 MB it announces are never sent, yet the answer comes.
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
+            raw.sendall(
+                f"POST /runs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                "Content-Type: text/plain\r\nContent-Length: 15000000\r\n\r\n".encode()
+            )
+            assert raw.recv(65536).startswith(b"HTTP/1.1 415 ")
 
 
 def test_a_conversation_ending_in_unanswered_tool_calls_is_refused_unless_the_operator_allows_it(
@@ -220,7 +231,10 @@ def test_a_conversation_ending_in_unanswered_tool_calls_is_refused_unless_the_op
     turn = {"role": "assistant", "content": None, "tool_calls": [{**CALL, "id": "mine"}]}
     two = {"role": "assistant", "content": None, "tool_calls": [{**CALL, "id": "a"}, {**CALL, "id": "b"}]}
     answered = {"role": "tool", "tool_call_id": "a", "content": "done"}
-    strict = serve("--database", f"sqlite:///{tmp_path / 'strict.sqlite'}")
+    strict = serve("--database", f"sqlite:///{tmp_path / 'strict.sqlite'}", wait=False)
+    allowing = serve("--database", f"sqlite:///{tmp_path / 'allowing.sqlite'}", "--allow-client-tool-calls", wait=False)
+    strict.ready()
+    allowing.ready()
     for messages, at in [([user, turn], 1), ([user, two, answered], 1), ([user, turn, user, two, answered], 3)]:
         answer = strict.client.post("/runs", json={"messages": messages})
         assert _error(answer) == (422, f"/messages/{at}/tool_calls"), answer.text
@@ -230,7 +244,6 @@ def test_a_conversation_ending_in_unanswered_tool_calls_is_refused_unless_the_op
     answered_all = [user, two, answered, {**answered, "tool_call_id": "b"}]
     assert strict.client.post("/runs", json={"messages": answered_all}).status_code == 201
 
-    allowing = serve("--database", f"sqlite:///{tmp_path / 'allowing.sqlite'}", "--allow-client-tool-calls")
     started = allowing.client.post("/runs", json={"messages": [user, turn]})
     assert started.status_code == 201, started.text
     run_id = started.json()["id"]
@@ -243,11 +256,11 @@ def test_a_conversation_ending_in_unanswered_tool_calls_is_refused_unless_the_op
 
 
 def test_the_page_logs_in_for_a_session_cookie_that_a_cross_site_request_cannot_ride(
-    serve: Callable[..., SourceServer], tmp_path: Path
+    tokens_server: SourceServer,
 ) -> None:
-    server = _tokens_server(serve, tmp_path)
+    server = tokens_server
     origin = {"Origin": server.url}
-    with _bare(server) as page:
+    with _bare(server, "127.0.0.5") as page:
         wrong = page.post("/session", json={"token": "not-the-token-0123456789"}, headers=origin)
         assert _error(wrong) == (401, "") and "set-cookie" not in wrong.headers
         assert _error(page.post("/session", json={"token": 5}, headers=origin)) == (422, "/token")
@@ -273,19 +286,19 @@ def test_the_page_logs_in_for_a_session_cookie_that_a_cross_site_request_cannot_
         logout = page.delete("/session", headers=origin)
         assert logout.status_code == 204 and "Max-Age=0" in logout.headers["set-cookie"]
         assert name not in page.cookies
-    with _bare(server) as stale:
+    with _bare(server, "127.0.0.5") as stale:
         stale.cookies.set(name, session)
         ended = stale.get("/runs")
         assert _error(ended) == (401, "") and "log in again" in ended.json()["error"]["message"]
-    with _bare(server) as reader:
+    with _bare(server, "127.0.0.5") as reader:
         assert reader.post("/session", json={"token": TOKENS["read"]}, headers=origin).status_code == 204
         assert reader.get("/info").json()["rights"] == ["read"]
         refused = reader.post("/runs", json={"messages": [{"role": "user", "content": "hi"}]}, headers=origin)
         assert _error(refused) == (403, "") and "`start`" in refused.json()["error"]["message"]
 
 
-def test_wrong_tokens_are_limited_per_client_address(serve: Callable[..., SourceServer], tmp_path: Path) -> None:
-    server = _tokens_server(serve, tmp_path)
+def test_wrong_tokens_are_limited_per_client_address(tokens_server: SourceServer) -> None:
+    server = tokens_server
     # Another loopback address: the failures are counted for it alone.
     with _bare(server, "127.0.0.2", Origin=server.url) as other:
         for _ in range(auth.MAX_FAILURES):
@@ -304,10 +317,11 @@ def test_wrong_tokens_are_limited_per_client_address(serve: Callable[..., Source
 
 
 def test_the_page_is_served_with_a_strict_policy_and_every_answer_is_never_sniffed(
-    serve: Callable[..., SourceServer],
+    tokens_server: SourceServer,
 ) -> None:
-    server = serve()
-    with _bare(server) as client:
+    server = tokens_server
+    everything = {"Authorization": f"Bearer {TOKENS['all']}"}
+    with _bare(server, "127.0.0.6") as client, _bare(server, "127.0.0.6", **everything) as holder:
         for path in ("/", "/page.js"):
             answer = client.get(path)
             policy = {
@@ -321,7 +335,7 @@ def test_the_page_is_served_with_a_strict_policy_and_every_answer_is_never_sniff
             assert answer.headers["x-frame-options"] == "DENY"
             assert answer.headers["x-content-type-options"] == "nosniff"
             assert answer.headers["referrer-policy"] == "no-referrer"
-        for answer in (client.get("/runs"), server.client.get("/runs"), server.client.get("/nope")):
+        for answer in (client.get("/runs"), holder.get("/runs"), holder.get("/nope")):
             assert answer.headers["x-content-type-options"] == "nosniff", answer.request.url
             assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
 
@@ -348,20 +362,31 @@ def test_no_auth_is_for_loopback_only_and_keeps_the_boundary(
     serve: Callable[..., SourceServer], source_build: Path, tmp_path: Path
 ) -> None:
     env = {**os.environ, "PYTHONPATH": str(source_build)}
-    for args, said in [
+    (tmp_path / "bad-tokens").write_text("short-token read\n", encoding="utf-8")
+    cases = [
         (["--host", "0.0.0.0", "--no-auth"], "allowed only on a loopback address"),
         (["--host", "192.0.2.1", "--no-auth"], "allowed only on a loopback address"),
         (["--no-auth", "--tokens", "t"], "--no-auth and --tokens exclude each other"),
         (["--allowed-origin", "http://x.example/path"], "is not http(s)://HOST[:PORT]"),
         (["--allowed-host", "x.example/path"], "is not a host name"),
-    ]:
-        command = [sys.executable, "-m", SOURCE_PACKAGE, "serve", "--port", "1", *args]
-        refused = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-        assert refused.returncode == 2 and said in refused.stderr, (args, refused.stderr)
-    (tmp_path / "bad-tokens").write_text("short-token read\n", encoding="utf-8")
-    command = [sys.executable, "-m", SOURCE_PACKAGE, "serve", "--port", "1", "--tokens", str(tmp_path / "bad-tokens")]
-    refused = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-    assert refused.returncode == 2 and "bad-tokens:1: a token needs at least 16 characters" in refused.stderr
+    ]
+    # All at once: each process is mostly the interpreter starting, and none depends on another.
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", SOURCE_PACKAGE, "serve", "--port", "1", *args],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for args in [*(args for args, _ in cases), ["--tokens", str(tmp_path / "bad-tokens")]]
+    ]
+    answers = [(process.communicate(timeout=120)[1], process.returncode) for process in processes]
+    for (args, said), (stderr, code) in zip(cases, answers, strict=False):
+        assert code == 2 and said in stderr, (args, stderr)
+    stderr, code = answers[-1]
+    assert code == 2 and "bad-tokens:1: a token needs at least 16 characters" in stderr
 
     server = serve("--no-auth")
     with _bare(server) as bare:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -91,6 +93,14 @@ def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
         time.sleep(0.05)
 
 
+def _checkpointed_calls(database: Path) -> int:
+    """How many tool calls DBOS has recorded as finished steps (its operation_outputs table)."""
+    with contextlib.closing(sqlite3.connect(database, timeout=30)) as connection:
+        query = "SELECT count(*) FROM operation_outputs WHERE function_name = 'toolgen.tool_call'"
+        [(count,)] = connection.execute(query).fetchall()
+    return int(count)
+
+
 @pytest.mark.parametrize(
     ("blocked", "ran"),
     [
@@ -114,7 +124,9 @@ def test_a_call_cut_short_by_sigkill_runs_again_only_when_its_tool_is_safe_to_re
     while not all(f"end {call}" in (tmp_path / "calls.log").read_text(encoding="utf-8") for call in others):
         assert time.monotonic() < deadline, "the other calls never ended"
         time.sleep(0.05)
-    time.sleep(1.0)
+    while _checkpointed_calls(tmp_path / "runs.sqlite") < len(others):
+        assert time.monotonic() < deadline, "the other calls' steps were never checkpointed"
+        time.sleep(0.05)
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=30)
     (tmp_path / "block.txt").unlink()

@@ -359,7 +359,7 @@ def test_a_live_reader_of_the_service_gets_the_run_to_its_end(tmp_path: Path, so
         run_id = server.start_run(LIST_FILES)
         _check(_live_events(server, server, run_id))
     finally:
-        server.stop()
+        server.stop(graceful=False)  # what is checked is the stream, not how the server stops
 
 
 @pytest.mark.postgres
