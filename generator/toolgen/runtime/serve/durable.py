@@ -80,6 +80,8 @@ _LOG = logging.getLogger(__name__)
 # Runs one holder may have open (running or awaiting approval) at once: a run waiting for a decision holds no
 # thread, but it holds its rows and a task until someone decides, so no one credential may pile them up.
 MAX_OPEN_RUNS = 100
+# How often DBOS looks for a run's messages on SQLite (see DurableRuns.__init__).
+SQLITE_POLL_SECONDS = 0.1
 
 
 class DurableRunsError(RuntimeError):
@@ -162,13 +164,17 @@ class DurableRuns:
         dbos = _dbos()
         self._engine = dbos.DBOS
         self._set_workflow_id = dbos.SetWorkflowID
-        config = {
+        config: dict[str, object] = {
             "name": name,
             "system_database_url": database_url,
             "application_version": APP_VERSION,
             "executor_id": executor_id,
             "log_level": "WARNING",
         }
+        if database_url.startswith("sqlite"):
+            # SQLite has no LISTEN/NOTIFY: DBOS polls for a run's messages (an approval's decision) and its stop
+            # waits out one poll. Its default second would hold a decision and every shutdown that long.
+            config["notification_listener_polling_interval_sec"] = SQLITE_POLL_SECONDS
         self._engine(config=config)
         self._workflow = self._engine.workflow(name="toolgen.run")(_workflow_of(self))
         self._lock_of_executor = ExecutorLock(database_url, executor_id)
