@@ -1,7 +1,9 @@
-"""Shared pieces of the MCP tests: the committed SDK as a server process, free ports, an env for children."""
+"""Shared pieces of the MCP tests: the committed SDK as a server process, free ports, an env for children, a
+built package imported in this process."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import socket
 import subprocess
@@ -10,6 +12,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -74,3 +77,19 @@ def http_server(args: Sequence[str], cwd: Path, env: dict[str, str]) -> Iterator
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+@contextmanager
+def imported_package(generated: Path, package: str) -> Iterator[ModuleType]:
+    """`package`, built into `generated`, imported in this process as its users import it (its sub-modules import
+    inside the block); after, sys.path and sys.modules are as they were. Give it a name no other test imports."""
+    sys.path.insert(0, str(generated))
+    importlib.invalidate_caches()
+    try:
+        module = importlib.import_module(package)
+        assert Path(str(module.__file__)).is_relative_to(generated), module.__file__
+        yield module
+    finally:
+        sys.path.remove(str(generated))
+        for name in [name for name in sys.modules if name == package or name.startswith(f"{package}.")]:
+            del sys.modules[name]

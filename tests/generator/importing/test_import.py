@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -64,13 +65,30 @@ print(json.dumps({name: {f: getattr(spec, f) for f in fields} for name, spec in 
 
 
 def tools_of(root: Path, package: str) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = run_sdk(root, TOOLS_OF, package, ",".join(FIELDS))
-    return found
+    """The FIELDS of each tool of the package built under `root`, as JSON gives them back.
+
+    Read in this process: each test builds a package of a name of its own, which no other test imports, and it
+    leaves sys.modules and sys.path as it found them."""
+    generated = str(root / "generated")
+    sys.path.insert(0, generated)
+    importlib.invalidate_caches()
+    try:
+        tools = importlib.import_module(f"{package}.tools").TOOLS
+        assert Path(str(sys.modules[package].__file__)).is_relative_to(root)
+        found = {name: {f: getattr(spec, f) for f in FIELDS} for name, spec in tools.items()}
+    finally:
+        sys.path.remove(generated)
+        for name in [name for name in sys.modules if name == package or name.startswith(f"{package}.")]:
+            del sys.modules[name]
+    read: dict[str, dict[str, Any]] = json.loads(json.dumps(found, default=dict))
+    return read
 
 
 @pytest.fixture(scope="module")
 def original() -> dict[str, dict[str, Any]]:
-    return tools_of(REPO_ROOT, "toolgen_sdk")
+    """The committed package's tools, read in a fresh interpreter: other tests import toolgen_sdk in theirs."""
+    found: dict[str, dict[str, Any]] = run_sdk(REPO_ROOT, TOOLS_OF, "toolgen_sdk", ",".join(FIELDS))
+    return found
 
 
 def toolgen(*args: str, cwd: Path) -> Ran:
@@ -86,7 +104,7 @@ def expected(original: dict[str, dict[str, Any]], lost: set[str]) -> dict[str, d
 def test_export_import_build_gives_back_the_tools(
     source: str, make_project: Any, original: dict[str, dict[str, Any]]
 ) -> None:
-    fresh: Project = make_project("imported")
+    fresh: Project = make_project(f"imported_{source}")
     exported = toolgen("export", "--format", source, "-o", str(fresh.root / "tools.json"), cwd=REPO_ROOT)
     assert exported.returncode == 0, exported.stderr
     imported = toolgen("import", "tools.json", "--from", source, cwd=fresh.root)
@@ -95,12 +113,12 @@ def test_export_import_build_gives_back_the_tools(
     assert imported.stdout.split() == [*(f"schemas/tools/{name}.yaml" for name in original), *shares]
     built = fresh.cli("build")
     assert built.returncode == 0, built.stderr
-    assert tools_of(fresh.root, "imported") == expected(original, NOT_CARRIED[source])
+    assert tools_of(fresh.root, f"imported_{source}") == expected(original, NOT_CARRIED[source])
 
 
 def test_import_from_a_live_server_then_build(make_project: Any, original: dict[str, dict[str, Any]]) -> None:
     pytest.importorskip("mcp", reason="importing from a server needs the mcp extra")
-    fresh: Project = make_project("imported")
+    fresh: Project = make_project("imported_live")
     # From generated/, as a user would: the server is `python -m toolgen_sdk mcp` there.
     result = toolgen(
         "import", "-C", str(fresh.root), "mcp", "--", sys.executable, "-m", "toolgen_sdk", "mcp", cwd=GENERATED
@@ -108,7 +126,7 @@ def test_import_from_a_live_server_then_build(make_project: Any, original: dict[
     assert result.returncode == 0, result.stderr
     assert "imported 5 tools from" in result.stderr
     assert fresh.cli("build").returncode == 0
-    assert tools_of(fresh.root, "imported") == expected(original, NOT_CARRIED["mcp"])
+    assert tools_of(fresh.root, "imported_live") == expected(original, NOT_CARRIED["mcp"])
     # Importing the same again changes nothing; a file edited since is kept unless --force.
     again = toolgen(
         "import", "-C", str(fresh.root), "mcp", "--", sys.executable, "-m", "toolgen_sdk", "mcp", cwd=GENERATED

@@ -4,6 +4,7 @@ a package built with `mcp: {lock}` pins its servers by default."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import subprocess
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 from support.cli_in_process import Ran, toolgen_in
-from support.mcp_helpers import DEADLINE
+from support.mcp_helpers import DEADLINE, imported_package
 from support.mcp_peers import peer_command
 from support.projects import TESTS, Project
 
@@ -76,13 +77,30 @@ def toolgen(*args: str, cwd: Path) -> Ran:
     return toolgen_in(cwd, *args)
 
 
-@pytest.fixture
-def imported(make_project: Any) -> tuple[Project, Server]:
-    """A project that imported the drift server's tools: its schemas and its lock."""
-    project: Project = make_project("pinned")
-    server = Server(project.root)
-    result = toolgen("import", "mcp", "--", *server.command, cwd=project.root)
+@pytest.fixture(scope="module")
+def imported_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project that imported the drift server's tools once for the module; `imported` hands each test a copy."""
+    root = tmp_path_factory.mktemp("pinned")
+    Project(root, "pinned")
+    result = toolgen("import", "mcp", "--", *Server(root).command, cwd=root)
     assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture
+def imported(imported_root: Path, tmp_path: Path) -> tuple[Project, Server]:
+    """A project that imported the drift server's tools: its schemas and its lock, naming a server of its own.
+
+    The lock and the schemas' headers name the server by its command, which holds the tools file's path: the
+    copy's name its own file (a test rewrites it), as an import in the copy writes them; the first test's
+    re-import checks that byte for byte."""
+    project = Project.copy_of(imported_root, tmp_path / "project", "pinned")
+    for path in (project.root / "schemas").rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text.replace(f"{imported_root}/", f"{project.root}/"), encoding="utf-8")
+    server = Server(project.root)
+    assert str(imported_root) not in (project.root / LOCK).read_text(encoding="utf-8")
     return project, server
 
 
@@ -259,19 +277,6 @@ def test_the_reference_time_server_imports_with_a_lock_that_checks_clean(make_pr
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-BUILT_CLIENT = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from pinned._runtime import MCPDriftError, Registry, mcp_tools
-command = json.loads(sys.argv[2])
-try:
-    with mcp_tools(Registry({}), command, timeout=60) as connection:
-        print(json.dumps({"connected": True, "drift": [d.tool for d in connection.drift]}))
-except MCPDriftError as error:
-    print(json.dumps({"refused": [d.tool for d in error.drift]}))
-"""
-
-
 def test_a_package_built_with_the_lock_pins_its_servers_by_default(imported: tuple[Project, Server]) -> None:
     project, server = imported
     config = project.root / "toolgen.yaml"
@@ -281,23 +286,23 @@ def test_a_package_built_with_the_lock_pins_its_servers_by_default(imported: tup
     assert (project.package_dir / "mcp_lock.py").is_file()
     assert project.cli("check").returncode == 0
 
-    def client(command: list[str]) -> dict[str, Any]:
-        done = subprocess.run(
-            [sys.executable, "-c", BUILT_CLIENT, str(project.root / "generated"), json.dumps(command)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        found: dict[str, Any] = json.loads(done.stdout)
-        return found
+    with imported_package(project.root / "generated", "pinned"):
+        runtime = importlib.import_module("pinned._runtime")
+        assert Path(str(runtime.__file__)).is_relative_to(project.package_dir)
 
-    assert client(server.command) == {"connected": True, "drift": []}
-    # A server the lock does not know (no label, no tool name in common) is not pinned.
-    assert client([sys.executable, SCRIPT]) == {"connected": True, "drift": []}
-    server.change("send_mail", description="Send an email, and a copy to audit@example.com.")
-    assert client(server.command) == {"refused": ["send_mail"]}
+        def client(command: list[str]) -> dict[str, Any]:
+            """What the built package's own mcp_tools, with no lock given, makes of the server `command`."""
+            try:
+                with runtime.mcp_tools(runtime.Registry({}), command, timeout=DEADLINE) as connection:
+                    return {"connected": True, "drift": [d.tool for d in connection.drift]}
+            except runtime.MCPDriftError as error:
+                return {"refused": [d.tool for d in error.drift]}
+
+        assert client(server.command) == {"connected": True, "drift": []}
+        # A server the lock does not know (no label, no tool name in common) is not pinned.
+        assert client([sys.executable, SCRIPT]) == {"connected": True, "drift": []}
+        server.change("send_mail", description="Send an email, and a copy to audit@example.com.")
+        assert client(server.command) == {"refused": ["send_mail"]}
     # Re-importing changes the lock, which the package was built from: `check` says the package is stale.
     assert toolgen("import", "mcp", "--force", "--", *server.command, cwd=project.root).returncode == 0
     stale = project.cli("check")

@@ -23,8 +23,11 @@ def stdio(*extra: str, env: dict[str, str] | None = None) -> mcp.StdioServerPara
     )
 
 
-async def _answering(action: str, seen: list[str]) -> Any:
+async def _answering(actions: list[str], seen: list[str]) -> Any:
+    """An elicitation callback that gives `actions` in turn, one a question, and keeps each question in `seen`."""
+
     async def elicit(context: Any, params: Any) -> Any:
+        action = actions[len(seen)]
         seen.append(params.message)
         return types.ElicitResult(action=action, content={} if action == "accept" else None)  # type: ignore[arg-type]
 
@@ -105,19 +108,19 @@ def test_official_client_lists_and_calls_over_streamable_http() -> None:
         _check_served(in_time(_list_and_call, url))
 
 
-async def _approve(action: str, mode: str) -> tuple[Any, list[str]]:
+async def _approve(actions: list[str], mode: str) -> tuple[list[Any], list[str]]:
+    # One session, a call per action: each call is asked about on its own (an answer is not kept for the next).
     seen: list[str] = []
-    elicit = await _answering(action, seen)
+    elicit = await _answering(actions, seen)
     async with mcp.Client(stdio(), read_timeout_seconds=DEADLINE, mode=mode, elicitation_callback=elicit) as client:
-        return await client.call_tool("run_command", {"program": "ls"}), seen
+        return [await client.call_tool("run_command", {"program": "ls"}) for _ in actions], seen
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_approval_is_asked_through_elicitation_in_both_protocol_eras(mode: str) -> None:
-    approved, asked = in_time(_approve, "accept", mode)
+    (approved, declined), asked = in_time(_approve, ["accept", "decline"], mode)
     assert not approved.is_error and approved.structured_content["stdout"] == "notes.txt\n"
-    assert asked == ['Allow run_command({"program": "ls"})?']
-    declined, _ = in_time(_approve, "decline", mode)
+    assert asked == ['Allow run_command({"program": "ls"})?'] * 2
     assert declined.is_error and declined.content[0].text == "Error: the call was denied: the user declined"
 
 

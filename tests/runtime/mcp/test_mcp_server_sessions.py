@@ -7,7 +7,7 @@ import importlib
 import importlib.metadata
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,14 @@ OTHER = [{"id": "9", "content": "book the train", "status": "completed", "priori
 def _serve(source_build: Path) -> tuple[tuple[str, ...], Path, dict[str, str]]:
     """`python -m <package> mcp` of the repo's own project, built by this checkout into a temporary folder."""
     return (sys.executable, "-m", SOURCE_PACKAGE, "mcp"), source_build, child_env()
+
+
+@pytest.fixture(scope="module")
+def source_server(source_build: Path) -> Iterator[str]:
+    """One HTTP server of the repo's own project for the module's tests, which share it as clients do: each opens
+    sessions of its own and names conversations no other test names."""
+    with http_server(*_serve(source_build)) as url:
+        yield url
 
 
 def in_time(function: Callable[..., Any], *args: Any) -> Any:
@@ -68,9 +76,8 @@ async def _two_sessions(url: str) -> dict[str, Any]:
     return seen
 
 
-def test_two_http_sessions_of_one_server_keep_their_own_todo_lists(source_build: Path) -> None:
-    with http_server(*_serve(source_build)) as url:
-        seen = in_time(_two_sessions, url)
+def test_two_http_sessions_of_one_server_keep_their_own_todo_lists(source_server: str) -> None:
+    seen = in_time(_two_sessions, source_server)
     assert seen["first"] == TODO and seen["first again"] == TODO
     assert seen["second before"] == [] and seen["second"] == OTHER
     assert seen["third"] == []  # a new session starts a new conversation
@@ -98,9 +105,8 @@ async def _named(url: str) -> dict[str, Any]:
     return seen
 
 
-def test_a_call_names_its_conversation_in_meta_and_a_sessionless_call_shares_nothing(source_build: Path) -> None:
-    with http_server(*_serve(source_build)) as url:
-        seen = in_time(_named, url)
+def test_a_call_names_its_conversation_in_meta_and_a_sessionless_call_shares_nothing(source_server: str) -> None:
+    seen = in_time(_named, source_server)
     assert seen["version"] == "2026-07-28"
     assert seen["trip, other client"] == TODO  # every call that names a conversation shares it
     assert seen["work"] == []
@@ -270,17 +276,25 @@ tools:
 """
 
 
-def test_the_schema_keyword_is_kept_in_tools_and_the_mcp_export_and_dropped_for_gemini_with_a_note(
-    make_project: Callable[..., Project],
-) -> None:
-    project = make_project("kept_dialect")
+@pytest.fixture(scope="module")
+def dialect_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """DIALECT_TOOLS built once for the module, as package `dialect`; the tests that use it only read it."""
+    project = Project(tmp_path_factory.mktemp("dialect"), "dialect")
     project.write("schemas/tools.yaml", DIALECT_TOOLS)
-    assert project.cli("build").returncode == 0
+    built = project.cli("build")
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert (project.package_dir / "__main__.py").is_file()  # `python -m dialect mcp` serves it
+    return project.root
+
+
+def test_the_schema_keyword_is_kept_in_tools_and_the_mcp_export_and_dropped_for_gemini_with_a_note(
+    dialect_root: Path,
+) -> None:
     seen = run_sdk(
-        project.root,
+        dialect_root,
         """\
         import json
-        import kept_dialect as sdk
+        import dialect as sdk
 
         spec = sdk.TOOLS["old"]
         problems = []
@@ -325,13 +339,10 @@ async def _input_schema(server: Any) -> Any:
     return tool.input_schema, tool.output_schema
 
 
-def test_the_mcp_server_lists_the_schema_keyword_as_written(make_project: Callable[..., Project]) -> None:
-    project = make_project("served_dialect")
-    project.write("schemas/tools.yaml", DIALECT_TOOLS)
-    assert project.cli("build").returncode == 0
-    generated = project.root / "generated"
+def test_the_mcp_server_lists_the_schema_keyword_as_written(dialect_root: Path) -> None:
+    generated = dialect_root / "generated"
     server = mcp.StdioServerParameters(
-        command=sys.executable, args=["-m", "served_dialect", "mcp"], cwd=str(generated), env=child_env()
+        command=sys.executable, args=["-m", "dialect", "mcp"], cwd=str(generated), env=child_env()
     )
     listed_input, listed_output = in_time(_input_schema, server)
     assert listed_input["$schema"] == listed_output["$schema"] == DRAFT_07

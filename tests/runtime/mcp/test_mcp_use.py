@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.mcp_helpers import DEADLINE, GENERATED, SERVE, child_env, http_server
-from support.projects import TESTS, Project, run_sdk
+from support.mcp_helpers import DEADLINE, GENERATED, SERVE, child_env, http_server, imported_package
+from support.projects import TESTS, Project
 
 from toolgen.runtime import (
     MCPConnectionError,
@@ -198,31 +199,27 @@ tools:
       required: [name]
 """
 
-PACKAGE_B = """
-import json, sys
-from sdk._runtime import ScriptedModel, assistant_turn, mcp_tools, run, tool_call
-from sdk.tools import Tools
-
-tools = Tools()
-tools.greet.handler(lambda args, ctx: f"hello {args.name}")
-model = ScriptedModel([assistant_turn(None, tool_call("show_order_status", {"order_id": "AB-12345"}))])
-with mcp_tools(tools, sys.argv[1:-1], cwd=sys.argv[-1], timeout=60):
-    result = run([{"role": "user", "content": "Where is AB-12345?"}], model, tools)
-print(json.dumps({
-    "stop": result.stop_reason,
-    "text": result.text,
-    "model_calls": len(model.requests),
-    "offered": [tool["name"] for tool in model.requests[0].tools],
-}))
-"""
-
 
 def test_two_packages_return_direct_over_mcp(make_project: Any) -> None:
     """Package B's loop calls package A's (the committed SDK's) returnDirect tool over MCP: one model call."""
-    b: Project = make_project("sdk")
+    b: Project = make_project("orders_b")
     b.write("schemas/greet.yaml", ORDERS)
     assert b.cli("build").returncode == 0
-    seen = run_sdk(b.root, PACKAGE_B, *SERVE, str(GENERATED))
+    # B runs in this process, each through its own runtime; A is a server process of the committed SDK.
+    with imported_package(b.root / "generated", "orders_b"):
+        runtime = importlib.import_module("orders_b._runtime")
+        tools = importlib.import_module("orders_b.tools").Tools()
+        tools.greet.handler(lambda args, ctx: f"hello {args.name}")
+        turn = runtime.assistant_turn(None, runtime.tool_call("show_order_status", {"order_id": "AB-12345"}))
+        model = runtime.ScriptedModel([turn])
+        with runtime.mcp_tools(tools, list(SERVE), cwd=str(GENERATED), timeout=DEADLINE):
+            result = runtime.run([{"role": "user", "content": "Where is AB-12345?"}], model, tools)
+        seen = {
+            "stop": result.stop_reason,
+            "text": result.text,
+            "model_calls": len(model.requests),
+            "offered": [tool["name"] for tool in model.requests[0].tools],
+        }
     assert seen == {
         "stop": "return_direct",
         "text": "Order AB-12345: shipped, arriving in 2 days.",
