@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from ruff.__main__ import find_ruff_bin
+from support.cli_in_process import toolgen_in
 from support.projects import REPO_ROOT, Project
 
 import toolgen
@@ -141,6 +144,12 @@ def _modules(package_dir: Path) -> dict[str, ast.Module]:
     return modules
 
 
+@pytest.fixture(scope="module")
+def parsed() -> Callable[[Path], dict[str, ast.Module]]:
+    """_modules, each package parsed once for this module: the tests only read the trees."""
+    return functools.cache(_modules)
+
+
 def _ruff(*args: str) -> list[str]:
     return [str(find_ruff_bin()), "check", "--isolated", "--no-cache", *args]
 
@@ -176,7 +185,7 @@ def test_mypy_strict_passes(package_dir: Path, tmp_path: Path, mypy_cache: str) 
 
 
 def test_toolgen_check_passes_on_the_committed_tree(tmp_path: Path) -> None:
-    result = _run([sys.executable, "-m", "toolgen", "check", "-C", str(REPO_ROOT)], tmp_path)
+    result = toolgen_in(tmp_path, "check", "-C", str(REPO_ROOT))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "up to date" in result.stderr
 
@@ -232,8 +241,10 @@ def _dunder_all(module: ast.Module) -> list[str] | None:
     return None
 
 
-def test_dunder_all_is_sorted_unique_and_bound(package_dir: Path) -> None:
-    modules = _modules(package_dir)
+def test_dunder_all_is_sorted_unique_and_bound(
+    package_dir: Path, parsed: Callable[[Path], dict[str, ast.Module]]
+) -> None:
+    modules = parsed(package_dir)
     # The runtime's __all__ is derived from its one listing (surface.py), which
     # tests/runtime/test_surface_listing.py checks; every other module's is a literal.
     exported = {name: _dunder_all(module) for name, module in modules.items() if name != "_runtime/__init__.py"}
@@ -278,13 +289,15 @@ OPTIONAL_IMPORTS = {
 }
 
 
-def test_imports_only_pydantic_and_the_standard_library(package_dir: Path) -> None:
+def test_imports_only_pydantic_and_the_standard_library(
+    package_dir: Path, parsed: Callable[[Path], dict[str, ast.Module]]
+) -> None:
     allowed = set(sys.stdlib_module_names) | {
         "pydantic",
         "pydantic_core",
         package_dir.name,
     }  # pydantic_core: pydantic's own
-    for name, module in _modules(package_dir).items():
+    for name, module in parsed(package_dir).items():
         top_level = {id(node) for node in module.body}
         optional = {root for file, root in OPTIONAL_IMPORTS if file == name}
         for node in ast.walk(module):
@@ -331,8 +344,10 @@ def _model_modules(modules: dict[str, ast.Module]) -> dict[str, ast.Module]:
     return {name: module for name, module in modules.items() if name == "models.py" or name.startswith("_tool_models/")}
 
 
-def test_one_model_per_tool_arguments_and_result(package_dir: Path) -> None:
-    modules = _modules(package_dir)
+def test_one_model_per_tool_arguments_and_result(
+    package_dir: Path, parsed: Callable[[Path], dict[str, ast.Module]]
+) -> None:
+    modules = parsed(package_dir)
     tools = _tool_models(modules["tools.py"])
     if package_dir != COMMITTED:
         assert sorted(tools) == sorted(FRESH_TOOLS)

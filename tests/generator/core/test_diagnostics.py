@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
+from support.cli_in_process import toolgen_in
 from support.projects import Project
 
 FINDING = re.compile(
@@ -459,13 +458,7 @@ def test_missing_config(project: Project, verb: str) -> None:
 
 def test_paths_are_relative_to_the_project_root(project: Project) -> None:
     project.write("schemas/bad.yaml", TWO_ERRORS)
-    result = subprocess.run(
-        [sys.executable, "-m", "toolgen", "build", "-C", str(project.root)],
-        cwd=project.root.parent,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = toolgen_in(project.root.parent, "build", "-C", str(project.root))
     assert result.returncode == 3
     assert [f.path for f in findings(result.stdout)] == ["schemas/bad.yaml", "schemas/bad.yaml"]
 

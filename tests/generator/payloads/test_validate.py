@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import Project
 
 import toolgen
@@ -28,6 +29,20 @@ RECORDS = [
     '{"role": "assistant", "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "nope", "arguments": "{}"}}]}',
     '{"role": "tool", "tool_call_id": "c1", "content": "21 C"}',
 ]
+
+
+@pytest.fixture(autouse=True)
+def _package_name_free() -> Iterator[None]:
+    """`sdk` free of the packages of that name other tests of this worker imported from their own projects, as in
+    a `toolgen validate` process: with one set aside, load_sdk imports the package anew on every call (and each
+    worker process of a large file, forked with it, on every block), which gives the same findings many times
+    slower. The modules set aside come back after the test."""
+    owned = [name for name in sys.modules if name == "sdk" or name.startswith("sdk.")]
+    set_aside = {name: sys.modules.pop(name) for name in owned}
+    yield
+    for name in [name for name in sys.modules if name == "sdk" or name.startswith("sdk.")]:
+        del sys.modules[name]
+    sys.modules.update(set_aside)
 
 
 def test_jsonl_findings_have_exact_lines_pointers_and_exit_1(project: Project) -> None:
@@ -112,15 +127,8 @@ def test_a_json_document_is_one_record_placed_by_line_and_column(project: Projec
 
 
 def test_stdin_as_json_lines_or_as_one_document(project: Project) -> None:
-    def run(text: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "toolgen", "validate", "-", "--as", "message"],
-            cwd=project.root,
-            input=text,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+    def run(text: str) -> Ran:
+        return toolgen_in(project.root, "validate", "-", "--as", "message", stdin=text)
 
     lines = run('{"role": "user", "content": "a"}\n{"role": "user"}\n')
     assert lines.returncode == 1 and lines.stdout.startswith("<stdin>:2:1: error payload-invalid /content")

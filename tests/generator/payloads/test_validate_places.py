@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 import struct
+import sys
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +34,18 @@ NAME = "get_current_weather"
 
 
 @pytest.fixture(scope="module")
-def built(built_root: Path) -> Project:
-    """The module's one built project: every test writes its own files in it."""
-    return Project(built_root)
+def built(built_root: Path) -> Iterator[Project]:
+    """The module's one built project: every test writes its own files in it.
+
+    Its package has the name `sdk` to itself while this module runs, as in a `toolgen validate` process: with an
+    `sdk` other tests of this worker imported from their own projects set aside, load_sdk would import the
+    package anew on every run (the same findings, many times slower). What was set aside comes back after."""
+    owned = [name for name in sys.modules if name == "sdk" or name.startswith("sdk.")]
+    set_aside = {name: sys.modules.pop(name) for name in owned}
+    yield Project(built_root)
+    for name in [name for name in sys.modules if name == "sdk" or name.startswith("sdk.")]:
+        del sys.modules[name]
+    sys.modules.update(set_aside)
 
 
 def invoke(project: Project, *args: str) -> Result:

@@ -38,6 +38,18 @@ def _built(make_project: Callable[..., Project], extra: str, package: str = "sdk
     return project
 
 
+ONE_WIRE_ONLY = "wires: [openai-chat]\nfeatures: []\n"
+
+
+@pytest.fixture(scope="module")
+def one_wire_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A package of one wire and no feature, built once for this module; tests take their own copies."""
+    root = tmp_path_factory.mktemp("one_wire") / "project"
+    root.mkdir()
+    _built(lambda package: Project(root, package), ONE_WIRE_ONLY)
+    return root
+
+
 def _runtime_lines(project: Project) -> int:
     return sum(
         len(p.read_text(encoding="utf-8").splitlines()) for p in (project.package_dir / "_runtime").rglob("*.py")
@@ -198,9 +210,9 @@ print(json.dumps({
 
 
 def test_without_streams_a_one_wire_package_encodes_and_decodes_and_offers_no_stream_names(
-    make_project: Callable[..., Project],
+    one_wire_built: Path, tmp_path: Path
 ) -> None:
-    project = _built(make_project, "wires: [openai-chat]\nfeatures: []\n")
+    project = Project.copy_of(one_wire_built, tmp_path / "one_wire")
     runtime = project.package_dir / "_runtime"
     assert not (runtime / "streams").exists()
     assert (runtime / "wires" / "openai_chat" / "codec.py").exists()
@@ -242,13 +254,13 @@ def _recorded_stream(arguments: str) -> str:
 
 
 def test_toolgen_validate_reads_recorded_streams_for_a_package_without_streams(
-    make_project: Callable[..., Project],
+    make_project: Callable[..., Project], one_wire_built: Path, tmp_path: Path
 ) -> None:
     """toolgen reads a recorded stream with its own runtime and checks the message with the package's models: a
     package built without `streams` gets the same findings and exit codes as one with every feature."""
     outcomes = []
-    for features in ("features: []\n", ""):
-        project = _built(make_project, "wires: [openai-chat]\n" + features)
+    without_streams = Project.copy_of(one_wire_built, tmp_path / "one_wire")
+    for project in (without_streams, _built(make_project, "wires: [openai-chat]\n")):
         project.write("good.sse", _recorded_stream('{"city": "Paris"}'))
         project.write("bad.sse", _recorded_stream('{"town": "Paris"}'))
         good = project.cli("validate", "--as", "openai-chat.response", "good.sse")

@@ -40,6 +40,141 @@ def load_package() -> Iterator[Callable[[Project], ModuleType]]:
         del sys.modules[name]
 
 
+CONTACT = {
+    "name": "contact",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "email": {"type": "string", "format": "email"},
+            "when": {"type": "string", "format": "date-time"},
+            "quoted": {"type": "string", "pattern": "^[a-z'\"\\\\]+$"},
+            "ahead": {"type": "string", "pattern": "^(?=.*\\d)\\w+$"},
+        },
+        "required": ["email"],
+    },
+}
+
+# Tools with names of their own whose tests only validate values against the built package: built together,
+# once for this module, each test reading its own tool.
+SHARED_SCHEMAS = {
+    "schemas/formats.json": json.dumps({"tools": [CONTACT]}),
+    "schemas/strict.yaml": """\
+        tools:
+          - name: count
+            inputSchema:
+              type: object
+              properties:
+                n: {type: integer}
+                ratio: {type: number}
+                flag: {type: boolean}
+              required: [n]
+        """,
+    "schemas/weather.yaml": WEATHER,
+    "schemas/results.yaml": """\
+        tools:
+          - name: say
+            inputSchema: {type: object}
+            outputSchema: {type: string}
+          - name: counts
+            inputSchema: {type: object}
+            outputSchema: {type: array, items: {type: integer}}
+        """,
+    "schemas/tools.yaml": """\
+        $defs:
+          A: {type: object, properties: {kind: {const: a}}, required: [kind]}
+          B: {type: object, properties: {kind: {const: b}}, required: [kind]}
+        tools:
+          - name: tool
+            inputSchema: {type: object}
+            outputSchema: {oneOf: [{$ref: "tools.yaml#/$defs/A"}, {$ref: "tools.yaml#/$defs/B"}]}
+        """,
+    "schemas/null.yaml": """\
+        tools:
+          - name: n
+            inputSchema:
+              type: object
+              properties:
+                plain: {type: string}
+                nullable: {type: [string, "null"]}
+                untyped: {description: anything at all}
+                nested: {type: object, properties: {deep: {type: integer}}}
+        """,
+    "schemas/union_limits.yaml": """\
+        tools:
+          - name: pick
+            inputSchema:
+              type: object
+              properties:
+                a: {type: [string, integer], minLength: 3, maximum: 5}
+        """,
+    "schemas/untyped.yaml": """\
+        tools:
+          - name: lookup
+            inputSchema:
+              properties: {city: {type: string}}
+              required: [city]
+        """,
+    "schemas/underscores.yaml": """\
+        tools:
+          - name: ids
+            inputSchema:
+              type: object
+              properties: {_id: {type: integer}, Id: {type: integer}, type_: {type: string}, type: {type: string}}
+              required: [_id, type_]
+        """,
+    "schemas/huge.yaml": """\
+        tools:
+          - name: nums
+            inputSchema: {type: object, properties: {x: {type: number}}, minProperties: 1}
+        """,
+    "schemas/closed_draft.yaml": """\
+        tools:
+          - name: closed
+            inputSchema:
+              type: object
+              properties:
+                m:
+                  type: object
+                  patternProperties: {"^a": {type: integer}, "^b": {type: string}}
+                  additionalProperties: false
+          - name: old
+            inputSchema:
+              $schema: "http://json-schema.org/draft-07/schema#"
+              type: object
+              properties: {a: {type: string}, b: {type: string}}
+              dependencies: {a: {properties: {b: {minLength: 3}}}}
+        """,
+    "schemas/false_places.yaml": """\
+        tools:
+          - name: strict
+            inputSchema:
+              type: object
+              properties: {a: {type: integer}, old: false}
+              patternProperties: {"^x-": {type: string}}
+              additionalProperties: false
+              minProperties: 1
+        """,
+    "schemas/unfit_default.yaml": """\
+        tools:
+          - name: bad
+            inputSchema:
+              type: object
+              properties:
+                m: {type: object, additionalProperties: {type: integer}, default: {a: x}}
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """One project holding every tool of SHARED_SCHEMAS, built once for this module."""
+    project = Project(tmp_path_factory.mktemp("models"), "models_t_shared")
+    for relative, text in SHARED_SCHEMAS.items():
+        project.write(relative, text)
+    toolgen.build(project.root)
+    return project
+
+
 def test_message_extension_adds_fields_to_every_role(
     make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
 ) -> None:
@@ -80,25 +215,9 @@ def test_message_extension_cannot_redefine_a_canonical_field(make_project: Calla
 
 
 def test_formats_stay_strings_and_quoted_regexes_compile(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_formats")
-    tool = {
-        "name": "contact",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "email": {"type": "string", "format": "email"},
-                "when": {"type": "string", "format": "date-time"},
-                "quoted": {"type": "string", "pattern": "^[a-z'\"\\\\]+$"},
-                "ahead": {"type": "string", "pattern": "^(?=.*\\d)\\w+$"},
-            },
-            "required": ["email"],
-        },
-    }
-    project.write("schemas/tools.json", json.dumps({"tools": [tool]}))
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     args = sdk.validate_tool_arguments(
         "contact", {"email": "not an email", "when": "yesterday", "quoted": "a'b\"c\\", "ahead": "a1"}
     )
@@ -109,25 +228,9 @@ def test_formats_stay_strings_and_quoted_regexes_compile(
 
 
 def test_strict_types_reject_what_json_schema_rejects(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_strict")
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: count
-            inputSchema:
-              type: object
-              properties:
-                n: {type: integer}
-                ratio: {type: number}
-                flag: {type: boolean}
-              required: [n]
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     assert sdk.validate_tool_arguments("count", '{"n": 5, "ratio": 1}').ratio == 1
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("count", {"n": "5", "flag": 1, "ratio": "0.5"})
@@ -135,12 +238,9 @@ def test_strict_types_reject_what_json_schema_rejects(
 
 
 def test_one_error_per_problem_with_pointer_through_the_role_union(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_union")
-    project.write("schemas/tools.yaml", WEATHER)
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     bad = {
         "role": "assistant",
         "content": 5,
@@ -213,23 +313,9 @@ def test_dialect_shapes_build_only_when_asked(
 
 
 def test_results_are_python_data_and_root_models_are_strict(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_results")
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: say
-            inputSchema: {type: object}
-            outputSchema: {type: string}
-          - name: counts
-            inputSchema: {type: object}
-            outputSchema: {type: array, items: {type: integer}}
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     assert sdk.validate_tool_result("say", "plain text, not JSON").root == "plain text, not JSON"
     assert sdk.validate_tool_result("counts", [1, 2]).root == (1, 2)
     with pytest.raises(sdk.ToolgenValidationError) as caught:
@@ -241,25 +327,11 @@ def test_results_are_python_data_and_root_models_are_strict(
 
 
 def test_a_user_union_named_like_a_validator_does_not_clash(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_clash_union")
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        $defs:
-          A: {type: object, properties: {kind: {const: a}}, required: [kind]}
-          B: {type: object, properties: {kind: {const: b}}, required: [kind]}
-        tools:
-          - name: tool
-            inputSchema: {type: object}
-            outputSchema: {oneOf: [{$ref: "tools.yaml#/$defs/A"}, {$ref: "tools.yaml#/$defs/B"}]}
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     assert sdk.validate_tool_result("tool", {"kind": "b"}).root.kind == "b"
-    source = (project.package_dir / "validators.py").read_text()
+    source = (shared.package_dir / "validators.py").read_text()
     assert source.count("def validate_tool_result(") == 1
 
 
@@ -320,25 +392,9 @@ def test_a_schema_that_is_only_a_reference_to_itself_is_a_cycle(make_project: Ca
 
 
 def test_optional_fields_refuse_null_unless_the_schema_allows_it(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_null")
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: n
-            inputSchema:
-              type: object
-              properties:
-                plain: {type: string}
-                nullable: {type: [string, "null"]}
-                untyped: {description: anything at all}
-                nested: {type: object, properties: {deep: {type: integer}}}
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     assert sdk.validate_tool_arguments("n", {"nullable": None, "untyped": None}).nullable is None
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("n", {"plain": None, "nested": {"deep": None}})
@@ -353,22 +409,9 @@ def test_optional_fields_refuse_null_unless_the_schema_allows_it(
 
 
 def test_limits_inside_a_type_union_apply_to_their_own_type(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_union_limits")
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: pick
-            inputSchema:
-              type: object
-              properties:
-                a: {type: [string, integer], minLength: 3, maximum: 5}
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     assert sdk.validate_tool_arguments("pick", {"a": "abcd"}).a == "abcd"
     assert sdk.validate_tool_arguments("pick", {"a": 4}).a == 4
     for bad in ("ab", 9, 4.5):
@@ -377,22 +420,10 @@ def test_limits_inside_a_type_union_apply_to_their_own_type(
 
 
 def test_a_value_the_schema_accepts_but_the_model_cannot_hold_is_valid_and_dispatch_refuses_it(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_untyped")
     # `properties` without `type`: JSON Schema accepts any non-object; the args model is an object model.
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: lookup
-            inputSchema:
-              properties: {city: {type: string}}
-              required: [city]
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     assert sdk.validate_tool_arguments("lookup", "12") == 12
     assert sdk.validate_tool_arguments("lookup", ["a"]) == ["a"]
     assert sdk.validate_tool_arguments("lookup", {"city": "Oslo"}).city == "Oslo"
@@ -463,22 +494,9 @@ def test_a_union_told_apart_by_a_property_that_is_not_a_python_name(
 
 
 def test_missing_fields_with_underscores_are_reported_under_their_own_names(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_underscores")
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: ids
-            inputSchema:
-              type: object
-              properties: {_id: {type: integer}, Id: {type: integer}, type_: {type: string}, type: {type: string}}
-              required: [_id, type_]
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("ids", {"Id": 1, "type": "a"})
     assert sorted(p.pointer for p in caught.value.problems) == ["/_id", "/type_"]
@@ -490,19 +508,9 @@ def test_missing_fields_with_underscores_are_reported_under_their_own_names(
 
 
 def test_an_object_the_schema_accepts_and_the_model_cannot_hold_names_the_place_at_dispatch(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_huge")
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: nums
-            inputSchema: {type: object, properties: {x: {type: number}}, minProperties: 1}
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     huge = '{"x": 1' + "0" * 400 + "}"  # a JSON number; no float holds it
     assert sdk.validate_tool_arguments("nums", huge) == {"x": 10**400}
     tools = sdk.Tools()
@@ -548,31 +556,9 @@ def test_union_aliases_carry_no_field_only_arguments_and_tags_read_as_json(
 
 
 def test_a_closed_object_with_two_key_patterns_and_a_draft_07_tool(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_closed_draft")
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: closed
-            inputSchema:
-              type: object
-              properties:
-                m:
-                  type: object
-                  patternProperties: {"^a": {type: integer}, "^b": {type: string}}
-                  additionalProperties: false
-          - name: old
-            inputSchema:
-              $schema: "http://json-schema.org/draft-07/schema#"
-              type: object
-              properties: {a: {type: string}, b: {type: string}}
-              dependencies: {a: {properties: {b: {minLength: 3}}}}
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     assert sdk.validate_tool_arguments("closed", {"m": {"a1": 1, "b1": "x"}}).m == {"a1": 1, "b1": "x"}
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("closed", {"m": {"c": 1}})
@@ -584,25 +570,10 @@ def test_a_closed_object_with_two_key_patterns_and_a_draft_07_tool(
 
 
 def test_properties_a_false_schema_refuses_are_reported_where_they_are(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_false_places")
     # minProperties puts the tool under the JSON Schema check, whose own reports of `false` name no place.
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: strict
-            inputSchema:
-              type: object
-              properties: {a: {type: integer}, old: false}
-              patternProperties: {"^x-": {type: string}}
-              additionalProperties: false
-              minProperties: 1
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     with pytest.raises(sdk.ToolgenValidationError) as caught:
         sdk.validate_tool_arguments("strict", {"a": 1, "old": 2, "extra": 3, "x-ok": "y"})
     assert [(p.pointer, p.message) for p in caught.value.problems] == [
@@ -612,23 +583,10 @@ def test_properties_a_false_schema_refuses_are_reported_where_they_are(
 
 
 def test_a_default_that_does_not_fit_its_schema_is_kept_as_written(
-    make_project: Callable[..., Project], load_package: Callable[[Project], ModuleType]
+    shared: Project, load_package: Callable[[Project], ModuleType]
 ) -> None:
-    project = make_project("models_t_unfit_default")
     # JSON Schema does not require a default to be valid; the model keeps it rather than failing without it.
-    project.write(
-        "schemas/tools.yaml",
-        """\
-        tools:
-          - name: bad
-            inputSchema:
-              type: object
-              properties:
-                m: {type: object, additionalProperties: {type: integer}, default: {a: x}}
-        """,
-    )
-    toolgen.build(project.root)
-    sdk = load_package(project)
+    sdk = load_package(shared)
     args = sdk.validate_tool_arguments("bad", "{}")
     assert type(args).__name__ == "BadArgs" and args.m == {"a": "x"}
 
