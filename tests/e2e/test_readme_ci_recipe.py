@@ -68,6 +68,9 @@ def test_the_job_installs_the_projects_pin_and_names_no_placeholder_variable() -
         assert "$" not in step.replace("${{ github.base_ref }}", ""), step
 
 
+# Installs toolgen from a git tag into a fresh venv, which needs the package index for its build backend: with
+# the other installs (the release wheel), in the heavier suite .ci/run runs after the README's test command.
+@pytest.mark.slow
 def test_init_pins_the_git_tag_toolgen_came_from_and_the_job_installs_it(tmp_path: Path) -> None:
     needs_git()
     # The repository, as a remote would serve it: its committed tree at HEAD, tagged as the release.
