@@ -6,7 +6,7 @@ take what they would from a server), with one kind of damage: a call's index reu
 id (`reuse`), one event sent twice (`duplicate`), two adjacent events swapped (`swap`), one event dropped
 (`drop`), or an event emptied of all but its kind (`empty`: the final one, such as a Responses
 `response.completed` without its `output`, half the time). Then either every call arrives with exactly
-the name and arguments sent (the reused one too), or `MessageEnd.status` is not `complete`, or the README's table
+the name and arguments sent (the reused one too), or `MessageEnd.status` is not `complete`, or the table in docs/payloads.md
 "What tells a repeated event" names the wire as giving no evidence for that damage. That table names damage to
 deltas only (the events that carry a piece of text or arguments); damage to any other event (a start, a stop, a
 call's header, an end) is `<mutation>-other` here, which the table never names, so it must always be told. Up to
@@ -158,14 +158,14 @@ def reference(name: str) -> tuple[Counter[tuple[str, str]], frozenset[str]]:
     return calls_of(end), frozenset(ids_of(end) & given_ids)
 
 
-# ---- the README's table ----
+# ---- the table in docs/payloads.md ----
 
 
 @functools.cache
 def no_evidence() -> dict[str, frozenset[str]]:
-    """README rows: each wire (an `openai-chat` row says with or without `obfuscation`) -> the damage it cannot
+    """docs/payloads.md rows: each wire (an `openai-chat` row says with or without `obfuscation`) -> the damage it cannot
     tell, as the mutation names in the row's last column."""
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    text = (REPO_ROOT / "docs" / "payloads.md").read_text(encoding="utf-8")
     section = text.split("### What tells a repeated event", 1)[1].split("\n#", 1)[0]
     table: dict[str, frozenset[str]] = {}
     for line in section.splitlines():
@@ -199,11 +199,11 @@ def judge(name: str, done: list[str], events: list[Event], expected: Counter[tup
     if end.status != "complete":
         return
     stated = no_evidence().get(row_of(name))
-    assert stated is not None, f"the README's table has no row for {row_of(name)}"
+    assert stated is not None, f"the table in docs/payloads.md has no row for {row_of(name)}"
     missing = [mutation for mutation in done if mutation not in stated]
     assert not missing, (
         f"{name}: after {done} the stream is complete with calls {dict(calls_of(end))} (ids {ids_of(end)}),"
-        f" sent {dict(expected)} (ids {ids}); the README says the wire tells {missing}"
+        f" sent {dict(expected)} (ids {ids}); docs/payloads.md says the wire tells {missing}"
     )
 
 
@@ -394,7 +394,7 @@ def emptied(stream: list[Unit], at: int | None = None) -> list[Unit]:
 Reused = tuple[set[str], str]  # the ids of the call copied, and the copy's new id
 
 # What carries a piece of text or arguments on each wire: the events whose repeat, loss or swap a wire may give no
-# evidence of. The README's table names damage to these only; damage to any other event must be told.
+# evidence of. The table in docs/payloads.md names damage to these only; damage to any other event must be told.
 _DELTA_KINDS = frozenset(
     {
         "content_block_delta",
@@ -922,13 +922,13 @@ def test_another_wire_s_stream_read_as_anthropic_is_not_complete() -> None:
 
 def test_a_lost_chunk_of_a_signed_gemini_call_is_what_the_readme_says_cannot_be_told() -> None:
     """Nothing in a Gemini stream says a call should have come (finishReason is STOP either way): a lost chunk
-    holding a signed call leaves a complete answer without it, and the README's table says so."""
+    holding a signed call leaves a complete answer without it, and the table in docs/payloads.md says so."""
     text = _gemini([{"text": "Let me look."}])
     signed = _gemini([_call("f", {"x": 1}, signature="S")])
     end = _hand("gemini", [text, _gemini([], "STOP")])
     assert (end.status, _args(end)) == ("complete", [])
     assert "drop" in no_evidence()["gemini"]
-    row = (REPO_ROOT / "README.md").read_text(encoding="utf-8").split("| `gemini` |", 1)[1].split("\n", 1)[0]
+    row = (REPO_ROOT / "docs" / "payloads.md").read_text(encoding="utf-8").split("| `gemini` |", 1)[1].split("\n", 1)[0]
     assert "signed or not" in row.split("|")[1]
     end = _hand("gemini", [text, signed, _gemini([], "STOP")])
     assert (end.status, len(_args(end))) == ("complete", 1)
