@@ -374,9 +374,9 @@ def test_each_wires_vocabulary_and_reserved_fields_do_not_overlap() -> None:
         assert set(row) <= set(SETTINGS_TYPES), setting
 
 
-def test_the_readme_table_names_every_portable_setting() -> None:
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Run settings per wire", 1)[1].split("\n#", 1)[0]
+def test_the_docs_table_names_every_portable_setting() -> None:
+    page = (REPO_ROOT / "docs" / "agent-loop.md").read_text(encoding="utf-8")
+    section = page.split("## Run settings per wire", 1)[1].split("\n#", 1)[0]
     for setting in TABLE:
         assert f"`{setting}`" in section, setting
 
