@@ -117,11 +117,7 @@ def test_pre_commit_run_all_files_passes_on_a_fresh_project(fresh: Path, tmp_pat
 
 
 def readme_pre_commit_config() -> str:
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## In CI and pre-commit") :]
-    block = re.search(r"```yaml\n(repos:\n.*?)```", section, re.DOTALL)
-    assert block, "the README's CI section has no pre-commit config"
-    return block.group(1)
+    return (REPO_ROOT / "docs" / "snippets" / "ci" / "pre-commit-config.yaml").read_text(encoding="utf-8")
 
 
 def test_the_readmes_local_hooks_say_what_the_declared_hooks_say() -> None:

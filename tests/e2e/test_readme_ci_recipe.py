@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -34,11 +33,8 @@ MESSAGES = [
 
 
 def readme_job() -> dict[str, Any]:
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## In CI and pre-commit") :]
-    block = re.search(r"```yaml\n(name: toolgen\n.*?)```", section, re.DOTALL)
-    assert block, "the README's CI section has no GitHub Actions job"
-    job: dict[str, Any] = yaml.safe_load(block.group(1))["jobs"]["toolgen"]
+    text = (REPO_ROOT / "docs" / "snippets" / "ci" / "github-actions.yaml").read_text(encoding="utf-8")
+    job: dict[str, Any] = yaml.safe_load(text)["jobs"]["toolgen"]
     return job
 
 
