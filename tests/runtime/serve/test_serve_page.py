@@ -37,7 +37,7 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# Where the README's screenshot comes from: TOOLGEN_SCREENSHOT=docs/serve-page.png when refreshing it.
+# A screenshot of the page when TOOLGEN_SCREENSHOT names a file (the site's images: docs/scripts/screenshots.py).
 SCREENSHOT = os.environ.get("TOOLGEN_SCREENSHOT")
 WAIT = 30_000  # ms: how long a browser wait may last before the test fails
 RED = "rgb(197, 48, 48)"
