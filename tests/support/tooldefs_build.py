@@ -261,7 +261,7 @@ def distinct_definitions(root: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def markdown_report(root: Path) -> str:
-    """The README's corpus table: per source, built as written and after `normalize: [types, shapes]`."""
+    """The corpus table of docs/reference/corpus.md: per source, built as written and after `normalize: [types, shapes]`."""
     entries = distinct_definitions(root)
     defs = [raw for _, raw in entries]
     plain, normalized = classify_runs(defs, [(False, False), (True, True)])

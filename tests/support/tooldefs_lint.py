@@ -20,7 +20,7 @@ from toolgen.project.config import load_config
 from toolgen.runtime.schema.fit import GEMINI_KEYWORDS, Unfit, gemini_schema, strict_schema
 from toolgen.runtime.wires.export import export_tools
 
-# What the README's table lists: a provider's request format, and which lint rules and export rewrite stand for it.
+# What the table of docs/reference/lint.md lists: a provider's request format, and which lint rules and export rewrite stand for it.
 TARGETS = (
     "openai",
     "openai (strict)",
@@ -182,7 +182,7 @@ def lint_corpus(defs: Sequence[dict[str, Any]], workers: int = 2) -> dict[int, V
 
 
 def markdown_report(root: Path) -> str:
-    """The README's table: per provider format, rejected as written (by rule) and passing after export's rewrite."""
+    """The table of docs/reference/lint.md: per provider format, rejected as written (by rule) and passing after export's rewrite."""
     defs = [raw for _, raw in distinct_definitions(root)]
     verdicts = lint_corpus(defs)
     lines = [

@@ -2,7 +2,7 @@
 
 Null for an optional argument whose schema does not allow null is refused, as JSON Schema says; only a tool sent
 in OpenAI strict mode (`strict: true`, or `export: strict: true` for every tool) reads it as the argument left
-out, because the schema that mode sends makes every optional argument nullable (README, "Validation").
+out, because the schema that mode sends makes every optional argument nullable (docs/generated-package.md, "Null and absent arguments").
 """
 
 from __future__ import annotations

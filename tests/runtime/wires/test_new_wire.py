@@ -1,4 +1,4 @@
-"""A new wire as the README tells a newcomer to add one: one new sub-package and one row of the table, nothing else.
+"""A new wire as docs/design/runtime.md tells a newcomer to add one: one new sub-package and one row of the table, nothing else.
 
 The runtime is copied to a scratch package, the wire's sub-package (codec, detection, stream state) is written
 and the row is added; detection, the codec, streaming, export and the package's command line then know the wire.
