@@ -335,12 +335,15 @@ def main() -> None:
     revision = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
+    # The results are committed: name the generator by its place in this checkout, never by a machine's path.
+    generator = options.generator.resolve()
+    shown = generator.relative_to(REPO) if generator.is_relative_to(REPO) else "another checkout's generator/"
     head = [
         f"Command: `python benchmarks/bench_validate.py`{' --quick' if options.quick else ''}",
         "",
         f"- {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.system()} {platform.machine()},"
         f" {os.cpu_count()} CPUs; Python {platform.python_version()}; toolgen's validators built by"
-        f" {options.generator} (working tree at {revision or '?'}) into a temporary package",
+        f" {shown} (working tree at {revision or '?'}) into a temporary package",
         f"- CPU time: 1,000 messages a run, median of {runs} rounds interleaved (jsonschema: of {max(3, runs // 5)});"
         f" 1-minute load average {load_before} before, {load_after} after (2 cores)",
         "- Instructions: "
