@@ -3,6 +3,7 @@
     python benchmarks/bench_startup.py            # 9 rounds and one count of instructions each; rewrites README.md
     python benchmarks/bench_startup.py --quick    # 3 rounds, prints only
     python benchmarks/bench_startup.py --rounds 15 --no-readme --no-instructions
+    python benchmarks/bench_startup.py --quick --only validate   # the floor and the cases whose label has "validate"
 
 Every case is one whole command, started as a user starts it and measured from outside, from its start to its
 exit: interpreter start-up, imports and the work itself. The cases run round-robin (floor, then each command,
@@ -180,14 +181,15 @@ def _checkout(root: Path) -> Path:
     return copy
 
 
-def cases(scratch: Path, example: Path, one: Path, each: Path, rounds: int) -> list[Case]:
+def cases(scratch: Path, example: Path, one: Path | None, each: Path | None, rounds: int) -> list[Case]:
+    """Every case; without the big projects (None: no case of them was asked for), those on the example only."""
     record = scratch / "message.json"
     record.write_text(RECORD, encoding="utf-8")
     cli = toolgen()
     validate = [*cli, "validate", "--as", "message", str(record)]
     fresh = "fresh checkout: no .toolgen-cache"
-    example_fresh, one_fresh, each_fresh = _checkout(example), _checkout(one), _checkout(each)
-    return [
+    example_fresh = _checkout(example)
+    small = [
         Case("python -c 'import pydantic' (floor)", [sys.executable, "-c", "import pydantic"], REPO),
         Case("toolgen --help", [*cli, "--help"], REPO, AIMS["--help"]),
         Case("toolgen decode (one request body)", [*cli, "decode", str(BODY)], REPO, AIMS["decode"]),
@@ -213,6 +215,13 @@ def cases(scratch: Path, example: Path, one: Path, each: Path, rounds: int) -> l
             AIMS["export"],
         ),
         Case("toolgen check (example project, up to date)", [*cli, "check"], example, AIMS["check"], up_to_date=True),
+        Case("toolgen check --full (example project)", [*cli, "check", "--full"], example, counted=False),
+    ]
+    if one is None or each is None:
+        return small
+    one_fresh, each_fresh = _checkout(one), _checkout(each)
+    return [
+        *small[:-1],
         Case(
             f"toolgen check ({TOOLS:,} tools in one file, up to date)",
             [*cli, "check"],
@@ -241,7 +250,7 @@ def cases(scratch: Path, example: Path, one: Path, each: Path, rounds: int) -> l
             up_to_date=True,
             before=_removing(each_fresh / ".toolgen-cache"),
         ),
-        Case("toolgen check --full (example project)", [*cli, "check", "--full"], example, counted=False),
+        small[-1],
         Case(
             f"toolgen check --full ({TOOLS:,} tools in one file)",
             [*cli, "check", "--full"],
@@ -342,15 +351,26 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="3 rounds, print only")
     parser.add_argument("--no-readme", action="store_true", help="print only")
     parser.add_argument("--no-instructions", action="store_true", help="no callgrind counts (valgrind not needed)")
+    parser.add_argument(
+        "--only",
+        metavar="TEXT",
+        help="only the floor and the cases whose label has TEXT (the big projects are "
+        "built only when TEXT has 'tools'); prints only",
+    )
     options = parser.parse_args()
     rounds = 3 if options.quick else options.rounds
     counting = not options.no_instructions and shutil.which("valgrind") is not None
     scratch = Path(tempfile.mkdtemp(prefix="toolgen-startup-"))
     try:
-        tools, source = tools_for_projects(scratch)
         example = example_project(scratch)
-        one, each = big_projects(scratch, tools)
+        one = each = None
+        source = "not built (--only)"
+        if options.only is None or "tools" in options.only:
+            tools, source = tools_for_projects(scratch)
+            one, each = big_projects(scratch, tools)
         all_cases = cases(scratch, example, one, each, rounds)
+        if options.only is not None:
+            all_cases = [all_cases[0], *(case for case in all_cases[1:] if options.only in case.label)]
         loads = measure(all_cases, rounds)
         if counting:
             count(all_cases, scratch)
@@ -361,7 +381,7 @@ def main() -> None:
     if not counting:
         section += "\nInstructions were not counted (valgrind absent, or --no-instructions).\n"
     print(section)
-    if not (options.quick or options.no_readme):
+    if not (options.quick or options.no_readme or options.only):
         write_readme(section)
 
 

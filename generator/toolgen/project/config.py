@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from toolgen.core.diagnostics import Diagnostic, Severity
 from toolgen.core.digests import text_digest
@@ -19,9 +19,6 @@ from toolgen.core.paths import display_path as display_path
 from toolgen.core.paths import resolved as resolved
 from toolgen.project.feature_names import FEATURES, canonical_feature, feature_problems
 from toolgen.runtime import MCP, WIRES, canonical_name
-
-if TYPE_CHECKING:
-    from toolgen.source.load import Document
 
 CONFIG_NAME = "toolgen.yaml"
 USER_DIR = "ext"  # inside the package: the user's own modules, which build never writes or deletes
@@ -32,6 +29,26 @@ CACHE_DIR = ".toolgen-cache"  # in the project: toolgen's own scratch space (the
 # The lock `toolgen import mcp` writes beside the schemas (the runtime's MCP_LOCK_NAME): never a tool definition.
 MCP_LOCK = "mcp-lock.json"
 _PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ConfigDocument(Protocol):
+    """What resolving the config reads of its parsed file: source.load's Document, or the plain read of a text
+    in the subset of YAML that config_cache.py reads without a YAML parser."""
+
+    @property
+    def display(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def data(self) -> Any: ...
+
+    def locate(self, pointer: tuple[str, ...]) -> tuple[int, int]: ...
+
+    def diagnostic(
+        self, pointer: tuple[str, ...], rule: str, message: str, severity: Severity = Severity.ERROR
+    ) -> Diagnostic: ...
 
 
 @dataclass(frozen=True)
@@ -213,6 +230,12 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
             from toolgen.project.config_typos import config_schema, hinted  # an unknown key names the one it misspells
 
             raise InvalidInputError(hinted(diagnostics, config_schema()))
+    return resolve_config(root, document)
+
+
+def resolve_config(root: Path, document: ConfigDocument) -> Config:
+    """The settings of a parsed config file, defaults and aliases resolved; InvalidInputError names what is wrong
+    with them (the meta-schema's checks are load_config's)."""
     data = document.data
     package = str(data.get("package", "toolgen_sdk"))
     problem = package_name_problem(package)
@@ -284,7 +307,7 @@ def _describe_meta(value: Any) -> bool | tuple[str, ...]:
 
 
 def _names(
-    document: Document, where: tuple[str, ...], names: Any, rule: str, canonical: Callable[[str], str]
+    document: ConfigDocument, where: tuple[str, ...], names: Any, rule: str, canonical: Callable[[str], str]
 ) -> tuple[str, ...]:
     """Provider names as the runtime's table spells them (aliases resolved), each unknown one a diagnostic."""
     found: set[str] = set()

@@ -12,7 +12,7 @@ from typing import Any
 
 from toolgen.core.errors import ToolgenError
 from toolgen.project.config import Config, load_config
-from toolgen.project.config_cache import cached_config, remember_config
+from toolgen.project.config_cache import cached_config, plain_config, remember_config
 from toolgen.project.input_digests import inputs_as_recorded
 from toolgen.project.manifest import MANIFEST_FORMAT, config_record, read_manifest, source_digest
 
@@ -25,11 +25,16 @@ def recorded_config(root: Path, config_path: Path | None) -> tuple[Config, dict[
     passed it at build time, under the same toolgen.
     """
     cached = cached_config(root, config_path)
-    try:
-        config = cached or load_config(root, config_path, check_shape=False)
-    except (ToolgenError, AttributeError, TypeError, ValueError):
-        # Unchecked, a malformed config can fail in any of these ways; the checked load reports it properly.
-        return None
+    # Without the cache (a fresh checkout), a text in the plain subset of YAML is read without a YAML parser. It
+    # is believed only as the cache is: where the manifest records the very settings it resolved to (a text it
+    # does not record, the YAML parser would not make it record either: the checked load then reads it).
+    config = cached or plain_config(root, config_path)
+    if config is None:
+        try:
+            config = load_config(root, config_path, check_shape=False)
+        except (ToolgenError, AttributeError, TypeError, ValueError):
+            # Unchecked, a malformed config can fail in any of these ways; the checked load reports it properly.
+            return None
     manifest = read_manifest(config.package_dir)
     if manifest is None or manifest.get("format") != MANIFEST_FORMAT:
         return None

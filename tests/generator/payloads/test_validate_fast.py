@@ -151,6 +151,42 @@ def test_a_config_cache_naming_other_settings_is_not_believed(project: Project) 
     assert _validate(project, path, "--as", "message") == (0, [])
 
 
+def _fresh_validate(project: Project, path: Path) -> dict[str, Any]:
+    """validate in a fresh process of a checkout without `.toolgen-cache/`: its findings, and whether it read
+    the config with a YAML parser."""
+    import shutil
+
+    shutil.rmtree(project.root / ".toolgen-cache", ignore_errors=True)
+    code = (
+        "import json, sys\n"
+        "from toolgen import api\n"
+        f"found = list(api.validate([{str(path)!r}], kind='message', root={str(project.root)!r}))\n"
+        "print(json.dumps({'found': [d.rule for d in found], 'yaml': 'yaml' in sys.modules}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_a_fresh_checkout_reads_a_plain_config_without_yaml(project: Project) -> None:
+    path = project.root / "records.jsonl"
+    # Valid records: placing a finding in its file loads the positions module, YAML's half with it.
+    path.write_text("".join(json.dumps(r) + "\n" for r in RECORDS[:3]), encoding="utf-8")
+    assert _fresh_validate(project, path) == {"found": [], "yaml": False}
+    assert (project.root / ".toolgen-cache" / "config.json").is_file(), "the manifest vouched for the plain read"
+    assert _validate(project, path, "--as", "message") == (0, [])
+
+
+def test_a_config_beyond_the_plain_subset_is_read_with_yaml(project: Project) -> None:
+    config = (project.root / "toolgen.yaml").read_text(encoding="utf-8")
+    (project.root / "toolgen.yaml").write_text(config.replace("package: sdk", "package: &name sdk"), encoding="utf-8")
+    assert project.cli("build").returncode == 0
+    path = project.root / "valid.json"
+    path.write_text(json.dumps(RECORDS[4]), encoding="utf-8")
+    assert _fresh_validate(project, path) == {"found": ["payload-invalid"], "yaml": True}
+
+
 # -- the plain validators against the models, on canonical messages and random schemas and values ---------------------------------
 
 
