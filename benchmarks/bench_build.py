@@ -167,7 +167,7 @@ def _name_of(raw: dict[str, Any]) -> Any:
 def _corpus_candidates() -> Iterator[dict[str, Any]]:
     sys.path.insert(0, str(REPO / "tests"))
     try:
-        from tooldefs_corpus import iter_corpus_tools
+        from support.tooldefs_corpus import iter_corpus_tools
     finally:
         sys.path.remove(str(REPO / "tests"))
     seen: set[str] = set()
@@ -634,10 +634,13 @@ def clocked(owner: Any, name: str, spent: list[float]) -> Iterator[bool]:
 
 def split_build(root: Path) -> tuple[float, float, float]:
     """One forced build: (whole build, datamodel-code-generator's generate() inside it, toolgen's rewrites of its
-    module) in seconds; the rewrites are NaN when their function is not where this script looks."""
+    module) in seconds; the rewrites are NaN when their function is not where this script looks. The models the
+    build before kept are removed first, so that generate() runs as after a change of the schemas."""
     import datamodel_code_generator
 
     import toolgen
+
+    (root / ".toolgen-cache" / "models.json").unlink(missing_ok=True)
     import toolgen.codegen.targets.models as models_target
 
     generate: list[float] = []
@@ -732,6 +735,7 @@ def stage_split(root: Path, rounds: int = 3) -> str:
             split.setdefault(name, []).append(time.perf_counter() - start)
 
         for _ in range(rounds):
+            (root / ".toolgen-cache" / "models.json").unlink(missing_ok=True)  # the stages below make the models
             totals.append(timed(lambda: toolgen.build(root, force=True)))
             config = load_config(root)
             header = header_line(config)
@@ -943,7 +947,8 @@ def split_report(results: Results, plan: Plan) -> list[str]:
         "",
         "### Where a build's time goes",
         "",
-        "Medians of forced in-process builds, each timed whole and, inside it, datamodel-code-generator's "
+        "Medians of forced in-process builds (the models the build before kept removed first, so that generate() "
+        "runs), each timed whole and, inside it, datamodel-code-generator's "
         "`generate()` and toolgen's rewrites of the module it returns (`targets/model_rewrites.py`); *rest* is "
         "everything else (load, meta-schema checks, normalize, lower, templates, ruff, the import check of the "
         "staged package, the atomic write). *generate() alone* is one call over the same schemas as one document, "

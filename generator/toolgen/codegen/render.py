@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from toolgen.codegen.format import FormatCache, format_python
-from toolgen.codegen.targets.model_modules import split_models
+from toolgen.codegen.model_cache import ModelsCache, models_key
+from toolgen.codegen.targets.model_modules import ModelModules, split_models
 from toolgen.codegen.targets.models import render_models
 from toolgen.codegen.targets.package import render_package
 from toolgen.codegen.targets.pins import lock_files
@@ -26,10 +27,18 @@ def header_line(config: Config) -> str:
     return line.replace("\n", " ")
 
 
-def render(project: Project, config: Config, format_cache: FormatCache | None = None) -> dict[str, str]:
-    """File name (relative to the package directory) -> formatted text; `format_cache` is format_python's."""
+def render(
+    project: Project,
+    config: Config,
+    format_cache: FormatCache | None = None,
+    models_cache: ModelsCache | None = None,
+    scratch: Path | None = None,
+) -> dict[str, str]:
+    """File name (relative to the package directory) -> formatted text; `format_cache` is format_python's,
+    `models_cache` holds the models modules of an earlier build (model_cache.py), and render_package keeps what it
+    may in `scratch`."""
     header = header_line(config)
-    models = split_models(render_models(project, header), project, header)
+    models = _models(project, header, models_cache)
     planned: dict[str, str] = dict(models.files)
     package = render_package(
         project,
@@ -38,9 +47,22 @@ def render(project: Project, config: Config, format_cache: FormatCache | None = 
         demo=config.demo,
         deferred=frozenset(models.homes),
         features=config.features,
+        scratch=scratch,
     )
     for name, text in {**package, **lock_files(project, header)}.items():
         if name in planned:
             raise ToolgenError(f"two targets write {name}")
         planned[name] = text
     return format_python(planned, project.package, format_cache)
+
+
+def _models(project: Project, header: str, cache: ModelsCache | None) -> ModelModules:
+    """The models modules: from `cache` when it holds them under this project's key, else made (and kept in it)."""
+    if cache is None:
+        return split_models(render_models(project, header), project, header)
+    key = models_key(project, header)
+    models = cache.lookup(key)
+    if models is None:
+        models = split_models(render_models(project, header), project, header)
+        cache.keep(key, models)
+    return models

@@ -14,11 +14,17 @@ from toolgen.project.manifest import MANIFEST_NAME, build_key, read_manifest, te
 
 # What ruff made of each generated file, by its text (format.FormatCache), in the project's scratch folder.
 FORMAT_CACHE = "formatted.json"
+# The models modules of the last build, by a hash of what made them (model_cache.ModelsCache).
+MODELS_CACHE = "models.json"
 _BUILD_CACHE = "build.json"
 
 
 def format_cache_path(config: Config) -> Path:
     return config.root / CACHE_DIR / FORMAT_CACHE
+
+
+def models_cache_path(config: Config) -> Path:
+    return config.root / CACHE_DIR / MODELS_CACHE
 
 
 def cache_entries(config: Config) -> dict[str, dict[str, Any]]:

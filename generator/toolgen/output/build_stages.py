@@ -13,6 +13,7 @@ from toolgen.core.errors import ForeignFilesError, InterruptedAfterCommit, Inval
 from toolgen.output.build_cache import (
     cached_warnings,
     format_cache_path,
+    models_cache_path,
     old_package,
     remember_build,
     unchanged_since_last_build,
@@ -22,6 +23,7 @@ from toolgen.project.manifest import MANIFEST_NAME, config_record, read_manifest
 
 if TYPE_CHECKING:
     from toolgen.codegen.format import FormatCache
+    from toolgen.codegen.model_cache import ModelsCache
     from toolgen.ir.lower import Lowered
     from toolgen.output.beside import BesidePlan
     from toolgen.output.drift import CheckResult
@@ -109,6 +111,7 @@ def run_build(
 ) -> BuildResult:
     """The stages in order; `refused` is why the scratch folder cannot be written (a read-only checkout)."""
     from toolgen.codegen.format import FormatCache
+    from toolgen.codegen.model_cache import ModelsCache
     from toolgen.output.beside import plan_beside
     from toolgen.output.building import commit_build
     from toolgen.output.sdk_check import started_checker
@@ -121,9 +124,11 @@ def run_build(
     bytecode = config.root / CACHE_DIR / "bytecode"
     with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
         format_cache = None if refused is not None else FormatCache(format_cache_path(config))
+        models_cache = None if refused is not None else ModelsCache(models_cache_path(config))
         lowered = lower_project(config, progress)
         linted = tuple(lint(config, lowered))
-        files, beside = render_files(config, lowered, progress, format_cache)
+        scratch = None if refused is not None else config.root / CACHE_DIR
+        files, beside = render_files(config, lowered, progress, format_cache, models_cache, scratch)
         started = start_check(config, checker, files, beside, previous)
         rendered = with_manifest(config, lowered, files, beside, linted)
         warnings = (*rendered.warnings, *rendered.linted)
@@ -136,10 +141,14 @@ def run_build(
         progress("checking and writing")
         # A forced build rewrites every file; another moves in only those whose bytes differ.
         verdict = started[1] if started is not None else None
-        written = commit_build(config, files, rendered.manifest, previous, plan, verdict, rewrite_unchanged=force)
+        written = commit_build(
+            config, files, rendered.manifest, previous, plan, verdict, force, foreign_refused=started is not None
+        )
         point.passed = True
     if format_cache is not None:
         format_cache.save()
+    if models_cache is not None:
+        models_cache.save()
     remember_build(config, config_text, rendered.inputs, rendered.manifest, warnings)
     return BuildResult(config.package_dir, _names(files), True, warnings, written.changed, written.deleted)
 
@@ -179,14 +188,20 @@ def lower_project(config: Config, progress: Callable[[str], None] = quiet) -> Lo
 
 
 def render_files(
-    config: Config, lowered: Lowered, progress: Callable[[str], None], format_cache: FormatCache | None
+    config: Config,
+    lowered: Lowered,
+    progress: Callable[[str], None],
+    format_cache: FormatCache | None,
+    models_cache: ModelsCache | None = None,
+    scratch: Path | None = None,
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """The package's files, formatted (`format_cache` keeps what ruff made of each), and the files beside it."""
+    """The package's files, formatted (`format_cache` keeps what ruff made of each, `models_cache` the models
+    modules of the last build, `scratch` what the templates stage keeps), and the files beside it."""
     from toolgen.codegen.render import render
     from toolgen.codegen.targets.installable import beside_files
 
     progress(f"generating models for {len(lowered.project.tools)} tools")
-    files = render(lowered.project, config, format_cache)
+    files = render(lowered.project, config, format_cache, models_cache, scratch)
     return files, beside_files(config, lowered.project)
 
 
@@ -235,11 +250,12 @@ def render_all(
     lint: Lint | None = None,
     progress: Callable[[str], None] = quiet,
     format_cache: FormatCache | None = None,
+    models_cache: ModelsCache | None = None,
 ) -> Rendered:
     """Every stage up to the manifest, in memory (what `check` compares with the disk); `lint` too, when given."""
     lowered = lower_project(config, progress)
     linted = tuple(lint(config, lowered)) if lint is not None else ()
-    files, beside = render_files(config, lowered, progress, format_cache)
+    files, beside = render_files(config, lowered, progress, format_cache, models_cache)
     return with_manifest(config, lowered, files, beside, linted)
 
 
@@ -270,10 +286,12 @@ def _names(files: Mapping[str, object]) -> tuple[str, ...]:
 def check_project(config: Config, *, full: bool, progress: Callable[[str], None], lint: Lint) -> CheckResult:
     """`check` once the manifest could not answer alone: everything rendered in memory and compared with the disk.
 
-    Without `full`, ruff formats only the files the last build's format cache does not hold; the cache is read,
-    never written (check changes nothing on disk), and `full` trusts no record of an earlier run, this one included.
+    Without `full`, ruff formats only the files the last build's format cache does not hold, and the models come
+    from the last build's models cache when its key matches; the caches are read, never written (check changes
+    nothing on disk), and `full` trusts no record of an earlier run, this one included.
     """
     from toolgen.codegen.format import FormatCache
+    from toolgen.codegen.model_cache import ModelsCache
     from toolgen.output.drift import compare, not_built
 
     unbuilt = not_built(config, old_package(config))
@@ -283,5 +301,6 @@ def check_project(config: Config, *, full: bool, progress: Callable[[str], None]
         lint(config, lower(config))
         return unbuilt
     formatted = None if full else FormatCache(format_cache_path(config))
-    rendered = render_all(config, lint, progress, formatted)
+    models = None if full else ModelsCache(models_cache_path(config))
+    rendered = render_all(config, lint, progress, formatted, models)
     return compare(config, rendered.package, rendered.inputs, rendered.warnings, old_package(config), rendered.beside)

@@ -131,12 +131,15 @@ def commit_build(
     beside: BesidePlan,
     checking: Checker | Verdict | None = None,
     rewrite_unchanged: bool = True,
+    foreign_refused: bool = False,
 ) -> Written:
     """Check the staged package, write it (and the files `beside` it) all or nothing, then remove the old package
     `package:` moved away from. `checking` is a Checker started earlier, to check the files while they are staged,
     or the verdict of a check it has already been given `files` to (Checker.start); None checks the staged tree in
-    a fresh interpreter. Without `rewrite_unchanged`, files already holding their new bytes are left as they are."""
-    refuse_foreign(config, files, old_package)
+    a fresh interpreter. Without `rewrite_unchanged`, files already holding their new bytes are left as they are.
+    `foreign_refused` says the caller has refused the build for foreign files already (under the build lock)."""
+    if not foreign_refused:
+        refuse_foreign(config, files, old_package)
 
     def place(tool: str) -> tuple[str, int, int]:
         return _tool_place(config, tool)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -10,6 +12,7 @@ from typing import Any
 
 import jinja2
 
+from toolgen.codegen.kept import KeptEntry, hashed
 from toolgen.codegen.targets.features import not_built_in, select
 from toolgen.core.names import NameRegistry, claim_in_turn, snake, written_as_snake
 from toolgen.core.resources import templates_dir
@@ -35,6 +38,9 @@ _REGISTRY_MEMBERS = frozenset(
         "adispatch",
     }
 )
+# In the folder render_package is given to keep things in: the templates compiled, the runtime as carried.
+_COMPILED = "templates"
+_CARRIED = "runtime.json"
 RUNTIME_EXPORTS = ("ToolSpec", "ToolgenValidationError", "ValidationProblem")
 # Canonical object models that get a validate_<name>() of their own.
 VALIDATED_MODELS = ("ToolCall", "Usage", "ToolDefinition", "Messages")
@@ -58,7 +64,41 @@ def pyrepr(value: Any) -> str:
     return repr(value)
 
 
-def _environment() -> jinja2.Environment:
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """The templates as earlier builds compiled them (compiling them was a third of a small build's templates).
+
+    Jinja keys each file by the template's name and a hash of its text; the names here also carry the generator's
+    fingerprint (toolgen's code, so the environment's options, and jinja's version), and files of any other are
+    removed as a new one is written. A file that does not read back (cut short, or edited) is compiled again, and
+    one that cannot be written only leaves the next build to compile it too.
+    """
+
+    def __init__(self, folder: Path, fingerprint: str) -> None:
+        super().__init__(str(folder), f"{fingerprint[:32]}-%s.cache")
+        self.prefix = f"{fingerprint[:32]}-"
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # noqa: BLE001 - whatever a damaged file raises, the template is compiled anew
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            os.makedirs(self.directory, exist_ok=True)
+            super().dump_bytecode(bucket)
+            for name in os.listdir(self.directory):
+                if not name.startswith(self.prefix):
+                    os.unlink(os.path.join(self.directory, name))
+
+
+def _fingerprint() -> str:
+    from toolgen.project.manifest import generator_fingerprint
+
+    return generator_fingerprint()
+
+
+def _environment(compiled: Path | None = None) -> jinja2.Environment:
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
@@ -66,6 +106,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,  # noqa: S701 - output is Python, and every schema value passes through pyrepr
+        bytecode_cache=None if compiled is None else _CompiledTemplates(compiled, _fingerprint()),
     )
     environment.filters["pyrepr"] = pyrepr
     environment.filters["thaw"] = thaw
@@ -101,9 +142,11 @@ def render_package(
     demo: bool = False,
     deferred: frozenset[str] = frozenset(),
     features: tuple[str, ...] = FEATURES,
+    scratch: Path | None = None,
 ) -> dict[str, str]:
-    """The package's files but the models; `deferred` names the models that `models` imports on first use."""
-    environment = _environment()
+    """The package's files but the models; `deferred` names the models that `models` imports on first use, and
+    `scratch` is a folder that keeps the templates compiled and the runtime as carried from one build to the next."""
+    environment = _environment(None if scratch is None else scratch / _COMPILED)
     validators = _validators(project)
     tool_models = sorted(
         {t.args_model for t in project.tools} | {t.result_model for t in project.tools if t.result_model}
@@ -166,18 +209,34 @@ def render_package(
     }
     if "loop" in features:  # else no agent module: `from <package> import agent` fails where it is written
         files["agent.py"] = environment.get_template("agent.py.jinja").render(**common, http="http" in features)
-    files.update(runtime_files(wires, demo=demo, features=features))
+    files.update(runtime_files(wires, demo=demo, features=features, scratch=scratch))
     return files
 
 
 def runtime_files(
-    wires: Iterable[str] = WIRES, *, demo: bool = True, features: Iterable[str] = FEATURES
+    wires: Iterable[str] = WIRES, *, demo: bool = True, features: Iterable[str] = FEATURES, scratch: Path | None = None
 ) -> dict[str, str]:
     """toolgen's runtime, byte for byte, as `_runtime/...` of the package: its own header and formatting.
 
     Only the carried wires' codec and stream modules (and the modules only they import) come along, the
     feature layers the project asks for (targets/features.py: the surface then lists only what is carried), and
-    the demo only where the project asks for it."""
+    the demo only where the project asks for it. Reading and selecting ~200 files took most of a small build's
+    templates stage: `scratch` keeps the result, by a hash of toolgen's code and the choices (kept.py)."""
+    wires, features = tuple(wires), tuple(features)
+    if scratch is None:
+        return _runtime_files(wires, demo, features)
+    named = {"maker": _fingerprint(), "wires": wires, "demo": demo, "features": features, "format": 1}
+    key, entry = hashed(named), KeptEntry(scratch / _CARRIED)
+    found = entry.lookup(key)
+    if found is not None and len(found) == 1:
+        return found[0]
+    files = _runtime_files(wires, demo, features)
+    entry.keep(key, [files])
+    entry.save()  # what it holds depends on toolgen alone, not on whether this build commits
+    return files
+
+
+def _runtime_files(wires: tuple[str, ...], demo: bool, features: tuple[str, ...]) -> dict[str, str]:
     sources = {
         path.relative_to(RUNTIME_DIR).as_posix(): path.read_text(encoding="utf-8")
         for path in sorted(RUNTIME_DIR.rglob("*.py"))
