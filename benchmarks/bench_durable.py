@@ -4,6 +4,7 @@
                                                   # minutes; rewrites the results in README.md
     python benchmarks/bench_durable.py --quick    # 2 rounds at 1 tool step, no callgrind; prints only
     python benchmarks/bench_durable.py --before HEAD   # the served run of the toolgen of a commit beside them
+    python benchmarks/bench_durable.py --threads  # also each case's CPU by thread kind (printed, not in README.md)
 
 Cases, each measurement in a fresh process of its own (DBOS keeps one instance a process), on SQLite (WAL, as the
 service's store sets it) in a temporary folder:
@@ -126,24 +127,55 @@ class Counter:
         self.statements = self.commits = 0
 
 
+# Threads by what they do, for --threads: (a part of the name, the kind), the first that matches.
+THREAD_KINDS = (
+    ("dbos-executor", "DBOS step threads"),
+    ("_run_event_loop", "DBOS event loop (workflows)"),
+    ("toolgen-handler", "tool handler pool"),
+    ("toolgen-store-writer", "store writer"),
+    ("MainThread", "caller (start, result)"),
+)
+
+
+def _thread_clocks() -> dict[int, tuple[str, float]]:
+    """Each live thread's CPU seconds so far, with its kind (THREAD_KINDS; any other: DBOS background)."""
+    import threading
+
+    found = {}
+    for thread in threading.enumerate():
+        if thread.ident is None:
+            continue
+        kind = next((k for part, k in THREAD_KINDS if part in thread.name), "DBOS background")
+        try:
+            found[thread.ident] = (kind, time.clock_gettime(time.pthread_getcpuclockid(thread.ident)))
+        except OSError:  # it ended meanwhile
+            continue
+    return found
+
+
 def _measured(runs: int, once: Any, counter: Counter | None) -> dict[str, Any]:
-    """`once()` run 1 + `runs` times; the measured runs' CPU and wall seconds, statements and commits. What is
-    alive before is frozen out of the garbage collector's passes, as the serve verb does once it has started."""
+    """`once()` run 1 + `runs` times; the measured runs' CPU and wall seconds, statements and commits, and CPU
+    seconds by thread kind. What is alive before is frozen out of the garbage collector's passes, as the serve
+    verb does once it has started."""
     gc.collect()
     gc.freeze()
     once()
     cpu, wall, statements, commits = [], [], [], []
+    threads: dict[str, float] = {}
     for _ in range(runs):
         if counter is not None:
             counter.reset()
+        before = _thread_clocks()
         started_cpu, started = time.process_time(), time.perf_counter()
         once()
         wall.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
+        for ident, (kind, seconds) in _thread_clocks().items():
+            threads[kind] = threads.get(kind, 0.0) + seconds - before.get(ident, (kind, 0.0))[1]
         if counter is not None:
             statements.append(counter.statements)
             commits.append(counter.commits)
-    return {"cpu": cpu, "wall": wall, "statements": statements, "commits": commits}
+    return {"cpu": cpu, "wall": wall, "statements": statements, "commits": commits, "threads": threads}
 
 
 def _dbos_loop() -> Any:
@@ -415,6 +447,9 @@ def main() -> None:
     parser.add_argument("--before", metavar="REF", help="also the served run of the toolgen of this commit")
     parser.add_argument("--generator", help="the folder holding the toolgen package to measure")
     parser.add_argument("--no-readme", action="store_true", help="print only")
+    parser.add_argument(
+        "--threads", action="store_true", help="also print each case's CPU a run by thread kind (not in README.md)"
+    )
     parser.add_argument("--child", choices=CASES, help=argparse.SUPPRESS)
     options = parser.parse_args()
     _generator(options.generator)
@@ -422,13 +457,16 @@ def main() -> None:
         child(options.child, options.steps[0], options.runs)
         return
     with extracted(options.before) as before:
-        section = measure_all(options, before)
+        section, threads = measure_all(options, before)
     print(section)
+    if options.threads:
+        print(threads)
     if not (options.quick or options.no_readme or options.generator):
         write_readme(section)
 
 
-def measure_all(options: argparse.Namespace, before: str | None) -> str:
+def measure_all(options: argparse.Namespace, before: str | None) -> tuple[str, str]:
+    """The results section, and the CPU by thread kind (--threads)."""
     rounds = options.rounds or (2 if options.quick else 5)
     sizes = options.steps or ([1] if options.quick else [1, 10])
     keys = ("cpu", "wall", "statements", "commits")
@@ -436,6 +474,8 @@ def measure_all(options: argparse.Namespace, before: str | None) -> str:
         steps: {case: {key: [] for key in keys} for case in CASES} for steps in sizes
     }
     counts: dict[int, dict[str, int]] = {}
+    # CPU seconds by thread kind over every measured run, per size and case.
+    threads: dict[int, dict[str, dict[str, float]]] = {steps: {} for steps in sizes}
     loads = []
     for number in range(rounds):
         for steps in sizes:
@@ -455,6 +495,9 @@ def measure_all(options: argparse.Namespace, before: str | None) -> str:
             for case, measured in found.items():
                 for key in keys:
                     results[steps][case][key].extend(measured[key])
+                kinds = threads[steps].setdefault(case, {})
+                for kind, seconds in measured.get("threads", {}).items():
+                    kinds[kind] = kinds.get(kind, 0.0) + seconds
         loads.append(os.getloadavg()[0])
         print(f"round {number + 1}/{rounds} done", file=sys.stderr)
     irs: dict[int, dict[str, float]] = {}
@@ -474,7 +517,25 @@ def measure_all(options: argparse.Namespace, before: str | None) -> str:
         + (" --quick" if options.quick else "")
         + (f" --before {options.before}" if options.before else "")
     )
-    return report(results, counts, irs, rounds, options.runs, command, loads, options.before)
+    section = report(results, counts, irs, rounds, options.runs, command, loads, options.before)
+    return section, thread_report(threads, rounds * options.runs)
+
+
+def thread_report(threads: dict[int, dict[str, dict[str, float]]], runs: int) -> str:
+    """CPU a run (the mean over the measured runs) by thread kind, a row a case."""
+    kinds = [kind for _, kind in THREAD_KINDS] + ["DBOS background"]
+    lines = [
+        "CPU a run by thread kind (mean over the measured runs):",
+        "",
+        "| tool steps | case | " + " | ".join(kinds) + " |",
+        "| ---: | --- |" + " ---: |" * len(kinds),
+    ]
+    for steps, cases in threads.items():
+        for case in CASES:
+            if case in cases:
+                cells = " | ".join(_ms(cases[case].get(kind, 0.0) / runs) for kind in kinds)
+                lines.append(f"| {steps} | {case} | {cells} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
