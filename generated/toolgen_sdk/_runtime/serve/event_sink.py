@@ -220,10 +220,24 @@ class StoreSink:
 
     def _due(self) -> None:
         self._timer = None
-        if self._waiting or self._state is not None:
+        with self._lock:
+            # A row kept that is not due yet waits for the next write: no hop to a write that would write nothing.
+            due = bool(self._waiting) or (
+                self._state is not None and self._state_due(time.monotonic())
+            )
+        if due:
             # On the store's writer thread, the event loop waiting for nothing; a write that fails there keeps
             # its events for the next one, whose error it is to raise.
             self.store.later(self._flush_quietly)
+
+    def _state_due(self, now: float) -> bool:
+        """Whether the run's row kept is to be written now: its status changed, the run ended, or it was last
+        written _STATE_SECONDS ago or more."""
+        return (
+            self._status != self._written_status
+            or self._ended
+            or now - self._written_at >= _STATE_SECONDS
+        )
 
     def _flush_quietly(self) -> None:
         with contextlib.suppress(Exception):
@@ -247,11 +261,7 @@ class StoreSink:
                     self._after_cut_call()
                 taken, self._waiting = self._waiting, []
                 status, state = self._status, self._state
-                if state is not None and (
-                    status != self._written_status
-                    or now - self._written_at >= _STATE_SECONDS
-                    or self._ended
-                ):
+                if state is not None and self._state_due(now):
                     self._state = None
                 else:
                     state = None  # kept for a later write

@@ -3,11 +3,13 @@
 
 A message is checked as the decoder's `simple()` checks it (the read is one whole message of the length its prelude
 says, the prelude's CRC, a header block naming an `event` of type `contentBlockDelta`, the message's CRC), and its
-payload as its JSON text says. What repeats is checked once: a stream writes every delta of a block alike up to its
-string, so a message whose bytes up to its string's opening quote (the prelude, the header block and the payload's
-start, its one-digit block index in it) are, byte for byte, those of a message checked before is, up to there, that
-message: one dict look-up of those bytes stands for the prelude's checks, the headers' and the payload start's. The
-message's CRC is checked on every message, and a pattern reads the rest (the string and the padding) in place.
+payload as its JSON text says. What repeats is checked once: a stream writes every delta of a block alike but for
+its string (and AWS's padding), so a message whose bytes up to its string's opening quote (the prelude, the header
+block and the payload's start, its one-digit block index in it) are, byte for byte, those of the message of its
+length checked last is, up to there, that message: one comparison stands for the prelude's checks, the headers'
+and the payload start's. When the bytes after its string (the payload's end and the padding) are those of that
+message too, the string, quotes and all, is read by `from_json`, which takes it only when it is one whole string;
+else a pattern reads the string and the padding in place. The message's CRC is checked on every message.
 """
 
 from __future__ import annotations
@@ -52,13 +54,14 @@ _PAYLOAD = re.compile(
 )
 _PRELUDE = struct.Struct(">III")
 _UINT32 = struct.Struct(">I")
-# Where the payload's start ends, up to its string's opening quote included, for toolUse and text; where its byte
-# that tells the two apart is (`o` of toolUse, `e` of text), all after a one-digit index.
+# Where the payload's start ends, up to its string's opening quote included, for toolUse and text, and where its
+# byte that tells the two apart is (`o` of toolUse, `e` of text), all after a one-digit index.
 _INPUT_AT = len(b'{"contentBlockIndex":0,"delta":{"toolUse":{"input":"')
 _TEXT_AT = len(b'{"contentBlockIndex":0,"delta":{"text":"')
 _KIND_AT = len(b'{"contentBlockIndex":0,"delta":{"t')
-_INDEX_AT = len(b'{"contentBlockIndex":')
-# Message starts kept (a stream's deltas take a few hundred lengths, times its blocks, at most).
+# What is kept of a message checked (see `known` below).
+_Kept = tuple[bytes, int, int, bool, bytes, int, int, bytes]
+# Message lengths kept (a stream's deltas take a few hundred lengths, at most).
 _MOST_KEPT = 4096
 
 
@@ -77,115 +80,49 @@ def bedrock(state: AnyState, decoder: Any) -> Shortcut:
     # The header block of a contentBlockDelta as this stream writes it, and where the payload begins after it.
     headers = b"\x00"
     at = 0
-    # The payload start's byte that tells toolUse from text, where each start ends, and its index digit.
-    kind_at, input_at, text_at, index_at = _KIND_AT, _INPUT_AT, _TEXT_AT, _INDEX_AT
-    # A message's bytes up to its string's opening quote -> its length, for messages checked before; and those
-    # bytes less the prelude (the header block and the payload's start, the same for messages of every length).
-    starts: dict[bytes, int] = {}
-    beginnings: set[bytes] = set()
+    # A message length -> the message of that length checked last: its bytes up to its string's opening quote,
+    # their length, its block index, whether its string is a toolUse input, its bytes from its string's closing
+    # quote to its CRC and where they begin, the CRC of its bytes before that opening quote, and its bytes after
+    # that closing quote: a message that has them all is checked by the CRC of its string and its end alone.
+    known: dict[int, _Kept] = {}
+    # The header block and the payload's start of a message checked before (its bytes from the end of its prelude
+    # to its string's opening quote, the same for messages of every length) -> its block index, and whether its
+    # string is a toolUse input.
+    beginnings: dict[bytes, tuple[int, bool]] = {}
 
     def take(chunk: bytes) -> object:
         if buffered or decoder._failed:
             return None
         size = len(chunk)
-        if size <= kind_at or chunk[kind_at] != 111:  # not the `o` of toolUse
-            if starts.get(chunk[:text_at]) != size:
-                return first(chunk, size, text_at)
-            if crc32(chunk[:-4]) != crc_at(chunk, size - 4)[0]:
-                return None
-            match = text_rest(chunk, text_at - 1, size - 4)
-            if match is None or state.complete:
-                return None
-            block = blocks.get(chunk[index_at] - 48)
-            if block is None or block.done:
-                return None
-            return text(block, match[1], match[2])
-        if starts.get(chunk[:input_at]) != size:
-            return first(chunk, size, input_at)
-        if crc32(chunk[:-4]) != crc_at(chunk, size - 4)[0]:
-            return None
-        match = input_rest(chunk, input_at - 1, size - 4)
-        if match is None or state.complete:
-            return None
-        block = blocks.get(chunk[index_at] - 48)
-        if block is None or block.done:
-            return None
-        call = block.call
-        if call is None:
-            return None
-        plain, escaped = match.groups()
-        # string_value and _delta inlined, as in openai_chat's shortcut.
         try:
-            fragment = (
-                parse_json(b'"' + plain + escaped + b'"') if escaped else plain.decode()
-            )
-        except ValueError:  # UnicodeDecodeError too: invalid UTF-8 fails the parse
+            entry = known[size]
+        except KeyError:
+            return first(chunk, size)
+        begin, width, index, tool, end, cut, begin_crc, after = entry
+        if chunk[:width] != begin:
+            return first(chunk, size)
+        if chunk[cut:-4] != end:
+            return padded(chunk, size, entry)
+        quoted = chunk[width - 1 : cut + 1]
+        # The CRC of its bytes: of its start's, kept, then of its string's and its end's.
+        if crc32(after, crc32(quoted, begin_crc)) != crc_at(chunk, size - 4)[0]:
             return None
-        if not fragment:
-            return TAKEN
-        call.parts.append(fragment)
-        event = new_object(ToolCallDelta)
-        set_delta_index(event, call.index)
-        set_delta_arguments(event, fragment)
-        return event
-
-    def first(chunk: bytes, size: int, end: int) -> object:
-        """A message whose start was not checked before: checked whole, its start kept when its index is one
-        digit. A message of a new length after a beginning checked before needs only its prelude checked."""
-        nonlocal headers, at, kind_at, input_at, text_at, index_at
-        if size < 16 or size > _MAX_EVENTSTREAM_MESSAGE:
-            return None
-        total, held, crc = prelude(chunk)
-        if total != size or held > total - 16 or crc32(chunk[:8]) != crc:
-            return None
-        if held + 12 == at and chunk[12:end] in beginnings and len(starts) < _MOST_KEPT:
-            starts[chunk[:end]] = size
-            return take(chunk)
-        if held + 12 != at or not chunk.startswith(headers, 12):
-            # Another header block: the decoder describes it; a contentBlockDelta's is kept for the next.
-            if simple(chunk) is None or decoder.event != "contentBlockDelta":
-                return None
-            headers, at = chunk[12 : 12 + held], 12 + held
-            kind_at, input_at = at + _KIND_AT, at + _INPUT_AT
-            text_at, index_at = at + _TEXT_AT, at + _INDEX_AT
-            starts.clear()
-            beginnings.clear()
-        if crc32(chunk[:-4]) != crc_at(chunk, size - 4)[0]:
-            return None
-        start = _PAYLOAD_START.match(chunk, at, size - 4)
-        if start is None:
-            match = _PAYLOAD.fullmatch(chunk, at, size - 4)
-            if match is None:
-                return None
-            index, plain, escaped, text_plain, text_escaped = match.groups()
-            tool = plain is not None
-            if not tool:
-                plain, escaped = text_plain, text_escaped
-        else:
-            tool = start[2] is not None
-            match = (input_rest if tool else text_rest)(
-                chunk, start.end() - 1, size - 4
-            )
-            if match is None:
-                return None
-            index, plain, escaped = start[1], match[1], match[2]
-            if len(starts) < _MOST_KEPT:
-                starts[chunk[: start.end()]] = size
-                beginnings.add(chunk[12 : start.end()])
         if state.complete:
             return None
-        block = blocks.get(int(index))
-        if block is None or block.done:
+        try:
+            block = blocks[index]
+        except KeyError:
+            return None
+        if block.done:
             return None
         if not tool:
-            return text(block, plain, escaped)
+            return text(block, quoted)
         call = block.call
         if call is None:
             return None
         try:
-            fragment = (
-                parse_json(b'"' + plain + escaped + b'"') if escaped else plain.decode()
-            )
+            # The string, quotes and all: the parser takes it only when it is one whole string.
+            fragment = parse_json(quoted)
         except ValueError:
             return None
         if not fragment:
@@ -196,14 +133,126 @@ def bedrock(state: AnyState, decoder: Any) -> Shortcut:
         set_delta_arguments(event, fragment)
         return event
 
-    def text(block: Any, plain: bytes, escaped: bytes) -> object:
+    def padded(chunk: bytes, size: int, entry: _Kept) -> object:
+        """A message of a start checked before whose bytes after its string differ (AWS pads its payloads to
+        lengths of its own): its CRC checked, then its string and padding read by a pattern, and its end kept."""
+        begin, width, index, tool, _, _, begin_crc, _ = entry
+        if crc32(chunk[width - 1 : -4], begin_crc) != crc_at(chunk, size - 4)[0]:
+            return None
+        match = (input_rest if tool else text_rest)(chunk, width - 1, size - 4)
+        if match is None:
+            return None
+        cut = match.end(2)
+        known[size] = (
+            begin,
+            width,
+            index,
+            tool,
+            chunk[cut:-4],
+            cut,
+            begin_crc,
+            chunk[cut + 1 : -4],
+        )
+        return delta(index, tool, chunk[width - 1 : cut + 1])
+
+    def first(chunk: bytes, size: int) -> object:
+        """A message of a length not checked before (or of another start): checked whole, kept by its length when
+        its block index is one digit. After a message of the same start, of any length, only its prelude and CRC
+        are checked before its string and padding are read."""
+        nonlocal headers, at
+        if size < 16 or size > _MAX_EVENTSTREAM_MESSAGE:
+            return None
+        total, held, crc = prelude(chunk)
+        if total != size or held > total - 16 or crc32(chunk[:8]) != crc:
+            return None
+        seen = None
+        if held + 12 == at:
+            # The header block and the payload's start of a message checked before, up to its string's opening
+            # quote: where that quote is depends on the byte that tells toolUse (`o`) from text.
+            width = at + (
+                _INPUT_AT
+                if chunk[at + _KIND_AT : at + _KIND_AT + 1] == b"o"
+                else _TEXT_AT
+            )
+            seen = beginnings.get(chunk[12:width])
+        if seen is None:
+            if held + 12 != at or not chunk.startswith(headers, 12):
+                # Another header block: the decoder describes it; a contentBlockDelta's is kept for the next.
+                if simple(chunk) is None or decoder.event != "contentBlockDelta":
+                    return None
+                headers, at = chunk[12 : 12 + held], 12 + held
+                known.clear()
+                beginnings.clear()
+            start = _PAYLOAD_START.match(chunk, at, size - 4)
+            if start is None:
+                if crc32(chunk[:-4]) != crc_at(chunk, size - 4)[0]:
+                    return None
+                match = _PAYLOAD.fullmatch(chunk, at, size - 4)
+                if match is None:
+                    return None
+                index, plain, escaped, text_plain, text_escaped = match.groups()
+                tool = plain is not None
+                if not tool:
+                    plain, escaped = text_plain, text_escaped
+                return delta(int(index), tool, b'"' + plain + escaped + b'"')
+            tool = start[2] is not None
+            width = start.end()
+            number = int(start[1])
+            if len(beginnings) < _MOST_KEPT:
+                beginnings[chunk[12:width]] = (number, tool)
+        else:
+            number, tool = seen
+        # The message's CRC, from its start's, which is kept with it.
+        begin_crc = crc32(chunk[: width - 1])
+        if crc32(chunk[width - 1 : -4], begin_crc) != crc_at(chunk, size - 4)[0]:
+            return None
+        match = (input_rest if tool else text_rest)(chunk, width - 1, size - 4)
+        if match is None:
+            return None
+        cut = match.end(2)
+        if len(known) < _MOST_KEPT:
+            known[size] = (
+                chunk[:width],
+                width,
+                number,
+                tool,
+                chunk[cut:-4],
+                cut,
+                begin_crc,
+                chunk[cut + 1 : -4],
+            )
+        return delta(number, tool, chunk[width - 1 : cut + 1])
+
+    def delta(index: int, tool: bool, quoted: bytes) -> object:
+        """The delta of a checked message, its string (quotes and all) not yet parsed."""
+        if state.complete:
+            return None
+        block = blocks.get(index)
+        if block is None or block.done:
+            return None
+        if not tool:
+            return text(block, quoted)
+        call = block.call
+        if call is None:
+            return None
+        try:
+            fragment = parse_json(quoted)
+        except ValueError:
+            return None
+        if not fragment:
+            return TAKEN
+        call.parts.append(fragment)
+        event = new_object(ToolCallDelta)
+        set_delta_index(event, call.index)
+        set_delta_arguments(event, fragment)
+        return event
+
+    def text(block: Any, quoted: bytes) -> object:
         """A text delta for a started block."""
         if not state.started:
             return None
         try:
-            text = (
-                parse_json(b'"' + plain + escaped + b'"') if escaped else plain.decode()
-            )
+            text = parse_json(quoted)
         except ValueError:
             return None
         if not text:
