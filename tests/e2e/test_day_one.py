@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from support.cli_in_process import Ran, toolgen_in
 from support.projects import REPO_ROOT, WEATHER, Project
 
 import toolgen
@@ -36,10 +36,9 @@ WEATHER_JSON = {
 }
 
 
-def toolgen_cli(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args], cwd=cwd, capture_output=True, text=True, env=env, check=False
-    )
+def toolgen_cli(cwd: Path, *args: str) -> Ran:
+    """`toolgen ARGS` in `cwd`, in this process: what the commands say is the point here, not a process's start."""
+    return toolgen_in(cwd, *args)
 
 
 # ---- check before the first build ----
@@ -73,10 +72,14 @@ def test_check_before_the_first_build_still_refuses_invalid_input(make_project: 
 # ---- what does not change a schema's meaning ----
 
 
+def _manifest(project: Project) -> bytes:
+    return (project.package_dir / MANIFEST_NAME).read_bytes()
+
+
 def _built(project: Project, relative: str, text: str) -> bytes:
     project.write(relative, text)
     assert project.cli("build").returncode == 0
-    return (project.package_dir / MANIFEST_NAME).read_bytes()
+    return _manifest(project)
 
 
 REWRITES: dict[str, tuple[str, Callable[[str], str]]] = {
@@ -91,11 +94,12 @@ REWRITES: dict[str, tuple[str, Callable[[str], str]]] = {
 
 @pytest.mark.parametrize("change", REWRITES)
 def test_an_edit_that_changes_no_meaning_leaves_check_at_0_and_the_manifest_as_it_was(
-    make_project: Callable[..., Project], change: str
+    project: Project, change: str
 ) -> None:
-    project = make_project()
+    # `project`: a copy of schemas/weather.yaml holding WEATHER, built once for the module.
     relative, rewrite = REWRITES[change]
-    before = _built(project, relative, WEATHER)
+    assert (project.root / relative).read_text(encoding="utf-8") == WEATHER
+    before = _manifest(project)
     project.write(relative, rewrite(WEATHER))
     assert (project.root / relative).read_text(encoding="utf-8") != WEATHER
     for args in (("check",), ("check", "--full")):
@@ -116,9 +120,8 @@ def test_a_json_schema_reformatted_leaves_check_at_0(make_project: Callable[...,
     assert (project.package_dir / MANIFEST_NAME).read_bytes() == before
 
 
-def test_key_order_counts_since_it_orders_the_models_fields(make_project: Callable[..., Project]) -> None:
-    project = make_project()
-    _built(project, "schemas/weather.yaml", WEATHER)
+def test_key_order_counts_since_it_orders_the_models_fields(project: Project) -> None:
+    assert project.cli("check").returncode == 0
     reordered = WEATHER.replace(
         "        location: {type: string}\n        unit: {type: string, enum: [celsius, fahrenheit]}\n",
         "        unit: {type: string, enum: [celsius, fahrenheit]}\n        location: {type: string}\n",
@@ -149,11 +152,9 @@ def test_the_manifest_records_a_schema_with_a_warning_by_its_text(make_project: 
     assert project.cli("check").returncode == 1
 
 
-def test_a_manifest_that_hashed_its_inputs_texts_is_still_up_to_date(make_project: Callable[..., Project]) -> None:
+def test_a_manifest_that_hashed_its_inputs_texts_is_still_up_to_date(project: Project) -> None:
     """Manifests before this toolgen recorded each input's text: an unchanged file hashed so is no drift, so
     checking a package built by an older toolgen does not fail on how it hashed."""
-    project = make_project()
-    _built(project, "schemas/weather.yaml", WEATHER)
     path = project.package_dir / MANIFEST_NAME
     manifest = json.loads(path.read_text(encoding="utf-8"))
     manifest["inputs"]["schemas/weather.yaml"] = text_digest(WEATHER)

@@ -33,16 +33,23 @@ tools:
 """
 
 
-@pytest.fixture
-def installable(make_project: Callable[..., Project]) -> Project:
-    project = make_project("shop_sdk")
+@pytest.fixture(scope="module")
+def installable_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The weather project with `package_layout: installable`, built once for the module."""
+    project = Project(tmp_path_factory.mktemp("installable"), "shop_sdk")
     project.write("schemas/weather.yaml", WEATHER)
     (project.root / "toolgen.yaml").write_text(
         (project.root / "toolgen.yaml").read_text(encoding="utf-8") + INSTALLABLE, encoding="utf-8"
     )
     built = project.cli("build")
     assert built.returncode == 0, built.stderr
-    return project
+    return project.root
+
+
+@pytest.fixture
+def installable(installable_root: Path, tmp_path: Path) -> Project:
+    """A copy of the built installable project, the test's own to change."""
+    return Project.copy_of(installable_root, tmp_path / "project", "shop_sdk")
 
 
 def pyproject(project: Project) -> dict[str, object]:
@@ -157,10 +164,12 @@ def test_bad_layout_settings_are_invalid_input_at_their_place(
 
 def test_pip_install_editable_then_import_from_anywhere(installable: Project, tmp_path: Path) -> None:
     """A real `pip install -e generated/` into a new venv; pydantic comes from this environment (a .pth
-    file), so only pip's build backend, setuptools, is fetched, through pip's ordinary index."""
+    file), so only pip's build backend, setuptools, is fetched, through pip's ordinary index. The venv gets no pip
+    of its own (ensurepip takes seconds): this environment's pip runs in it, with `--python`."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
     python = venv / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check"]
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         check=True,
@@ -169,7 +178,7 @@ def test_pip_install_editable_then_import_from_anywhere(installable: Project, tm
     ).stdout.strip()
     (Path(purelib) / "toolgen_test_parent.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
     install = subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(installable.root / "generated")],
+        [*pip, "install", "--quiet", "--no-deps", "-e", str(installable.root / "generated")],
         capture_output=True,
         text=True,
         check=False,
@@ -193,9 +202,7 @@ def test_pip_install_editable_then_import_from_anywhere(installable: Project, tm
         [str(python), "-m", "shop_sdk", "weather in Oslo"], cwd=elsewhere, capture_output=True, text=True, check=False
     )
     assert ran.returncode == 0, ran.stderr
-    shown = subprocess.run(
-        [str(python), "-m", "pip", "show", "shop-sdk"], capture_output=True, text=True, check=False
-    ).stdout
+    shown = subprocess.run([*pip, "show", "shop-sdk"], capture_output=True, text=True, check=False).stdout
     assert "Version: 2.1.0rc1" in shown and "Requires: pydantic" in shown
 
 

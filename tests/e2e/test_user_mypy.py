@@ -4,13 +4,16 @@ dependencies are installed: pydantic alone (what the package needs), toolgen's o
 
 Each case is a fresh venv that holds only those distributions and mypy: rather than downloaded again, they are
 linked from this environment (a .pth file naming a folder of links to each distribution's own files, found from
-its installed record), so the case runs offline and takes seconds."""
+its installed record), so the case runs offline and takes seconds. The cases share that folder's path, made
+anew for each, and one mypy cache: mypy rechecks every module whose file changed or whose imports now resolve
+otherwise, so the standard library and pydantic are analysed once, not once a case."""
 
 from __future__ import annotations
 
 import ast
 import importlib.metadata as metadata
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -127,8 +130,16 @@ def closure(requirements: Iterable[str]) -> tuple[list[metadata.Distribution], l
     return list(found.values()), sorted(set(missing))
 
 
-def venv_with(tmp_path: Path, distributions: list[metadata.Distribution]) -> Path:
-    """A new venv whose site-packages sees exactly these distributions' files (and the standard library)."""
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the cases link their distributions (one path for all, so the files mypy caches keep their paths)
+    and keep their mypy cache."""
+    return tmp_path_factory.mktemp("user-mypy-shared")
+
+
+def venv_with(tmp_path: Path, distributions: list[metadata.Distribution], linked: Path) -> Path:
+    """A new venv whose site-packages sees exactly these distributions' files (and the standard library), linked
+    in `linked`, emptied first."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
     python = venv / "bin" / "python"
@@ -138,7 +149,8 @@ def venv_with(tmp_path: Path, distributions: list[metadata.Distribution]) -> Pat
         capture_output=True,
         text=True,
     ).stdout.strip()
-    linked = tmp_path / "site"
+    if linked.exists():
+        shutil.rmtree(linked)
     linked.mkdir()
     for distribution in distributions:
         base = Path(str(distribution.locate_file("")))
@@ -164,11 +176,11 @@ def runtime_imports() -> set[str]:
     return {name for name in names if name not in sys.stdlib_module_names and name != "__future__"}
 
 
-def mypy_strict(python: Path, project: Path) -> subprocess.CompletedProcess[str]:
+def mypy_strict(python: Path, project: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "MYPY"))}
     env["MYPYPATH"] = str(project / "generated")
     return subprocess.run(
-        [str(python), "-m", "mypy", "--strict", "--cache-dir", str(python.parent.parent / "mypy-cache"), "app.py"],
+        [str(python), "-m", "mypy", "--strict", "--cache-dir", str(cache), "app.py"],
         cwd=project,
         env=env,
         capture_output=True,
@@ -194,7 +206,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_mypy_strict_passes_on_an_app_importing_the_package(users_project: Path, tmp_path: Path, case: str) -> None:
+def test_mypy_strict_passes_on_an_app_importing_the_package(
+    users_project: Path, shared: Path, tmp_path: Path, case: str
+) -> None:
     distributions, missing = closure([*CASES[case](), mypys_requirement()])
     names = {canonicalize_name(d.metadata["Name"]) for d in distributions}
     assert "types-jsonschema" not in names, "a user's extras bring no stubs"
@@ -206,8 +220,8 @@ def test_mypy_strict_passes_on_an_app_importing_the_package(users_project: Path,
         assert not absent, f"the all-extras case lacks what the runtime imports: {absent} (missing: {missing})"
     else:
         assert not missing, f"this environment lacks {missing}"
-    python = venv_with(tmp_path, distributions)
-    checked = mypy_strict(python, users_project)
+    python = venv_with(tmp_path, distributions, shared / "site")
+    checked = mypy_strict(python, users_project, shared / "mypy-cache")
     assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]
     assert checked.stdout.startswith("Success: no issues found"), checked.stdout
     # The venv saw what the case says: an extra's package is importable only when the case installs it.

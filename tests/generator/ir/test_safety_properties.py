@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 from support.projects import Project
 
 import toolgen
+from toolgen.output.build_stages import render_all
+from toolgen.project.config import load_config
 
 INJECTION = '"""; import os; os.system("x") #'
 # Modules that run commands or load code: schema text must never bring them into the generated package.
@@ -102,20 +104,45 @@ SETTINGS = settings(
 )
 
 
-def _new_project(make_project: Callable[..., Project]) -> Project:
-    """A project whose build checks no provider's rules: the names here are hostile on purpose (no provider takes
+def _without_providers(project: Project) -> Project:
+    """The project, its build checking no provider's rules: the names here are hostile on purpose (no provider takes
     `.`), and what is tested is that the generator makes them safe, not that a provider would refuse them."""
-    project = make_project(package=f"sdk_{uuid.uuid4().hex[:12]}")
     config = project.root / "toolgen.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "lint:\n  providers: []\n", encoding="utf-8")
     return project
 
 
+def _new_project(make_project: Callable[..., Project]) -> Project:
+    return _without_providers(make_project(package=f"sdk_{uuid.uuid4().hex[:12]}"))
+
+
+def _write_tools(project: Project, tools: list[dict[str, Any]]) -> None:
+    project.write("schemas/tools.json", json.dumps({"tools": tools}, ensure_ascii=False, indent=1))
+
+
 def _build(project: Project, tools: list[dict[str, Any]]) -> dict[str, ast.Module]:
     """Build `tools` from a JSON file; every generated module, compiled and parsed."""
-    project.write("schemas/tools.json", json.dumps({"tools": tools}, ensure_ascii=False, indent=1))
+    _write_tools(project, tools)
     result = toolgen.build(project.root, force=True)
     assert result.written
+    return _trees(project)
+
+
+def _rendered(project: Project, tools: list[dict[str, Any]]) -> dict[str, ast.Module]:
+    """`tools` through every stage of the build up to its files (what `check` renders), those files written to
+    the package's folder as the build writes them: every generated module, compiled and parsed. The build's own
+    import-and-validate check and its transactional write have tests of their own (test_build_safety.py), and this
+    module imports and validates each package itself; leaving them out halves the cost of an example."""
+    _write_tools(project, tools)
+    rendered = render_all(load_config(project.root))
+    for name, text in rendered.package.items():
+        path = project.package_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return _trees(project)
+
+
+def _trees(project: Project) -> dict[str, ast.Module]:
     trees = {}
     for path in sorted([*project.package_dir.glob("*.py"), *project.package_dir.glob("_tool_models/*.py")]):
         source = path.read_text(encoding="utf-8")
@@ -210,7 +237,7 @@ def test_adversarial_names_become_identifiers_and_keys_survive(
     make_project: Callable[..., Project], tools: list[tuple[dict[str, Any], list[str]]]
 ) -> None:
     project = _new_project(make_project)
-    trees = _build(project, [tool for tool, _ in tools])
+    trees = _rendered(project, [tool for tool, _ in tools])
     _assert_no_code_from_schema(trees, project.package)
     _assert_unique_definitions(_models(trees))
     with _imported(project) as sdk:
@@ -333,7 +360,7 @@ def test_adversarial_descriptions_stay_string_literals(
 ) -> None:
     tools, texts = case
     project = _new_project(make_project)
-    trees = _build(project, tools)
+    trees = _rendered(project, tools)
     _assert_no_code_from_schema(trees, project.package)
     _assert_same_code(trees, project.package, plain_skeletons)
     d, choices = texts[:10], texts[10:]
@@ -433,20 +460,36 @@ def test_property_descriptions_reach_the_args_model(make_project: Callable[..., 
         assert {key: json_schema[key].get("description") for key in texts} == texts
 
 
-@pytest.mark.parametrize("properties", [["ﬁle"], ["ℕ"], ["ｆｕｌｌ", "full"], ["ﬁle", "file"]], ids=repr)
+COMPATIBILITY = (("ﬁle",), ("ℕ",), ("ｆｕｌｌ", "full"), ("ﬁle", "file"))
+
+
+@pytest.fixture(scope="module")
+def compatibility_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dict[str, ast.Module]]:
+    """One package, a tool `t<i>` for each case of COMPATIBILITY: each tool's models are a module of their own."""
+    project = _without_providers(Project(tmp_path_factory.mktemp("compatibility"), "sdk_compatibility"))
+    tools = [
+        {
+            "name": f"t{index}",
+            "inputSchema": {
+                "type": "object",
+                "properties": {p: {"type": "string"} for p in properties},
+                "required": list(properties),
+            },
+        }
+        for index, properties in enumerate(COMPATIBILITY)
+    ]
+    return project, _build(project, tools)
+
+
+@pytest.mark.parametrize("index", range(len(COMPATIBILITY)), ids=lambda index: repr(list(COMPATIBILITY[index])))
 def test_compatibility_characters_in_property_names(
-    make_project: Callable[..., Project], properties: list[str]
+    compatibility_build: tuple[Project, dict[str, ast.Module]], index: int
 ) -> None:
-    project = _new_project(make_project)
-    schema = {
-        "type": "object",
-        "properties": {p: {"type": "string"} for p in properties},
-        "required": properties,
-    }
-    trees = _build(project, [{"name": "t", "inputSchema": schema}])
+    project, trees = compatibility_build
+    properties = COMPATIBILITY[index]
     _assert_unique_definitions(_models(trees))
     with _imported(project) as sdk:
-        model = sdk.TOOLS["t"].args_model
+        model = sdk.TOOLS[f"t{index}"].args_model
         assert set(model.model_json_schema()["properties"]) == set(properties)
         valid = {p: f"value of {p}" for p in properties}
         assert model.model_validate(valid).model_dump(by_alias=True) == valid
@@ -458,29 +501,44 @@ SEPARATOR_SHAPE = {
 }
 
 
-def _separator_tools(description: str) -> list[dict[str, Any]]:
-    schema = json.loads(json.dumps(SEPARATOR_SHAPE))
-    schema["properties"]["a"]["description"] = description
-    return [{"name": "t", "description": description, "inputSchema": schema}]
+def _separator_tools(descriptions: list[str]) -> list[dict[str, Any]]:
+    """A tool `t<i>` of SEPARATOR_SHAPE for each description, which is the tool's and its property `a`'s."""
+    tools = []
+    for index, description in enumerate(descriptions):
+        schema = json.loads(json.dumps(SEPARATOR_SHAPE))
+        schema["properties"]["a"]["description"] = description
+        tools.append({"name": f"t{index}", "description": description, "inputSchema": schema})
+    return tools
+
+
+def _separated(separator: str) -> str:
+    return "x" + separator * 3
 
 
 @pytest.fixture(scope="module")
 def separator_skeletons(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     project = Project(tmp_path_factory.mktemp("separators"), "sdk_plain")
-    return _skeletons(_build(project, _separator_tools("x")), project.package)
+    return _skeletons(_build(project, _separator_tools(["x"] * len(SPLITLINES_ONLY))), project.package)
+
+
+@pytest.fixture(scope="module")
+def separator_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dict[str, ast.Module]]:
+    """One package, the tool `t<i>` described with the i-th separator of SPLITLINES_ONLY; every test reads it."""
+    project = _without_providers(Project(tmp_path_factory.mktemp("separated"), "sdk_separated"))
+    return project, _build(project, _separator_tools([_separated(c) for c in SPLITLINES_ONLY]))
 
 
 @pytest.mark.parametrize("separator", list(SPLITLINES_ONLY), ids=lambda c: f"U+{ord(c):04X}")
 def test_description_with_splitlines_only_separators_changes_no_code(
-    make_project: Callable[..., Project], separator_skeletons: dict[str, str], separator: str
+    separator_build: tuple[Project, dict[str, ast.Module]], separator_skeletons: dict[str, str], separator: str
 ) -> None:
-    project = _new_project(make_project)
-    description = "x" + separator * 3
-    trees = _build(project, _separator_tools(description))
+    project, trees = separator_build
+    description = _separated(separator)
+    tool = f"t{SPLITLINES_ONLY.index(separator)}"
     _assert_same_code(trees, project.package, separator_skeletons)
     with _imported(project) as sdk:
-        assert sdk.TOOLS["t"].description == description
-        model = sdk.TOOLS["t"].args_model
+        assert sdk.TOOLS[tool].description == description
+        model = sdk.TOOLS[tool].args_model
         assert set(model.model_json_schema()["properties"]) == {"a", "b", "c"}
         assert "extras" in sdk.ToolMessage.model_json_schema()["properties"]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.projects import WEATHER, Project, default_sigint
+from support.shared_builds import weather_checked_with
 
 import toolgen
 import toolgen.api
@@ -250,6 +251,18 @@ def test_a_recursive_schema_is_not_too_deep(make_project: MakeProject) -> None:
 
 # Kills leave nothing under the output folder; check says when a commit is pending
 
+
+@pytest.fixture(scope="module")
+def prechecked_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return weather_checked_with(tmp_path_factory.mktemp("checked"), "schemas/time.yaml", SECOND_TOOL)
+
+
+@pytest.fixture
+def prechecked(prechecked_root: Path, tmp_path: Path) -> Project:
+    """A copy of the weather project whose cache knows the package with SECOND_TOOL passed the check."""
+    return Project.copy_of(prechecked_root, tmp_path / "project")
+
+
 KILLED_AT = """\
 import os, signal, sys
 import toolgen, toolgen.output.write as write
@@ -264,8 +277,9 @@ toolgen.build(root)
 
 @pytest.mark.parametrize("step", ["staged", "committed", "wrote models.py", "applied"])
 def test_a_build_killed_at_a_step_leaves_nothing_beside_the_package_and_check_tells(
-    project: Project, step: str
+    prechecked: Project, step: str
 ) -> None:
+    project = prechecked
     old = files_of(project.package_dir)
     project.write("schemas/time.yaml", SECOND_TOOL)
     killed = subprocess.run(
@@ -308,7 +322,10 @@ toolgen.cli.main.main()
         ("applied", "interrupted once the new package was committed; it is written in full", True),
     ],
 )
-def test_ctrl_c_at_a_step_of_the_write_says_what_was_written(project: Project, step: str, said: str, new: bool) -> None:
+def test_ctrl_c_at_a_step_of_the_write_says_what_was_written(
+    prechecked: Project, step: str, said: str, new: bool
+) -> None:
+    project = prechecked
     # Ctrl-C past the commit point had said that nothing was written (or, in the middle of removing the commit,
     # failed as an internal error): the package is finished first, and the message says so.
     old = files_of(project.package_dir)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from support.projects import WEATHER, Project
+from support.shared_builds import weather_checked_with
 
 import toolgen
 import toolgen.output.write
@@ -543,8 +544,20 @@ def _killed_build(project: Project, step: str) -> None:
     assert killed.returncode == -signal.SIGKILL, killed.stderr
 
 
+@pytest.fixture(scope="module")
+def prechecked_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return weather_checked_with(tmp_path_factory.mktemp("checked"), "schemas/time.yaml", SECOND_TOOL)
+
+
+@pytest.fixture
+def prechecked(prechecked_root: Path, tmp_path: Path) -> Project:
+    """A copy of the weather project whose cache knows the package with SECOND_TOOL passed the check."""
+    return Project.copy_of(prechecked_root, tmp_path / "project")
+
+
 @pytest.mark.parametrize("step", ["staged", "committed", "wrote models.py", "applied"])
-def test_a_build_killed_at_a_step_keeps_the_zone_and_the_next_build_finishes(project: Project, step: str) -> None:
+def test_a_build_killed_at_a_step_keeps_the_zone_and_the_next_build_finishes(prechecked: Project, step: str) -> None:
+    project = prechecked
     put(project.package_dir, {"ext/mine.py": MINE})
     old_models = (project.package_dir / "models.py").read_text(encoding="utf-8")
     project.write("schemas/time.yaml", SECOND_TOOL)

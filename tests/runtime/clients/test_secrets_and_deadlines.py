@@ -80,7 +80,7 @@ class _EchoHandler(BaseHTTPRequestHandler):
 
 
 class _DripHandler(BaseHTTPRequestHandler):
-    """200, then a byte every half second for a minute: each read is quick, the whole response never ends."""
+    """200, then a byte every DRIP_EVERY seconds for a minute: each read is quick, the whole response never ends."""
 
     def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
         self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -89,10 +89,10 @@ class _DripHandler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream" if streaming else "application/json")
         self.end_headers()
         try:
-            for _ in range(120):
+            for _ in range(DRIPS):
                 self.wfile.write(b"\n" if streaming else b" ")
                 self.wfile.flush()
-                time.sleep(0.5)
+                time.sleep(DRIP_EVERY)
         except OSError:
             pass  # the client gave up: the point of the test
 
@@ -123,16 +123,16 @@ class _LateStallHandler(BaseHTTPRequestHandler):
 
 
 class _HeaderDripHandler(BaseHTTPRequestHandler):
-    """A status line and then a header a byte every half second: the response never gets as far as a body."""
+    """A status line and then a header a byte every DRIP_EVERY seconds: the response never gets as far as a body."""
 
     def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
         self.rfile.read(int(self.headers.get("content-length") or 0))
         try:
             self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
-            for _ in range(120):
+            for _ in range(DRIPS):
                 self.wfile.write(b"a")
                 self.wfile.flush()
-                time.sleep(0.5)
+                time.sleep(DRIP_EVERY)
         except OSError:
             pass
 
@@ -303,12 +303,15 @@ def test_a_short_key_is_masked_where_it_stands_alone_not_inside_words(short: str
 
 # ---- the deadline of a model call ----
 
-BOUND = 5.0  # seconds: timeout=1 plus room for a slow machine; without the deadline the drip holds 60 s
-STALL_TIMEOUT, STALL_AFTER = 3.0, 2.8  # a byte just before the deadline restarts a per-read timeout of 3 s
+# The call's deadline, five times the drip's pace: every read is quick, only the whole call can take too long.
+CALL_TIMEOUT = 0.5
+DRIP_EVERY, DRIPS = 0.1, 600  # a byte every 0.1 s for a minute
+BOUND = 5.0  # seconds: the deadline plus room for a slow machine; without the deadline the drip holds 60 s
+STALL_TIMEOUT, STALL_AFTER = 2.0, 1.8  # a byte just before the deadline restarts a per-read timeout of 2 s
 
 
 def _dripping(drip: str, wire: str = "openai-chat") -> Any:
-    return rt.HTTPModel(drip, "m", wire=wire, api_key=KEY, timeout=1, retry=NO_RETRY)
+    return rt.HTTPModel(drip, "m", wire=wire, api_key=KEY, timeout=CALL_TIMEOUT, retry=NO_RETRY)
 
 
 def test_a_dripping_endpoint_cannot_hold_a_sync_call_past_its_deadline(drip: str) -> None:
@@ -323,13 +326,13 @@ def test_a_dripping_endpoint_cannot_hold_a_sync_call_past_its_deadline(drip: str
         assert time.monotonic() - started < BOUND
     finally:
         model.close()
-    assert any(isinstance(e, rt.StreamError) and "more than 1" in e.message for e in events), events
+    assert any(isinstance(e, rt.StreamError) and f"more than {CALL_TIMEOUT}" in e.message for e in events), events
     assert isinstance(events[-1], rt.MessageEnd) and not events[-1].complete
 
 
 def test_a_stall_just_before_the_deadline_ends_the_sync_stream_at_the_deadline(late_stall: str) -> None:
     # Waiting for the next chunk only between chunks would hold the call a whole per-read timeout more
-    # (until about 5.8 s here); the deadline is 3 s.
+    # (until STALL_AFTER + STALL_TIMEOUT, 3.8 s, at the least); the deadline is 2 s.
     model = rt.HTTPModel(late_stall, "m", api_key=KEY, timeout=STALL_TIMEOUT, retry=NO_RETRY)
     try:
         started = time.monotonic()
@@ -337,8 +340,8 @@ def test_a_stall_just_before_the_deadline_ends_the_sync_stream_at_the_deadline(l
         held = time.monotonic() - started
     finally:
         model.close()
-    assert held < STALL_TIMEOUT + STALL_AFTER - 1.0, held
-    assert any(isinstance(e, rt.StreamError) and "more than 3" in e.message for e in events), events
+    assert held < STALL_AFTER + STALL_TIMEOUT - 0.5, held
+    assert any(isinstance(e, rt.StreamError) and f"more than {STALL_TIMEOUT}" in e.message for e in events), events
 
 
 def test_a_dripping_endpoint_cannot_hold_an_async_call_past_its_deadline(drip: str) -> None:
@@ -420,8 +423,8 @@ def _call(name: str, index: int) -> dict[str, Any]:
 def test_slow_sync_handlers_never_make_queued_fast_ones_time_out_unrun() -> None:
     ran: list[int] = []
     tools = rt.Registry({}, max_workers=8)
-    tools.add("slow", SCHEMA, lambda args, ctx: time.sleep(0.3) or "slow")
-    tools.add("fast", SCHEMA, lambda args, ctx: ran.append(1) or "fast", timeout=1.0)
+    tools.add("slow", SCHEMA, lambda args, ctx: time.sleep(0.15) or "slow")
+    tools.add("fast", SCHEMA, lambda args, ctx: ran.append(1) or "fast", timeout=0.5)
 
     async def crowd() -> list[Any]:
         calls = [_call("slow", i) for i in range(85)] + [_call("fast", i) for i in range(5)]
@@ -429,14 +432,15 @@ def test_slow_sync_handlers_never_make_queued_fast_ones_time_out_unrun() -> None
 
     outcomes = asyncio.run(crowd())
     fast = [o for o in outcomes if o.name == "fast"]
-    # 85 x 0.3 s on 8 threads queue the fast calls for seconds, past their 1 s timeout: it counts from the start.
+    # 85 x 0.15 s on 8 threads queue the fast calls for over 1.5 s, past their 0.5 s timeout: it counts from the
+    # start.
     assert [o.is_error for o in fast] == [False] * 5 and len(ran) == 5
     assert all(not o.is_error for o in outcomes)
 
 
 def test_a_sync_dispatch_deadline_counts_from_when_the_handler_starts() -> None:
     tools = rt.Registry({}, max_workers=1)
-    tools.add("slow", SCHEMA, lambda args, ctx: time.sleep(1.5) or "slow", timeout=10)
+    tools.add("slow", SCHEMA, lambda args, ctx: time.sleep(1.0) or "slow", timeout=10)
     tools.add("fast", SCHEMA, lambda args, ctx: "fast", timeout=0.5)
     slow = threading.Thread(target=tools.dispatch, args=(_call("slow", 0),))
     slow.start()
