@@ -112,8 +112,7 @@ def _fits(rewrite: Any, schema: Any, invariants: Any, problems: list[str]) -> bo
     return True
 
 
-def _verdicts(root: Path) -> dict[int, Verdict]:
-    lowered = lower(load_config(root))
+def _verdicts(lowered: Any) -> dict[int, Verdict]:
     definitions = [_definition(tool) for tool in lowered.project.tools]
     sources = [(raw, definition) for (raw, _), definition in zip(lowered.sources, definitions, strict=True)]
     findings = lint(sources, gemini_subset=True)
@@ -160,13 +159,14 @@ def lint_chunk(job: tuple[int, list[dict[str, Any]]]) -> dict[int, Verdict]:
         root = Path(scratch)
         _write_project(root, f"corpus_lint_{number}", defs, True)
         try:
-            lower(load_config(root))
+            lowered = lower(load_config(root))
             kept = list(range(len(defs)))
         except InvalidInputError as error:
             rejected = {_tool_index(d.pointer) for d in error.diagnostics if d.severity.value == "error"}
             kept = [i for i in range(len(defs)) if i not in rejected]
             _write_project(root, f"corpus_lint_{number}", (defs[i] for i in kept), True)
-        verdicts = _verdicts(root)
+            lowered = lower(load_config(root))
+        verdicts = _verdicts(lowered)
     return {kept[i]: verdict for i, verdict in verdicts.items()}
 
 
