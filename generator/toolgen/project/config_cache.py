@@ -38,15 +38,19 @@ def cached_config(root: Path, path: Path | None) -> Config | None:
         stored = json.loads((root / CACHE_DIR / _NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(stored, dict) or stored.get("key") != _key(root, file, text, source_digest()):
+    digest = text_digest(text)
+    if not isinstance(stored, dict) or stored.get("key") != _key(root, file, digest, source_digest()):
         return None
     settings = stored.get("settings")
     if not isinstance(settings, dict):
         return None
     try:
-        return Config(root=root, **{name: _tupled(value) for name, value in settings.items()})
+        config = Config(root=root, **{name: _tupled(value) for name, value in settings.items()})
     except TypeError:
         return None
+    # Settings of another text under this text's key (the file saved while a verb read it, or a hand edit) would
+    # pass the manifest's check as that other text's: they must be this very text's.
+    return config if config.text_digest == digest and config.display == display_path(root, file) else None
 
 
 def remember_config(config: Config, path: Path | None) -> None:
@@ -55,9 +59,12 @@ def remember_config(config: Config, path: Path | None) -> None:
 
     file = path or config.root / CONFIG_NAME
     try:
-        text = file.read_bytes().decode("utf-8-sig")
         settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name != "root"}
-        content = json.dumps({"key": _key(config.root, file, text, source_digest()), "settings": settings})
+        # Keyed by the digest of the text `config` was read from, not by the file read again: one saved since
+        # must not find the settings of the text before it.
+        content = json.dumps(
+            {"key": _key(config.root, file, config.text_digest, source_digest()), "settings": settings}
+        )
         folder = config.root / CACHE_DIR
         folder.mkdir(exist_ok=True)
         staged = folder / f".{_NAME}.{os.getpid()}"
@@ -67,8 +74,8 @@ def remember_config(config: Config, path: Path | None) -> None:
         pass
 
 
-def _key(root: Path, file: Path, text: str, source: str) -> str:
-    return f"{_FORMAT}:{display_path(root, file)}:{text_digest(text)}:{source}"
+def _key(root: Path, file: Path, digest: str, source: str) -> str:
+    return f"{_FORMAT}:{display_path(root, file)}:{digest}:{source}"
 
 
 def _tupled(value: Any) -> Any:
@@ -173,7 +180,7 @@ def read_plain(text: str, display: str) -> PlainDocument | None:
     positions: dict[tuple[str, ...], tuple[int, int]] = {}
     try:
         data, end = _mapping(lines, 0, 0, (), positions)
-    except _NotPlain:
+    except (_NotPlain, RecursionError):  # mappings nested past the stack: PyYAML says how deep it reads
         return None
     return PlainDocument(display, text, data, positions) if end == len(lines) else None
 
@@ -249,10 +256,10 @@ def _inline(
         at = _spaces(text, at)
         if text.startswith("]", at) and not items:
             break
-        value, width = _scalar(text[at:], in_flow=True)
+        value, after = _scalar(text, at, in_flow=True)  # from `at`, not a copy of the rest: a long list stays linear
         positions[(*pointer, str(len(items)))] = (number, column + at)
         items.append(value)
-        at = _spaces(text, at + width)
+        at = _spaces(text, after)
         if text.startswith("]", at):
             break
         if not text.startswith(",", at):
@@ -266,35 +273,35 @@ def _scalar_line(
     text: str, number: int, column: int, pointer: tuple[str, ...], positions: dict[tuple[str, ...], tuple[int, int]]
 ) -> Any:
     """A scalar that is the rest of its line (but for a comment)."""
-    value, width = _scalar(text, in_flow=False)
+    value, width = _scalar(text, 0, in_flow=False)
     _end_of_line(text, width)
     positions[pointer] = (number, column)
     return value
 
 
-def _scalar(text: str, *, in_flow: bool) -> tuple[Any, int]:
-    """The scalar `text` starts with, and how many characters it spans."""
-    if text.startswith("'"):
-        end = 1
+def _scalar(text: str, at: int, *, in_flow: bool) -> tuple[Any, int]:
+    """The scalar that starts at `text[at]`, and the index just after it."""
+    if text.startswith("'", at):
+        end = at + 1
         while True:
             end = text.find("'", end)
             if end < 0:
                 raise _NotPlain  # it goes on to the next line
             if not text.startswith("''", end):
-                return text[1:end].replace("''", "'"), end + 1
+                return text[at + 1 : end].replace("''", "'"), end + 1
             end += 2
-    if text.startswith('"'):
-        end = text.find('"', 1)
-        if end < 0 or "\\" in text[1:end]:
+    if text.startswith('"', at):
+        end = text.find('"', at + 1)
+        if end < 0 or "\\" in text[at + 1 : end]:
             raise _NotPlain
-        return text[1:end], end + 1
-    found = re.match(_PLAIN, text)
+        return text[at + 1 : end], end + 1
+    found = re.compile(_PLAIN).match(text, at)
     if found is None:
         raise _NotPlain
     plain = found.group().rstrip(" ")
     if ": " in plain or plain.endswith(":") or (in_flow and ":" in plain) or re.fullmatch(_NOT_STRING, plain):
         raise _NotPlain
-    return _BOOL.get(plain, plain), len(plain)
+    return _BOOL.get(plain, plain), at + len(plain)
 
 
 def _spaces(text: str, at: int) -> int:

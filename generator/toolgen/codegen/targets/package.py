@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -41,6 +42,8 @@ _REGISTRY_MEMBERS = frozenset(
 # In the folder render_package is given to keep things in: the templates compiled, the runtime as carried.
 _COMPILED = "templates"
 _CARRIED = "runtime.json"
+# The sha256 each compiled template's file starts with (_CompiledTemplates).
+_CHECK_SIZE = 32
 RUNTIME_EXPORTS = ("ToolSpec", "ToolgenValidationError", "ValidationProblem")
 # Canonical object models that get a validate_<name>() of their own.
 VALIDATED_MODELS = ("ToolCall", "Usage", "ToolDefinition", "Messages")
@@ -69,8 +72,10 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
     Jinja keys each file by the template's name and a hash of its text; the names here also carry the generator's
     fingerprint (toolgen's code, so the environment's options, and jinja's version), and files of any other are
-    removed as a new one is written. A file that does not read back (cut short, or edited) is compiled again, and
-    one that cannot be written only leaves the next build to compile it too.
+    removed as a new one is written. Each file starts with a hash of the compiled code after it: jinja checks only
+    the template's text, so code edited since (a changed literal still loads) would reach the package. A file that
+    does not read back whole (cut short, or edited) is compiled again, and one that cannot be written only leaves
+    the next build to compile it too.
     """
 
     def __init__(self, folder: Path, fingerprint: str) -> None:
@@ -79,17 +84,32 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:
-            super().load_bytecode(bucket)
-        except Exception:  # noqa: BLE001 - whatever a damaged file raises, the template is compiled anew
+            with open(self._get_cache_filename(bucket), "rb") as file:
+                data = file.read()
+        except OSError:
+            return
+        body = data[_CHECK_SIZE:]
+        if hashlib.sha256(body).digest() != data[:_CHECK_SIZE]:
+            return
+        try:
+            bucket.bytecode_from_string(body)
+        except Exception:  # noqa: BLE001 - whatever a file jinja cannot read raises, the template is compiled anew
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        body = bucket.bytecode_to_string()
+        name = self._get_cache_filename(bucket)
+        partial = f"{name}.{os.getpid()}.partial"
         with contextlib.suppress(OSError):
             os.makedirs(self.directory, exist_ok=True)
-            super().dump_bytecode(bucket)
-            for name in os.listdir(self.directory):
-                if not name.startswith(self.prefix):
-                    os.unlink(os.path.join(self.directory, name))
+            with open(partial, "wb") as file:
+                file.write(hashlib.sha256(body).digest() + body)
+            os.replace(partial, name)
+            for other in os.listdir(self.directory):
+                if not other.startswith(self.prefix):
+                    os.unlink(os.path.join(self.directory, other))
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
 
 
 def _fingerprint() -> str:
