@@ -386,11 +386,14 @@ def main() -> None:
     revision = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
+    # The results are committed: name the runtime by its place in this checkout, never by a machine's path.
+    generator = options.generator.resolve()
+    shown = generator.relative_to(REPO) if generator.is_relative_to(REPO) else "another checkout's generator/"
     head = [
         f"Command: `python benchmarks/bench_stream.py`{' --quick' if options.quick else ''}",
         "",
         f"- {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.system()} {platform.machine()},"
-        f" {os.cpu_count()} CPUs; Python {platform.python_version()}; the runtime of {options.generator}"
+        f" {os.cpu_count()} CPUs; Python {platform.python_version()}; the runtime of {shown}"
         f" (working tree at {revision or '?'})",
         f"- CPU time: {rounds} rounds, every case interleaved, medians; 1-minute load average {load_before}"
         f" before, {load_after} after (2 cores: above 2, other work shared them)",
