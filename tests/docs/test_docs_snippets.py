@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.docs_site import PROJECT_TOOLS, SNIPPETS, snippet_environment, snippet_files
+from support.docs_site import PROJECT_TOOLS, SNIPPETS, run_in, snippet_files
 from support.projects import REPO_ROOT
 
 from toolgen.api import decode
@@ -38,30 +38,14 @@ def _expected_output(snippet: Path, stdout: str) -> None:
 
 @pytest.mark.parametrize("snippet", PYTHON, ids=_name)
 def test_python_snippet_runs(snippet: Path, docs_project: Path) -> None:
-    ran = subprocess.run(
-        [sys.executable, str(snippet)],
-        cwd=docs_project,
-        env=snippet_environment(docs_project),
-        capture_output=True,
-        text=True,
-        timeout=SNIPPET_SECONDS,
-        check=False,
-    )
+    ran = run_in(docs_project, sys.executable, str(snippet), seconds=SNIPPET_SECONDS)
     assert ran.returncode == 0, _ran(ran, snippet)
     _expected_output(snippet, ran.stdout)
 
 
 @pytest.mark.parametrize("snippet", SHELL, ids=_name)
 def test_shell_snippet_runs(snippet: Path, tmp_path: Path) -> None:
-    ran = subprocess.run(
-        ["bash", "-euo", "pipefail", str(snippet)],
-        cwd=tmp_path,
-        env=snippet_environment(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=SNIPPET_SECONDS,
-        check=False,
-    )
+    ran = run_in(tmp_path, "bash", "-euo", "pipefail", str(snippet), seconds=SNIPPET_SECONDS)
     assert ran.returncode == 0, _ran(ran, snippet)
     _expected_output(snippet, ran.stdout)
 
@@ -107,14 +91,6 @@ def test_the_docs_project_builds_every_project_tool(docs_project: Path) -> None:
 def test_the_snippet_checks_find_a_failing_snippet(docs_project: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("from toolgen_sdk import no_such_function\n", encoding="utf-8")
-    ran = subprocess.run(
-        [sys.executable, str(broken)],
-        cwd=docs_project,
-        env=snippet_environment(docs_project),
-        capture_output=True,
-        text=True,
-        timeout=SNIPPET_SECONDS,
-        check=False,
-    )
+    ran = run_in(docs_project, sys.executable, str(broken), seconds=SNIPPET_SECONDS)
     assert ran.returncode != 0
     assert "no_such_function" in ran.stderr

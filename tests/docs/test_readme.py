@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 from support.docs_commands import command_problems
-from support.docs_site import PROJECT_TOOLS, Block, blocks, snippet_environment
+from support.docs_site import PROJECT_TOOLS, Block, blocks, run_in
 from support.projects import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
@@ -41,15 +40,7 @@ def test_the_readme_python_examples_run_and_print_what_they_say(docs_project: Pa
     for number, example in enumerate(examples):
         script = tmp_path / f"readme_example_{number}.py"
         script.write_text("\n".join(example.lines) + "\n", encoding="utf-8")
-        ran = subprocess.run(
-            [sys.executable, str(script)],
-            cwd=docs_project,
-            env=snippet_environment(docs_project),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        ran = run_in(docs_project, sys.executable, str(script))
         assert ran.returncode == 0, f"{example.where}\n{ran.stderr}"
         printed = ran.stdout.splitlines()
         # A comment line of an example shows output: each one is a line the example printed.

@@ -143,15 +143,7 @@ def package_help(docs_project: Path) -> dict[str, str]:
     helps: dict[str, str] = {}
     for subcommand in ("", "serve", "mcp"):
         command = [sys.executable, "-m", "toolgen_sdk", *([subcommand] if subcommand else []), "--help"]
-        ran = subprocess.run(
-            command,
-            cwd=docs_project,
-            env=snippet_environment(docs_project),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        ran = run_in(docs_project, *command, seconds=60)
         assert ran.returncode == 0, ran.stderr
         helps[subcommand] = ran.stdout
     return helps
@@ -164,3 +156,16 @@ def snippet_environment(project: Path) -> dict[str, str]:
     environment["PYTHONPATH"] = str(project / "generated")
     environment.pop("TOOLGEN_RELEASE_WHEEL", None)
     return environment
+
+
+def run_in(folder: Path, *command: str, seconds: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run a snippet's command in `folder` as a reader would: toolgen on PATH, the folder's package importable."""
+    return subprocess.run(
+        list(command),
+        cwd=folder,
+        env=snippet_environment(folder),
+        capture_output=True,
+        text=True,
+        timeout=seconds,
+        check=False,
+    )
