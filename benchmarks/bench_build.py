@@ -639,9 +639,11 @@ def split_build(root: Path) -> tuple[float, float, float]:
     import datamodel_code_generator
 
     import toolgen
-
-    (root / ".toolgen-cache" / "models.json").unlink(missing_ok=True)
     import toolgen.codegen.targets.models as models_target
+    from toolgen.output.build_cache import models_cache_path
+    from toolgen.project.config import load_config
+
+    models_cache_path(load_config(root)).unlink(missing_ok=True)
 
     generate: list[float] = []
     rewrite: list[float] = []
@@ -723,6 +725,7 @@ def stage_split(root: Path, rounds: int = 3) -> str:
         from toolgen.codegen.targets.models import render_models
         from toolgen.codegen.targets.package import render_package
         from toolgen.ir.lower import lower
+        from toolgen.output.build_cache import models_cache_path
         from toolgen.project.config import load_config
 
         totals: list[float] = []
@@ -735,7 +738,7 @@ def stage_split(root: Path, rounds: int = 3) -> str:
             split.setdefault(name, []).append(time.perf_counter() - start)
 
         for _ in range(rounds):
-            (root / ".toolgen-cache" / "models.json").unlink(missing_ok=True)  # the stages below make the models
+            models_cache_path(load_config(root)).unlink(missing_ok=True)  # the stages below make the models
             totals.append(timed(lambda: toolgen.build(root, force=True)))
             config = load_config(root)
             header = header_line(config)

@@ -22,18 +22,19 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 def cli_reference(group: click.Group) -> str:
     """Markdown for every command of the group: usage, help and a table of its arguments and options."""
     context = click.Context(group, info_name="toolgen")
-    sections = [_command_section(group, context, "toolgen", level=3)]
+    sections = [_command_section(group, "toolgen")]
     for name in sorted(group.list_commands(context)):
         command = group.get_command(context, name)
         if command is not None and not command.hidden:
-            sections.append(_command_section(command, context, f"toolgen {name}", level=3))
+            sections.append(_command_section(command, f"toolgen {name}"))
     return "\n\n".join(sections)
 
 
-def _command_section(command: click.Command, parent: click.Context, path: str, *, level: int) -> str:
-    context = click.Context(command, info_name=path, parent=None)
+def _command_section(command: click.Command, path: str) -> str:
+    context = click.Context(command, info_name=path)
     usage = " ".join(command.collect_usage_pieces(context))
-    lines = [f"{'#' * level} `{path}`", "", "```text", f"Usage: {path} {usage}".rstrip(), "```", ""]
+    # Third-level headings: the page's own "Option reference" section holds them.
+    lines = [f"### `{path}`", "", "```text", f"Usage: {path} {usage}".rstrip(), "```", ""]
     if command.help:
         lines += [_first_paragraphs(command.help), ""]
     rows = [_row(parameter, context) for parameter in command.get_params(context)]

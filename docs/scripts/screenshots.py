@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -132,8 +132,8 @@ def require_browser() -> Any:
             "playwright is not installed: pip install -e '.[test]' (or pip install playwright); "
             "the browser itself is Debian's chromium, no `playwright install` needed"
         ) from None
-    if not os.path.exists(CHROMIUM):
-        raise ScreenshotError(f"chromium is not installed ({CHROMIUM}): apt-get install chromium")
+    if CHROMIUM is None or not os.path.exists(CHROMIUM):
+        raise ScreenshotError("chromium is not on PATH: apt-get install chromium")
     return sync_api
 
 

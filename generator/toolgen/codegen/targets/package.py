@@ -79,8 +79,8 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
     """
 
     def __init__(self, folder: Path, fingerprint: str) -> None:
-        super().__init__(str(folder), f"{fingerprint[:32]}-%s.cache")
         self.prefix = f"{fingerprint[:32]}-"
+        super().__init__(str(folder), self.prefix + "%s.cache")
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:

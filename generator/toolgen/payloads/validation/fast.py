@@ -212,7 +212,7 @@ def _same_runtime(sdk: ModuleType) -> bool:
     ours = os.path.dirname(toolgen.runtime.__file__)  # what the build copies (targets/package.py's RUNTIME_DIR)
     copy = os.path.join(os.path.dirname(str(sdk.__file__)), "_runtime")
     try:
-        theirs = set(_sources(copy, ""))
+        theirs = {name for name, _ in _files(Path(copy), "") if name.endswith(".py")}
         return theirs >= _USED and all(_same_bytes(ours, copy, name) for name in theirs)
     except OSError:
         return False
@@ -220,17 +220,6 @@ def _same_runtime(sdk: ModuleType) -> bool:
 
 # The runtime modules the fast path runs in toolgen's copy, instead of the package's.
 _USED = frozenset({"models/jsontext.py", "wires/pairing.py"})
-
-
-def _sources(folder: str, prefix: str) -> Iterator[str]:
-    """Every module under `folder`, relative to it (os.scandir: a first run compares some 200 of them)."""
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.is_dir():
-                if entry.name != "__pycache__":
-                    yield from _sources(entry.path, f"{prefix}{entry.name}/")
-            elif entry.name.endswith(".py"):
-                yield prefix + entry.name
 
 
 def _same_bytes(ours: str, theirs: str, name: str) -> bool:
