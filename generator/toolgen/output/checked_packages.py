@@ -6,9 +6,14 @@ loaded from outside the package (the standard library, pydantic and whatever els
 of its module search path, the stamp it had: modification and change times, inode and size (a change time
 cannot be set back, and a file replaced is a new inode). A later build whose package has the same digest stats
 those files and folders again: when every one is as recorded (nothing was installed, upgraded or removed there),
-the package would import as it did, and the check is not run again. Anything else, a single byte of one
-module or one file of the environment, runs the whole check: every module of a package imports its shared modules,
-so no part of it can be taken as checked on its own.
+the package would import as it did, and the check is not run again. A file of the environment changed runs the
+whole check.
+
+The record also holds the parts of the package that passed: one key per tool, a digest of the tool's definition,
+its own model modules (those holding its models and imported by no other module) and every other file of the
+package but `tools.py` (which holds every definition). A package that differs from the last one only in some tools'
+definitions or own modules, in the environment that one passed in, is checked for those tools: a tool's own modules
+import nothing but files its key holds, and its validators read nothing else, so the rest passed as they are.
 
 The record is a cache in the project's scratch folder, like the compiled modules: a lost or unreadable one only
 makes the next build check again.
@@ -30,7 +35,7 @@ from toolgen.core.stamps import stamp
 RECORD = "checked.json"
 # The packages remembered: a project's last few builds (a branch switched back and forth, a forced rebuild).
 KEEP = 4
-_VERSION = 3
+_VERSION = 4
 
 # One file or folder of a check's environment: its path and stamp (core/stamps.py's, the fields the check's
 # script writes in the same order).
@@ -80,16 +85,31 @@ class CheckedPackages:
                 return int(entry["tools"]) if unchanged(entry["environment"]) else None
         return None
 
+    def reusable(self) -> tuple[list[str], list[Stat]] | None:
+        """The parts of the last package that passed and the environment it passed in, while that environment is
+        as it was: a tool whose part key is among them passed as it is (see the module docstring)."""
+        entries = self._entries()
+        if not entries or not unchanged(entries[0]["environment"]):
+            return None
+        last = entries[0]
+        environment: list[Stat] = [(str(p), int(a), int(b), int(c), int(d)) for p, a, b, c, d in last["environment"]]
+        return list(last.get("parts", [])), environment
+
     def current(self) -> bool:
         """Whether the last package that passed did so in the environment there is now: then a build may well
         make one that passed before (a forced rebuild, a change undone)."""
         entries = self._entries()
         return bool(entries) and unchanged(entries[0]["environment"])
 
-    def add(self, digest: str, tools: int, environment: Iterable[Stat]) -> None:
-        """Remember that the package of `digest`, with `tools` tools, passed in `environment`; a record that cannot
-        be written is only a check more next time."""
-        entry = {"digest": digest, "tools": tools, "environment": sorted({tuple(stat) for stat in environment})}
+    def add(self, digest: str, tools: int, environment: Iterable[Stat], parts: Iterable[str] = ()) -> None:
+        """Remember that the package of `digest`, with `tools` tools and the tool `parts` (keys), passed in
+        `environment`; a record that cannot be written is only a check more next time."""
+        entry = {
+            "digest": digest,
+            "tools": tools,
+            "environment": sorted({tuple(stat) for stat in environment}),
+            "parts": sorted(set(parts)),
+        }
         entries = [entry, *(old for old in self._entries() if old["digest"] != digest)][:KEEP]
         partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
         with contextlib.suppress(OSError):
@@ -103,9 +123,11 @@ class CheckedPackages:
 def _well_formed(entry: object) -> bool:
     if not isinstance(entry, dict) or not isinstance(entry.get("digest"), str):
         return False
-    environment = entry.get("environment")
+    environment, parts = entry.get("environment"), entry.get("parts", [])
     return (
         isinstance(entry.get("tools"), int)
+        and isinstance(parts, list)
+        and all(isinstance(part, str) for part in parts)
         and isinstance(environment, list)
         and all(
             isinstance(stat, list)

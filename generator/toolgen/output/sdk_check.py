@@ -32,7 +32,7 @@ from typing import Any
 from toolgen.core.diagnostics import Diagnostic, Severity
 from toolgen.core.disk import remove_files
 from toolgen.core.errors import BrokenPackageError, ExternalToolError, InvalidInputError
-from toolgen.output.checked_packages import RECORD, CheckedPackages, package_digest
+from toolgen.output.checked_packages import RECORD, CheckedPackages, Stat, package_digest
 
 MARKER = "toolgen-sdk-check: "
 # A fresh interpreter allows 1000 frames; the package must import and validate with this many.
@@ -169,15 +169,78 @@ def python_modules(path):
     return sorted(name[:-3] for name in names if name.endswith(".py") and name != "__init__.py")
 
 
+def tool_parts(definitions):
+    # Each tool's part key: its definition, its own model modules (holding its models, imported by no other
+    # module) and every other file but tools.py (toolgen.output.checked_packages); tools without own modules
+    # found have no key, and are always checked.
+    import re
+
+    models_dir = os.path.join(folder, package, "_tool_models")
+    texts = {
+        os.path.basename(path)[:-3]: data
+        for path, data in sources.items()
+        if os.path.dirname(path) == models_dir and path.endswith(".py") and not path.endswith("__init__.py")
+    }
+    homes, referenced = {}, set()
+    for module, data in texts.items():
+        for name in re.findall(rb"^class (\\w+)\\(", data, re.M):
+            homes.setdefault(name.decode("ascii"), set()).add(module)
+        referenced.update(name.decode("ascii") for name in re.findall(rb"_tool_models\\.(\\w+)", data))
+    owned, claims = {}, {}
+    for tool, definition in definitions.items():
+        named = [definition.get(field) for field in ("args_model", "result_model")] if isinstance(definition, dict) else [1]
+        found = [homes.get(name) if isinstance(name, str) else None for name in named if name is not None]
+        if found and all(home is not None and len(home) == 1 for home in found):
+            owned[tool] = {module for home in found for module in home}
+            for module in owned[tool]:
+                claims[module] = claims.get(module, 0) + 1
+    owned = {
+        tool: modules
+        for tool, modules in owned.items()
+        if all(claims[module] == 1 and module not in referenced for module in modules)
+    }
+    own_paths = {os.path.join(models_dir, f"{module}.py") for modules in owned.values() for module in modules}
+    tools_path = os.path.join(folder, package, "tools.py")
+    base = hashlib.blake2b(json.dumps([job["salt"], sys.version, sys.executable, package]).encode(), digest_size=16)
+    for path in sorted(sources):
+        if path != tools_path and path not in own_paths:
+            base.update(f"\\0{os.path.relpath(path, folder)}\\0{len(sources[path])}\\0".encode("utf-8", "surrogatepass"))
+            base.update(sources[path])
+    keys = {}
+    for tool, modules in owned.items():
+        key = base.copy()
+        key.update(json.dumps([tool, definitions[tool]], sort_keys=True, default=repr).encode("utf-8", "surrogatepass"))
+        for module in sorted(modules):
+            key.update(f"\\0{module}\\0{len(texts[module])}\\0".encode("utf-8", "surrogatepass"))
+            key.update(texts[module])
+        keys[tool] = key.hexdigest()
+    return keys, owned
+
+
 modules = [name for name in python_modules(f"{folder}/{package}") if name != "__main__"]
-# Each shard imports the whole package and its share of the per-tool model modules and tools.
-own_modules = python_modules(f"{folder}/{package}/_tool_models")[shard::shards]
+# Each shard imports the whole package and its share of the per-tool model modules and tools, but for the tools
+# whose part passed before (`passed`, sent only with the files) and their own modules.
+keys, skipped, skipped_modules = {}, set(), set()
 try:
     importlib.import_module(package)
     for module in modules:
         importlib.import_module(f"{package}.{module}")
+    if sources is not None and job.get("passed") is not None:
+        import hashlib
+
+        definitions = getattr(importlib.import_module(f"{package}.tools").TOOLS, "_definitions", None)
+        if isinstance(definitions, dict):
+            keys, owned = tool_parts(definitions)
+            passed = set(job["passed"])
+            skipped = {tool for tool, key in keys.items() if key in passed}
+            skipped_modules = {module for tool in skipped for module in owned[tool]}
+    own_modules = python_modules(f"{folder}/{package}/_tool_models")[shard::shards]
     for module in own_modules:
-        importlib.import_module(f"{package}._tool_models.{module}")
+        if module not in skipped_modules:
+            importlib.import_module(f"{package}._tool_models.{module}")
+        elif cache:  # its compiled code stays in the cache for the build that checks it again
+            path = os.path.join(folder, package, "_tool_models", f"{module}.py")
+            used.append(hashlib.blake2b(salt + sources[path], digest_size=20).hexdigest())
 except Exception as error:
     report(imported=False, error=described(error))
     raise SystemExit(0)
@@ -192,10 +255,13 @@ except Exception as error:
     raise SystemExit(0)
 refused = runtime.ToolgenValidationError
 problems = []
-own_tools = list(tools.TOOLS.items())[shard::shards]
-for name, spec in own_tools:
+own_tools = list(tools.TOOLS)[shard::shards]
+for name in own_tools:
+    if name in skipped:
+        continue
     checks = []
     try:
+        spec = tools.TOOLS[name]
         sample = runtime.example_value(spec.input_schema or {})
         checks = [
             ("its example arguments", validators.validate_tool_arguments, sample),
@@ -233,7 +299,8 @@ def environment():
     return found
 
 
-report(imported=True, problems=problems, tools=len(own_tools), compiled=used, environment=environment())
+parts = sorted(keys.values()) if shard == 0 else []
+report(imported=True, problems=problems, tools=len(own_tools), compiled=used, environment=environment(), parts=parts)
 """
 
 
@@ -300,12 +367,13 @@ class Checker:
         as those files say, so that the build may stage them there meanwhile; returns what waits for the verdict,
         raising when the check fails (see check_staged_package)."""
         folder = folder.resolve()  # the check runs in it, so a relative path would be read twice
-        digest = None
+        digest, reused = None, None
         if files is not None and self._record is not None:
             digest = package_digest(package, files, _CHECKER)
             passed = self._record.passed(digest)
             if passed is not None:  # these bytes passed, and nothing they imported has changed since
                 return lambda place: CheckedPackage(passed)
+            reused = self._record.reusable()
         if files is None:
             tool_modules = folder / package / _TOOL_MODULES
             names = (
@@ -313,7 +381,8 @@ class Checker:
             )
         else:
             names = list(files)
-        shards = _shards(_tool_module_count(names))
+        # A package like the last one that passed is mostly checked already: one interpreter checks the rest.
+        shards = 1 if reused is not None and reused[0] else _shards(_tool_module_count(names))
         while len(self._waiting) < shards:
             self._waiting.append(self._start())
         running, self._waiting = self._waiting[:shards], self._waiting[shards:]
@@ -322,6 +391,9 @@ class Checker:
         for shard, process in enumerate(running):
             job = {"folder": str(folder), "package": package, "shard": shard, "shards": shards, "cache": cache}
             job["sent"] = files is not None
+            # With a record to keep, the check works out each tool's part key; None asks for none.
+            job["passed"] = None if digest is None else [] if reused is None else reused[0]
+            job["salt"] = _CHECKER
             # Fed from a thread: an interpreter still importing pydantic reads only once it is done.
             feeder = threading.Thread(target=_feed, args=(process, json.dumps(job) + "\n" + sent), daemon=True)
             feeder.start()
@@ -334,11 +406,13 @@ class Checker:
                 found = [_result(process, feeder, deadline) for process, feeder in started]
             finally:  # one that crashed or timed out leaves the others nothing to do
                 _stop(started)
-            return self._judged(found, place, digest)
+            return self._judged(found, place, digest, [] if reused is None else reused[1])
 
         return verdict
 
-    def _judged(self, found: list[dict[str, Any]], place: Place, digest: str | None) -> CheckedPackage:
+    def _judged(
+        self, found: list[dict[str, Any]], place: Place, digest: str | None, reused: Iterable[Stat]
+    ) -> CheckedPackage:
         broken = next((result for result in found if not result["imported"]), None)
         if broken is not None:
             raise BrokenPackageError(
@@ -352,7 +426,10 @@ class Checker:
             _prune(self._bytecode, {str(key) for result in found for key in result.get("compiled", [])})
         tools = sum(int(result["tools"]) for result in found)
         if digest is not None and self._record is not None:
-            self._record.add(digest, tools, (tuple(stat) for result in found for stat in result["environment"]))
+            # The tools taken as checked imported what the last package's check recorded.
+            environment = [*reused, *(tuple(stat) for result in found for stat in result["environment"])]
+            parts = (str(part) for result in found for part in result.get("parts", []))
+            self._record.add(digest, tools, environment, parts)
         return CheckedPackage(tools)
 
     def close(self) -> None:
