@@ -20,7 +20,7 @@ from typing import Any, Self
 import httpx
 import pytest
 
-from support.projects import REPO_ROOT, default_sigint
+from support.projects import REPO_ROOT, SOURCE_PACKAGE, default_sigint
 
 GENERATED = REPO_ROOT / "generated"
 LIST_FILES = "list the files in the workspace"
@@ -173,6 +173,14 @@ def serving(cwd: Path, *args: str, env: dict[str, str] | None = None, graceful: 
         yield server.start()
     finally:
         server.stop(graceful=graceful)
+
+
+class SourceServer(Server):
+    """The serve verb of the package built from this checkout's runtime (the committed generated/ may lag it)."""
+
+    def __init__(self, build: Path, cwd: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        path = {"PYTHONPATH": f"{build}{os.pathsep}{cwd}"}
+        super().__init__(cwd, *args, env={**path, **(env or {})}, package=SOURCE_PACKAGE)
 
 
 def stop_all(servers: Sequence[Server]) -> None:
