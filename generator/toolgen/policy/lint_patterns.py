@@ -15,7 +15,7 @@ from typing import Any
 
 from toolgen.core.diagnostics import Diagnostic, Severity
 from toolgen.core.positions import Pointer, pointer_text
-from toolgen.runtime import PatternMatcher, pattern_risk
+from toolgen.runtime import pattern_problem, pattern_risk
 from toolgen.source.schemawalk import walk
 from toolgen.source.shapes import RawTool
 
@@ -55,7 +55,7 @@ def pattern_findings(raw: RawTool) -> Iterator[Diagnostic]:
                     "matches; toolgen's own checks stay bounded, other validators of this schema may not"
                 )
                 yield place(pointer, BACKTRACKING, message, Severity.WARNING)
-            problem = PatternMatcher(pattern).problem
+            problem = pattern_problem(pattern)
             if problem is not None:
                 message = f"at {pointer_text(pointer)}: {problem}; every value it applies to is reported unchecked"
                 yield place(pointer, UNCHECKED, message, Severity.WARNING)

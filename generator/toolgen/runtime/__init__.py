@@ -153,6 +153,7 @@ if TYPE_CHECKING:
     from .schema.matcher import PATTERN_SECONDS as PATTERN_SECONDS
     from .schema.matcher import PatternError as PatternError
     from .schema.matcher import PatternMatcher as PatternMatcher
+    from .schema.matcher import pattern_problem as pattern_problem
     from .schema.matcher import search_within as search_within
     from .schema.pattern_keywords import bounded_keywords as bounded_keywords
     from .schema.patterns import PatternCache as PatternCache

@@ -283,6 +283,7 @@ SURFACE: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "PATTERN_SECONDS",
             "PatternError",
             "PatternMatcher",
+            "pattern_problem",
             "search_within",
         ),
         ".schema.patterns": (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from toolgen.runtime import has_property_escapes, search_within
+from toolgen.runtime import has_property_escapes
 from toolgen.source.schemawalk import map_children, walk
 
 # Keywords the models check exactly (on a typed subschema) or that change nothing about validity.
@@ -165,7 +165,10 @@ def _string_fits(value: str, schema: dict[str, Any]) -> bool:
     if not isinstance(pattern, str):
         return True
     # Bounded: an imported schema's `^(a+)+$` against its own example must not stop the build. A pattern that
-    # cannot be read, or told within its time, counts as not fitting: the JSON Schema check reports it.
+    # cannot be read, or told within its time, counts as not fitting: the JSON Schema check reports it. Imported
+    # here: the matcher loads pydantic-core, which `lint` and `export` need for nothing else.
+    from toolgen.runtime import search_within
+
     return search_within(pattern, value) is True
 
 

@@ -26,6 +26,7 @@ from toolgen.runtime import (
     PatternTimeout,
     Registry,
     bounded_core_schema,
+    pattern_problem,
     schema_problems,
     schema_validator,
     tool_call,
@@ -113,6 +114,14 @@ def test_dollar_is_the_end_of_the_text_and_unicode_reads_as_in_python() -> None:
 def test_a_pattern_neither_engine_reads_is_said_so() -> None:
     matcher = PatternMatcher("(a)?(?(1)b|c)")
     assert matcher.problem is not None and "cannot be checked" in matcher.problem
+
+
+# Both engines, the backtracker alone (lookaround, a backreference), Rust's regex alone (a script), neither.
+@pytest.mark.parametrize(
+    "pattern", ["^[a-z]+$", "^(?=a)b", BACKREF, "\\p{Script=Greek}", "(a)?(?(1)b|c)", "[", "(" * 400 + ")" * 400]
+)
+def test_pattern_problem_says_what_the_matcher_says(pattern: str) -> None:
+    assert pattern_problem(pattern) == PatternMatcher(pattern).problem
 
 
 def test_a_runtime_tool_answers_in_time_on_every_pattern_keyword() -> None:
