@@ -11,7 +11,8 @@ place in the source file. Sources for each limit:
   Schema ("a select subset of an OpenAPI 3.0 schema object"): the rules are runtime/schema/fit.py's, the
   rewrites export makes. What export rewrites by itself is a warning saying what it will do; what it cannot
   rewrite (allOf or not in strict mode, a recursive $ref in Gemini's subset) is an error, since export then sends
-  the tool with strict: false or as parametersJsonSchema;
+  the tool with strict: false or as parametersJsonSchema; a dropped annotation, which changes nothing the model
+  may send, is export's note alone (a rule `note_only`);
 - description length: OpenAI refuses a function description over 1024 characters (error code
   `string_above_max_length` on `tools[N].function.description`);
 - patterns, for every provider: nested quantifiers a backtracking engine can take exponential time on, and
@@ -54,6 +55,9 @@ class Rule:
     id: str
     severity: Severity
     summary: str
+    # A rewrite that changes nothing the model may send: export's note says so, lint does not (a warning for
+    # every `$schema` would bury the findings that matter, and fail `--fail-on warning`).
+    note_only: bool = False
 
 
 RULES: Mapping[str, Rule] = MappingProxyType(
@@ -84,6 +88,12 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             Rule("gemini-type", Severity.ERROR, "Gemini's parameters subset takes one type name and string enums only"),
             Rule("gemini-composition", Severity.ERROR, "Gemini's parameters subset has anyOf, but no oneOf or allOf"),
             Rule("gemini-keyword", Severity.WARNING, "Gemini's parameters subset has no such keyword"),
+            Rule(
+                "gemini-annotation",
+                Severity.WARNING,
+                "Gemini's parameters subset has no such annotation ($schema, readOnly...); export drops it",
+                note_only=True,
+            ),
             Rule(
                 BACKTRACKING,
                 Severity.WARNING,
@@ -131,7 +141,8 @@ _FALLBACK: Mapping[str, str] = MappingProxyType(
 
 
 def fit_findings(raw: RawTool, definition: Mapping[str, Any], target: FitTarget, tag: str) -> Iterator[Diagnostic]:
-    """What export does to fit the tool into `target`'s subset: each rewrite a warning, a refusal an error.
+    """What export does to fit the tool into `target`'s subset: each rewrite a warning (but a note-only rule's),
+    a refusal an error.
 
     The rewrites are export's own (`fit_input_schema`), so lint and export cannot disagree on what is fixed. They
     are placed at the subschema in the file; a place that only exists once refs are bundled falls back to the
@@ -145,6 +156,8 @@ def fit_findings(raw: RawTool, definition: Mapping[str, Any], target: FitTarget,
         yield _finding(raw, (*base, *_tokens(unfit.pointer)), unfit.rule, tag, message, at_key=True)
         return
     for rewrite in rewrites:
+        if RULES[rewrite.rule].note_only:
+            continue
         message = f"export rewrites this: {rewrite.text}"
         where = (*base, *_tokens(rewrite.pointer), *((rewrite.keyword,) if rewrite.keyword else ()))
         yield _finding(raw, where, rewrite.rule, tag, message, at_key=bool(rewrite.keyword), severity=Severity.WARNING)

@@ -9,7 +9,15 @@ import jsonschema
 import pydantic
 import pytest
 
-from toolgen.runtime.schema.fit import GEMINI_KEYWORDS, Unfit, drop_strict_nulls, gemini_schema, strict_schema
+from toolgen.runtime.schema.fit import (
+    GEMINI_KEYWORDS,
+    Rewrite,
+    Unfit,
+    drop_strict_nulls,
+    gemini_rewrites,
+    gemini_schema,
+    strict_schema,
+)
 from toolgen.runtime.wires.export import export_tools
 
 ORDER: dict[str, Any] = {
@@ -154,6 +162,63 @@ def test_gemini_rewrite_inlines_refs_and_keeps_to_the_subset() -> None:
         "order: /properties/mode: const sent as a one-value enum",
         "order: /properties/level: non-string enum/const dropped (Gemini enums are strings; checked on dispatch)",
         "order: /: dropped additionalProperties (not in Gemini's subset; checked on dispatch)",
+        "order: /: dropped $schema (not in Gemini's subset; annotations, they constrain no argument)",
+    ]
+
+
+# Each annotation Gemini's subset has no field for, with a value of its kind.
+ANNOTATIONS: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "urn:example:city",
+    "$comment": "kept short",
+    "$anchor": "city",
+    "deprecated": True,
+    "readOnly": True,
+    "writeOnly": True,
+}
+CITY: dict[str, Any] = {
+    "type": "object",
+    "properties": {"city": {"type": "string", "maxLength": 40}, "days": {"type": "integer", "minimum": 1}},
+    "required": ["city"],
+}
+
+
+@pytest.mark.parametrize("keyword", list(ANNOTATIONS))
+def test_gemini_drops_an_annotation_with_a_note_naming_it_and_nothing_else_changes(keyword: str) -> None:
+    value = ANNOTATIONS[keyword]
+    annotated = copy.deepcopy(CITY)
+    annotated[keyword] = value
+    annotated["properties"]["city"][keyword] = value
+    plain, plain_changes = gemini_rewrites(CITY)
+    rewritten, changes = gemini_rewrites(annotated)
+    assert plain_changes == []
+    assert rewritten == plain
+    text = f"dropped {keyword} (not in Gemini's subset; annotations, they constrain no argument)"
+    assert changes == [
+        Rewrite("/properties/city", "gemini-annotation", text, keyword),
+        Rewrite("", "gemini-annotation", text, keyword),
+    ]
+    assert gemini_schema(annotated, "trip")[1] == [f"trip: /properties/city: {text}", f"trip: /: {text}"]
+    # Export says so where it says every other rewrite.
+    exported = export_tools([{"name": "trip", "inputSchema": annotated}], "gemini", gemini="openapi")
+    assert exported.tools[0]["functionDeclarations"][0]["parameters"] == plain
+    assert list(exported.notes) == [f"trip: /properties/city: {text}", f"trip: /: {text}"]
+
+
+def test_gemini_annotations_and_checked_keywords_dropped_together_get_a_note_each() -> None:
+    schema = {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "readOnly": True, "$comment": "c"}
+    rewritten, changes = gemini_rewrites(schema)
+    assert rewritten == {"type": "ARRAY", "items": {"type": "STRING"}}
+    assert changes == [
+        Rewrite(
+            "", "gemini-keyword", "dropped uniqueItems (not in Gemini's subset; checked on dispatch)", "uniqueItems"
+        ),
+        Rewrite(
+            "",
+            "gemini-annotation",
+            "dropped readOnly, $comment (not in Gemini's subset; annotations, they constrain no argument)",
+            "readOnly",
+        ),
     ]
 
 
