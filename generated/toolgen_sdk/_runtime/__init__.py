@@ -153,6 +153,7 @@ if TYPE_CHECKING:
     from .schema.matcher import PATTERN_SECONDS as PATTERN_SECONDS
     from .schema.matcher import PatternError as PatternError
     from .schema.matcher import PatternMatcher as PatternMatcher
+    from .schema.matcher import pattern_problem as pattern_problem
     from .schema.matcher import search_within as search_within
     from .schema.pattern_keywords import bounded_keywords as bounded_keywords
     from .schema.patterns import PatternCache as PatternCache
@@ -183,15 +184,15 @@ if TYPE_CHECKING:
     from .streams.events import ToolCallEnd as ToolCallEnd
     from .streams.events import ToolCallStart as ToolCallStart
     from .streams.events import Usage as Usage
+    from .tools.entry import ToolContext as ToolContext
+    from .tools.entry import ToolEntry as ToolEntry
     from .tools.guards import ToolFailure as ToolFailure
     from .tools.loading import ToolsLoadError as ToolsLoadError
     from .tools.loading import load_bound_tools as load_bound_tools
-    from .tools.registry import ContentParts as ContentParts
+    from .tools.outcomes import ContentParts as ContentParts
+    from .tools.outcomes import ToolError as ToolError
+    from .tools.outcomes import ToolOutcome as ToolOutcome
     from .tools.registry import Registry as Registry
-    from .tools.registry import ToolContext as ToolContext
-    from .tools.registry import ToolEntry as ToolEntry
-    from .tools.registry import ToolError as ToolError
-    from .tools.registry import ToolOutcome as ToolOutcome
     from .tools.registry import UnboundToolsError as UnboundToolsError
     from .wires.canonical import FINISH_REASONS as FINISH_REASONS
     from .wires.canonical import ProviderError as ProviderError

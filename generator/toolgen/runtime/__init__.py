@@ -184,15 +184,15 @@ if TYPE_CHECKING:
     from .streams.events import ToolCallEnd as ToolCallEnd
     from .streams.events import ToolCallStart as ToolCallStart
     from .streams.events import Usage as Usage
+    from .tools.entry import ToolContext as ToolContext
+    from .tools.entry import ToolEntry as ToolEntry
     from .tools.guards import ToolFailure as ToolFailure
     from .tools.loading import ToolsLoadError as ToolsLoadError
     from .tools.loading import load_bound_tools as load_bound_tools
-    from .tools.registry import ContentParts as ContentParts
+    from .tools.outcomes import ContentParts as ContentParts
+    from .tools.outcomes import ToolError as ToolError
+    from .tools.outcomes import ToolOutcome as ToolOutcome
     from .tools.registry import Registry as Registry
-    from .tools.registry import ToolContext as ToolContext
-    from .tools.registry import ToolEntry as ToolEntry
-    from .tools.registry import ToolError as ToolError
-    from .tools.registry import ToolOutcome as ToolOutcome
     from .tools.registry import UnboundToolsError as UnboundToolsError
     from .wires.canonical import FINISH_REASONS as FINISH_REASONS
     from .wires.canonical import ProviderError as ProviderError

@@ -56,13 +56,17 @@ SURFACE: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "load_bound_tools",
         ),
         ".tools.guards": ("ToolFailure",),
-        ".tools.registry": (
+        ".tools.outcomes": (
             "ContentParts",
-            "Registry",
-            "ToolContext",
-            "ToolEntry",
             "ToolError",
             "ToolOutcome",
+        ),
+        ".tools.entry": (
+            "ToolContext",
+            "ToolEntry",
+        ),
+        ".tools.registry": (
+            "Registry",
             "UnboundToolsError",
         ),
         ".extras": ("MissingExtra",),

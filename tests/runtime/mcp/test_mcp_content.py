@@ -26,7 +26,7 @@ from support.projects import REPO_ROOT
 from toolgen.runtime import HTTPModel, Registry, ScriptedModel, assistant_turn, mcp_tools, run, tool_call
 from toolgen.runtime.mcp.content import mcp_from_parts, parts_from_mcp, text_from_mcp, tool_result
 from toolgen.runtime.mcp.server import call_result, mcp_server
-from toolgen.runtime.tools.registry import ContentParts
+from toolgen.runtime.tools.outcomes import ContentParts
 from toolgen.runtime.wires.canonical import Request
 from toolgen.runtime.wires.losses import encode_request_noted
 
@@ -394,7 +394,7 @@ def test_the_everything_servers_resources_reach_the_model_as_text() -> None:
 SERVER = """
 import sys
 from toolgen.runtime import Registry, serve_mcp
-from toolgen.runtime.tools.registry import ContentParts
+from toolgen.runtime.tools.outcomes import ContentParts
 
 PNG, WAV, PDF = sys.argv[1:4]
 tools = Registry({})

@@ -19,7 +19,7 @@ import pytest
 from support.local_http import Answer, LocalServer, queue
 
 from toolgen.runtime import HTTPModel, Registry, arun, encode_request_noted, run
-from toolgen.runtime.tools.registry import ContentParts
+from toolgen.runtime.tools.outcomes import ContentParts
 from toolgen.runtime.wires.canonical import Request, Response
 from toolgen.runtime.wires.codecs import codec, encode_response
 from toolgen.runtime.wires.placement import place, placement_notes

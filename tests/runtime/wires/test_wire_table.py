@@ -145,7 +145,10 @@ def test_a_package_carries_only_the_wires_it_asks_for(make_project: Callable[...
     assert sorted(p.relative_to(runtime / "wires").as_posix() for p in (runtime / "wires").glob("*/*.py")) == sorted(
         [
             *(f"openai_chat/{name}.py" for name in ("__init__", "codec", "detect", "dialects", "messages", "parts")),
-            *(f"openai_chat/{name}.py" for name in ("plain", "stream", "stream_shapes")),
+            *(
+                f"openai_chat/{name}.py"
+                for name in ("plain", "stream", "stream_body", "stream_choice", "stream_shapes")
+            ),
             *(f"{package}/{name}.py" for package in others for name in ("__init__", "detect")),
         ]
     )

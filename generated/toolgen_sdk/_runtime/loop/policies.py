@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from ..models.base import ToolSpec
-from ..tools.registry import ToolContext
+from ..tools.entry import ToolContext
 from ..wires.canonical import Request, Response
 from .results import CallReport
 

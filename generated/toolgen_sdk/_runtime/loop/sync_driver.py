@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..clients.base import ModelClient
 from ..observe.telemetry import NoTelemetry
-from ..tools.registry import Registry, ToolOutcome
+from ..tools.outcomes import ToolOutcome
+from ..tools.registry import Registry
 from ..wires.canonical import ProviderError, Request, Response
 from ..wires.settings import settings_wire
 from .events import RunEvent
@@ -36,7 +37,8 @@ from .interrupts import (
 from .options import RunOptions, RunSettings, run_options
 from .policies import Approval, ApprovalRequest, Approver
 from .results import RunResult
-from .state import BatchCall, RunState, RunView
+from .state import RunState, RunView
+from .tool_batches import BatchCall
 
 if TYPE_CHECKING:
     # typing has Unpack from Python 3.11 on; a checker for 3.10 reads the keywords as Any. (typing_extensions

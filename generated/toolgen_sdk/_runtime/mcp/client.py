@@ -17,8 +17,9 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..tools.entry import ToolContext
 from ..tools.guards import ToolFailure
-from ..tools.registry import Registry, ToolContext
+from ..tools.registry import Registry
 from .answers import (
     DEFAULT_MAX_RESULT_BYTES,
     answered,

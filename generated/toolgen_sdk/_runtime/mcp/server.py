@@ -27,8 +27,10 @@ from typing import Any, Literal
 import pydantic
 import pydantic_core
 
+from ..tools.entry import ToolContext
 from ..tools.guards import sendable
-from ..tools.registry import ContentParts, Registry, ToolContext, ToolOutcome
+from ..tools.outcomes import ContentParts, ToolOutcome
+from ..tools.registry import Registry
 from ..wires.export import export_tools
 from .content import mcp_from_parts
 from .sdk import mcp_module, mcp_types, uses_input_required

@@ -3,7 +3,8 @@
 
 Each rewrite returns the new schema and one Rewrite record per rewrite (where, the lint rule it answers, what was done),
 or raises Unfit naming the place that cannot be expressed and its rule. Export prints the changes as notes and
-`toolgen lint` reports them as warnings, so the two never disagree on what a rewrite fixes. The inputs are never
+`toolgen lint` reports them as warnings, so the two never disagree on what a rewrite fixes; only a dropped annotation
+(`$schema`, `readOnly`...), which changes nothing the model may send, is export's note alone. The inputs are never
 modified.
 
 Sources: OpenAI Structured Outputs, "Supported schemas" (every object `additionalProperties: false`, every
@@ -56,7 +57,8 @@ GEMINI_KEYWORDS = frozenset(
     }
 )
 GEMINI_TYPES = ("string", "number", "integer", "boolean", "array", "object")
-# Annotation keywords Gemini's subset has no field for; dropping them changes no argument the model may send.
+# Annotation keywords Gemini's subset has no field for: dropping them changes no argument the model may send, so
+# their note has a rule of its own (gemini-annotation), one `toolgen lint` leaves to export rather than warn of.
 _ANNOTATIONS = frozenset(
     {"$schema", "$id", "$comment", "$anchor", "deprecated", "readOnly", "writeOnly"}
 )
@@ -240,6 +242,7 @@ def _strict_object(result: dict[str, Any], pointer: str, notes: list[Rewrite]) -
 _GEMINI_REF = "gemini-ref"
 _GEMINI_TYPE = "gemini-type"
 _GEMINI_COMPOSITION = "gemini-composition"
+_GEMINI_ANNOTATION = "gemini-annotation"
 
 
 def gemini_schema(
@@ -336,10 +339,14 @@ def _gemini(
         elif key not in ("type", "enum", "const"):
             dropped.append(key)
     _gemini_type(node, result, pointer, notes)
-    dropped = [key for key in dropped if key not in _ANNOTATIONS]
-    if dropped:
-        text = f"dropped {', '.join(dropped)} (not in Gemini's subset; checked on dispatch)"
-        notes.append(Rewrite(pointer, "gemini-keyword", text, dropped[0]))
+    checked = [key for key in dropped if key not in _ANNOTATIONS]
+    if checked:
+        text = f"dropped {', '.join(checked)} (not in Gemini's subset; checked on dispatch)"
+        notes.append(Rewrite(pointer, "gemini-keyword", text, checked[0]))
+    annotations = [key for key in dropped if key in _ANNOTATIONS]
+    if annotations:
+        text = f"dropped {', '.join(annotations)} (not in Gemini's subset; annotations, they constrain no argument)"
+        notes.append(Rewrite(pointer, _GEMINI_ANNOTATION, text, annotations[0]))
     return result
 
 

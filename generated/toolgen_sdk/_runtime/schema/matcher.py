@@ -7,8 +7,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from pydantic_core import SchemaValidator, core_schema
-
 from .backtrack import Backtracker, PatternTimeout
 from .regex_tree import PatternSyntaxError
 
@@ -22,6 +20,9 @@ class PatternError(ValueError):
 
 def _rust(pattern: str) -> Callable[[str], bool] | None:
     """A linear-time search for `pattern` with Rust's regex (through pydantic-core), or None if it refuses it."""
+    # Imported here: `pattern_problem` (toolgen lint) needs no pydantic-core for a pattern the backtracker reads.
+    from pydantic_core import SchemaValidator, core_schema
+
     try:
         validator = SchemaValidator(
             core_schema.str_schema(pattern=pattern, regex_engine="rust-regex")
@@ -124,6 +125,16 @@ class PatternMatcher:
         if deadline is None:
             deadline = time.monotonic() + seconds
         return self._backtracker.search(text, deadline)
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why neither engine can read `pattern` (`PatternMatcher(pattern).problem`), or None; without compiling Rust's
+    regex for a pattern the backtracker reads, since reading it is all this asks."""
+    try:
+        Backtracker(pattern)
+    except (PatternSyntaxError, RecursionError):
+        return PatternMatcher(pattern).problem
+    return None
 
 
 def search_within(

@@ -15,14 +15,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
-
-from pydantic_core import PydanticCustomError, core_schema
+from typing import TYPE_CHECKING, Any
 
 from .backtrack import PatternTimeout
 from .matcher import PATTERN_SECONDS, PatternError, PatternMatcher
 from .regex_tree import CharTest, Node, PatternSyntaxError, parse_pattern
 from .sentences import expected
+
+if TYPE_CHECKING:
+    from pydantic_core import core_schema
 
 __all__ = [
     "PATTERN_SECONDS",
@@ -86,6 +87,9 @@ def _pattern_check(
     matcher: PatternMatcher, seconds: float
 ) -> Callable[[str, core_schema.ValidationInfo], str]:
     """pydantic's after-validator for a pattern Rust's regex cannot run: the same error as pydantic's own."""
+    # Imported where a validator is built: `pattern_risk` (toolgen lint) needs no pydantic-core.
+    from pydantic_core import PydanticCustomError
+
     pattern = matcher.pattern
 
     def check(value: str, info: core_schema.ValidationInfo) -> str:
@@ -165,6 +169,8 @@ def _bound(
     if matcher.linear:
         node["regex_engine"] = "rust-regex"
         return
+    from pydantic_core import core_schema
+
     # The string's other checks (lengths, strict) stay in Rust, first; only the pattern moves out.
     inner = {
         key: value

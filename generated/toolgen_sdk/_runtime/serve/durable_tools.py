@@ -28,7 +28,9 @@ from ..loop.interrupts import (
     unfinished_text,
 )
 from ..loop.policies import Approval, ApprovalRequest
-from ..tools.registry import Registry, ToolContext, ToolEntry, ToolError, ToolOutcome
+from ..tools.entry import ToolContext, ToolEntry
+from ..tools.outcomes import ToolError, ToolOutcome
+from ..tools.registry import Registry
 from .durable_calls import (
     INTERRUPTED_KIND,
     STEP_VERSION,

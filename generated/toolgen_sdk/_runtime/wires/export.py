@@ -207,7 +207,7 @@ def _gemini_declaration(
                 declaration["parameters"] = parameters
             return declaration
     # parametersJsonSchema takes JSON Schema as it is (but $schema); `parameters` only an OpenAPI subset, whose
-    # rewrite drops $schema with the other annotations (schema/fit.py), as `toolgen lint` says.
+    # rewrite drops $schema with the other annotations (schema/fit.py), each with a note.
     declaration["parametersJsonSchema"] = _without_dialect(
         schema, tool, "inputSchema", notes
     )

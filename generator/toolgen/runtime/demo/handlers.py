@@ -10,7 +10,8 @@ from typing import Any
 
 import pydantic
 
-from ..tools.registry import Registry, ToolContext
+from ..tools.entry import ToolContext
+from ..tools.registry import Registry
 from .sandbox import Sandbox, TodoStore
 
 DEMO_TOOLS = (

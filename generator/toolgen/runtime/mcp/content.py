@@ -37,7 +37,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..tools.guards import cut_text, sendable
-from ..tools.registry import ContentParts, default_converter
+from ..tools.outcomes import ContentParts, default_converter
 from ..wires.media import audio_format, inline
 
 # The first bytes of the image types all image-taking wires take, and of a PDF.

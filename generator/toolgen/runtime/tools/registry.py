@@ -1,5 +1,5 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""Tool registry: typed entries, handler binding, tools added at run time, dispatch of tool calls, and results.
+"""Tool registry: tools by name, tools added at run time, and the dispatch of tool calls to their handlers.
 
 dispatch() never raises for a bad call: every failure (unknown tool, arguments that are not JSON or fail the
 schema, an unbound tool, a tool requiring approval called without it, a handler exception, a timeout, a result
@@ -13,17 +13,16 @@ gets a generated one, the same for the same call; error messages are cut to `max
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
 from ..models.base import ToolSpec
-from ..models.check import check, schema_problems, schema_validator
+from ..models.check import schema_problems, schema_validator
 from ..models.jsontext import data_problem, nesting_problem, parse_json
 from ..models.problems import ToolgenValidationError, ValidationProblem
+from .entry import ToolContext, ToolEntry
 from .guards import (
     HandlerExit,
     ToolFailure,
@@ -39,191 +38,11 @@ from .guards import (
     sendable,
     unapproved,
 )
+from .outcomes import ErrorKind, ToolError, ToolOutcome
 from .pool import HandlerPool
-from .progress import ProgressSink, report_progress
 
 if TYPE_CHECKING:
     from ..wires.export import GeminiSchema
-
-A = TypeVar("A")
-R = TypeVar("R")
-H = TypeVar("H", bound=Callable[..., Any])
-
-ErrorKind = Literal[
-    "unknown_tool",
-    "invalid_json",
-    "invalid_arguments",
-    "unbound",
-    "handler_error",
-    "timeout",
-    "invalid_result",
-    "approval_required",
-]
-
-
-# A tool's result as what the model reads: the default converter refuses what JSON cannot hold.
-
-
-@dataclass(frozen=True)
-class ContentParts:
-    """A handler's result as canonical content parts (text, image, audio, file), sent to the model as they are.
-
-    `value` is the data the parts stand for, when there is such (an MCP tool's structuredContent): a served
-    tool's structured result is made of it. Return it from a handler; no converter is needed. A tool whose
-    result is checked against its output schema returns its data instead, and a `result_converter` makes the
-    parts."""
-
-    parts: Sequence[Mapping[str, Any]]
-    value: Any = None
-
-
-def _non_finite(value: Any) -> bool:
-    """Whether a model's dumped data holds a float NaN or infinity anywhere; walked without recursion."""
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, float):
-            if not math.isfinite(current):
-                return True
-        elif isinstance(current, dict):
-            stack.extend(current.values())
-        elif isinstance(current, (list, tuple)):
-            stack.extend(current)
-    return False
-
-
-def default_converter(result: Any) -> str | list[Any]:
-    """Text sent back to the model: a string as it is, ContentParts as their parts, a model or other value as
-    JSON."""
-    if isinstance(result, ContentParts):
-        return [dict(part) for part in result.parts]
-    if isinstance(result, pydantic.RootModel) and isinstance(result.root, str):
-        return result.root
-    if isinstance(result, str):
-        return result
-    if isinstance(result, pydantic.BaseModel):
-        # pydantic writes NaN and infinity as null, which the tool's output schema never allows: refused, as
-        # json.dumps refuses them in any other result.
-        if _non_finite(result.model_dump(by_alias=True)):
-            raise ValueError("Out of range float values are not JSON compliant")
-        return result.model_dump_json(by_alias=True, exclude_none=True)
-    # NaN and Infinity are not JSON: such a result is an error the model is told about, not invalid JSON.
-    return json.dumps(result, ensure_ascii=False, default=str, allow_nan=False)
-
-
-@dataclass(frozen=True)
-class ToolContext:
-    """What a handler knows besides its arguments: the conversation, the call, the tool, and user values."""
-
-    conversation_id: str | None = None
-    tool_call_id: str | None = None
-    tool: ToolSpec | None = None
-    values: Mapping[str, Any] = field(default_factory=dict)
-    # Where report_progress() sends this call's reports: the run's, set by the loop; None outside a run.
-    on_progress: ProgressSink | None = field(default=None, repr=False, compare=False)
-    # The caller asked and the call was approved: only then does dispatch run a tool that requires approval.
-    approved: bool = False
-
-    def report_progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        """Tell the run how far this call has got (tools/progress.py); never raises, a no-op outside a run."""
-        report_progress(self.on_progress, progress, total, message)
-
-
-@dataclass(frozen=True)
-class ToolError:
-    kind: ErrorKind
-    message: str
-    problems: tuple[ValidationProblem, ...] = ()
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """The result of one tool call, ready to be sent back as a tool message."""
-
-    tool_call_id: str
-    name: str
-    content: str | list[Any]
-    result: Any = None
-    error: ToolError | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.error is not None
-
-    def to_message(self) -> dict[str, Any]:
-        """A canonical tool message answering the call."""
-        message: dict[str, Any] = {
-            "role": "tool",
-            "tool_call_id": self.tool_call_id,
-            "name": self.name,
-            "content": self.content,
-        }
-        if self.is_error:
-            message["is_error"] = True
-        return message
-
-
-class ToolEntry(Generic[A, R]):
-    """One tool: its definition and, once bound, its handler and result converter."""
-
-    def __init__(
-        self, spec: ToolSpec, validate_args: Callable[[Any, bool], Any] | None = None
-    ) -> None:
-        self.spec = spec
-        self._validate_args = validate_args
-        self._handler: Callable[..., Any] | None = None
-        self.converter: Callable[[Any], str | list[Any]] = default_converter
-
-    def handler(
-        self,
-        function: Callable[[A, ToolContext], R]
-        | Callable[[A, ToolContext], Awaitable[R]],
-    ) -> Any:
-        """Bind `function(args, ctx)`, sync or async; returns it unchanged, so it works as a decorator."""
-        self._handler = function
-        return function
-
-    def result_converter(
-        self, function: Callable[[R], str | list[Any]]
-    ) -> Callable[[R], str | list[Any]]:
-        """Replace the default JSON text with your own text or content parts."""
-        self.converter = function
-        return function
-
-    @property
-    def bound(self) -> bool:
-        return self._handler is not None
-
-    @property
-    def is_async(self) -> bool:
-        """Whether the bound handler is async (awaited on the caller's event loop), not sync."""
-        return self._handler is not None and is_async_handler(self._handler)
-
-    def parse(self, arguments: Any, *, json_text: bool = True) -> Any:
-        """Validated arguments: the args model, or the data itself for a run-time tool. With `json_text`, a str or
-        bytes is JSON text to parse first; without it, the data as parsed (a string is then the arguments
-        themselves, for a tool whose input schema is a string)."""
-        if self._validate_args is not None:
-            return self._validate_args(arguments, json_text)
-        args = self.spec.check_arguments(arguments, json_text=json_text)
-        if not isinstance(args, self.spec.args_model):
-            raise ToolgenValidationError(self._unheld(args))
-        return args
-
-    def _unheld(self, data: Any) -> list[ValidationProblem]:
-        """Why the handler cannot take arguments the input schema accepts: what its model cannot hold."""
-        model = self.spec.args_model.__name__
-        try:
-            check(self.spec.args_model, data, json_text=False)
-        except ToolgenValidationError as error:
-            reason = f"fits the input schema, but {model}, which the handler takes, cannot hold it"
-            return [
-                ValidationProblem(p.pointer, f"{p.message}; it {reason}")
-                for p in error.problems
-            ]
-        return [ValidationProblem("", f"is not a {model}")]  # pragma: no cover
 
 
 class UnboundToolsError(RuntimeError):

@@ -41,65 +41,23 @@ from ...streams.events import (
 from ...streams.shapes import KnownShapes
 from ...streams.state import Call, WireState, carries
 from ..canonical import ProviderError, Response
-from ..helpers import assistant_content
-from .codec import decode_response, finish_of
+from .codec import decode_response
+from .stream_body import choice_body, plain_response
+from .stream_choice import (
+    AUDIO_PIECES,
+    Choice,
+    add_part,
+    empty,
+    keep_call_data,
+    merge_entry,
+    merge_indexed,
+)
 from .stream_shapes import openai_chat
 
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 # Delta keys that only describe the chunk, not the message.
 _CHUNK_ONLY_KEYS = frozenset({"channel", "index", "obfuscation"})
 _HEAD_SKIP = frozenset({"choices", "usage", "obfuscation", "object"})
-# Call entry keys the state reads itself; every other key is per-call data the body keeps.
-_CALL_KEYS = frozenset({"index", "id", "function"})
-_FUNCTION_KEYS = frozenset({"name", "arguments"})
-# Text of an indexed reasoning entry that arrives in pieces; its other keys arrive whole.
-_PIECEWISE_KEYS = frozenset({"text", "summary"})
-_AUDIO_PIECES = frozenset({"data", "transcript"})
-
-
-class _Choice:
-    """One choice's accumulated message; only the first choice emits events."""
-
-    __slots__ = (
-        "calls",
-        "content",
-        "extra",
-        "finish",
-        "function_call",
-        "index",
-        "last",
-        "logprobs",
-        "logprobs_key",
-        "parts",
-        "primary",
-        "reasoning",
-        "reasoning_key",
-        "refusal",
-        "role",
-        "saw_content",
-        "slots",
-    )
-
-    def __init__(self, index: int, primary: bool) -> None:
-        self.index = index
-        self.primary = primary
-        self.role: str | None = None
-        self.content: list[str] = []
-        self.saw_content = False
-        # Typed content chunks (Mistral's thinking/text arrays): [type, fragments or the raw chunk].
-        self.parts: list[list[Any]] | None = None
-        self.reasoning: list[str] = []
-        self.reasoning_key = "reasoning_content"
-        self.refusal: list[str] = []
-        self.calls: list[Call] = []
-        self.slots: dict[Any, Call] = {}
-        self.last: Call | None = None
-        self.function_call: Call | None = None
-        self.finish: str | None = None
-        self.logprobs: list[Any] = []
-        # The chunks carried a `logprobs` key (null when not asked for); the whole response carries it too.
-        self.logprobs_key = False
-        self.extra: dict[str, Any] = {}
 
 
 class OpenAIChatState(WireState):
@@ -115,9 +73,9 @@ class OpenAIChatState(WireState):
         super().__init__(wire)
         self.head: dict[str, Any] = {}
         self.head_open = True
-        self.choices: dict[int, _Choice] = {}
+        self.choices: dict[int, Choice] = {}
         # The choice whose deltas become events (the first one seen), set with the first choice.
-        self.primary: _Choice | None = None
+        self.primary: Choice | None = None
         self.usage: Any = None
         # obfuscation mark -> the chunk that carried it: its JSON text, or its payload when it came decoded
         self.marks: dict[str, Any] = {}
@@ -211,22 +169,22 @@ class OpenAIChatState(WireState):
         head = self.head
         for key, value in data.items():
             if key not in _HEAD_SKIP and (
-                key not in head or (_empty(head[key]) and not _empty(value))
+                key not in head or (empty(head[key]) and not empty(value))
             ):
                 head[key] = value
         # Once a chunk has given the id, model and created time (the head values every real chunk carries, which
         # a preamble chunk leaves empty), later chunks only repeat the head.
         self.head_open = (
-            _empty(head.get("id"))
-            or _empty(head.get("model"))
-            or _empty(head.get("created"))
+            empty(head.get("id"))
+            or empty(head.get("model"))
+            or empty(head.get("created"))
         )
 
     def _choice(self, data: dict[str, Any]) -> None:
         index = data.get("index") or 0
         choice = self.choices.get(index)
         if choice is None:
-            choice = self.choices[index] = _Choice(index, not self.choices)
+            choice = self.choices[index] = Choice(index, not self.choices)
             choice.logprobs_key = "logprobs" in data
             if choice.primary:
                 self.primary = choice
@@ -253,7 +211,7 @@ class OpenAIChatState(WireState):
         if logprobs:
             choice.logprobs.append(logprobs)
 
-    def _delta(self, choice: _Choice, delta: dict[str, Any]) -> None:
+    def _delta(self, choice: Choice, delta: dict[str, Any]) -> None:
         for key, value in delta.items():
             if value is None:
                 continue
@@ -275,14 +233,14 @@ class OpenAIChatState(WireState):
             elif key == "function_call":
                 self._function_call(choice, value)
             elif key == "reasoning_details" and isinstance(value, list):
-                _merge_indexed(choice.extra.setdefault(key, []), value)
+                merge_indexed(choice.extra.setdefault(key, []), value)
             elif key == "audio" and isinstance(value, dict):
                 # Audio output streams its data and transcript in pieces, its id and expiry whole.
-                _merge_entry(choice.extra.setdefault(key, {}), value, _AUDIO_PIECES)
+                merge_entry(choice.extra.setdefault(key, {}), value, AUDIO_PIECES)
             elif key not in _CHUNK_ONLY_KEYS:
                 choice.extra[key] = value
 
-    def _content(self, choice: _Choice, value: Any) -> None:
+    def _content(self, choice: Choice, value: Any) -> None:
         choice.saw_content = True
         if isinstance(value, str):
             if not value:
@@ -290,7 +248,7 @@ class OpenAIChatState(WireState):
             if choice.parts is None:
                 choice.content.append(value)
             else:
-                _add_part(choice.parts, "text", value)
+                add_part(choice.parts, "text", value)
             if choice.primary:
                 self.text(value)
             return
@@ -300,24 +258,24 @@ class OpenAIChatState(WireState):
         for chunk in value:
             self._content_chunk(choice, chunk)
 
-    def _content_chunk(self, choice: _Choice, chunk: Any) -> None:
+    def _content_chunk(self, choice: Choice, chunk: Any) -> None:
         assert choice.parts is not None
         kind = chunk.get("type") if isinstance(chunk, dict) else None
         if kind == "text":
             text = chunk.get("text") or ""
-            _add_part(choice.parts, "text", text)
+            add_part(choice.parts, "text", text)
             if text and choice.primary:
                 self.text(text)
         elif kind == "thinking":
             for inner in chunk.get("thinking") or ():
                 text = inner.get("text") or "" if isinstance(inner, dict) else ""
-                _add_part(choice.parts, "thinking", text)
+                add_part(choice.parts, "thinking", text)
                 if text and choice.primary:
                     self.reasoning(text)
         else:
             choice.parts.append(["raw", chunk])
 
-    def _tool_call(self, choice: _Choice, entry: dict[str, Any]) -> None:
+    def _tool_call(self, choice: Choice, entry: dict[str, Any]) -> None:
         slot = entry.get("index")
         call_id = entry.get("id") or None
         function = entry.get("function") or {}
@@ -344,7 +302,7 @@ class OpenAIChatState(WireState):
             if call.name is None and name is not None:
                 call.name = name
         if len(entry) > 2 or len(function) > 1:
-            _keep_call_data(call, entry, function)
+            keep_call_data(call, entry, function)
         choice.last = call
         fragment = function.get("arguments")
         if fragment:
@@ -354,7 +312,7 @@ class OpenAIChatState(WireState):
                 call.parts.append(fragment)
 
     @staticmethod
-    def _unindexed(choice: _Choice, call_id: str | None) -> Call | None:
+    def _unindexed(choice: Choice, call_id: str | None) -> Call | None:
         """Entries without an index (Mistral): an id names the call, no id continues the latest one."""
         if call_id is None:
             return choice.last
@@ -363,7 +321,7 @@ class OpenAIChatState(WireState):
                 return call
         return None
 
-    def _function_call(self, choice: _Choice, value: dict[str, Any]) -> None:
+    def _function_call(self, choice: Choice, value: dict[str, Any]) -> None:
         """The legacy `functions` API: one unnamed-id call streamed in delta.function_call."""
         call = choice.function_call
         name = value.get("name") or None
@@ -378,7 +336,7 @@ class OpenAIChatState(WireState):
             else:
                 call.parts.append(fragment)
 
-    def _new_call(self, choice: _Choice, call_id: str | None, name: str | None) -> Call:
+    def _new_call(self, choice: Choice, call_id: str | None, name: str | None) -> Call:
         call = (
             self.open_call(call_id, name)
             if choice.primary
@@ -387,14 +345,14 @@ class OpenAIChatState(WireState):
         choice.calls.append(call)
         return call
 
-    def _close(self, choice: _Choice, call: Call) -> None:
+    def _close(self, choice: Choice, call: Call) -> None:
         if choice.primary:
             self.close_call(call)
         elif not call.closed:
             call.closed = True
             self.settle(call, "".join(call.parts))
 
-    def _close_choice(self, choice: _Choice) -> None:
+    def _close_choice(self, choice: Choice) -> None:
         for call in choice.calls:
             self._close(choice, call)
         self.complete = all(other.finish for other in self.choices.values())
@@ -430,44 +388,10 @@ class OpenAIChatState(WireState):
         body = dict(self.head)
         body["object"] = "chat.completion"
         body["choices"] = [
-            self._choice_body(self.choices[index]) for index in sorted(self.choices)
+            choice_body(self.choices[index]) for index in sorted(self.choices)
         ]
         if self.usage is not None:
             body["usage"] = self.usage
-        return body
-
-    def _choice_body(self, choice: _Choice) -> dict[str, Any]:
-        message: dict[str, Any] = {
-            "role": choice.role or "assistant",
-            "content": _content_body(choice),
-        }
-        if choice.reasoning:
-            message[choice.reasoning_key] = "".join(choice.reasoning)
-        if choice.refusal:
-            message["refusal"] = "".join(choice.refusal)
-        calls = [
-            call
-            for call in choice.calls
-            if call is not choice.function_call and not call.cut
-        ]
-        if calls:
-            message["tool_calls"] = [_call_body(call) for call in calls]
-        if choice.function_call is not None and not choice.function_call.cut:
-            call = choice.function_call
-            message["function_call"] = {
-                "name": call.name or "",
-                "arguments": call.arguments,
-            }
-        message.update(choice.extra)
-        body: dict[str, Any] = {
-            "index": choice.index,
-            "message": message,
-            "finish_reason": choice.finish,
-        }
-        if choice.logprobs:
-            body["logprobs"] = merge_logprobs(choice.logprobs)
-        elif choice.logprobs_key:
-            body["logprobs"] = None
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
@@ -486,176 +410,5 @@ def _same(seen: Any, data: dict[str, Any], text: bytes | None) -> bool:
     return bool(seen == data)
 
 
-def _call_body(call: Call) -> dict[str, Any]:
-    body: dict[str, Any] = {"id": call.id or ""}
-    extra = call.extra or {}
-    body.update((key, value) for key, value in extra.items() if key != "function")
-    body["function"] = {
-        "name": call.name or "",
-        "arguments": call.arguments,
-        **extra.get("function", {}),
-    }
-    return body
-
-
-def _empty(value: Any) -> bool:
-    """A placeholder value: what a preamble chunk puts where it has nothing yet."""
-    if type(value) is int:
-        return value == 0
-    return value is None or value == "" or value == [] or value == {}
-
-
-def _merge_value(target: dict[str, Any], key: str, value: Any) -> None:
-    """Later deltas fill in or replace a call's data; an empty repeat (Qwen's `id: ""`) changes nothing."""
-    have = target.get(key)
-    if isinstance(have, dict) and isinstance(value, dict):
-        merged = dict(have)
-        for inner, inner_value in value.items():
-            _merge_value(merged, inner, inner_value)
-        target[key] = merged
-    elif key not in target or not _empty(value):
-        target[key] = value
-
-
-def _keep_call_data(call: Call, entry: dict[str, Any], function: Any) -> None:
-    extra = call.extra if call.extra is not None else {}
-    for key, value in entry.items():
-        if key not in _CALL_KEYS:
-            _merge_value(extra, key, value)
-    if isinstance(function, dict):
-        for key, value in function.items():
-            if key not in _FUNCTION_KEYS:
-                _merge_value(extra.setdefault("function", {}), key, value)
-    call.extra = extra or None
-
-
-def _merge_indexed(entries: list[Any], deltas: list[Any]) -> None:
-    """Indexed entries merged by `index`: pieces of text joined, every other key as its latest non-empty value."""
-    for delta in deltas:
-        index = delta.get("index") if isinstance(delta, dict) else None
-        same = next(
-            (
-                entry
-                for entry in entries
-                if index is not None
-                and isinstance(entry, dict)
-                and entry.get("index") == index
-            ),
-            None,
-        )
-        if same is None:
-            entries.append(dict(delta) if isinstance(delta, dict) else delta)
-            continue
-        _merge_entry(same, delta, _PIECEWISE_KEYS)
-
-
-def _merge_entry(
-    same: dict[str, Any], delta: dict[str, Any], pieces: frozenset[str]
-) -> None:
-    """One delta into the entry it continues: `pieces` keys joined, the others as their latest non-empty value."""
-    for key, value in delta.items():
-        have = same.get(key)
-        if key in pieces and isinstance(have, str) and isinstance(value, str):
-            same[key] = have + value
-        elif key not in same or not _empty(value):
-            same[key] = value
-
-
-def _add_part(parts: list[list[Any]], kind: str, text: str) -> None:
-    if parts and parts[-1][0] == kind:
-        parts[-1][1].append(text)
-    else:
-        parts.append([kind, [text]])
-
-
-def _content_body(choice: _Choice) -> Any:
-    if choice.parts is not None:
-        return [_part_body(kind, value) for kind, value in choice.parts]
-    if choice.content or choice.saw_content:
-        return "".join(choice.content)
-    return None
-
-
-def _part_body(kind: str, value: Any) -> Any:
-    if kind == "text":
-        return {"type": "text", "text": "".join(value)}
-    if kind == "thinking":
-        return {
-            "type": "thinking",
-            "thinking": [{"type": "text", "text": "".join(value)}],
-        }
-    return value
-
-
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
-
-
-# The dialect whose keys the state's body spells; other dialects of the format go through the decoder.
-_PLAIN_WIRE = "openai-chat"
-
-
-def plain_response(state: OpenAIChatState) -> Response | None:
-    """What `decode_response(state.body())` gives when the stream was one choice of text and nothing else; None
-    for anything more (calls, reasoning, refusal, logprobs, parts, usage, extra fields, an error), which the
-    decoder then takes."""
-    if state.wire != _PLAIN_WIRE or state.usage is not None or len(state.choices) != 1:
-        return None
-    choice = state.primary
-    if (
-        choice is None
-        or choice.calls
-        or choice.function_call is not None
-        or choice.reasoning
-        or choice.refusal
-        or choice.extra
-        or choice.parts is not None
-        or choice.logprobs
-        or choice.role not in (None, "assistant")
-    ):
-        return None
-    message: dict[str, Any] = {"role": "assistant"}
-    if choice.content or choice.saw_content:
-        text = "".join(choice.content)
-        message["content"] = (
-            assistant_content([{"type": "text", "text": text}]) if text else None
-        )
-        if not text:
-            # An empty string is kept apart from an absent content, as the decoder keeps it.
-            message["extras"] = {_PLAIN_WIRE: {"empty_content": ""}}
-    else:
-        message["content"] = None
-    # The body's other choice keys, then its fields but the id and model (kept in the Response itself).
-    rest: dict[str, Any] = {"index": choice.index}
-    if choice.logprobs_key:
-        rest["logprobs"] = None
-    head = state.head
-    response_id, model = head.get("id"), head.get("model")
-    fields = dict(head)
-    if isinstance(response_id, str):
-        del fields["id"]
-    if isinstance(model, str):
-        del fields["model"]
-    fields["object"] = "chat.completion"
-    return Response(
-        message,
-        finish_of(choice.finish, False),
-        None,
-        model if isinstance(model, str) else None,
-        response_id if isinstance(response_id, str) else None,
-        {_PLAIN_WIRE: {"choice": rest, "fields": fields}},
-    )
-
-
-def merge_logprobs(chunks: list[Any]) -> Any:
-    """The logprobs of a choice's chunks as one: their lists joined, their other keys as first sent."""
-    merged: dict[str, Any] = {}
-    for chunk in chunks:
-        if not isinstance(chunk, dict):
-            continue
-        for key, value in chunk.items():
-            if isinstance(value, list):
-                merged.setdefault(key, []).extend(value)
-            elif key not in merged:
-                merged[key] = value
-    return merged
