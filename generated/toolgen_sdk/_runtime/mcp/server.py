@@ -7,7 +7,9 @@ field cannot hold; a tool without a handler is listed with `_meta.unavailable: t
 models, the tool's timeout applied): the result as text (or as image, audio and resource blocks, for a tool
 that returns content parts) plus `structuredContent` where the tool has an object output schema, and every
 failure as `isError: true` with the sentence the model would read. A tool that
-requires approval asks the client through elicitation, and is refused where the client cannot be asked.
+requires approval asks the client through elicitation, and is refused where the client cannot be asked. A call
+that carries a progress token gets the handler's `ctx.report_progress()` as `notifications/progress`, each above
+the last (server_progress.py).
 
 Each call runs in a conversation of its own MCP session (`ToolContext.conversation_id`), or the one it names under
 `_meta["toolgen/conversation"]` (sessions.py): what a tool keeps for a conversation is not seen by other clients.
@@ -34,6 +36,7 @@ from ..tools.registry import Registry
 from ..wires.export import export_tools
 from .content import mcp_from_parts
 from .sdk import mcp_module, mcp_types, uses_input_required
+from .server_progress import forwarded_progress
 from .sessions import ConversationError, Conversations, package_version
 
 Transport = Literal["stdio", "http"]
@@ -181,8 +184,11 @@ def mcp_server(
             "function": {"name": tool, "arguments": arguments},
         }
         # Asked above when the tool requires approval: the call is approved, or needs none.
-        context = ToolContext(conversation_id=conversation, approved=True)
-        outcome = await tools.adispatch(call, context)
+        async with forwarded_progress(ctx) as on_progress:
+            context = ToolContext(
+                conversation_id=conversation, approved=True, on_progress=on_progress
+            )
+            outcome = await tools.adispatch(call, context)
         return types.CallToolResult.model_validate(call_result(tools, outcome))
 
     return lowlevel.Server(

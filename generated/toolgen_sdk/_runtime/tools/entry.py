@@ -26,7 +26,8 @@ class ToolContext:
     tool_call_id: str | None = None
     tool: ToolSpec | None = None
     values: Mapping[str, Any] = field(default_factory=dict)
-    # Where report_progress() sends this call's reports: the run's, set by the loop; None outside a run.
+    # Where report_progress() sends this call's reports: the run's, set by the loop, or the MCP client's, set by
+    # the MCP server for a call with a progress token; None otherwise.
     on_progress: ProgressSink | None = field(default=None, repr=False, compare=False)
     # The caller asked and the call was approved: only then does dispatch run a tool that requires approval.
     approved: bool = False
@@ -34,7 +35,7 @@ class ToolContext:
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
-        """Tell the run how far this call has got (tools/progress.py); never raises, a no-op outside a run."""
+        """Tell the run how far this call has got (tools/progress.py); never raises, a no-op where no one listens."""
         report_progress(self.on_progress, progress, total, message)
 
 

@@ -3,7 +3,8 @@
 
 A handler calls `ctx.report_progress(progress, total=None, message=None)` as often as it likes; the call never
 raises and never waits on the run (it keeps the latest report and wakes the loop, which hands reports on as
-`tool_call_progress` events at its own pace: loop/progress.py). Outside a run (no run gave the context a sink,
+`tool_call_progress` events at its own pace: loop/progress.py; a served MCP call that carries a progress token
+sends them to its client: mcp/server_progress.py). Outside both (no one gave the context a sink,
 as for a bare `Registry.dispatch(call)`) it does nothing. What is reported is made sane rather than refused:
 
 - `progress` must be a finite real number (an int or a float, not a bool): anything else (None, NaN, an

@@ -12,7 +12,7 @@ about a message's own fields: a tool message's `name` is the loop's bookkeeping,
 id have no field for, not something a model was meant to read.
 
 Notes point into the request's messages (`/messages/2/content/3/filename: ...`). The conversation only grows,
-so a run reports each distinct note once (loop/state.py): an image a tool returned at step 2 is named at
+so a run reports each distinct note once (loop/model_calls.py): an image a tool returned at step 2 is named at
 step 2, not again at every later step; a result that holds the same loss at step 4 is another part, named again.
 """
 
