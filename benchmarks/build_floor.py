@@ -205,7 +205,7 @@ def _dumped(folder: Path) -> dict[str, int]:
 
 def _callgrind_child(arguments: Sequence[str]) -> None:
     """Under callgrind: per project, a warm-up build and floor call, then one of each, instrumented and dumped."""
-    import bench_build
+    import build_inputs
 
     pid = str(os.getpid())
 
@@ -214,7 +214,7 @@ def _callgrind_child(arguments: Sequence[str]) -> None:
 
     for argument in arguments:
         tools, root = int(argument.split("=", 1)[0]), Path(argument.split("=", 1)[1])
-        schema = bench_build.combined_schema(bench_build.model_schemas(root))
+        schema = build_inputs.combined_schema(build_inputs.model_schemas(root))
         calls: list[tuple[str, Callable[[], object]]] = [
             ("build", forced_build(root)),
             ("floor", functools.partial(floor_generate, schema)),
