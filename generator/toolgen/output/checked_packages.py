@@ -10,8 +10,8 @@ the package would import as it did, and the check is not run again. A file of th
 whole check.
 
 The record also holds the parts of the package that passed: one key per tool, a digest of the tool's definition,
-its own model modules (those holding its models and imported by no other module) and every other file of the
-package but `tools.py` (which holds every definition). A package that differs from the last one only in some tools'
+its own model modules (those holding its models and imported by no other module), every other file of the
+package but `tools.py` (which holds every definition), and toolgen's own source (which writes `tools.py`). A package that differs from the last one only in some tools'
 definitions or own modules, in the environment that one passed in, is checked for those tools: a tool's own modules
 import nothing but files its key holds, and its validators read nothing else, so the rest passed as they are.
 

@@ -33,6 +33,7 @@ from toolgen.core.diagnostics import Diagnostic, Severity
 from toolgen.core.disk import remove_files
 from toolgen.core.errors import BrokenPackageError, ExternalToolError, InvalidInputError
 from toolgen.output.checked_packages import RECORD, CheckedPackages, Stat, package_digest
+from toolgen.project.manifest import source_digest
 
 MARKER = "toolgen-sdk-check: "
 # A fresh interpreter allows 1000 frames; the package must import and validate with this many.
@@ -393,7 +394,9 @@ class Checker:
             job["sent"] = files is not None
             # With a record to keep, the check works out each tool's part key; None asks for none.
             job["passed"] = None if digest is None else [] if reused is None else reused[0]
-            job["salt"] = _CHECKER
+            # A part passed under this toolgen: another one may make tools.py's code around the same definitions
+            # differently, so every part is checked again after an upgrade.
+            job["salt"] = f"{_CHECKER}:{source_digest()}"
             # Fed from a thread: an interpreter still importing pydantic reads only once it is done.
             feeder = threading.Thread(target=_feed, args=(process, json.dumps(job) + "\n" + sent), daemon=True)
             feeder.start()

@@ -188,3 +188,15 @@ def test_the_parts_are_offered_only_in_the_environment_they_passed_in(tmp_path: 
     assert record.reusable() == (["a" * 32, "b" * 32], [(str(module), *stat)])
     module.write_text("x = 22\n", encoding="utf-8")
     assert record.reusable() is None
+
+
+def test_another_toolgen_checks_every_tool(built: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts passed under one toolgen stand for nothing under another: it may write tools.py's code differently."""
+    import toolgen.output.sdk_check
+
+    monkeypatch.setattr(toolgen.output.sdk_check, "source_digest", lambda: "another toolgen")
+    _spoil_compiled(built)
+    _edit_weather(built)
+    assert toolgen.build(built.root).written
+    for module in ("_tool_models/find_flight.py", "_tool_models/add_note.py"):
+        assert _imported(built, module)
