@@ -26,34 +26,49 @@ REPO = Path(__file__).resolve().parents[1]
 # LiteLLM fetches a price list from the network at import unless told to use its bundled copy.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-TOOLS = [
-    {
-        "name": name,
-        "description": f"{name.replace('_', ' ').capitalize()}.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}},
-            "required": ["city"],
+
+def tool_definitions() -> list[dict[str, Any]]:
+    """The 5 tools, made once per run and handed to every measurement."""
+    return [
+        {
+            "name": name,
+            "description": f"{name.replace('_', ' ').capitalize()}.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}},
+                "required": ["city"],
+            },
+        }
+        for name in ("get_weather", "get_time", "get_forecast", "get_air_quality", "get_sunrise")
+    ]
+
+
+def conversation() -> list[dict[str, Any]]:
+    """The 7 messages, made once per run and handed to every measurement."""
+    return [
+        {"role": "system", "content": "You are a concise weather assistant."},
+        {"role": "user", "content": "What's the weather and the time in Paris?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "get_time", "arguments": '{"city": "Paris"}'},
+                },
+            ],
         },
-    }
-    for name in ("get_weather", "get_time", "get_forecast", "get_air_quality", "get_sunrise")
-]
-MESSAGES: list[dict[str, Any]] = [
-    {"role": "system", "content": "You are a concise weather assistant."},
-    {"role": "user", "content": "What's the weather and the time in Paris?"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
-            {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": '{"city": "Paris"}'}},
-        ],
-    },
-    {"role": "tool", "tool_call_id": "call_1", "content": '{"temperature": 21, "conditions": "sunny"}'},
-    {"role": "tool", "tool_call_id": "call_2", "content": '{"time": "14:05"}'},
-    {"role": "assistant", "content": "It is 21 °C and sunny in Paris, and 14:05."},
-    {"role": "user", "content": "And tomorrow?"},
-]
+        {"role": "tool", "tool_call_id": "call_1", "content": '{"temperature": 21, "conditions": "sunny"}'},
+        {"role": "tool", "tool_call_id": "call_2", "content": '{"time": "14:05"}'},
+        {"role": "assistant", "content": "It is 21 °C and sunny in Paris, and 14:05."},
+        {"role": "user", "content": "And tomorrow?"},
+    ]
 
 
 def hand_to_anthropic(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -144,26 +159,28 @@ def interleaved(rows: list[tuple[str, Any, Any]], quick: bool) -> list[tuple[str
     ]
 
 
-def translation_rows(quick: bool) -> list[tuple[str, float, float]]:
+def translation_rows(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], quick: bool
+) -> list[tuple[str, float, float]]:
     sys.path.insert(0, str(REPO / "generated"))
     from toolgen_sdk import adapters
 
-    anthropic_body = hand_to_anthropic(MESSAGES, TOOLS)
-    ours_body = adapters.encode_request(MESSAGES, "anthropic", tools=TOOLS, model="claude", max_tokens=1024)
+    anthropic_body = hand_to_anthropic(messages, tools)
+    ours_body = adapters.encode_request(messages, "anthropic", tools=tools, model="claude", max_tokens=1024)
     # What an application that sends the same tools with every request keeps: their export is made once per wire.
-    tool_set = adapters.ToolSet(TOOLS)
-    assert adapters.encode_request(MESSAGES, "anthropic", tools=tool_set, model="claude", max_tokens=1024) == ours_body
+    tool_set = adapters.ToolSet(tools)
+    assert adapters.encode_request(messages, "anthropic", tools=tool_set, model="claude", max_tokens=1024) == ours_body
     assert [m["role"] for m in ours_body["messages"]] == [m["role"] for m in anthropic_body["messages"]]
     rows = [
         (
             "hand-written dicts (no validation)",
-            median_us(lambda: hand_to_anthropic(MESSAGES, TOOLS), quick),
+            median_us(lambda: hand_to_anthropic(messages, tools), quick),
             median_us(lambda: hand_from_anthropic(anthropic_body), quick),
         ),
         (
             "toolgen adapters, with validation (encode_request / parse_request)",
             median_us(
-                lambda: adapters.encode_request(MESSAGES, "anthropic", tools=TOOLS, model="claude", max_tokens=1024),
+                lambda: adapters.encode_request(messages, "anthropic", tools=tools, model="claude", max_tokens=1024),
                 quick,
             ),
             median_us(lambda: adapters.parse_request(ours_body, "anthropic"), quick),
@@ -171,7 +188,7 @@ def translation_rows(quick: bool) -> list[tuple[str, float, float]]:
         (
             "toolgen adapters, with validation, tools as a ToolSet (exported once per wire)",
             median_us(
-                lambda: adapters.encode_request(MESSAGES, "anthropic", tools=tool_set, model="claude", max_tokens=1024),
+                lambda: adapters.encode_request(messages, "anthropic", tools=tool_set, model="claude", max_tokens=1024),
                 quick,
             ),
             median_us(lambda: adapters.parse_request(ours_body, "anthropic"), quick),
@@ -180,36 +197,38 @@ def translation_rows(quick: bool) -> list[tuple[str, float, float]]:
             "toolgen adapters, data only (_adapters.encode_request / decode)",
             median_us(
                 lambda: adapters._encode_request(
-                    adapters.Request(MESSAGES, TOOLS, "claude", {"settings": {"max_tokens": 1024}}), "anthropic"
+                    adapters.Request(messages, tools, "claude", {"settings": {"max_tokens": 1024}}), "anthropic"
                 ),
                 quick,
             ),
             median_us(lambda: adapters.decode(ours_body, "anthropic", "request"), quick),
         ),
     ]
-    rows.extend(_litellm_rows(anthropic_body, quick))
+    rows.extend(_litellm_rows(messages, tools, anthropic_body, quick))
     return interleaved(rows, quick)
 
 
-def wire_rows(quick: bool) -> list[tuple[str, float, float]]:
+def wire_rows(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], quick: bool
+) -> list[tuple[str, float, float]]:
     """encode_request (tools as a ToolSet) and parse_request of the same conversation on every wire the SDK carries,
     interleaved with the hand-written Anthropic translation they are compared with."""
     from toolgen_sdk import adapters
 
-    tool_set = adapters.ToolSet(TOOLS)
-    anthropic_body = hand_to_anthropic(MESSAGES, TOOLS)
+    tool_set = adapters.ToolSet(tools)
+    anthropic_body = hand_to_anthropic(messages, tools)
     rows: list[tuple[str, Any, Any]] = [
         (
             "hand-written dicts, Anthropic (no validation)",
-            median_us(lambda: hand_to_anthropic(MESSAGES, TOOLS), quick),
+            median_us(lambda: hand_to_anthropic(messages, tools), quick),
             median_us(lambda: hand_from_anthropic(anthropic_body), quick),
         )
     ]
     for wire in adapters.WIRES:
-        body = adapters.encode_request(MESSAGES, wire, tools=tool_set, model="claude", max_tokens=1024)
+        body = adapters.encode_request(messages, wire, tools=tool_set, model="claude", max_tokens=1024)
 
         def there(wire: str = wire) -> Any:
-            return adapters.encode_request(MESSAGES, wire, tools=tool_set, model="claude", max_tokens=1024)
+            return adapters.encode_request(messages, wire, tools=tool_set, model="claude", max_tokens=1024)
 
         def back(wire: str = wire, body: Any = body) -> Any:
             return adapters.parse_request(body, wire)
@@ -218,7 +237,9 @@ def wire_rows(quick: bool) -> list[tuple[str, float, float]]:
     return interleaved(rows, quick)
 
 
-def _litellm_rows(anthropic_body: dict[str, Any], quick: bool) -> list[tuple[str, Any, Any]]:
+def _litellm_rows(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], anthropic_body: dict[str, Any], quick: bool
+) -> list[tuple[str, Any, Any]]:
     try:
         from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
         from litellm.llms.anthropic.chat.transformation import AnthropicConfig
@@ -234,7 +255,7 @@ def _litellm_rows(anthropic_body: dict[str, Any], quick: bool) -> list[tuple[str
             "type": "function",
             "function": {"name": t["name"], "description": t["description"], "parameters": t["inputSchema"]},
         }
-        for t in TOOLS
+        for t in tools
     ]
     config = AnthropicConfig()
     adapter = LiteLLMAnthropicMessagesAdapter()
@@ -248,7 +269,7 @@ def _litellm_rows(anthropic_body: dict[str, Any], quick: bool) -> list[tuple[str
 
     def transform() -> Any:
         return config.transform_request(
-            "claude-sonnet-4-5", [dict(m) for m in MESSAGES], {"tools": openai_tools, "max_tokens": 1024}, {}, {}
+            "claude-sonnet-4-5", [dict(m) for m in messages], {"tools": openai_tools, "max_tokens": 1024}, {}, {}
         )
 
     def back() -> Any:
@@ -258,7 +279,7 @@ def _litellm_rows(anthropic_body: dict[str, Any], quick: bool) -> list[tuple[str
     return [
         (
             "LiteLLM anthropic_messages_pt (messages only)",
-            median_us(lambda: anthropic_messages_pt([dict(m) for m in MESSAGES], "claude", "anthropic"), quick),
+            median_us(lambda: anthropic_messages_pt([dict(m) for m in messages], "claude", "anthropic"), quick),
             float("nan"),
         ),
         (
@@ -282,7 +303,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     options = parser.parse_args()
-    rows = translation_rows(options.quick)
+    messages, tools = conversation(), tool_definitions()
+    rows = translation_rows(messages, tools, options.quick)
     hand = rows[0]
     print("7 messages + 5 tools; microseconds per call, median\n")
     print("| translation | canonical -> Anthropic (us) | Anthropic -> canonical (us) | x hand-written |")
@@ -290,7 +312,7 @@ def main() -> None:
     for name, there, back in rows:
         ratio = f"{there / hand[1]:.1f}x / {back / hand[2]:.1f}x" if back == back else f"{there / hand[1]:.1f}x / -"
         print(f"| {name} | {there:.1f} | {'-' if back != back else f'{back:.1f}'} | {ratio} |")
-    wires = wire_rows(options.quick)
+    wires = wire_rows(messages, tools, options.quick)
     print("\nEvery wire, with validation: encode_request (tools as a ToolSet) / parse_request; microseconds per call\n")
     print("| wire | canonical -> wire (us) | wire -> canonical (us) | x hand-written Anthropic |")
     print("| --- | --- | --- | --- |")

@@ -34,11 +34,11 @@ import time
 from pathlib import Path
 
 from build_inputs import CORPUS, REPO, combined_schema, corpus_tools, model_schemas, synthetic_tools, write_project
-from build_plan import FULL, LOADS, QUICK, load
+from build_plan import FULL, QUICK, load
 from build_report import README, machine, report, write_readme
 from build_side_by_side import measure, measure_floor
 from build_time_split import measure_split, profile, stage_split
-from build_under_test import SOURCE, use_ref
+from build_under_test import UnderTest, use_ref
 
 # What the other benchmarks (bench_import.py, bench_startup.py) take from here: the same tools, picked the same way.
 __all__ = ["CORPUS", "combined_schema", "corpus_tools", "main", "model_schemas", "synthetic_tools", "write_project"]
@@ -76,11 +76,10 @@ def main() -> None:
     args = parser.parse_args()
     plan = QUICK if args.quick else FULL
     started = time.perf_counter()
-    LOADS.append(load())
+    loads = [load()]  # the 1-minute load average, sampled at the start and after each measurement
     with tempfile.TemporaryDirectory(prefix="toolgen-bench-") as scratch_name:
         scratch = Path(scratch_name)
-        if args.ref:
-            SOURCE["toolgen"] = use_ref(args.ref, scratch)
+        under = use_ref(args.ref, scratch) if args.ref else UnderTest()
         largest = (
             max(*plan.floor_sizes)
             if args.floor_only
@@ -97,12 +96,12 @@ def main() -> None:
             why = "--synthetic was given" if args.synthetic else f"{CORPUS} is absent"
             source = f"SYNTHETIC tools of realistic shape ({why}), one tools.json per project"
             print(f"using synthetic tools: {why}", flush=True)
-        floor = measure_floor(plan, tools, scratch, callgrind=not args.no_callgrind)
+        floor = measure_floor(plan, tools, scratch, under, loads, callgrind=not args.no_callgrind)
         if args.floor_only:
-            print("\n" + "\n".join([*machine(), f"- Inputs: {source}", *floor]))
+            print("\n" + "\n".join([*machine(under, loads), f"- Inputs: {source}", *floor]))
             print(f"total wall time {time.perf_counter() - started:.0f} s")
             return
-        results = measure(plan, tools, source, scratch)
+        results = measure(plan, tools, source, scratch, under, loads)
         measure_split(results, plan, tools, scratch)
         hotspots = ""
         if args.profile:
@@ -111,7 +110,7 @@ def main() -> None:
     flags = [f for f, on in (("--quick", args.quick), ("--synthetic", args.synthetic)) if on]
     flags += [f"--ref {args.ref}"] if args.ref else []
     flags += ["--no-callgrind"] if args.no_callgrind else []
-    section = report(results, plan, " ".join(["python benchmarks/bench_build.py", *flags]), floor)
+    section = report(results, plan, " ".join(["python benchmarks/bench_build.py", *flags]), under, floor)
     print("\n" + section)
     if hotspots:
         print("\n" + hotspots)

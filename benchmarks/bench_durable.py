@@ -50,13 +50,12 @@ from pathlib import Path
 from typing import Any
 
 from readme_markers import replace_between
-from serve_costs import extracted
+from serve_costs import extracted, opening
 
 README = Path(__file__).resolve().parent / "README.md"
 START = "<!-- durable-results:start (written by benchmarks/bench_durable.py; do not edit by hand) -->"
 END = "<!-- durable-results:end -->"
 CASES = ("floor", "agent", "served", "plain", "before")
-MESSAGES = [{"role": "user", "content": "go"}]
 
 
 def _generator(path: str | None) -> None:
@@ -248,6 +247,7 @@ def measure_agent(steps: int, runs: int) -> dict[str, Any]:
     counter = Counter()
     model, registry = _model_and_tools(steps)
     tools = registry.definitions()
+    messages = opening()
     with tempfile.TemporaryDirectory(prefix="toolgen-bench-durable-") as folder:
         url = _wal(Path(folder) / "runs.sqlite")
         config = {
@@ -280,7 +280,7 @@ def measure_agent(steps: int, runs: int) -> dict[str, Any]:
         async def start_and_wait() -> None:
             made.append(f"agent-{len(made)}")
             with SetWorkflowID(made[-1]):
-                handle = await DBOS.start_workflow_async(workflow, MESSAGES)
+                handle = await DBOS.start_workflow_async(workflow, messages)
             await handle.get_result()
 
         found = _measured(runs, lambda: asyncio.run_coroutine_threadsafe(start_and_wait(), loop).result(), counter)
@@ -296,13 +296,14 @@ def measure_served(steps: int, runs: int) -> dict[str, Any]:
 
     counter = Counter()
     model, registry = _model_and_tools(steps)
+    messages = opening()
     with tempfile.TemporaryDirectory(prefix="toolgen-bench-durable-") as folder:
         url = _wal(Path(folder) / "runs.sqlite")
         durable = DurableRuns(registry, model, database_url=url, name="bench-durable", options=_options(steps))
         made: list[str] = []
 
         def once() -> None:
-            made.append(durable.start(MESSAGES, None))
+            made.append(durable.start(messages, None))
             ended = _result(durable, made[-1])
             if ended is None or ended.state.get("stop_reason") != "finished":
                 raise SystemExit(f"the served run ended as {ended}")
@@ -318,9 +319,10 @@ def measure_plain(steps: int, runs: int) -> dict[str, Any]:
     from toolgen.runtime import run
 
     model, registry = _model_and_tools(steps)
+    messages = opening()
 
     def once() -> None:
-        result = run(MESSAGES, model, registry, _options(steps))
+        result = run(messages, model, registry, _options(steps))
         if result.stop_reason != "finished":
             raise SystemExit(f"the plain run stopped with {result.stop_reason!r}")
 

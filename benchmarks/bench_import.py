@@ -33,13 +33,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import MappingProxyType
 
 REPO = Path(__file__).resolve().parents[1]
 README = Path(__file__).resolve().parent / "README.md"
 START = "<!-- import-results:start (written by benchmarks/bench_import.py; do not edit by hand) -->"
 END = "<!-- import-results:end -->"
 PACKAGE = "bench_sdk"
-ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+ENV = MappingProxyType({name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"})
 # The aims: the largest SDK (3,000 tools) imports within 1.3x of a 10-tool one, in CPU time and in instructions
 # (issue 40; 1,000 tools within 1.5x, issue 18); first use of a model < 5 ms.
 IMPORT_AIM = 1.3

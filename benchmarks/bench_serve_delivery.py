@@ -76,7 +76,6 @@ README = Path(__file__).resolve().parent / "README.md"
 START = "<!-- delivery-results:start (written by benchmarks/bench_serve_delivery.py; do not edit by hand) -->"
 END = "<!-- delivery-results:end -->"
 OLD_POLL_SECONDS = 0.1
-FINISHED = {"stop_reason": "finished", "steps": 1, "metrics": {}}
 
 
 class Polling(Wakeups):
@@ -207,7 +206,8 @@ def one_round(case: Case, writer: RunStore, reader: RunStore, samples: int, rng:
             if got != seq:
                 raise SystemExit(f"{case.label}: expected event {seq}, got {got}")
             delays.append(at - stored)
-        writer.add_events(run_id, [StoredEvent(samples + 2, "run_finished", FINISHED, time.time())])
+        finished = {"stop_reason": "finished", "steps": 1, "metrics": {}}
+        writer.add_events(run_id, [StoredEvent(samples + 2, "run_finished", finished, time.time())])
         thread.join(timeout=30)
     case.delays.extend(delays)
     case.medians.append(statistics.median(delays))

@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 REPO = Path(__file__).resolve().parents[1]
 README = Path(__file__).resolve().parent / "README.md"
@@ -50,10 +51,12 @@ RECORD = '{"role": "user", "content": "What is the weather in Paris?"}\n'
 TOOLS = 1000
 # Bytecode caching on, as in an installation: the untimed warm-up run writes the caches the timed runs read (an
 # environment that turns it off would have every run compile toolgen's modules and the generated package anew).
-ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+ENV = MappingProxyType({name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"})
 # The aims: each command within 2.5x of the floor (issues 18 and 40), `check` of 1,000 tools too, whether they are
 # in one file or a file each; the first `validate` of a fresh checkout within 3x.
-AIMS = {"--help": 2.5, "decode": 2.5, "validate": 2.5, "lint": 2.5, "export": 2.5, "check": 2.5, "fresh validate": 3.0}
+AIMS = MappingProxyType(
+    {"--help": 2.5, "decode": 2.5, "validate": 2.5, "lint": 2.5, "export": 2.5, "check": 2.5, "fresh validate": 3.0}
+)
 # A check said to be up to date renders nothing: a source change mid-run (the manifest records toolgen's source
 # hash) would make it render, which the numbers must not hide.
 RENDERED = re.compile(r"generating models|checking schemas")

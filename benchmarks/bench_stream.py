@@ -185,13 +185,6 @@ def check_wire(api: SimpleNamespace, wire: Wire) -> None:
     assert "stream" not in result.extras, f"{wire.name}: {result.extras['stream']}"
 
 
-SHORT = [
-    b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
-    b'"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
-    b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
-    b'"delta":{},"finish_reason":"stop"}]}\n\n',
-    b"data: [DONE]\n\n",
-]
 SHORT_RUNS = 200
 
 
@@ -207,7 +200,14 @@ def cases(api: SimpleNamespace, found: list[Wire]) -> dict[str, Callable[[], Any
             run_floor_with_events, wire.payloads, from_json, api.ToolCallDelta
         )
         made[f"{wire.name} / toolgen"] = partial(run_toolgen, api, wire.reads, wire.wire)
-    made["short stream"] = lambda: [run_toolgen(api, SHORT, "openai-chat") for _ in range(SHORT_RUNS)]
+    short = [
+        b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+        b'"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
+        b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+        b'"delta":{},"finish_reason":"stop"}]}\n\n',
+        b"data: [DONE]\n\n",
+    ]
+    made["short stream"] = lambda: [run_toolgen(api, short, "openai-chat") for _ in range(SHORT_RUNS)]
     return made
 
 

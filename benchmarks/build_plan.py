@@ -1,4 +1,4 @@
-"""The build benchmark's plans (sizes, repetitions), its timer, and the results and load averages it collects."""
+"""The build benchmark's plans (sizes, repetitions), its timer, and the results and load averages a run collects."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 SLOW = 1000  # project size from which every case gets plan.reps_slow repetitions
 
 
-@dataclass
+@dataclass(frozen=True)
 class Plan:
     sizes: tuple[int, ...]
     reps_fast: int  # cases well under a second
@@ -57,9 +57,6 @@ def load() -> float:
     return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
 
-LOADS: list[float] = []
-
-
 @dataclass
 class Row:
     key: str
@@ -77,11 +74,12 @@ class Row:
 @dataclass
 class Results:
     source: str
+    loads: list[float]  # the run's load samples: one list, which the floor measured before these rows adds to too
     rows: list[Row] = field(default_factory=list)
 
     def add(self, row: Row) -> Row:
         self.rows.append(row)
-        LOADS.append(load())
+        self.loads.append(load())
         spread = f"{min(row.times):.3f}-{max(row.times):.3f}" if len(row.times) > 1 else "-"
         print(
             f"  {row.case:<58} n={row.tools:<5} reps={len(row.times):<2} median {row.median:9.3f} s  [{spread}]",

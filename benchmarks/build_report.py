@@ -9,11 +9,12 @@ import os
 import platform
 import re
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from build_inputs import REPO
-from build_plan import LOADS, SLOW, Plan, Results
-from build_under_test import SOURCE
+from build_plan import SLOW, Plan, Results
+from build_under_test import UnderTest
 
 README = Path(__file__).resolve().parent / "README.md"
 START = "<!-- bench-results:start (written by benchmarks/bench_build.py; do not edit by hand) -->"
@@ -33,7 +34,8 @@ def fmt_ratio(alternative: float, ours: float) -> str:
     return f"toolgen {ratio:.1f}x faster" if ratio >= 1 else f"toolgen {1 / ratio:.1f}x slower"
 
 
-def machine() -> list[str]:
+def machine(under: UnderTest, loads: Sequence[float]) -> list[str]:
+    """The report's lines on the toolgen measured, the machine, and the load sampled over the run."""
     cpu = ""
     with contextlib.suppress(OSError):
         match = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.MULTILINE)
@@ -70,27 +72,27 @@ def machine() -> list[str]:
                 + head.stdout.strip()
                 + (" (with uncommitted changes in generator/templates/schemas)" if dirty.stdout.strip() else "")
             )
-    commit = SOURCE["toolgen"] or commit
+    commit = under.label or commit
     return [
         f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
         + (f"; toolgen from {commit}" if commit else ""),
         f"- Machine: {platform.system()} {platform.machine()}, nproc {usable}" + (f", {cpu}" if cpu else ""),
         f"- Python {platform.python_version()} ({platform.python_implementation()})",
-        f"- 1-minute load average sampled after each measurement: {min(LOADS):.1f} to {max(LOADS):.1f} on {usable} CPUs"
+        f"- 1-minute load average sampled after each measurement: {min(loads):.1f} to {max(loads):.1f} on {usable} CPUs"
         + (
             " (other processes were running, so absolute times carry noise; the ratios less so)"
-            if max(LOADS) > (usable or 1) * 0.75
+            if max(loads) > (usable or 1) * 0.75
             else ""
         ),
         f"- Packages: {', '.join(versions)}",
     ]
 
 
-def report(results: Results, plan: Plan, command: str, floor: list[str] | None = None) -> str:
+def report(results: Results, plan: Plan, command: str, under: UnderTest, floor: list[str] | None = None) -> str:
     lines = [
         f"Command: `{command}`",
         "",
-        *machine(),
+        *machine(under, results.loads),
         f"- Inputs: {results.source}",
         (
             f"- Repetitions: medians of {plan.reps_fast} for in-process cases, {plan.reps_cli} for subprocess cases"

@@ -12,13 +12,13 @@ from typing import Any
 
 import build_floor
 from build_inputs import combined_schema, model_schemas, write_project
-from build_plan import LOADS, SLOW, Plan, Results, Row, load, timed
-from build_under_test import SOURCE, run, script
+from build_plan import SLOW, Plan, Results, Row, load, timed
+from build_under_test import UnderTest, run, script
 
 # The options toolgen itself passes to datamodel-code-generator (targets/models.py), so that both
 # sides produce comparable models; formatters are datamodel-code-generator's defaults (black, isort),
 # which is what a user gets, while toolgen formats with ruff.
-DMCG_CLI_OPTIONS = [
+DMCG_CLI_OPTIONS = (
     "--input-file-type",
     "jsonschema",
     "--output-model-type",
@@ -33,11 +33,12 @@ DMCG_CLI_OPTIONS = [
     "all",
     "--use-schema-description",
     "--disable-timestamp",
-]
+)
 
 
-def dmcg_cli(schema_file: Path) -> None:
+def dmcg_cli(under: UnderTest, schema_file: Path) -> None:
     run(
+        under,
         [
             *script("datamodel-codegen"),
             "--input",
@@ -104,14 +105,14 @@ def interleaved(results: Results, tools: int, cases: list[Case]) -> None:
         results.add(Row(case.key, case.label, tools, times[case.key], case.note, case.extrapolated))
 
 
-def extrapolated_cli(paths: list[Path], picked: list[Path]) -> Callable[[], float]:
+def extrapolated_cli(under: UnderTest, paths: list[Path], picked: list[Path]) -> Callable[[], float]:
     def one_rep() -> float:
-        return statistics.fmean(timed(lambda p=p: dmcg_cli(p)) for p in picked) * len(paths)
+        return statistics.fmean(timed(lambda p=p: dmcg_cli(under, p)) for p in picked) * len(paths)
 
     return one_rep
 
 
-def size_cases(plan: Plan, n: int, root: Path, scratch: Path) -> list[Case]:
+def size_cases(plan: Plan, n: int, root: Path, scratch: Path, under: UnderTest) -> list[Case]:
     import toolgen
 
     reps = plan.reps_slow if n >= SLOW else plan.reps_fast
@@ -127,7 +128,7 @@ def size_cases(plan: Plan, n: int, root: Path, scratch: Path) -> list[Case]:
                 f"build_cli_{n}",
                 "`toolgen build --force`, CLI subprocess",
                 plan.reps_cli,
-                timer(lambda: run([*script("toolgen"), "build", "--force"], root)),
+                timer(lambda: run(under, [*script("toolgen"), "build", "--force"], root)),
             )
         )
 
@@ -146,7 +147,7 @@ def size_cases(plan: Plan, n: int, root: Path, scratch: Path) -> list[Case]:
                 f"dmcg_cli_{n}",
                 "`datamodel-codegen` CLI once per schema",
                 plan.reps_cli,
-                timer(lambda: [dmcg_cli(p) for p in paths]),
+                timer(lambda: [dmcg_cli(under, p) for p in paths]),
                 note=f"{len(paths)} schema(s), all run",
             )
         )
@@ -156,7 +157,7 @@ def size_cases(plan: Plan, n: int, root: Path, scratch: Path) -> list[Case]:
                 f"dmcg_cli_{n}",
                 "`datamodel-codegen` CLI once per schema (extrapolated)",
                 plan.reps_cli if n < SLOW else plan.reps_slow,
-                extrapolated_cli(paths, picked),
+                extrapolated_cli(under, paths, picked),
                 note=f"{len(picked)} of {len(paths)} schemas timed per rep, mean x {len(paths)}",
                 extrapolated=True,
             )
@@ -200,14 +201,17 @@ def size_cases(plan: Plan, n: int, root: Path, scratch: Path) -> list[Case]:
                 "check_cli",
                 "`toolgen check`, CLI subprocess, up to date",
                 plan.reps_slow,
-                timer(lambda: run([*script("toolgen"), "check"], root)),
+                timer(lambda: run(under, [*script("toolgen"), "check"], root)),
             ),
         ]
     return cases
 
 
-def measure(plan: Plan, tools: list[dict[str, Any]], source: str, scratch: Path) -> Results:
-    results = Results(source)
+def measure(
+    plan: Plan, tools: list[dict[str, Any]], source: str, scratch: Path, under: UnderTest, loads: list[float]
+) -> Results:
+    """toolgen beside datamodel-code-generator at each of plan.sizes; each row adds a load sample to `loads`."""
+    results = Results(source, loads)
     for n in plan.sizes:
         print(
             f"\n{n} tool(s)"
@@ -215,19 +219,21 @@ def measure(plan: Plan, tools: list[dict[str, Any]], source: str, scratch: Path)
             flush=True,
         )
         root = write_project(scratch / f"project_{n}", tools[:n])
-        interleaved(results, n, size_cases(plan, n, root, scratch))
+        interleaved(results, n, size_cases(plan, n, root, scratch, under))
     return results
 
 
-def measure_floor(plan: Plan, tools: list[dict[str, Any]], scratch: Path, *, callgrind: bool) -> list[str]:
-    """The build beside its floor at each of plan.floor_sizes (build_floor.py); the report's lines."""
+def measure_floor(
+    plan: Plan, tools: list[dict[str, Any]], scratch: Path, under: UnderTest, loads: list[float], *, callgrind: bool
+) -> list[str]:
+    """The build beside its floor at each of plan.floor_sizes (build_floor.py), sampling the load into `loads`."""
     projects = {n: write_project(scratch / f"floor_{n}", tools[:n]) for n in plan.floor_sizes}
     schemas = {n: combined_schema(model_schemas(root)) for n, root in projects.items()}
     rows = build_floor.measure(projects, schemas, lambda n: plan.reps_slow if n >= SLOW else plan.reps_fast)
-    LOADS.append(load())
+    loads.append(load())
     problem = "left out (--no-callgrind)"
     if callgrind:
         counted = {n: projects[n] for n in plan.callgrind_sizes}
-        problem = build_floor.count_instructions(rows, counted, SOURCE["env"])
-        LOADS.append(load())
+        problem = build_floor.count_instructions(rows, counted, under.env)
+        loads.append(load())
     return build_floor.report(rows, problem)

@@ -8,8 +8,9 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from build_inputs import REPO
 
@@ -26,12 +27,16 @@ def script(name: str) -> list[str]:
     return [sys.executable, "-m", module]
 
 
-# Where the toolgen under test comes from; --ref swaps in a committed version for the working tree.
-SOURCE: dict[str, Any] = {"toolgen": "", "env": None}
+@dataclass(frozen=True)
+class UnderTest:
+    """The toolgen one run measures: the working tree (the defaults), or a committed version swapped in by --ref."""
+
+    label: str = ""  # how the report names it; empty: the report describes the working tree itself
+    env: Mapping[str, str] | None = None  # the environment its CLIs run in; None: this process's
 
 
-def use_ref(ref: str, scratch: Path) -> str:
-    """Import toolgen (and run its CLI) from `git archive REF` instead of the working tree; returns a description."""
+def use_ref(ref: str, scratch: Path) -> UnderTest:
+    """Import toolgen (and run its CLI) from `git archive REF` instead of the working tree."""
     if "toolgen" in sys.modules:
         raise RuntimeError("toolgen was imported before --ref could take effect")
     commit = subprocess.run(
@@ -47,7 +52,7 @@ def use_ref(ref: str, scratch: Path) -> str:
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(source, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(source)
     sys.path.insert(0, str(source / "generator"))
-    SOURCE["env"] = {
+    env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(source / "generator"), os.environ.get("PYTHONPATH")])),
     }
@@ -55,11 +60,12 @@ def use_ref(ref: str, scratch: Path) -> str:
 
     if not Path(toolgen.__file__).is_relative_to(source):
         raise RuntimeError(f"--ref: toolgen still imports from {toolgen.__file__}")
-    return f"commit {commit} (`--ref {ref}`: a git archive of generator/, templates/, schemas/, not the working tree)"
+    label = f"commit {commit} (`--ref {ref}`: a git archive of generator/, templates/, schemas/, not the working tree)"
+    return UnderTest(label, env)
 
 
-def run(arguments: list[str], cwd: Path) -> None:
-    env = SOURCE["env"]
-    completed = subprocess.run(arguments, cwd=cwd, capture_output=True, text=True, check=False, env=env)
+def run(under: UnderTest, arguments: list[str], cwd: Path) -> None:
+    """Run a CLI in the environment of the toolgen under test; raises with its stderr if it fails."""
+    completed = subprocess.run(arguments, cwd=cwd, capture_output=True, text=True, check=False, env=under.env)
     if completed.returncode != 0:
         raise RuntimeError(f"{' '.join(arguments[:3])} ... exited {completed.returncode}: {completed.stderr[-2000:]}")

@@ -40,7 +40,11 @@ from typing import Any
 
 TOKEN = "bench-token-0123456789abcdef0123456789"
 HOST = "127.0.0.1:8000"
-USER = [{"role": "user", "content": "go"}]
+
+
+def opening() -> list[dict[str, Any]]:
+    """The conversation a measured run starts from: one user message, made afresh for each run."""
+    return [{"role": "user", "content": "go"}]
 
 
 async def asgi(
@@ -156,7 +160,7 @@ def _floor_replay(events: list[bytes]) -> Any:
 
 
 def measure_post(requests: int) -> dict[str, Any]:
-    body = json.dumps({"messages": USER}).encode()
+    body = json.dumps({"messages": opening()}).encode()
     ours, floor = [], []
     with tempfile.TemporaryDirectory(prefix="toolgen-bench-post-") as folder:
         durable, app = _service(folder, 0)
@@ -187,7 +191,7 @@ def measure_replay(events: int, requests: int, side: str) -> dict[str, Any]:
     ours, floor = [], []
     with tempfile.TemporaryDirectory(prefix="toolgen-bench-replay-") as folder:
         durable, app = _service(folder, events)
-        run_id = durable.start(USER, None)
+        run_id = durable.start(opening(), None)
         _ended(durable, run_id)
         path = f"/runs/{run_id}/events"
         gc.collect()

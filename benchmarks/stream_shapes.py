@@ -14,9 +14,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
-WORDS = [
+WORDS = (
     "the",
     "quick",
     "brown",
@@ -33,7 +34,7 @@ WORDS = [
     "hex",
     "jolly",
     "kings",
-]
+)
 
 
 @dataclass(frozen=True)
@@ -284,11 +285,13 @@ def ollama(calls: int, fragments: int, text_chunks: int) -> Shape:
 
 
 # name -> (builder, text chunks): wires that send calls whole get a longer text, so every stream has ~1,500 events.
-SHAPES: dict[str, tuple[Callable[[int, int, int], Shape], int]] = {
-    "anthropic (event: lines)": (anthropic, 40),
-    "openai-responses (event: lines)": (responses, 40),
-    "gemini (CRLF)": (gemini, 1_500),
-    "gemini partialArgs (CRLF)": (gemini_partial_args, 40),
-    "bedrock-converse (eventstream)": (bedrock, 40),
-    "ollama (NDJSON)": (ollama, 1_500),
-}
+SHAPES: MappingProxyType[str, tuple[Callable[[int, int, int], Shape], int]] = MappingProxyType(
+    {
+        "anthropic (event: lines)": (anthropic, 40),
+        "openai-responses (event: lines)": (responses, 40),
+        "gemini (CRLF)": (gemini, 1_500),
+        "gemini partialArgs (CRLF)": (gemini_partial_args, 40),
+        "bedrock-converse (eventstream)": (bedrock, 40),
+        "ollama (NDJSON)": (ollama, 1_500),
+    }
+)
