@@ -11,9 +11,12 @@ whole check.
 
 The record also holds the parts of the package that passed: one key per tool, a digest of the tool's definition,
 its own model modules (those holding its models and imported by no other module), every other file of the
-package but `tools.py` (which holds every definition), and toolgen's own source (which writes `tools.py`). A package that differs from the last one only in some tools'
+package but `tools.py` (which holds every definition), `tools.py`'s code around the definitions, and toolgen's
+own source. A package that differs from the last one only in some tools'
 definitions or own modules, in the environment that one passed in, is checked for those tools: a tool's own modules
-import nothing but files its key holds, and its validators read nothing else, so the rest passed as they are.
+import nothing but files its key holds, and its validators read nothing else, so the rest passed as they are. The
+own modules imported beside the skipped tools must do nothing but make models (imports from pydantic, typing and
+the package, classes, `Field(...)`); one that does more may reach other tools, and every tool is checked.
 
 The record is a cache in the project's scratch folder, like the compiled modules: a lost or unreadable one only
 makes the next build check again.
