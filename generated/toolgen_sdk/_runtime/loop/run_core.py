@@ -7,7 +7,7 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pydantic
 
@@ -15,15 +15,13 @@ from ..observe.telemetry import NO_IDS, NO_TELEMETRY, NoTelemetry
 from ..tools.registry import Registry
 from ..wires.canonical import ProviderError, Response
 from ..wires.settings import checked_plan
+from .batch_call import BatchCall
 from .events import EVENT_CLASSES, EventType, RunEvent
 from .interrupts import Interrupt, InterruptReason
 from .options import RunOptions
 from .policies import Hooks
 from .progress import ProgressBoard
 from .results import CallReport, RunMetrics, RunResult, StopReason
-
-if TYPE_CHECKING:
-    from .tool_batches import BatchCall
 
 _new_event = object.__new__
 # The kinds made for every piece of a stream, with the defaults of the fields a piece may leave out.

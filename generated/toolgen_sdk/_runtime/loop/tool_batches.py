@@ -3,32 +3,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from ..models.base import ToolSpec
 from ..tools.entry import ToolContext
 from ..tools.outcomes import ToolOutcome
-from ..tools.progress import ProgressSink
+from .batch_call import BatchCall
 from .policies import Approval, ApprovalRequest, json_text
 from .progress import Report
 from .results import CallReport, CallStatus
 from .run_core import RunCore
-
-
-@dataclass
-class BatchCall:
-    """One tool call of the current batch."""
-
-    call: dict[str, Any]
-    id: str
-    name: str
-    arguments: str
-    spec: ToolSpec | None
-    report: CallReport | None = None
-    announced: bool = False  # the stream said so already, with tool_call_started
-    span: Any = None  # its execute_tool span while it runs
-    progress: ProgressSink | None = None  # where its handler's reports go, once started
 
 
 class ToolBatches(RunCore):

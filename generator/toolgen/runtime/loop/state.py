@@ -23,9 +23,10 @@ from typing import Any
 
 from ..observe.telemetry import open_telemetry
 from ..wires.canonical import ProviderError
+from .batch_call import BatchCall
 from .model_calls import ModelCalls
 from .results import RunResult
-from .tool_batches import BatchCall, ToolBatches
+from .tool_batches import ToolBatches
 
 __all__ = ["RunState", "RunView"]
 

@@ -25,6 +25,7 @@ from ..tools.outcomes import ToolOutcome
 from ..tools.registry import Registry
 from ..wires.canonical import ProviderError, Request, Response
 from ..wires.settings import settings_wire
+from .batch_call import BatchCall
 from .events import RunEvent
 from .interrupts import (
     GRACE_SECONDS,
@@ -38,7 +39,6 @@ from .options import RunOptions, RunSettings, run_options
 from .policies import Approval, ApprovalRequest, Approver
 from .results import RunResult
 from .state import RunState, RunView
-from .tool_batches import BatchCall
 
 if TYPE_CHECKING:
     # typing has Unpack from Python 3.11 on; a checker for 3.10 reads the keywords as Any. (typing_extensions

@@ -398,7 +398,9 @@ class OpenAIChatState(WireState):
         return decode_response(body, self.wire)
 
     def plain(self) -> Response | None:
-        return plain_response(self)
+        return plain_response(
+            self.wire, self.usage, self.choices, self.primary, self.head
+        )
 
 
 def _same(seen: Any, data: dict[str, Any], text: bytes | None) -> bool:

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from ...streams.state import Call
 from ..canonical import Response
 from ..helpers import assistant_content
 from .codec import finish_of
 from .stream_choice import Choice
-
-if TYPE_CHECKING:
-    from .stream import OpenAIChatState
 
 # The dialect whose keys the state's body spells; other dialects of the format go through the decoder.
 _PLAIN_WIRE = "openai-chat"
@@ -99,13 +97,18 @@ def merge_logprobs(chunks: list[Any]) -> Any:
     return merged
 
 
-def plain_response(state: OpenAIChatState) -> Response | None:
-    """What `decode_response(state.body())` gives when the stream was one choice of text and nothing else; None
-    for anything more (calls, reasoning, refusal, logprobs, parts, usage, extra fields, an error), which the
-    decoder then takes."""
-    if state.wire != _PLAIN_WIRE or state.usage is not None or len(state.choices) != 1:
+def plain_response(
+    wire: str,
+    usage: Any,
+    choices: Mapping[int, Choice],
+    choice: Choice | None,
+    head: Mapping[str, Any],
+) -> Response | None:
+    """What `decode_response(state.body())` gives when the stream (of `wire`, its `usage`, `choices`, the one
+    `choice` and the `head` fields) was one choice of text and nothing else; None for anything more (calls,
+    reasoning, refusal, logprobs, parts, usage, extra fields, an error), which the decoder then takes."""
+    if wire != _PLAIN_WIRE or usage is not None or len(choices) != 1:
         return None
-    choice = state.primary
     if (
         choice is None
         or choice.calls
@@ -133,7 +136,6 @@ def plain_response(state: OpenAIChatState) -> Response | None:
     rest: dict[str, Any] = {"index": choice.index}
     if choice.logprobs_key:
         rest["logprobs"] = None
-    head = state.head
     response_id, model = head.get("id"), head.get("model")
     fields = dict(head)
     if isinstance(response_id, str):

@@ -1,0 +1,26 @@
+# toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
+"""One tool call of a run's current batch, as the run and its drivers follow it from admission to its answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..models.base import ToolSpec
+from ..tools.progress import ProgressSink
+from .results import CallReport
+
+
+@dataclass
+class BatchCall:
+    """One tool call of the current batch."""
+
+    call: dict[str, Any]
+    id: str
+    name: str
+    arguments: str
+    spec: ToolSpec | None
+    report: CallReport | None = None
+    announced: bool = False  # the stream said so already, with tool_call_started
+    span: Any = None  # its execute_tool span while it runs
+    progress: ProgressSink | None = None  # where its handler's reports go, once started
