@@ -2,7 +2,8 @@
 
 Every module is read with `ast`, the runtime's sub-packages included, and nothing is imported. An import counts
 wherever it is written, at module level or inside a function (a function-level import runs on the first call and
-then closes the same cycle); only imports under `if TYPE_CHECKING:` are left out, since they never run. Relative
+then closes the same cycle); imports under `if TYPE_CHECKING:` never run, and only one test, for cycles a reader
+and a type checker follow, counts them. Relative
 imports are resolved against the module's package; `from package import name` counts as importing the submodule
 `package.name` when there is one; importing a package counts as importing its `__init__`, and importing
 `a.b.c` runs `a/__init__` and `a/b/__init__` first, so those count too (except the importer's own packages,
@@ -75,17 +76,18 @@ def _type_checking_only(node: ast.AST) -> bool:
     )
 
 
-def _import_nodes(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement under `node`, in functions and classes too, but not under `if TYPE_CHECKING:`."""
+def _import_nodes(node: ast.AST, typing_too: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement under `node`, in functions and classes too, but not under `if TYPE_CHECKING:`
+    unless `typing_too`."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.Import, ast.ImportFrom)):
             yield child
-        elif _type_checking_only(child):
+        elif _type_checking_only(child) and not typing_too:
             assert isinstance(child, ast.If)
             for other in child.orelse:
                 yield from _import_nodes(ast.Module(body=[other], type_ignores=[]))
         else:
-            yield from _import_nodes(child)
+            yield from _import_nodes(child, typing_too)
 
 
 def _base(module: Module, node: ast.ImportFrom) -> str:
@@ -109,12 +111,12 @@ def _targets(module: Module, node: ast.Import | ast.ImportFrom, known: dict[str,
     return {**targets, **dict.fromkeys(named, True)}
 
 
-def _imports(modules: dict[str, Module]) -> list[Import]:
+def _imports(modules: dict[str, Module], typing_too: bool = False) -> list[Import]:
     edges = []
     for module in modules.values():
         parts = module.name.split(".")
         own_packages = {".".join(parts[:i]) for i in range(1, len(parts) + (1 if module.is_package else 0))}
-        for node in _import_nodes(module.tree):
+        for node in _import_nodes(module.tree, typing_too):
             for target, named in sorted(_targets(module, node, modules).items()):
                 if target in modules and target != module.name and (named or target not in own_packages):
                     edges.append(Import(module.name, target, node.lineno, ast.unparse(node), named))
@@ -201,6 +203,14 @@ def test_no_import_cycles(imports: list[Import], modules: dict[str, Module]) -> 
             "or pass the lower module what it needs as a parameter.\n" + "\n\n".join(described),
             pytrace=False,
         )
+
+
+def test_no_import_cycles_for_type_checkers_either(modules: dict[str, Module]) -> None:
+    """Imports under `if TYPE_CHECKING:` never run, but a reader and a type checker follow them: two modules that
+    need each other's names are one job split in two, or want a third module below them both."""
+    cycles = _cycles(_imports(modules, typing_too=True))
+    described = [" <-> ".join(group) for _, group in cycles]
+    assert not cycles, "import cycles once TYPE_CHECKING imports count:\n" + "\n".join(described)
 
 
 def _by_size(modules: dict[str, Module], over: int) -> list[Module]:
