@@ -130,9 +130,10 @@ def python_modules(path):
 
 
 def tool_parts(definitions):
-    # Each tool's part key: its definition, its own model modules (holding its models, imported by no other
-    # module) and every other file but tools.py (toolgen.output.checked_packages); tools without own modules
-    # found have no key, and are always checked.
+    # Each tool's part key: what checks it (script, toolgen, Python), every file but tools.py and the tools' own
+    # model modules, tools.py without its definitions, the tool's definition and its own model modules (holding
+    # its models, imported by no other module): toolgen.output.checked_packages. A tool without own modules found
+    # has no key, and is always checked.
     import re
 
     models_dir = os.path.join(folder, package, "_tool_models")
@@ -148,7 +149,9 @@ def tool_parts(definitions):
         referenced.update(name.decode("ascii") for name in re.findall(rb"_tool_models\\.(\\w+)", data))
     owned, claims = {}, {}
     for tool, definition in definitions.items():
-        named = [definition.get(field) for field in ("args_model", "result_model")] if isinstance(definition, dict) else [1]
+        if not isinstance(definition, dict):
+            continue
+        named = [definition.get(field) for field in ("args_model", "result_model")]
         found = [homes.get(name) if isinstance(name, str) else None for name in named if name is not None]
         if found and all(home is not None and len(home) == 1 for home in found):
             owned[tool] = {module for home in found for module in home}

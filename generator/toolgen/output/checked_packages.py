@@ -71,8 +71,16 @@ class CheckedPackages:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # The file as read once (a build asks it three times, and with a key per tool it holds thousands), then as
+        # add() wrote it: only a build, under the build lock, writes it. The environment is stat'ed on each ask.
+        self._held: list[dict[str, Any]] | None = None
 
     def _entries(self) -> list[dict[str, Any]]:
+        if self._held is None:
+            self._held = self._read()
+        return self._held
+
+    def _read(self) -> list[dict[str, Any]]:
         try:
             held = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -114,6 +122,7 @@ class CheckedPackages:
             "parts": sorted(set(parts)),
         }
         entries = [entry, *(old for old in self._entries() if old["digest"] != digest)][:KEEP]
+        self._held = entries
         partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
