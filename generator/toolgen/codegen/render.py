@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from toolgen.codegen.format import FormatCache, format_python
-from toolgen.codegen.model_cache import ModelsCache, models_key
+from toolgen.codegen.model_cache import ModelsCache
 from toolgen.codegen.targets.model_modules import ModelModules, split_models
 from toolgen.codegen.targets.models import render_models
 from toolgen.codegen.targets.package import render_package
@@ -58,11 +58,8 @@ def render(
 
 def _models(project: Project, header: str, cache: ModelsCache | None) -> ModelModules:
     """The models modules: from `cache` when it holds them under this project's key, else made (and kept in it)."""
-    if cache is None:
+
+    def make() -> ModelModules:
         return split_models(render_models(project, header), project, header)
-    key = models_key(project, header)
-    models = cache.lookup(key)
-    if models is None:
-        models = split_models(render_models(project, header), project, header)
-        cache.keep(key, models)
-    return models
+
+    return make() if cache is None else cache.models(project, header, make)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolgen.core.jsoncopy import copy_json
@@ -38,15 +39,21 @@ def _refs(schema: Any) -> set[str]:
     }
 
 
-def standalone(defs: dict[str, Any], name: str) -> Any:
-    """defs[name] as a self-contained schema: every model it refers to carried in its own `$defs`."""
+def closure_of_refs(defs: Mapping[str, Any], roots: Iterable[str]) -> set[str]:
+    """The names of `roots` found in `defs`, and of every definition those refer to, directly or not."""
     needed: set[str] = set()
-    pending = _refs(defs[name])
+    pending = {root for root in roots if root in defs}
     while pending:
         current = pending.pop()
         if current not in needed and current in defs:
             needed.add(current)
             pending |= _refs(defs[current])
+    return needed
+
+
+def standalone(defs: dict[str, Any], name: str) -> Any:
+    """defs[name] as a self-contained schema: every model it refers to carried in its own `$defs`."""
+    needed = closure_of_refs(defs, _refs(defs[name]))
     root = copy_json(defs[name])
     if needed and isinstance(root, dict):
         root["$defs"] = {key: copy_json(defs[key]) for key in sorted(needed)}

@@ -144,8 +144,8 @@ def tool_parts(definitions):
     }
     homes, referenced = {}, set()
     for module, data in texts.items():
-        for name in re.findall(rb"^class (\\w+)\\(", data, re.M):
-            homes.setdefault(name.decode("ascii"), set()).add(module)
+        for name in re.findall(rb"^(?:class (\\w+)\\(|(\\w+)(?: *: *\\w+)? *=)", data, re.M):
+            homes.setdefault(b"".join(name).decode("ascii"), set()).add(module)
         referenced.update(name.decode("ascii") for name in re.findall(rb"_tool_models\\.(\\w+)", data))
     owned, claims = {}, {}
     for tool, definition in definitions.items():
@@ -164,11 +164,16 @@ def tool_parts(definitions):
     }
     own_paths = {os.path.join(models_dir, f"{module}.py") for modules in owned.values() for module in modules}
     tools_path = os.path.join(folder, package, "tools.py")
+    # models.py's lines that name a tool's own modules or models (its lazy table, __all__, the imports for type
+    # checkers) go to that tool's key: a tool whose models changed names changes only them.
+    models_path = os.path.join(folder, package, "models.py")
+    models_frame, models_lines = table_lines(sources.get(models_path, b""), owned, homes)
     base = hashlib.blake2b(json.dumps([job["salt"], sys.version, sys.executable, package]).encode(), digest_size=16)
     for path in sorted(sources):
         if path != tools_path and path not in own_paths:
-            base.update(f"\\0{os.path.relpath(path, folder)}\\0{len(sources[path])}\\0".encode("utf-8", "surrogatepass"))
-            base.update(sources[path])
+            data = models_frame if path == models_path else sources[path]
+            base.update(f"\\0{os.path.relpath(path, folder)}\\0{len(data)}\\0".encode("utf-8", "surrogatepass"))
+            base.update(data)
     # tools.py but its definitions (each in its own tool's key): the code around them makes every tool's spec.
     text = sources.get(tools_path, b"")
     call = text.find(b"= DeferredTools(\\n")
@@ -184,8 +189,47 @@ def tool_parts(definitions):
         for module in sorted(modules):
             key.update(f"\\0{module}\\0{len(texts[module])}\\0".encode("utf-8", "surrogatepass"))
             key.update(texts[module])
+        own_lines = b"".join(models_lines.get(tool, []))
+        key.update(f"\\0models.py lines\\0{len(own_lines)}\\0".encode())
+        key.update(own_lines)
         keys[tool] = key.hexdigest()
     return keys, owned
+
+
+def table_lines(text, owned, homes):
+    # models.py without the lines that name one tool's own modules or models, and those lines by tool: an import
+    # for type checkers (a wrapped one through its closing line), a line of the lazy table, a name of __all__.
+    import re
+
+    tool_of_module = {module: tool for tool, modules in owned.items() for module in modules}
+    tool_of_name = {}
+    for name, modules in homes.items():
+        if len(modules) == 1 and next(iter(modules)) in tool_of_module:
+            tool_of_name[name.encode("ascii")] = tool_of_module[next(iter(modules))]
+    lines = text.splitlines(keepends=True)
+    frame, cut, at = [], {}, 0
+    while at < len(lines):
+        line, span, tool = lines[at], 1, None
+        module = re.match(rb" +from \\w+\\._tool_models\\.(\\w+) import ", line)
+        entry = re.fullmatch(rb' +"(\\w+)": "\\w+\\._tool_models\\.(\\w+)",\\r?\\n', line)
+        listed = re.fullmatch(rb' +"(\\w+)",\\r?\\n', line)
+        if module is not None:
+            tool = tool_of_module.get(module.group(1).decode("ascii"))
+            if line.rstrip().endswith(b"("):
+                while at + span < len(lines) and lines[at + span - 1].strip() != b")":
+                    span += 1
+        elif entry is not None:
+            tool = tool_of_module.get(entry.group(2).decode("ascii"))
+            if tool is not None and tool_of_name.get(entry.group(1)) != tool:
+                tool = None
+        elif listed is not None:
+            tool = tool_of_name.get(listed.group(1))
+        if tool is None:
+            frame.extend(lines[at : at + span])
+        else:
+            cut.setdefault(tool, []).extend(lines[at : at + span])
+        at += span
+    return b"".join(frame), cut
 
 
 def only_models(text):

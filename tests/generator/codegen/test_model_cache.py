@@ -21,6 +21,7 @@ from toolgen.codegen.render import header_line
 from toolgen.codegen.targets.model_modules import ModelModules
 from toolgen.codegen.targets.package import runtime_files
 from toolgen.ir.lower import lower
+from toolgen.ir.model import Project as IR
 from toolgen.project.config import load_config
 
 SCRATCH = ".toolgen-cache"
@@ -46,21 +47,27 @@ tools:
 """
 
 
-def _key(project: Project) -> str:
+def _ir(project: Project) -> tuple[IR, str]:
     config = load_config(project.root)
-    return models_key(lower(config).project, header_line(config))
+    return lower(config).project, header_line(config)
+
+
+def _key(project: Project) -> str:
+    return models_key(*_ir(project))
 
 
 def _models(project: Project) -> ModelModules:
-    found = ModelsCache(project.root / MODELS).lookup(_key(project))
+    found = ModelsCache(project.root / MODELS).lookup(*_ir(project))
     assert found is not None
     return found
 
 
-def _poison_models(project: Project, key: str, held: ModelModules) -> None:
-    """A whole entry under `key`: the modules `held`, its models module with a line no build writes."""
+def _poison_models(project: Project, held: ModelModules) -> None:
+    """A whole entry for the project's models as they are (under the toolgen that makes keys now): the modules
+    `held`, its models module with a line no build writes."""
     cache = ModelsCache(project.root / MODELS)
-    cache.keep(key, ModelModules({**held.files, "models.py": held.files["models.py"] + STALE}, held.homes))
+    poisoned = ModelModules({**held.files, "models.py": held.files["models.py"] + STALE}, held.homes, held.layout)
+    cache.keep(*_ir(project), poisoned)
     cache.save()
 
 
@@ -97,7 +104,7 @@ def test_a_rebuild_reads_what_was_kept_and_writes_the_same_bytes(project: Projec
 
 def test_a_changed_schema_misses_the_entry(project: Project, tmp_path: Path) -> None:
     before = _key(project)
-    _poison_models(project, before, _models(project))
+    _poison_models(project, _models(project))
     project.write("schemas/trip.yaml", NESTED)
     assert _key(project) != before
     assert toolgen.build(project.root).written
@@ -113,7 +120,7 @@ def test_another_toolgen_misses_the_entries(
     monkeypatch.setattr(toolgen.project.manifest, "generator_fingerprint", lambda: "another toolgen")
     other = _key(project)
     # What another toolgen would have kept for the same schemas and choices.
-    _poison_models(project, other, held)
+    _poison_models(project, held)
     config = load_config(project.root)
     runtime = runtime_files(config.wires, demo=config.demo, features=config.features, scratch=project.root / SCRATCH)
     assert runtime == runtime_files(config.wires, demo=config.demo, features=config.features)
@@ -149,7 +156,7 @@ def test_a_damaged_entry_is_ignored_and_written_anew(
     for kept in (MODELS, RUNTIME):
         path = project.root / kept
         path.write_bytes(damage(path.read_bytes()))
-    assert ModelsCache(project.root / MODELS).lookup(_key(project)) is None
+    assert ModelsCache(project.root / MODELS).lookup(*_ir(project)) is None
     assert toolgen.build(project.root, force=True).written
     assert project.snapshot() == fresh
     _models(project)

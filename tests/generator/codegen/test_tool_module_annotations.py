@@ -12,7 +12,8 @@ import pytest
 from support.projects import Project, run_sdk
 
 import toolgen
-from toolgen.codegen.targets.model_modules import FOLDER, _defined_before_use, _parse
+from toolgen.codegen.targets.model_modules import FOLDER, _defined_before_use
+from toolgen.codegen.targets.model_modules import parse_definitions as _parse
 
 TOOLS = """\
 tools:

@@ -101,6 +101,49 @@ def test_only_the_edited_tool_is_checked_again(built: Project) -> None:
     assert isinstance(parts, list) and len(parts) == 3
 
 
+def test_a_tool_whose_models_take_new_names_is_checked_alone(built: Project) -> None:
+    # models.py lists every tool's model names (its lazy table, __all__): a tool's own lines are in its part alone.
+    _spoil_compiled(built)
+    sky = "unit: {type: string, enum: [celsius, fahrenheit]}\n        sky: {type: object, properties: {clouds: {type: integer}}}"
+    built.write("schemas/tools.yaml", TOOLS.replace("unit: {type: string, enum: [celsius, fahrenheit]}", sky))
+    result = toolgen.build(built.root)
+    assert {"models.py", "_tool_models/get_weather.py"} <= set(result.changed)
+    assert b"GetWeatherArgsSky" in (built.package_dir / "models.py").read_bytes()
+    assert _imported(built, "_tool_models/get_weather.py") and _imported(built, "models.py")
+    for unchanged in ("_tool_models/find_flight.py", "_tool_models/add_note.py"):
+        assert not _imported(built, unchanged), f"{unchanged} passed as it is and is not imported again"
+
+
+LINE = '            "AddNoteArgs": "sdk._tool_models.add_note",\n'
+
+
+@pytest.mark.parametrize(
+    ("added", "checked"),
+    [
+        (LINE, {"get_weather", "add_note"}),  # add_note's own line again: add_note's part changed
+        (LINE.replace("AddNoteArgs", "AddNoteArgsCopy"), {"get_weather", "add_note", "find_flight"}),  # no tool's
+    ],
+    ids=["a tool's own line", "a line of no tool"],
+)
+def test_a_changed_line_in_models_py_checks_whose_it_is(
+    built: Project, monkeypatch: pytest.MonkeyPatch, added: str, checked: set[str]
+) -> None:
+    real = toolgen.codegen.render.render
+
+    def changed(*args: object, **kwargs: object) -> dict[str, str]:
+        files = real(*args, **kwargs)  # type: ignore[arg-type]
+        assert LINE in files["models.py"]
+        files["models.py"] = files["models.py"].replace(LINE, LINE + added)
+        return files
+
+    monkeypatch.setattr(toolgen.codegen.render, "render", changed)
+    _spoil_compiled(built)
+    _edit_weather(built)
+    assert toolgen.build(built.root).written
+    for tool in ("get_weather", "add_note", "find_flight"):
+        assert _imported(built, f"_tool_models/{tool}.py") == (tool in checked), tool
+
+
 def test_an_unchanged_tool_is_checked_again_once_its_own_module_changes(
     built: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:

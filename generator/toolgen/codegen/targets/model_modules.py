@@ -11,7 +11,8 @@ import X` keeps working, and importing the package creates no tool's model class
 from __future__ import annotations
 
 import ast
-import io
+import dataclasses
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -26,10 +27,17 @@ _FUTURE = "from __future__ import annotations\n"
 
 @dataclass(frozen=True)
 class ModelModules:
-    """The split: file name (relative to the package) -> text, and each moved name -> its module's name."""
+    """The split: file name (relative to the package) -> text, and each moved name -> its module's name.
+
+    `layout` holds what remaking one tool's module needs of the rest (model_remake.py), each a JSON text: the
+    core module's text up to its table of moved names (`core_head`) and its own names (`core_names`), the tools
+    whose module holds everything they reach and nothing else (`sole`), and the names and name-shaped strings
+    each tool's definitions mention (`mentions`, the core's under "").
+    """
 
     files: Mapping[str, str]
     homes: Mapping[str, str]
+    layout: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -43,11 +51,8 @@ class _Definition:
     # Whether its annotations must stay strings: it names itself, or a field of its class takes a name the class
     # body then reads (`date: date`), which an annotation evaluated in the class body would find instead.
     lazy: bool = False
-
-
-def _lines(source: str) -> list[str]:
-    """Lines as Python's tokenizer counts them (\\n, \\r\\n and \\r only)."""
-    return io.StringIO(source, newline="").readlines()
+    # Every name and name-shaped string it mentions, whether or not a definition of this module takes it.
+    mentions: frozenset[str] = frozenset()
 
 
 def _defined_name(node: ast.stmt) -> str | None:
@@ -76,12 +81,13 @@ def _is_string(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
-def _parse(source: str) -> tuple[str, list[_Definition]]:
+def parse_definitions(source: str, more_names: frozenset[str] = frozenset()) -> tuple[str, list[_Definition]]:
     """The module's preamble (comments and imports) and its definitions in order, each with its text.
 
     A string after a definition (an alias's docstring) goes with it, and so does `X.model_rebuild()` with X
     (kept apart: it runs once the module's definitions are all made). The statements come from the parse the
-    rewrites made (RewrittenModule); any other text is parsed here.
+    rewrites made (RewrittenModule); any other text is parsed here. A definition refers to the names of the
+    module's definitions and of `more_names` that it mentions.
     """
     module = source if isinstance(source, RewrittenModule) else module_statements(source)
     pieces: dict[str, list[Statement]] = {}
@@ -99,7 +105,7 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
             rebuilds.setdefault(str(_rebuilt_name(node)), []).append(statement)
         else:
             raise AssertionError(f"models line {node.lineno}: a statement the models module does not hold")
-    names = frozenset(pieces)
+    names = frozenset(pieces) | more_names
     definitions = []
     for name, statements in pieces.items():
         text = "".join(statement.text for statement in statements)
@@ -113,7 +119,8 @@ def _parse(source: str) -> tuple[str, list[_Definition]]:
         first = statements[0]
         bound = _bound_in_class(first.node) if first.is_class else set()
         lazy = name in read or not bound.isdisjoint(read)
-        definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild, lazy))
+        mentioned = frozenset(word for word in refers if word.isidentifier())
+        definitions.append(_Definition(name, text, frozenset((refers & names) - {name}), rebuild, lazy, mentioned))
     return module.preamble, definitions
 
 
@@ -175,18 +182,18 @@ def split_models(source: str, project: Project, header: str) -> ModelModules:
 
 
 def _split(source: str, project: Project, header: str) -> ModelModules:
-    preamble, definitions = _parse(source)
+    preamble, definitions = parse_definitions(source)
     edges = {d.name: d.refers_to for d in definitions}
     owners: dict[str, set[str]] = {}
+    reached: dict[str, set[str]] = {}
     for tool in project.tools:
-        for name in _closure([tool.args_model, *([tool.result_model] if tool.result_model else [])], edges):
+        reached[tool.name] = _closure([tool.args_model, *([tool.result_model] if tool.result_model else [])], edges)
+        for name in reached[tool.name]:
             owners.setdefault(name, set()).add(tool.name)
     # Eager: the canonical models, definitions no tool reaches, and everything those refer to.
     core = _closure([d.name for d in definitions if d.name in project.canonical_models or d.name not in owners], edges)
     registry = NameRegistry(frozenset({"__init__"}))
-    wanted = [snake(tool.name, fallback="tool") for tool in project.tools]
-    claimed = claim_in_turn(registry, wanted, [written_as_snake(tool.name) for tool in project.tools])
-    module_of_tools = {tool.name: module for tool, module in zip(project.tools, claimed, strict=True)}
+    module_of_tools = tool_module_names(project, registry)
     module_of_set: dict[frozenset[str], str] = {}
     members: dict[str, list[_Definition]] = {}
     for definition in definitions:
@@ -199,25 +206,64 @@ def _split(source: str, project: Project, header: str) -> ModelModules:
         members.setdefault(module_of_set[tools], []).append(definition)
     package = project.package
     homes = {d.name: f"{package}.{FOLDER}.{module}" for module, found in members.items() for d in found}
-    # The import sorting of the format stage merges this line with the runtime's others, or drops it unused.
-    imports = _without_future(preamble) + f"from {package}._runtime import {DEFERRED_ROOT_BASE}\n"
+    imports = module_imports(preamble, package)
+    core_found = [d for d in definitions if d.name in core]
+    head = _core_head(header, imports, core_found, bool(homes))
+    core_names = sorted(d.name for d in core_found)
     files = {
-        "models.py": _core_module(header, imports, [d for d in definitions if d.name in core], homes, package),
+        "models.py": core_module(head, core_names, homes, package),
         f"{FOLDER}/__init__.py": f'{header}\n"""Each tool\'s models, imported through `{package}.models` when first used."""\n',
     }
     tools_of = {module: tools for tools, module in module_of_set.items()}
     for module, found in sorted(members.items()):
-        files[f"{FOLDER}/{module}.py"] = _tool_module(header, imports, found, homes, package, tools_of[module])
-    return ModelModules(files, homes)
+        files[f"{FOLDER}/{module}.py"] = tool_module(header, imports, found, homes, package, tools_of[module])
+    sole = sorted(
+        tool for tool, names in reached.items() if names and all(owners[n] == {tool} and n not in core for n in names)
+    )
+    mentions = {tool: sorted(_mentioned(members.get(module, []))) for tool, module in module_of_tools.items()}
+    mentions[""] = sorted(_mentioned(core_found))
+    layout = {
+        "core_head": head,
+        "core_names": json.dumps(core_names),
+        "sole": json.dumps(sole),
+        "mentions": json.dumps(mentions, ensure_ascii=False),
+    }
+    return ModelModules(files, homes, layout)
 
 
-def _without_future(preamble: str) -> str:
-    """The preamble's import lines, without the header comment and the __future__ import each module adds itself."""
-    kept = [line for line in _lines(preamble) if not line.startswith("#")]
-    return "".join(kept).replace(_FUTURE, "", 1).strip("\n") + "\n"
+def tool_module_names(project: Project, registry: NameRegistry | None = None) -> dict[str, str]:
+    """Each tool's name -> the name of its module under FOLDER (claimed in `registry`, when given)."""
+    registry = NameRegistry(frozenset({"__init__"})) if registry is None else registry
+    wanted = [snake(tool.name, fallback="tool") for tool in project.tools]
+    claimed = claim_in_turn(registry, wanted, [written_as_snake(tool.name) for tool in project.tools])
+    return {tool.name: module for tool, module in zip(project.tools, claimed, strict=True)}
 
 
-def _tool_module(
+def _mentioned(found: Iterable[_Definition]) -> set[str]:
+    return {word for definition in found for word in definition.mentions}
+
+
+def module_imports(preamble: str, package: str) -> str:
+    """The import lines every split module starts from; the format stage drops those a module does not use.
+
+    One line a statement, whatever its length: generate() wraps a long one with a trailing comma, which the format
+    stage would keep wrapped in every module however few of its names that module uses, so each module's imports
+    would depend on what the other tools' models need.
+    """
+    lines = []
+    for node in ast.parse(preamble).body:
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            names = ", ".join(alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in node.names)
+            lines.append(f"from {'.' * node.level}{node.module or ''} import {names}\n")
+        elif isinstance(node, ast.Import):
+            lines.extend(f"import {ast.unparse(alias)}\n" for alias in node.names)
+        elif not isinstance(node, ast.ImportFrom):
+            raise AssertionError(f"models line {node.lineno}: a statement before the definitions that imports nothing")
+    # The import sorting of the format stage merges the runtime's line with the others, or drops it unused.
+    return "".join(lines) + f"from {package}._runtime import {DEFERRED_ROOT_BASE}\n"
+
+
+def tool_module(
     header: str, imports: str, found: list[_Definition], homes: Mapping[str, str], package: str, tools: frozenset[str]
 ) -> str:
     own = {d.name for d in found}
@@ -277,21 +323,28 @@ def _rebuilds(found: list[_Definition]) -> list[str]:
     return [f"\n{rebuilds}"] if rebuilds else []
 
 
-def _core_module(header: str, imports: str, found: list[_Definition], homes: Mapping[str, str], package: str) -> str:
-    by_home: dict[str, list[str]] = {}
-    for name, home in sorted(homes.items()):
-        by_home.setdefault(home, []).append(name)
-    exported = sorted({d.name for d in found} | set(homes))
+def _core_head(header: str, imports: str, found: list[_Definition], has_homes: bool) -> str:
+    """models.py up to the table of names moved to other modules."""
     parts = [
         header,
         '"""Every model of this package; each tool\'s own models are imported from their module on first use."""',
         "",
         _FUTURE,
-        "from typing import TYPE_CHECKING\n" if homes else "",
+        "from typing import TYPE_CHECKING\n" if has_homes else "",
         imports,
         *(f"\n{d.text}" for d in found),
         *_rebuilds(found),
     ]
+    return "\n".join(parts)
+
+
+def core_module(head: str, core_names: list[str], homes: Mapping[str, str], package: str) -> str:
+    """models.py: its head (_core_head) and, for every name moved to another module, an import that waits for use."""
+    by_home: dict[str, list[str]] = {}
+    for name, home in sorted(homes.items()):
+        by_home.setdefault(home, []).append(name)
+    exported = sorted(set(core_names) | set(homes))
+    parts = [head]
     if homes:
         typed = "".join(f"    from {home} import {', '.join(names)}\n" for home, names in sorted(by_home.items()))
         table = "".join(f"            {name!r}: {home!r},\n" for name, home in sorted(homes.items()))

@@ -25,7 +25,7 @@ _BASE_MODEL_ATTRIBUTES = frozenset(name for name in dir(pydantic.BaseModel) if n
 }
 
 
-def _schema_facts(schema: Any) -> tuple[frozenset[str], tuple[str, ...]]:
+def schema_facts(schema: Any) -> tuple[frozenset[str], tuple[str, ...]]:
     """Every property name of the schema, and the titles of the models that refuse null, in one walk."""
     names: set[str] = set()
     not_null: list[str] = []
@@ -62,7 +62,7 @@ def render_models(project: Project, header: str) -> str:
 
     schema = thaw(project.models_schema)
     runtime = f"{project.package}._runtime"
-    property_names, not_null_titles = _schema_facts(schema)
+    property_names, not_null_titles = schema_facts(schema)
     base_map: dict[str, str | list[str]] = dict.fromkeys(not_null_titles, f"{runtime}.NullRefusingModel")
     base_map.update({name: f"{runtime}.CanonicalModel" for name in project.canonical_models})
     base_map["ToolCallFunction"] = f"{runtime}.FunctionCallBase"

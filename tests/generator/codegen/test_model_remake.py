@@ -1,0 +1,241 @@
+"""After a schema edit, only the edited tools' models are made again, and the package is byte for byte what a build
+with nothing kept writes; where that could differ (a shared definition, names outside ASCII, a new class name that
+another tool mentions), every model is made again instead."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.projects import Project
+
+import toolgen
+import toolgen.codegen.targets.model_remake as model_remake
+
+COMMON = """\
+$defs:
+  Address:
+    type: object
+    properties:
+      street: {type: string}
+      city: {type: string}
+    required: [city]
+"""
+TOOLS = """\
+tools:
+  - name: book_trip
+    description: Book a trip.
+    inputSchema:
+      type: object
+      properties:
+        legs:
+          type: array
+          items:
+            type: object
+            properties:
+              origin: {type: string}
+              stops: {type: array, items: {type: object, properties: {city: {type: string}}}}
+        mode: {type: string, enum: [rail, air], default: rail}
+      required: [legs]
+    outputSchema:
+      type: object
+      properties:
+        booking: {type: string}
+        legs: {type: array, items: {type: object, properties: {price: {type: number}}}}
+  - name: get_weather
+    description: Get the weather.
+    inputSchema:
+      type: object
+      properties:
+        location: {type: string, description: The city.}
+        unit: {type: string, enum: [celsius, fahrenheit]}
+      required: [location]
+  - name: send_parcel
+    description: Send a parcel.
+    inputSchema:
+      type: object
+      properties:
+        to: {$ref: '../defs/common.yaml#/$defs/Address'}
+        weight: {type: number, exclusiveMinimum: 0}
+      required: [to]
+  - name: find_office
+    description: Find an office.
+    inputSchema:
+      type: object
+      properties:
+        near: {$ref: '../defs/common.yaml#/$defs/Address'}
+  - name: translate
+    description: Translate a text.
+    inputSchema:
+      type: object
+      properties:
+        text: {type: string}
+        größe: {type: integer}
+  - name: tag_note
+    description: Tag a note.
+    inputSchema:
+      type: object
+      properties:
+        tag: {type: string, enum: [GetWeatherArgsWind, plain]}
+        tree:
+          type: object
+          properties:
+            label: {type: string}
+            children: {type: array, items: {type: object, properties: {label: {type: string}}}}
+"""
+
+
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("remake") / "project"
+    root.mkdir()
+    project = Project(root)
+    project.write("schemas/tools.yaml", TOOLS)
+    project.write("defs/common.yaml", COMMON)
+    assert toolgen.build(project.root).written
+    return root
+
+
+@pytest.fixture
+def remakes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[set[str], bool]]:
+    """Each call of remake_tools in the test: the tools it was asked to remake, and whether it did."""
+    calls: list[tuple[set[str], bool]] = []
+    real = model_remake.remake_tools
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        made = real(*args, **kwargs)
+        calls.append((set(args[4]), made is not None))
+        return made
+
+    monkeypatch.setattr(model_remake, "remake_tools", recorded)
+    return calls
+
+
+def _built(built_once: Path, tmp_path: Path) -> Project:
+    return Project.copy_of(built_once, tmp_path / "project")
+
+
+def _fresh(project: Project, root: Path) -> dict[str, bytes]:
+    """What a build of the same inputs writes with nothing kept."""
+    copy = Project.copy_of(project.root, root)
+    shutil.rmtree(copy.root / ".toolgen-cache")
+    shutil.rmtree(copy.root / "generated")
+    assert toolgen.build(copy.root).written
+    return copy.snapshot()
+
+
+def _edit(project: Project, *pairs: tuple[str, str]) -> None:
+    text = TOOLS
+    for old, new in pairs:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    project.write("schemas/tools.yaml", text)
+
+
+NEW_OBJECT = (
+    "        unit: {type: string, enum: [celsius, fahrenheit]}\n",
+    "        unit: {type: string, enum: [celsius, fahrenheit]}\n"
+    "        wind:\n"
+    "          type: object\n"
+    "          properties:\n"
+    "            speed: {type: number}\n"
+    "            gusts: {type: array, items: {type: object, properties: {peak: {type: number}}}}\n",
+)
+REMADE: dict[str, tuple[tuple[tuple[str, str], ...], set[str]]] = {
+    "a description": ((("description: The city.", "description: The city's name."),), {"get_weather"}),
+    "a new nested object": (((NEW_OBJECT[0], NEW_OBJECT[1].replace("wind", "sky")),), {"get_weather"}),
+    "nested objects removed": (
+        (("              stops: {type: array, items: {type: object, properties: {city: {type: string}}}}\n", ""),),
+        {"book_trip"},
+    ),
+    "an output schema": ((("booking: {type: string}", "booking: {type: integer}"),), {"book_trip"}),
+    "two tools at once": (
+        (
+            ("description: The city.", "description: Where."),
+            ("origin: {type: string}", "origin: {type: string, minLength: 3}"),
+        ),
+        {"get_weather", "book_trip"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", REMADE)
+def test_an_edited_tool_alone_is_remade_as_a_build_from_nothing_makes_it(
+    built_once: Path, tmp_path: Path, remakes: list[tuple[set[str], bool]], name: str
+) -> None:
+    edits, tools = REMADE[name]
+    project = _built(built_once, tmp_path)
+    _edit(project, *edits)
+    result = toolgen.build(project.root)
+    assert result.written
+    assert remakes == [(tools, True)]
+    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+    assert toolgen.check(project.root).ok and toolgen.check(project.root, full=True).ok
+
+
+def test_a_remade_tool_that_takes_a_name_another_tool_mentions_makes_every_model(
+    built_once: Path, tmp_path: Path, remakes: list[tuple[set[str], bool]]
+) -> None:
+    # tag_note's enum holds "GetWeatherArgsWind": a whole split counts that as a reference and shares the class.
+    project = _built(built_once, tmp_path)
+    _edit(project, NEW_OBJECT)
+    assert toolgen.build(project.root).written
+    assert remakes == [({"get_weather"}, False)], "the remake declined"
+    fresh = _fresh(project, tmp_path / "fresh")
+    assert project.snapshot() == fresh
+    assert not any(
+        name.endswith("get_weather.py") and b"class GetWeatherArgsWind(" in data for name, data in fresh.items()
+    )
+
+
+REFUSED: dict[str, tuple[str, str]] = {
+    "a tool with names outside ASCII": ("größe: {type: integer}", "größe: {type: integer, minimum: 1}"),
+    "the shared definition": (
+        "city: {type: string}\n    required: [city]",
+        "city: {type: string, minLength: 1}\n    required: [city]",
+    ),
+    "a tool beside the shared definition": ("weight: {type: number, exclusiveMinimum: 0}", "weight: {type: number}"),
+    "a tool reaching the shared definition": (
+        "near: {$ref: '../defs/common.yaml#/$defs/Address'}",
+        "near: {$ref: '../defs/common.yaml#/$defs/Address', description: Near.}",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_an_edit_the_remake_cannot_vouch_for_makes_every_model(
+    built_once: Path, tmp_path: Path, remakes: list[tuple[set[str], bool]], name: str
+) -> None:
+    old, new = REFUSED[name]
+    project = _built(built_once, tmp_path)
+    if name == "the shared definition":
+        project.write("defs/common.yaml", COMMON.replace(old, new))
+    else:
+        _edit(project, (old, new))
+    assert toolgen.build(project.root).written
+    assert all(not made for _, made in remakes), remakes
+    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+
+
+def test_edits_one_after_another_stay_what_a_build_from_nothing_makes(
+    built_once: Path, tmp_path: Path, remakes: list[tuple[set[str], bool]]
+) -> None:
+    project = _built(built_once, tmp_path)
+    steps: list[Callable[[], None]] = [
+        lambda: _edit(project, ("description: The city.", "description: One.")),
+        lambda: _edit(
+            project,
+            ("description: The city.", "description: Two."),
+            ("origin: {type: string}", "origin: {type: integer}"),
+        ),
+        lambda: _edit(project, ("legs:\n          type: array", "legs:\n          minItems: 1\n          type: array")),
+        lambda: _edit(project),
+    ]
+    for number, step in enumerate(steps):
+        step()
+        assert toolgen.build(project.root).written
+        assert project.snapshot() == _fresh(project, tmp_path / f"fresh{number}"), f"step {number}"
+    assert remakes and all(made for _, made in remakes)
