@@ -35,6 +35,7 @@ META_SCHEMAS = frozenset({"jsonschema", "referencing", "jsonschema_specification
 DECODE_BODY = (
     REPO_ROOT / "tests" / "fixtures" / "payloads" / "openai-chat" / "request" / "multimodal-developer-refusal.json"
 )
+PATTERN = ("matcher", "backtrack", "regex_tree", "patterns", "ecma_regex")
 MESSAGE = '{"role": "user", "content": "What is the weather in Paris?"}\n'
 
 
@@ -108,6 +109,9 @@ def test_validating_a_record_needs_no_renderer_and_no_json_schema(built_root: Pa
     assert sorted(loaded & CHECKING) == [], "validating compares and writes nothing"
     # The wires' table comes with export and the adapters; a message of the canonical model needs neither.
     assert not any(name.startswith("sdk._runtime.wires") for name in loaded), sorted(loaded)
+    # The pattern machinery comes with a model that has a pattern to match, or a sentence that quotes one.
+    patterns = {f"{runtime}.schema.{module}" for runtime in ("sdk._runtime", "toolgen.runtime") for module in PATTERN}
+    assert sorted(loaded & patterns) == [], "a valid message needs no pattern machinery"
     # Then the plain validators the first run kept: neither the package, nor pydantic's model machinery, nor YAML.
     again = _imported(built_root, "validate", "--as", "message", str(record))
     models = {"sdk", "pydantic.main", "pydantic._internal._model_construction", "yaml"}

@@ -133,6 +133,7 @@ if TYPE_CHECKING:
     from .models.problems import ValidationProblem as ValidationProblem
     from .models.problems import problems_from as problems_from
     from .schema.backtrack import PatternTimeout as PatternTimeout
+    from .schema.core_patterns import bounded_core_schema as bounded_core_schema
     from .schema.ecma_regex import has_property_escapes as has_property_escapes
     from .schema.ecma_regex import python_patterns as python_patterns
     from .schema.ecma_regex import unsupported as unsupported
@@ -157,7 +158,6 @@ if TYPE_CHECKING:
     from .schema.matcher import search_within as search_within
     from .schema.pattern_keywords import bounded_keywords as bounded_keywords
     from .schema.patterns import PatternCache as PatternCache
-    from .schema.patterns import bounded_core_schema as bounded_core_schema
     from .schema.patterns import pattern_risk as pattern_risk
     from .schema.plain import plain_schema as plain_schema
     from .schema.plain import plain_validator as plain_validator

@@ -292,9 +292,9 @@ SURFACE: Mapping[str, tuple[str, ...]] = MappingProxyType(
         ),
         ".schema.patterns": (
             "PatternCache",
-            "bounded_core_schema",
             "pattern_risk",
         ),
+        ".schema.core_patterns": ("bounded_core_schema",),
         ".schema.pattern_keywords": ("bounded_keywords",),
         ".mcp.client": (
             "MCPConnection",

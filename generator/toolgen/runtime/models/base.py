@@ -32,7 +32,7 @@ def _bounded_patterns(schema: pydantic_core.CoreSchema) -> pydantic_core.CoreSch
     """`schema` with each string pattern checked by Rust's linear regex, or in bounded time where it cannot run
     there (lookaround, backreferences): python-re, which the configs name for those, backtracks without a bound."""
     # Imported here, where a model is built (on first use), not with the package.
-    from ..schema.patterns import bounded_core_schema
+    from ..schema.core_patterns import bounded_core_schema
 
     bounded: pydantic_core.CoreSchema = bounded_core_schema(schema)
     return bounded

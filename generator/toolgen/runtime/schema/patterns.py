@@ -31,7 +31,7 @@ __all__ = [
     "PatternError",
     "PatternMatcher",
     "PatternTimeout",
-    "bounded_core_schema",
+    "bound_pattern",
     "pattern_risk",
     "unchecked_pattern",
 ]
@@ -125,43 +125,11 @@ def _pattern_check(
     return check
 
 
-# Keys of a core schema that hold no schema to validate with: a default or a literal is data, never rewritten.
-_NOT_SCHEMAS = frozenset({"metadata", "serialization", "default", "expected"})
-
-
-def bounded_core_schema(schema: Any, seconds: float = PATTERN_SECONDS) -> Any:
-    """A pydantic core schema with every string pattern checked in bounded time, changed in place.
-
-    A pattern Rust's regex reads as Python's re does is matched there (`regex_engine: rust-regex`, whatever the
-    model's config says); any other becomes an after-validator of the string on the bounded backtracker, which
-    raises pydantic's own `string_pattern_mismatch`. Applying it twice changes nothing more.
-    """
-    matchers: dict[str, PatternMatcher] = {}
-    seen: set[int] = set()
-    pending = [schema]
-    while pending:
-        node = pending.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, list):
-            pending.extend(item for item in node if isinstance(item, (dict, list)))
-            continue
-        if not isinstance(node, dict):
-            continue
-        if node.get("type") == "str" and isinstance(node.get("pattern"), str):
-            _bound(node, matchers, seconds)
-        pending.extend(
-            value
-            for key, value in node.items()
-            if key not in _NOT_SCHEMAS and isinstance(value, (dict, list))
-        )
-    return schema
-
-
-def _bound(
+def bound_pattern(
     node: dict[str, Any], matchers: dict[str, PatternMatcher], seconds: float
 ) -> None:
+    """A core schema's str `node` with its pattern matched by Rust's regex, or wrapped to run in bounded time
+    (core_patterns.bounded_core_schema); `matchers` holds the patterns one walk compiled."""
     pattern = node["pattern"]
     matcher = matchers.get(pattern)
     if matcher is None:

@@ -15,8 +15,6 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from .matcher import PATTERN_SECONDS, PatternMatcher, search_within
-
 # What a missing required value is said as; `got nothing` keeps the shape.
 MISSING = "expected a value (it is required), got nothing"
 _TYPES = {
@@ -224,6 +222,10 @@ def schema_error_sentences(
         missing = [name for name in wanted or () if name not in instance]
         return [((name,), MISSING) for name in missing]
     if keyword == "additionalProperties" and isinstance(instance, dict):
+        # The matcher is imported only here: the sentences are imported wherever a problem can be said, the
+        # pattern machinery costs more to import than they do, and only this sentence runs a pattern.
+        from .matcher import PATTERN_SECONDS, PatternMatcher, search_within
+
         schema = error.schema if isinstance(error.schema, dict) else {}
         declared = schema.get("properties") or {}
         matchers = [
