@@ -24,7 +24,7 @@ from toolgen.codegen.targets.model_modules import FOLDER, ModelModules, tool_mod
 from toolgen.ir.model import Project
 
 # Bumped whenever what the keys cover or an entry holds changes.
-_KEY_FORMAT = 2
+_KEY_FORMAT = 3
 
 
 def _named(project: Project, header: str) -> dict[str, Any]:

@@ -32,7 +32,7 @@ class ModelModules:
     `layout` holds what remaking one tool's module needs of the rest (model_remake.py), each a JSON text: the
     core module's text up to its table of moved names (`core_head`) and its own names (`core_names`), the tools
     whose module holds everything they reach and nothing else (`sole`), and the names and name-shaped strings
-    each tool's definitions mention (`mentions`, the core's under "").
+    each module's definitions mention (`mentions`, by module name under FOLDER; the core's under "").
     """
 
     files: Mapping[str, str]
@@ -220,7 +220,8 @@ def _split(source: str, project: Project, header: str) -> ModelModules:
     sole = sorted(
         tool for tool, names in reached.items() if names and all(owners[n] == {tool} and n not in core for n in names)
     )
-    mentions = {tool: sorted(_mentioned(members.get(module, []))) for tool, module in module_of_tools.items()}
+    # By module (the core's under ""): a shared module's definitions mention names as much as a tool's own do.
+    mentions = {module: sorted(_mentioned(found)) for module, found in members.items()}
     mentions[""] = sorted(_mentioned(core_found))
     layout = {
         "core_head": head,

@@ -10,8 +10,8 @@ doubt returns None and the caller makes the whole module:
   over the whole module (`Model1`), which the tools alone would not reproduce; and it imported no name under
   another, which it does when a name of the module takes the imported one;
 - no property name outside ASCII: the attribute names they get are chosen over the whole schema;
-- the tools' new definitions refer to nothing outside themselves, no two of them share one, and no other tool nor
-  the core mentions a name they newly take (a mention puts definitions in one module: model_modules.py).
+- the tools' new definitions refer to nothing outside themselves, no two of them share one, and no definition of
+  any other module mentions a name they newly take (a mention puts definitions in one module: model_modules.py).
 
 The tools' definitions keep the order generate() gives them, which does not depend on other tools; their module's
 imports are those generate() wrote for them alone, a subset of what it writes for the whole module, and the format
@@ -90,7 +90,8 @@ def remake_tools(
     homes = {name: home for name, home in kept.homes.items() if name not in set().union(*old_names.values())}
     for tool in tools:
         homes.update(dict.fromkeys(owned[tool.name], _home(package, modules[tool.name])))
-    mentioned_elsewhere = {word for owner, words in mentions.items() if owner not in changed for word in words}
+    own_modules = {modules[tool.name] for tool in tools}
+    mentioned_elsewhere = {word for module, words in mentions.items() if module not in own_modules for word in words}
     if any((owned[tool.name] - old_names[tool.name]) & mentioned_elsewhere for tool in tools):
         return None
     files = dict(kept.files)
@@ -99,7 +100,7 @@ def remake_tools(
         found = [definition for definition in definitions if definition.name in owned[tool.name]]
         text = tool_module(header, imports, found, homes, package, frozenset({tool.name}))
         files[f"{FOLDER}/{modules[tool.name]}.py"] = text
-        mentions[tool.name] = sorted({word for definition in found for word in definition.mentions})
+        mentions[modules[tool.name]] = sorted({word for definition in found for word in definition.mentions})
     if set(homes) != set(kept.homes):
         files["models.py"] = core_module(head, core_names, homes, package)
     layout = {**kept.layout, "mentions": json.dumps(mentions, ensure_ascii=False)}
