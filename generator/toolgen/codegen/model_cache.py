@@ -120,9 +120,11 @@ def _changed_tools(project: Project, kept: ModelModules, held: str, digests: lis
         before = json.loads(held)
     except ValueError:
         return set()
-    if not isinstance(before, list) or [pair[0] for pair in before if isinstance(pair, list)] != [
-        n for n, _ in digests
-    ]:
+    # Read only as written: a list of [name, digest] pairs, one for each definition of the schema now.
+    if not isinstance(before, list) or len(before) != len(digests):
+        return set()
+    pairs = zip(before, digests, strict=True)
+    if not all(isinstance(pair, list) and len(pair) == 2 and pair[0] == name for pair, (name, _) in pairs):
         return set()
     tool_of_home = {f"{project.package}.{FOLDER}.{module}": tool for tool, module in tool_module_names(project).items()}
     changed: set[str] = set()

@@ -207,7 +207,9 @@ def table_lines(text, owned, homes):
         if len(modules) == 1 and next(iter(modules)) in tool_of_module:
             tool_of_name[name.encode("ascii")] = tool_of_module[next(iter(modules))]
     lines = text.splitlines(keepends=True)
-    frame, cut, at = [], {}, 0
+    # Only the lines from the moved names' block on are cut: a line of that shape elsewhere stays in every key.
+    block = next((at for at, line in enumerate(lines) if line.rstrip() == b"if TYPE_CHECKING:"), len(lines))
+    frame, cut, at = lines[:block], {}, block
     while at < len(lines):
         line, span, tool = lines[at], 1, None
         module = re.match(rb" +from \\w+\\._tool_models\\.(\\w+) import ", line)
@@ -269,6 +271,26 @@ def only_models(text):
     return True
 
 
+def served_from(models, imported):
+    # Each name models.py's lazy table sends to one of the model modules imported here is the one that module
+    # defines: `from <package>.models import X` finds it. (A name the table lacks fails its tool's validators.)
+    import re
+
+    path = os.path.join(folder, package, "models.py")
+    if sources is not None:
+        text = sources[path]
+    else:
+        with open(path, "rb") as handle:
+            text = handle.read()
+    for name, module in re.findall(rb'^ +"(\\w+)": "\\w+\\._tool_models\\.(\\w+)",\\r?$', text, re.M):
+        module = module.decode("ascii")
+        if module in imported:
+            name = name.decode("ascii")
+            defined = getattr(sys.modules[f"{package}._tool_models.{module}"], name, None)
+            if defined is None or getattr(models, name, None) is not defined:
+                raise LookupError(f"models.py serves {name} from _tool_models/{module}.py, which does not define it")
+
+
 modules = [name for name in python_modules(f"{folder}/{package}") if name != "__main__"]
 # Each shard imports the whole package and its share of the per-tool model modules and tools, but for the tools
 # whose part passed before (`passed`, sent only with the files) and their own modules.
@@ -298,6 +320,7 @@ try:
         elif cache:  # its compiled code stays in the cache for the build that checks it again
             path = os.path.join(folder, package, "_tool_models", f"{module}.py")
             used.append(hashlib.blake2b(salt + sources[path], digest_size=20).hexdigest())
+    served_from(importlib.import_module(f"{package}.models"), [m for m in own_modules if m not in skipped_modules])
 except Exception as error:
     report(imported=False, error=described(error))
     raise SystemExit(0)

@@ -4,6 +4,8 @@ another tool mentions), every model is made again instead."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -68,13 +70,6 @@ tools:
       type: object
       properties:
         near: {$ref: '../defs/common.yaml#/$defs/Address'}
-  - name: translate
-    description: Translate a text.
-    inputSchema:
-      type: object
-      properties:
-        text: {type: string}
-        größe: {type: integer}
   - name: tag_note
     description: Tag a note.
     inputSchema:
@@ -204,7 +199,6 @@ def test_a_remade_tool_that_takes_a_name_a_shared_module_mentions_makes_every_mo
 
 
 REFUSED: dict[str, tuple[str, str]] = {
-    "a tool with names outside ASCII": ("größe: {type: integer}", "größe: {type: integer, minimum: 1}"),
     "the shared definition": ("street: {type: string}", "street: {type: string, minLength: 1}"),
     "a tool beside the shared definition": ("weight: {type: number, exclusiveMinimum: 0}", "weight: {type: number}"),
     "a tool reaching the shared definition": (
@@ -249,3 +243,85 @@ def test_edits_one_after_another_stay_what_a_build_from_nothing_makes(
         assert toolgen.build(project.root).written
         assert project.snapshot() == _fresh(project, tmp_path / f"fresh{number}"), f"step {number}"
     assert remakes and all(made for _, made in remakes)
+
+
+FOREIGN = """\
+tools:
+  - name: translate
+    description: Translate a text.
+    inputSchema:
+      type: object
+      properties:
+        text: {type: string}
+        größe: {type: integer}
+  - name: measure
+    description: Measure a parcel.
+    inputSchema:
+      type: object
+      properties:
+        unit: {type: string}
+"""
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("unit: {type: string}", "unit: {type: string}\n        groe: {type: string}"),  # takes größe's attribute name
+        ("größe: {type: integer}", "größe: {type: integer, minimum: 1}"),
+    ],
+    ids=["another tool takes the name", "the tool itself"],
+)
+def test_with_a_name_outside_ascii_anywhere_every_model_is_made(
+    tmp_path: Path, remakes: list[tuple[set[str], bool]], edit: tuple[str, str]
+) -> None:
+    # Such a name's attribute is chosen clear of every ASCII property name of the schema (`größe` is `groe`, or
+    # `groe2` once another tool has a `groe`): any tool's edit may change another tool's module.
+    (tmp_path / "project").mkdir()
+    project = Project(tmp_path / "project")
+    project.write("schemas/tools.yaml", FOREIGN)
+    assert toolgen.build(project.root).written
+    project.write("schemas/tools.yaml", FOREIGN.replace(*edit))
+    assert toolgen.build(project.root).written
+    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+    assert toolgen.check(project.root, full=True).ok
+    assert remakes and all(not made for _, made in remakes), remakes
+
+
+def _rewrite_entry(project: Project, change: Callable[[list[Any]], None]) -> None:
+    """The models cache's entry with its parts changed by `change`, its hash made to match: read back whole."""
+    path = project.root / ".toolgen-cache" / "models.json"
+    head, body = path.read_bytes().split(b"\n", 1)
+    parts = json.loads(body)
+    change(parts)
+    body = json.dumps(parts, sort_keys=True).encode()
+    path.write_bytes(
+        json.dumps({**json.loads(head), "check": hashlib.sha256(body).hexdigest()}).encode() + b"\n" + body
+    )
+
+
+def _set(parts: list[Any], index: int, key: str, value: str) -> None:
+    parts[index][key] = value
+
+
+MALFORMED: dict[str, Callable[[list[Any]], None]] = {
+    "a definition too many": lambda parts: _set(
+        parts, 3, "definitions", json.dumps([*json.loads(parts[3]["definitions"]), 5])
+    ),
+    "definitions not pairs": lambda parts: _set(
+        parts, 3, "definitions", json.dumps([[] for _ in json.loads(parts[3]["definitions"])])
+    ),
+    "sole a number": lambda parts: _set(parts, 2, "sole", "5"),
+    "mentions a list": lambda parts: _set(parts, 2, "mentions", "[1, 2]"),
+    "mentions of numbers": lambda parts: _set(parts, 2, "mentions", json.dumps({"get_weather": [1]})),
+    "core names a string": lambda parts: _set(parts, 2, "core_names", json.dumps("Message")),
+    "no layout": lambda parts: parts[2].clear(),
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_an_entry_not_as_written_is_not_read(built_once: Path, tmp_path: Path, name: str) -> None:
+    project = _built(built_once, tmp_path)
+    _rewrite_entry(project, MALFORMED[name])
+    _edit(project, ("description: The city.", "description: Where."))
+    assert toolgen.build(project.root).written
+    assert project.snapshot() == _fresh(project, tmp_path / "fresh")

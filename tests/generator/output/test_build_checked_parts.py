@@ -121,7 +121,7 @@ LINE = '            "AddNoteArgs": "sdk._tool_models.add_note",\n'
     ("added", "checked"),
     [
         (LINE, {"get_weather", "add_note"}),  # add_note's own line again: add_note's part changed
-        (LINE.replace("AddNoteArgs", "AddNoteArgsCopy"), {"get_weather", "add_note", "find_flight"}),  # no tool's
+        ("            # a line of no tool's\n", {"get_weather", "add_note", "find_flight"}),
     ],
     ids=["a tool's own line", "a line of no tool"],
 )
@@ -142,6 +142,27 @@ def test_a_changed_line_in_models_py_checks_whose_it_is(
     assert toolgen.build(built.root).written
     for tool in ("get_weather", "add_note", "find_flight"):
         assert _imported(built, f"_tool_models/{tool}.py") == (tool in checked), tool
+
+
+@pytest.mark.parametrize("force", [True, False], ids=["every tool checked", "the tool's part changed"])
+def test_a_lazy_table_entry_its_module_does_not_define_is_refused(
+    built: Project, monkeypatch: pytest.MonkeyPatch, force: bool
+) -> None:
+    real = toolgen.codegen.render.render
+
+    def misrouted(*args: object, **kwargs: object) -> dict[str, str]:
+        files = real(*args, **kwargs)  # type: ignore[arg-type]
+        assert LINE in files["models.py"]
+        files["models.py"] = files["models.py"].replace(LINE, LINE.replace("add_note", "find_flight"))
+        return files
+
+    monkeypatch.setattr(toolgen.codegen.render, "render", misrouted)
+    if not force:
+        _edit_weather(built)  # a build that renders: only get_weather's part changed, but for the line above
+    before = built.snapshot()
+    with pytest.raises(BrokenPackageError, match="models.py serves AddNoteArgs from _tool_models/find_flight.py"):
+        toolgen.build(built.root, force=force)
+    assert built.snapshot() == before
 
 
 def test_an_unchanged_tool_is_checked_again_once_its_own_module_changes(

@@ -6,10 +6,10 @@ rest of the split as it was. The result must be byte for byte what generate() ov
 give, or `toolgen check` on a clean checkout would find drift; so every step that could differ is checked, and any
 doubt returns None and the caller makes the whole module:
 
+- no property name anywhere in the schema outside ASCII: their attribute names are chosen over the whole schema;
 - every class generate() made bears a name toolgen gave (a title in the schema): generate() names what has no title
   over the whole module (`Model1`), which the tools alone would not reproduce; and it imported no name under
   another, which it does when a name of the module takes the imported one;
-- no property name outside ASCII: the attribute names they get are chosen over the whole schema;
 - the tools' new definitions refer to nothing outside themselves, no two of them share one, and no definition of
   any other module mentions a name they newly take (a mention puts definitions in one module: model_modules.py).
 
@@ -47,22 +47,20 @@ def remake_tools(
     """`kept` with the modules of the tools named in `changed` made again from `defs` (the models schema's
     definitions), or None when the result could differ from a split of the whole module."""
     tools = [tool for tool in project.tools if tool.name in changed]
-    try:
-        sole = set(json.loads(kept.layout["sole"]))
-        mentions: dict[str, list[str]] = json.loads(kept.layout["mentions"])
-        core_names: list[str] = json.loads(kept.layout["core_names"])
-        head = kept.layout["core_head"]
-    except (KeyError, ValueError):
+    read = _read_layout(kept.layout)
+    if read is None:
         return None
+    sole, mentions, core_names, head = read
     if len(tools) != len(set(changed)) or not all(tool.name in sole for tool in tools):
+        return None
+    # The attribute names of property names outside ASCII are chosen over the whole schema, each clear of every
+    # ASCII one's: with one anywhere, any tool's edit may change another tool's module.
+    if not project.models_schema.isascii() and not all(name.isascii() for name in schema_facts({"$defs": dict(defs)})[0]):
         return None
     needed = closure_of_refs(defs, [root for tool in tools for root in _roots(tool)])
     if needed & set(project.canonical_models):
         return None
     schema = {"$defs": {name: value for name, value in defs.items() if name in needed}, "title": ROOT_MODEL}
-    names, _ = schema_facts(schema)
-    if not all(name.isascii() for name in names):
-        return None
     modules = tool_module_names(project)
     package = project.package
     old_names = {
@@ -105,6 +103,21 @@ def remake_tools(
         files["models.py"] = core_module(head, core_names, homes, package)
     layout = {**kept.layout, "mentions": json.dumps(mentions, ensure_ascii=False)}
     return ModelModules(files, homes, layout)
+
+
+def _read_layout(layout: Mapping[str, str]) -> tuple[set[str], dict[str, list[str]], list[str], str] | None:
+    """What the split kept for a remake (ModelModules.layout), or None when it is not there or not as written."""
+    try:
+        sole, mentions, core_names = (json.loads(layout[key]) for key in ("sole", "mentions", "core_names"))
+        head = layout["core_head"]
+    except (KeyError, ValueError):
+        return None
+    listed = isinstance(sole, list) and isinstance(core_names, list) and isinstance(mentions, dict)
+    if not listed or not all(isinstance(name, str) for name in [*sole, *core_names]):
+        return None
+    if not all(isinstance(words, list) and all(isinstance(w, str) for w in words) for words in mentions.values()):
+        return None
+    return set(sole), mentions, core_names, head
 
 
 def _roots(tool: Tool) -> list[str]:
