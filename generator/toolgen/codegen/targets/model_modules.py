@@ -163,7 +163,8 @@ def _mentions(node: ast.AST, found: set[str], read: set[str]) -> None:
                 stack.append(value)
 
 
-def _closure(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[str]:
+def reached_from(roots: Iterable[str], edges: Mapping[str, frozenset[str]]) -> set[str]:
+    """The names of `roots` that `edges` holds, and every name those reach through it."""
     reached: set[str] = set()
     frontier = [r for r in roots if r in edges]
     while frontier:
@@ -187,11 +188,13 @@ def _split(source: str, project: Project, header: str) -> ModelModules:
     owners: dict[str, set[str]] = {}
     reached: dict[str, set[str]] = {}
     for tool in project.tools:
-        reached[tool.name] = _closure([tool.args_model, *([tool.result_model] if tool.result_model else [])], edges)
+        reached[tool.name] = reached_from([tool.args_model, *([tool.result_model] if tool.result_model else [])], edges)
         for name in reached[tool.name]:
             owners.setdefault(name, set()).add(tool.name)
     # Eager: the canonical models, definitions no tool reaches, and everything those refer to.
-    core = _closure([d.name for d in definitions if d.name in project.canonical_models or d.name not in owners], edges)
+    core = reached_from(
+        [d.name for d in definitions if d.name in project.canonical_models or d.name not in owners], edges
+    )
     registry = NameRegistry(frozenset({"__init__"}))
     module_of_tools = tool_module_names(project, registry)
     module_of_set: dict[frozenset[str], str] = {}

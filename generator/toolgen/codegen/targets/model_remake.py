@@ -32,6 +32,7 @@ from toolgen.codegen.targets.model_modules import (
     core_module,
     module_imports,
     parse_definitions,
+    reached_from,
     tool_module,
     tool_module_names,
 )
@@ -55,7 +56,9 @@ def remake_tools(
         return None
     # The attribute names of property names outside ASCII are chosen over the whole schema, each clear of every
     # ASCII one's: with one anywhere, any tool's edit may change another tool's module.
-    if not project.models_schema.isascii() and not all(name.isascii() for name in schema_facts({"$defs": dict(defs)})[0]):
+    if not project.models_schema.isascii() and not all(
+        name.isascii() for name in schema_facts({"$defs": dict(defs)})[0]
+    ):
         return None
     needed = closure_of_refs(defs, [root for tool in tools for root in _roots(tool)])
     if needed & set(project.canonical_models):
@@ -82,7 +85,7 @@ def remake_tools(
     if any(not definition.refers_to <= made for definition in definitions):
         return None
     edges = {definition.name: definition.refers_to for definition in definitions}
-    owned = {tool.name: _reached(_roots(tool), edges) for tool in tools}
+    owned = {tool.name: reached_from(_roots(tool), edges) for tool in tools}
     if sum(len(found) for found in owned.values()) != len(made) or set().union(*owned.values()) != made:
         return None  # a definition two of the tools share, or one neither reaches
     homes = {name: home for name, home in kept.homes.items() if name not in set().union(*old_names.values())}
@@ -126,17 +129,6 @@ def _roots(tool: Tool) -> list[str]:
 
 def _home(package: str, module: str) -> str:
     return f"{package}.{FOLDER}.{module}"
-
-
-def _reached(roots: list[str], edges: Mapping[str, frozenset[str]]) -> set[str]:
-    reached: set[str] = set()
-    frontier = [root for root in roots if root in edges]
-    while frontier:
-        name = frontier.pop()
-        if name not in reached:
-            reached.add(name)
-            frontier.extend(edges[name] - reached)
-    return reached
 
 
 def _renames_an_import(preamble: str) -> bool:
