@@ -150,7 +150,7 @@ def stage_split(root: Path, rounds: int = 3) -> str:
                 files = {"models.py": render_models(project, header)}
             with stage("render_package (templates)"):
                 files.update(render_package(project, header))
-            with stage("format_python (ruff check --fix + ruff format, 2 subprocesses)"):
+            with stage("format_python (ruff check --fix twice + ruff format, 3 subprocesses)"):
                 format_python(files, config.package)
     except Exception as error:  # noqa: BLE001 - internals move; the benchmark itself must not break
         return f"stage split unavailable ({type(error).__name__}: {error})"

@@ -325,3 +325,36 @@ def test_an_entry_not_as_written_is_not_read(built_once: Path, tmp_path: Path, n
     _edit(project, ("description: The city.", "description: Where."))
     assert toolgen.build(project.root).written
     assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+
+
+SHADOWING = """\
+tools:
+  - name: a
+    description: A field named like a builtin.
+    inputSchema:
+      type: object
+      properties:
+        x: {type: integer}
+        int: {type: "null"}
+  - name: b
+    description: Another tool.
+    inputSchema:
+      type: object
+      properties:
+        n: {type: integer, description: One.}
+"""
+
+
+def test_with_a_field_named_like_a_builtin_anywhere_every_model_is_made(
+    tmp_path: Path, remakes: list[tuple[set[str], bool]]
+) -> None:
+    # A field `int` in tool a makes generate() import `int` as `int_aliased` for the whole module: tool b's module
+    # then writes `int_aliased`, which generate() over b alone would not.
+    (tmp_path / "project").mkdir()
+    project = Project(tmp_path / "project")
+    project.write("schemas/tools.yaml", SHADOWING)
+    assert toolgen.build(project.root).written
+    project.write("schemas/tools.yaml", SHADOWING.replace("description: One.", "description: Two."))
+    assert toolgen.build(project.root).written
+    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+    assert remakes == [({"b"}, False)]

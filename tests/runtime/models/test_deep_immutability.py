@@ -455,3 +455,47 @@ def test_a_read_only_dict_is_a_dict_that_cannot_change() -> None:
     assert "new" not in data and type(data | {"x": 1}) is dict
     assert pickle.loads(pickle.dumps(data)) == data and copy.deepcopy(data) == data and copy.copy(data) is data
     assert FrozenDict.fromkeys(["k"], [1]) == {"k": (1,)} and hash(FrozenDict({"k": 1})) == hash(FrozenDict(k=1))
+
+
+# A tool with a field named `list`: the models module then imports the builtin under another name
+# (`from builtins import list as list_aliased`) and every model of the module writes that: its containers must be
+# frozen as much as the plain name's are.
+BUILTIN_NAMED = """\
+  - name: name_the_builtins
+    description: A field named like a builtin.
+    inputSchema:
+      type: object
+      properties:
+        list:
+          anyOf:
+            - {type: object, properties: {a: {type: string}}}
+            - {type: "null"}
+        stops: {type: array, items: {type: string}, minItems: 1}
+"""
+
+
+@pytest.fixture(scope="module")
+def shadowed_sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    root = tmp_path_factory.mktemp("deep_frozen_shadowed")
+    project = Project(root, "shadowed_sdk")
+    project.write("schemas/trip.yaml", TOOLS + BUILTIN_NAMED)
+    toolgen.build(project.root)
+    generated = project.root / "generated"
+    assert not [p for p in generated.rglob("*.py") if "_aliased" in p.read_text(encoding="utf-8")]
+    sys.path.insert(0, str(generated))
+    try:
+        yield importlib.import_module("shadowed_sdk")
+    finally:
+        sys.path.remove(str(generated))
+        for name in [m for m in sys.modules if m.startswith("shadowed_sdk")]:
+            del sys.modules[name]
+
+
+def test_a_field_named_like_a_builtin_leaves_every_model_frozen(shadowed_sdk: ModuleType) -> None:
+    args = shadowed_sdk.validate_tool_arguments("plan_trip", ARGS)
+    assert _assert_frozen_through(args) >= 12
+    named = shadowed_sdk.validate_tool_arguments("name_the_builtins", {"list": {"a": "x"}, "stops": ["a", "b"]})
+    assert named.stops == ("a", "b") and named.list.a == "x"
+    with pytest.raises(shadowed_sdk.ToolgenValidationError) as caught:
+        shadowed_sdk.validate_tool_arguments("name_the_builtins", {"stops": []})
+    assert [(p.pointer, p.message) for p in caught.value.problems] == [("/stops", "expected at least 1 item, got []")]

@@ -7,6 +7,8 @@ give, or `toolgen check` on a clean checkout would find drift; so every step tha
 doubt returns None and the caller makes the whole module:
 
 - no property name anywhere in the schema outside ASCII: their attribute names are chosen over the whole schema;
+  and none that hides a builtin type (a field `int`): generate() then imports that type under an alias for the
+  whole module;
 - every class generate() made bears a name toolgen gave (a title in the schema): generate() names what has no title
   over the whole module (`Model1`), which the tools alone would not reproduce; and it imported no name under
   another, which it does when a name of the module takes the imported one;
@@ -23,6 +25,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -40,6 +43,11 @@ from toolgen.codegen.targets.models import render_models, schema_facts
 from toolgen.ir.model import ROOT_MODEL, Project, Tool
 from toolgen.ir.modelnames import closure_of_refs
 from toolgen.source.schemawalk import walk
+
+# A key (a property name, a definition's name) a field or class could take that hides a builtin type the models
+# write bare: once any field of the whole module takes such a name, generate() imports the builtin under another
+# (`from builtins import int as int_aliased`) and every model of the module writes that, the tools' alone or not.
+_SHADOWING_KEY = re.compile(r'(?<!\\)"_*(?i:str|int|float|bool|bytes|tuple|set|frozenset|complex|list|dict)_*"\s*:')
 
 
 def remake_tools(
@@ -59,6 +67,8 @@ def remake_tools(
     if not project.models_schema.isascii() and not all(
         name.isascii() for name in schema_facts({"$defs": dict(defs)})[0]
     ):
+        return None
+    if _SHADOWING_KEY.search(project.models_schema):
         return None
     needed = closure_of_refs(defs, [root for tool in tools for root in _roots(tool)])
     if needed & set(project.canonical_models):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ast
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -91,6 +91,14 @@ class _Module:
         self.source = source
         self.tree = ast.parse(source)
         self.positions = _Positions(source)
+        # generate() imports `list`, `dict` or `Any` under another name (`from builtins import list as
+        # list_aliased`) when a field of the module takes the name: the frozen containers replace those too.
+        self.frozen = dict(FROZEN_TYPES)
+        for statement in self.tree.body:
+            if isinstance(statement, ast.ImportFrom) and statement.module in ("builtins", "typing"):
+                for alias in statement.names:
+                    if alias.asname is not None and alias.name in FROZEN_TYPES:
+                        self.frozen[alias.asname] = FROZEN_TYPES[alias.name]
 
     def segment(self, node: ast.expr) -> str:
         start, end = self.positions.span(node)
@@ -177,14 +185,14 @@ def _type_edits(module: _Module, node: ast.expr) -> Iterator[_Edit]:
     while stack:
         sub = stack.pop()
         if isinstance(sub, ast.Name):
-            frozen = FROZEN_TYPES.get(sub.id)
+            frozen = module.frozen.get(sub.id)
             if frozen is not None:
                 yield module.replace_node(sub, frozen)
         elif not isinstance(sub, ast.Call):
             if isinstance(sub, ast.Subscript) and _is_annotated(sub) and isinstance(sub.slice, ast.Tuple):
                 kind, *metadata = sub.slice.elts
                 for call in metadata:
-                    if isinstance(call, ast.Call) and _is_field(call) and _is_container(kind):
+                    if isinstance(call, ast.Call) and _is_field(call) and _is_container(kind, module.frozen):
                         yield module.replace_node(call, _metadata_text(module, kind, call.keywords))
             stack.extend(ast.iter_child_nodes(sub))
 
@@ -201,19 +209,24 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _is_container(node: ast.expr) -> bool:
-    """`list[...]` or `dict[...]`, alone or `| None`: what FrozenSize bounds."""
+def _is_container(node: ast.expr, frozen: Mapping[str, str]) -> bool:
+    """`list[...]` or `dict[...]` (under any name `frozen` makes FrozenList or FrozenMap), alone or `| None`: what
+    FrozenSize bounds."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         if _is_none(node.right):
-            return _is_container(node.left)
-        return _is_none(node.left) and _is_container(node.right)
-    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in ("list", "dict")
+            return _is_container(node.left, frozen)
+        return _is_none(node.left) and _is_container(node.right, frozen)
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and frozen.get(node.value.id) in ("FrozenList", "FrozenMap")
+    )
 
 
 def _metadata_text(module: _Module, kind: ast.expr, keywords: Sequence[ast.keyword]) -> str:
     """`Field(...)` with `keywords`; for a list or dict, its length bounds as FrozenSize(...) after it (Field left
     out when they were all it held)."""
-    sized = [k for k in keywords if k.arg in _SIZES] if _is_container(kind) else []
+    sized = [k for k in keywords if k.arg in _SIZES] if _is_container(kind, module.frozen) else []
     rest = [k for k in keywords if k not in sized]
     parts = [] if sized and not rest else [f"Field({', '.join(f'{k.arg}={module.segment(k.value)}' for k in rest)})"]
     if sized:
