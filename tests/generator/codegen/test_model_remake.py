@@ -358,3 +358,40 @@ def test_with_a_field_named_like_a_builtin_anywhere_every_model_is_made(
     assert toolgen.build(project.root).written
     assert project.snapshot() == _fresh(project, tmp_path / "fresh")
     assert remakes == [({"b"}, False)]
+
+
+UNREACHED = """\
+tools:
+  - name: keep_tree
+    description: A tree.
+    inputSchema:
+      type: object
+      properties:
+        root: {$ref: '#/$defs/Node'}
+      $defs:
+        Node:
+          type: object
+          properties:
+            label: {type: string}
+            kids: {type: array, items: {$ref: '#/$defs/Node'}}
+  - name: other
+    description: Another tool.
+    inputSchema:
+      type: object
+      properties:
+        x: {type: string}
+"""
+
+
+def test_a_definition_the_tool_stops_reaching_makes_every_model(
+    tmp_path: Path, remakes: list[tuple[set[str], bool]]
+) -> None:
+    # The tool's $defs still hold Node, which nothing reaches any more: a whole split puts it in models.py.
+    (tmp_path / "project").mkdir()
+    project = Project(tmp_path / "project")
+    project.write("schemas/tools.yaml", UNREACHED)
+    assert toolgen.build(project.root).written
+    project.write("schemas/tools.yaml", UNREACHED.replace("root: {$ref: '#/$defs/Node'}", "root: {type: string}"))
+    assert toolgen.build(project.root).written
+    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+    assert remakes == [({"keep_tree"}, False)]

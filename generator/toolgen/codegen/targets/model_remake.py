@@ -12,8 +12,9 @@ doubt returns None and the caller makes the whole module:
 - every class generate() made bears a name toolgen gave (a title in the schema): generate() names what has no title
   over the whole module (`Model1`), which the tools alone would not reproduce; and it imported no name under
   another, which it does when a name of the module takes the imported one;
-- the tools' new definitions refer to nothing outside themselves, no two of them share one, and no definition of
-  any other module mentions a name they newly take (a mention puts definitions in one module: model_modules.py).
+- the tools' new definitions refer to nothing outside themselves, no two of them share one, every definition of
+  the schema their modules held they still reach, and no definition of any other module mentions a name they
+  newly take (a mention puts definitions in one module: model_modules.py).
 
 The tools' definitions keep the order generate() gives them, which does not depend on other tools; their module's
 imports are those generate() wrote for them alone, a subset of what it writes for the whole module, and the format
@@ -98,6 +99,8 @@ def remake_tools(
     owned = {tool.name: reached_from(_roots(tool), edges) for tool in tools}
     if sum(len(found) for found in owned.values()) != len(made) or set().union(*owned.values()) != made:
         return None  # a definition two of the tools share, or one neither reaches
+    if any(name in defs and name not in owned[tool.name] for tool in tools for name in old_names[tool.name]):
+        return None  # a definition of the schema the tool no longer reaches: the whole split moves it to the core
     homes = {name: home for name, home in kept.homes.items() if name not in set().union(*old_names.values())}
     for tool in tools:
         homes.update(dict.fromkeys(owned[tool.name], _home(package, modules[tool.name])))
