@@ -24,7 +24,7 @@ from toolgen.codegen.targets.model_modules import FOLDER, ModelModules, tool_mod
 from toolgen.ir.model import Project
 
 # Bumped whenever what the keys cover or an entry holds changes.
-_KEY_FORMAT = 3
+_KEY_FORMAT = 4
 
 
 def _named(project: Project, header: str) -> dict[str, Any]:
@@ -83,16 +83,18 @@ class ModelsCache:
             return found[0]
         defs = json.loads(project.models_schema)["$defs"]
         digests = _definition_digests(defs)
+        from toolgen.codegen.targets.model_remake import foreign_aliases, remake_tools
+
+        aliases = foreign_aliases(project, defs)
         made = None
         if found is not None:
             kept, held = found
             changed = _changed_tools(project, kept, held.get("definitions", ""), digests)
             if changed:
-                from toolgen.codegen.targets.model_remake import remake_tools
-
-                made = remake_tools(project, header, defs, kept, changed)
+                made = remake_tools(project, header, defs, kept, changed, aliases)
         if made is None:
             made = make()
+        made = ModelModules(made.files, made.homes, {**made.layout, "aliases": aliases})
         self._keep(project, header, made, digests)
         return made
 

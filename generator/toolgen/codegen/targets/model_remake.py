@@ -6,8 +6,9 @@ rest of the split as it was. The result must be byte for byte what generate() ov
 give, or `toolgen check` on a clean checkout would find drift; so every step that could differ is checked, and any
 doubt returns None and the caller makes the whole module:
 
-- no property name anywhere in the schema outside ASCII: their attribute names are chosen over the whole schema;
-  and none that hides a builtin type (a field `int`): generate() then imports that type under an alias for the
+- the attribute names of property names outside ASCII, chosen over the whole schema, are those the kept modules
+  were made with (one tool's new name can move another's: `größe` is `groe`, or `groe2` once a `groe` exists);
+  and no key that hides a builtin type (a field `int`): generate() then imports that type under an alias for the
   whole module;
 - every class generate() made bears a name toolgen gave (a title in the schema): generate() names what has no title
   over the whole module (`Model1`), which the tools alone would not reproduce; and it imported no name under
@@ -40,7 +41,7 @@ from toolgen.codegen.targets.model_modules import (
     tool_module,
     tool_module_names,
 )
-from toolgen.codegen.targets.models import render_models, schema_facts
+from toolgen.codegen.targets.models import attribute_aliases, render_models, schema_facts
 from toolgen.ir.model import ROOT_MODEL, Project, Tool
 from toolgen.ir.modelnames import closure_of_refs
 from toolgen.source.schemawalk import walk
@@ -48,14 +49,30 @@ from toolgen.source.schemawalk import walk
 # A key (a property name, a definition's name) a field or class could take that hides a builtin type the models
 # write bare: once any field of the whole module takes such a name, generate() imports the builtin under another
 # (`from builtins import int as int_aliased`) and every model of the module writes that, the tools' alone or not.
-_SHADOWING_KEY = re.compile(r'(?<!\\)"_*(?i:str|int|float|bool|bytes|tuple|set|frozenset|complex|list|dict)_*"\s*:')
+# `list` and `dict` are not among them: every type that names them becomes FrozenList or FrozenMap, whichever
+# name generate() wrote (model_rewrites.py), and the format stage drops the import left unused.
+_SHADOWING_KEY = re.compile(r'(?<!\\)"_*(?i:str|int|float|bool|bytes|tuple|set|frozenset|complex)_*"\s*:')
+
+
+def foreign_aliases(project: Project, defs: Mapping[str, Any]) -> str:
+    """The attribute names of the schema's property names outside ASCII, as JSON ("{}" for an ASCII schema):
+    chosen over the whole schema, each clear of every ASCII name's, so that one tool's new name can move another's."""
+    if project.models_schema.isascii():
+        return "{}"
+    return json.dumps(attribute_aliases(schema_facts({"$defs": dict(defs)})[0]), ensure_ascii=False, sort_keys=True)
 
 
 def remake_tools(
-    project: Project, header: str, defs: Mapping[str, Any], kept: ModelModules, changed: Collection[str]
+    project: Project,
+    header: str,
+    defs: Mapping[str, Any],
+    kept: ModelModules,
+    changed: Collection[str],
+    aliases: str,
 ) -> ModelModules | None:
     """`kept` with the modules of the tools named in `changed` made again from `defs` (the models schema's
-    definitions), or None when the result could differ from a split of the whole module."""
+    definitions), or None when the result could differ from a split of the whole module. `aliases` are the
+    schema's attribute names of names outside ASCII (foreign_aliases), which must be those `kept` was made with."""
     tools = [tool for tool in project.tools if tool.name in changed]
     read = _read_layout(kept.layout)
     if read is None:
@@ -63,11 +80,7 @@ def remake_tools(
     sole, mentions, core_names, head = read
     if len(tools) != len(set(changed)) or not all(tool.name in sole for tool in tools):
         return None
-    # The attribute names of property names outside ASCII are chosen over the whole schema, each clear of every
-    # ASCII one's: with one anywhere, any tool's edit may change another tool's module.
-    if not project.models_schema.isascii() and not all(
-        name.isascii() for name in schema_facts({"$defs": dict(defs)})[0]
-    ):
+    if kept.layout.get("aliases") != aliases:
         return None
     if _SHADOWING_KEY.search(project.models_schema):
         return None
@@ -88,7 +101,7 @@ def remake_tools(
         unions=tuple(union for union in project.unions if union.name in needed),
         tools=tuple(tools),
     )
-    source = render_models(sub_project, header)
+    source = render_models(sub_project, header, json.loads(aliases))
     preamble, definitions = parse_definitions(source, frozenset(others))
     made = {definition.name for definition in definitions}
     if made & others or not made <= _titles(schema) or _renames_an_import(preamble):

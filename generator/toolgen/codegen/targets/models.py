@@ -40,7 +40,7 @@ def schema_facts(schema: Any) -> tuple[frozenset[str], tuple[str, ...]]:
     return frozenset(names), tuple(not_null)
 
 
-def _aliases(names: frozenset[str]) -> dict[str, str]:
+def attribute_aliases(names: frozenset[str]) -> dict[str, str]:
     """ASCII attribute names for non-ASCII property names; Python would NFKC-fold them (`ﬁle` is `file`).
 
     The map applies to every model, so each target is unique across the schema and never one that an
@@ -54,7 +54,11 @@ def _aliases(names: frozenset[str]) -> dict[str, str]:
     return {name: registry.claim(snake(name, fallback="field")) for name in foreign}
 
 
-def render_models(project: Project, header: str) -> str:
+def render_models(project: Project, header: str, aliases: dict[str, str] | None = None) -> str:
+    """The models module of `project`: generate() over its models schema, with toolgen's rewrites.
+
+    `aliases` are the attribute names of property names outside ASCII; by default those of the schema's own names
+    (a part of a schema gets those of the whole, which are chosen over all of its names)."""
     # Imported here: datamodel-code-generator costs ~0.5 s to import and only builds need it.
     from datamodel_code_generator import InputFileType, PythonVersion, generate
     from datamodel_code_generator.enums import DataModelType
@@ -85,7 +89,7 @@ def render_models(project: Project, header: str) -> str:
                 # Field(description=...) is an escaped literal that reaches model_json_schema(); a
                 # docstring would carry raw control characters and reach nothing at run time.
                 use_field_description=False,
-                aliases=_aliases(property_names),
+                aliases=attribute_aliases(property_names) if aliases is None else aliases,
                 model_extra_keys={NOT_NULL_KEY},
                 keep_model_order=True,
                 disable_timestamp=True,
