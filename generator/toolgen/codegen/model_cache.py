@@ -24,7 +24,7 @@ from toolgen.codegen.targets.model_modules import FOLDER, ModelModules, tool_mod
 from toolgen.ir.model import Project
 
 # Bumped whenever what the keys cover or an entry holds changes.
-_KEY_FORMAT = 4
+_KEY_FORMAT = 5
 
 
 def _named(project: Project, header: str) -> dict[str, Any]:
@@ -83,7 +83,7 @@ class ModelsCache:
             return found[0]
         defs = json.loads(project.models_schema)["$defs"]
         digests = _definition_digests(defs)
-        from toolgen.codegen.targets.model_remake import foreign_aliases, remake_tools
+        from toolgen.codegen.targets.model_remake import foreign_aliases, remake_tools, shadowed
 
         aliases = foreign_aliases(project, defs)
         made = None
@@ -94,7 +94,7 @@ class ModelsCache:
                 made = remake_tools(project, header, defs, kept, changed, aliases)
         if made is None:
             made = make()
-        made = ModelModules(made.files, made.homes, {**made.layout, "aliases": aliases})
+        made = ModelModules(made.files, made.homes, {**made.layout, "aliases": aliases, "shadowed": shadowed(project)})
         self._keep(project, header, made, digests)
         return made
 

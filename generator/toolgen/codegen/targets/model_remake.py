@@ -62,6 +62,11 @@ def foreign_aliases(project: Project, defs: Mapping[str, Any]) -> str:
     return json.dumps(attribute_aliases(schema_facts({"$defs": dict(defs)})[0]), ensure_ascii=False, sort_keys=True)
 
 
+def shadowed(project: Project) -> str:
+    """ "yes" when a key of the models schema may hide a builtin type the models write (_SHADOWING_KEY), else "no"."""
+    return "yes" if _SHADOWING_KEY.search(project.models_schema) else "no"
+
+
 def remake_tools(
     project: Project,
     header: str,
@@ -82,7 +87,8 @@ def remake_tools(
         return None
     if kept.layout.get("aliases") != aliases:
         return None
-    if _SHADOWING_KEY.search(project.models_schema):
+    # Both ways: the modules kept were written with the alias as much as new ones would be.
+    if shadowed(project) != "no" or kept.layout.get("shadowed") != "no":
         return None
     needed = closure_of_refs(defs, [root for tool in tools for root in _roots(tool)])
     if needed & set(project.canonical_models):
