@@ -32,6 +32,14 @@ RESERVED_NAMES = frozenset(
         "FrozenMap",
         "FrozenAny",
         "FrozenSize",
+        # What else the models modules import and name: the rewrites' aliases, the deferred root models, and the
+        # models module's lazy table of the tools' models.
+        "TypeAlias",
+        "TypeAliasType",
+        "StringConstraints",
+        "DeferredRootModel",
+        "TYPE_CHECKING",
+        "lazy_attributes",
     }
 )
 

@@ -57,3 +57,29 @@ def test_a_tool_added_whose_name_sorts_first_takes_no_name_from_the_tool_spelled
         "schemas/added.yaml:1:9: warning name-collision tool 'GetCurrentWeather' gets the class GetCurrentWeatherArgs2"
         in built.stdout
     )
+
+
+def test_definitions_named_as_what_the_models_modules_import_take_other_names(
+    make_project: Callable[..., Project],
+) -> None:
+    # Each is a name a models module imports or writes itself: a class of that name would hide it.
+    names = ("TypeAlias", "DeferredRootModel", "FrozenList", "Field", "TYPE_CHECKING", "lazy_attributes")
+    defs = "".join(f"      {name}: {{type: object, properties: {{v: {{type: integer}}}}}}\n" for name in names)
+    props = "".join(f"      p{number}: {{$ref: '#/$defs/{name}'}}\n" for number, name in enumerate(names))
+    project = make_project()
+    project.write(
+        "schemas/tools.yaml",
+        "tools:\n- name: hold\n  description: Holds them.\n  inputSchema:\n    type: object\n"
+        f"    $defs:\n{defs}    properties:\n{props}",
+    )
+    assert project.cli("build").returncode == 0
+    script = (
+        "import sdk\n"
+        "args = sdk.validate_tool_arguments('hold', {'p0': {'v': 1}, 'p1': {'v': 2}, 'p2': {'v': 3}})\n"
+        "print(sorted(type(getattr(args, f'p{n}')).__name__ for n in range(3)))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script], cwd=project.root / "generated", capture_output=True, text=True, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "['DeferredRootModel2', 'FrozenList2', 'TypeAlias2']"
