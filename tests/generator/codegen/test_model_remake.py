@@ -123,6 +123,18 @@ def _fresh(project: Project, root: Path) -> dict[str, bytes]:
     return copy.snapshot()
 
 
+def _edited_as_from_nothing(tmp_path: Path, before: str, after: str) -> Project:
+    """A project built with `before` as its tools, then `after`: asserted to be what a build from nothing writes."""
+    (tmp_path / "project").mkdir()
+    project = Project(tmp_path / "project")
+    project.write("schemas/tools.yaml", before)
+    assert toolgen.build(project.root).written
+    project.write("schemas/tools.yaml", after)
+    assert toolgen.build(project.root).written
+    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+    return project
+
+
 def _edit(project: Project, *pairs: tuple[str, str]) -> None:
     text = TOOLS
     for old, new in pairs:
@@ -277,13 +289,7 @@ def test_names_outside_ascii_keep_the_attribute_names_a_build_from_nothing_gives
 ) -> None:
     # Such a name's attribute is chosen clear of every ASCII property name of the schema (`größe` is `groe`, or
     # `groe2` once another tool has a `groe`): an edit that moves one makes every model again.
-    (tmp_path / "project").mkdir()
-    project = Project(tmp_path / "project")
-    project.write("schemas/tools.yaml", FOREIGN)
-    assert toolgen.build(project.root).written
-    project.write("schemas/tools.yaml", FOREIGN.replace(*edit))
-    assert toolgen.build(project.root).written
-    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+    project = _edited_as_from_nothing(tmp_path, FOREIGN, FOREIGN.replace(*edit))
     assert toolgen.check(project.root, full=True).ok
     assert len(remakes) == 1 and remakes[0][1] is remade, remakes
 
@@ -360,13 +366,7 @@ def test_with_a_field_named_like_a_builtin_before_or_after_every_model_is_made(
 ) -> None:
     # A field `int` in tool a makes generate() import `int` as `int_aliased` for the whole module: tool b's module
     # then writes `int_aliased`, which generate() over b alone would not (and kept, goes on writing it).
-    (tmp_path / "project").mkdir()
-    project = Project(tmp_path / "project")
-    project.write("schemas/tools.yaml", before)
-    assert toolgen.build(project.root).written
-    project.write("schemas/tools.yaml", after)
-    assert toolgen.build(project.root).written
-    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+    _edited_as_from_nothing(tmp_path, before, after)
     assert remakes and all(not made for _, made in remakes), remakes
 
 
@@ -397,11 +397,7 @@ def test_a_definition_the_tool_stops_reaching_makes_every_model(
     tmp_path: Path, remakes: list[tuple[set[str], bool]]
 ) -> None:
     # The tool's $defs still hold Node, which nothing reaches any more: a whole split puts it in models.py.
-    (tmp_path / "project").mkdir()
-    project = Project(tmp_path / "project")
-    project.write("schemas/tools.yaml", UNREACHED)
-    assert toolgen.build(project.root).written
-    project.write("schemas/tools.yaml", UNREACHED.replace("root: {$ref: '#/$defs/Node'}", "root: {type: string}"))
-    assert toolgen.build(project.root).written
-    assert project.snapshot() == _fresh(project, tmp_path / "fresh")
+    _edited_as_from_nothing(
+        tmp_path, UNREACHED, UNREACHED.replace("root: {$ref: '#/$defs/Node'}", "root: {type: string}")
+    )
     assert remakes == [({"keep_tree"}, False)]
