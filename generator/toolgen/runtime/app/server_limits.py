@@ -159,12 +159,14 @@ class _Held(Protocol):
 
 
 class _Admission:
-    """The connections one server holds, and those among them awaiting a request's head, longest first."""
+    """The connections one server holds, those among them awaiting a request's head (longest first), and
+    those just admitted whose first bytes the server has not yet had its chance to read."""
 
     def __init__(self, limits: ServerLimits) -> None:
         self.limits = limits
         self.held: set[_Held] = set()
         self.waiting: dict[_Held, None] = {}
+        self.unread: set[_Held] = set()
         self.busy = _answer(
             503,
             "Service Unavailable",
@@ -175,26 +177,37 @@ class _Admission:
 
     def admit(self, connection: _Held) -> bool:
         """Hold `connection` if there is room, or room made by closing the one that has awaited a request the
-        longest (a slow or idle client, not one being answered); False when every one is being answered."""
+        longest (a slow or idle client, not one being answered). False when none may be closed: every one is
+        being answered, or the longest waiting was admitted so lately that its request may be unread yet."""
         cap = self.limits.max_connections
         if len(self.held) >= cap:
-            if not self.waiting:
+            longest = next(iter(self.waiting), None)
+            # The loop admits up to a backlog of sockets in one go and reads their first bytes only after:
+            # closing one not yet read would let a flood of new sockets reset a client that had sent its
+            # request; the newcomer is told 503 instead.
+            if longest is None or longest in self.unread:
                 self._warn(
                     self.refusals,
-                    "all %d connections are in use: refusing new ones (503)",
+                    "all %d connections are in use or just opened: refusing new ones (503)",
                 )
                 return False
             self._warn(
                 self.evictions,
                 "at the cap of %d connections: closing those awaiting a request longest",
             )
-            next(iter(self.waiting)).drop(b"")
+            longest.drop(b"")
         self.held.add(connection)
+        self.unread.add(connection)
         return True
+
+    def read_once(self, connection: _Held) -> None:
+        """The loop has had its chance to read what `connection` sent first: it may be closed to make room."""
+        self.unread.discard(connection)
 
     def release(self, connection: _Held) -> None:
         self.held.discard(connection)
         self.waiting.pop(connection, None)
+        self.unread.discard(connection)
 
     def _warn(self, throttle: _Throttle, message: str) -> None:
         held = throttle.passes()
@@ -229,6 +242,9 @@ def _protocol_class(admission: _Admission) -> type[asyncio.Protocol]:
                 return
             super().connection_made(transport)
             self.track()
+            # The transport starts reading in the loop's next pass and its first read comes in the pass
+            # after: two hops from here, whatever the client had sent has been read.
+            self.loop.call_soon(self.loop.call_soon, admission.read_once, self)
 
         def connection_lost(self, exc: Exception | None) -> None:
             admission.release(self)
