@@ -65,15 +65,20 @@ def old_package(config: Config) -> Path | None:
     return old
 
 
-def unchanged_since_last_build(config: Config, config_text: str) -> bool:
-    """True when neither inputs, config, generator nor the generated files changed since the cached build."""
+INPUTS_CHANGED = "inputs"
+OTHER_CHANGE = "other"
+
+
+def last_build_difference(config: Config, config_text: str) -> str | None:
+    """None when neither inputs, config, generator nor the generated files changed since the cached build;
+    INPUTS_CHANGED when an input file's bytes did (or a new one matches), OTHER_CHANGE for anything else."""
     manifest = read_manifest(config.package_dir)
     cached = cache_entries(config).get(config.display)
     if manifest is None or cached is None or cached.get("package_dir") != _shown(config, config.package_dir):
-        return False
+        return OTHER_CHANGE
     recorded: dict[str, str] = manifest.get("inputs", {})
     if current_digests(config.root, recorded) != recorded:
-        return False
+        return INPUTS_CHANGED
     matched = {
         display_path(config.root, Path(p))
         for pattern in config.inputs
@@ -81,19 +86,19 @@ def unchanged_since_last_build(config: Config, config_text: str) -> bool:
         if Path(p).is_file()
     }
     if not matched <= recorded.keys():
-        return False
+        return INPUTS_CHANGED
     from toolgen.output.drift import on_disk
 
     found = on_disk(config.package_dir, config.user_zone)
     if set(found) != {*manifest.get("files", {}), MANIFEST_NAME}:
-        return False
+        return OTHER_CHANGE
     for name, hashed in manifest.get("files", {}).items():
         if text_digest(found[name]) != hashed:
-            return False
+            return OTHER_CHANGE
     key = build_key(config_text, recorded) + text_digest(found[MANIFEST_NAME])
     from toolgen.output.beside import beside_unchanged
 
-    return bool(cached.get("key") == key) and beside_unchanged(config)
+    return None if cached.get("key") == key and beside_unchanged(config) else OTHER_CHANGE
 
 
 def remember_build(

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 from toolgen.core.diagnostics import Diagnostic, Severity
 from toolgen.core.errors import ForeignFilesError, InterruptedAfterCommit, InvalidInputError
 from toolgen.output.build_cache import (
+    INPUTS_CHANGED,
     cached_warnings,
     format_cache_path,
+    last_build_difference,
     models_cache_path,
     old_package,
     remember_build,
-    unchanged_since_last_build,
 )
 from toolgen.project.config import CACHE_DIR, CONFIG_NAME, Config, keep_conflicts
 from toolgen.project.manifest import MANIFEST_NAME, config_record, read_manifest, render_manifest
@@ -118,11 +119,14 @@ def run_build(
 
     previous = recover_packages(config)
     config_text = (Path(config_path) if config_path else config.root / CONFIG_NAME).read_text(encoding="utf-8")
-    if not force and unchanged_since_last_build(config, config_text):
+    difference = None if force else last_build_difference(config, config_text)
+    if not force and difference is None:
         return up_to_date(config)
-    # The check's interpreter starts now and imports pydantic while the package renders.
+    # The check's interpreter starts now and imports pydantic while the package renders: always after an edit
+    # of the inputs (a package no check has seen, most likely), else when no package passed here yet.
     bytecode = config.root / CACHE_DIR / "bytecode"
-    with started_checker(bytecode) if refused is None else contextlib.nullcontext() as checker:
+    prestart = True if difference == INPUTS_CHANGED else None
+    with started_checker(bytecode, prestart) if refused is None else contextlib.nullcontext() as checker:
         format_cache = None if refused is not None else FormatCache(format_cache_path(config))
         models_cache = None if refused is not None else ModelsCache(models_cache_path(config))
         lowered = lower_project(config, progress)

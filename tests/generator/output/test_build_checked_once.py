@@ -15,7 +15,9 @@ import toolgen
 import toolgen.codegen.render
 from toolgen.core.errors import BrokenPackageError
 from toolgen.core.stamps import stamp
+from toolgen.output.build_cache import INPUTS_CHANGED, OTHER_CHANGE, last_build_difference
 from toolgen.output.checked_packages import KEEP, RECORD, CheckedPackages, package_digest
+from toolgen.project.config import load_config
 
 CORRUPT = b"\x00 not marshal data"
 
@@ -151,3 +153,28 @@ def test_the_record_keeps_the_last_few_packages(tmp_path: Path) -> None:
     assert [record.passed(digest) for digest in digests] == [None, None, *range(2, KEEP + 2)]
     record.add(digests[2], 2, [])  # passed again: the newest, and kept once
     assert len(json.loads((tmp_path / RECORD).read_text(encoding="utf-8"))["packages"]) == KEEP
+
+
+def test_what_changed_since_the_last_build_is_told_apart(built: Project) -> None:
+    # An edit of the inputs starts the check's interpreter before rendering (a package no check has seen,
+    # most likely); anything else leaves that to the record of packages that passed.
+    text = (built.root / "toolgen.yaml").read_text(encoding="utf-8")
+    assert last_build_difference(load_config(built.root), text) is None
+    models = built.package_dir / "models.py"
+    models.write_text(models.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    assert last_build_difference(load_config(built.root), text) == OTHER_CHANGE
+    assert toolgen.build(built.root).written
+    built.write("schemas/weather.yaml", WEATHER.replace("Get the current weather", "Get the weather"))
+    assert last_build_difference(load_config(built.root), text) == INPUTS_CHANGED
+    built.write("schemas/extra.yaml", WEATHER.replace("get_current_weather", "get_extra_weather"))
+    assert last_build_difference(load_config(built.root), text) == INPUTS_CHANGED
+
+
+def test_an_input_edit_that_changes_no_byte_of_the_package_starts_and_stops_its_interpreter(built: Project) -> None:
+    _corrupt_bytecode(built)
+    built.write("schemas/weather.yaml", "# a comment changes no model\n" + WEATHER)
+    result = toolgen.build(built.root)
+    assert not result.changed
+    assert not _checked(built), "the same bytes in the same environment are not imported again"
+    with pytest.raises(ChildProcessError):  # the interpreter started early was stopped and waited for
+        os.waitpid(-1, os.WNOHANG)
