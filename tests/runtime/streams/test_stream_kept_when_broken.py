@@ -163,3 +163,24 @@ def test_responses_deltas_that_agree_with_their_done_event_stay_complete(final: 
     end = list(stream_events(_responses(final, *deltas), "openai-responses"))[-1]
     assert isinstance(end, MessageEnd) and end.status == "complete", end.response.extras
     assert json.loads(end.response.message["tool_calls"][0]["function"]["arguments"]) == {"location": "Paris"}
+
+
+def test_a_gemini_call_holding_a_number_beyond_json_fails_alone() -> None:
+    chunk = (
+        '{"candidates":[{"content":{"parts":[{"text":"hello"},{"functionCall":{"name":"get_current_weather",'
+        '"args":{"location":"Paris","n":1e400}},"thoughtSignature":"SIG1"}],"role":"model"},"finishReason":"STOP",'
+        '"index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":4,"totalTokenCount":7},'
+        '"modelVersion":"gemini-2.5-flash","responseId":"r"}'
+    )
+    events = list(stream_events(f"data: {chunk}\r\n\r\n".encode(), "gemini"))
+    end = events[-1]
+    assert isinstance(end, MessageEnd) and end.status == "corrupt"
+    (call,) = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert call.parsed is None and call.error is not None and "JSON cannot carry" in call.error
+    response = end.response
+    assert response.message["content"] == "hello"
+    assert response.usage == {"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}
+    assert response.finish == {"reason": "tool_calls", "raw": "STOP"}
+    # The call's thought signature is kept for the next request.
+    assert response.message["extras"]["gemini"]["blocks"][1]["call"]["rest"] == {"thoughtSignature": "SIG1"}
+    assert len(response.extras["stream"]["errors"]) == 1

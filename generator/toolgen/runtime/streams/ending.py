@@ -177,7 +177,9 @@ def _mark_incomplete(
         "status": _status(state),
         "errors": notes,
     }
-    if cut:
+    # Cut calls of the answers beside the first (OpenAI's choices, Gemini's candidates) come after its own.
+    more = state.more_cut_calls()
+    if cut or more:
         stream["cut_calls"] = [
             {
                 "index": call.index,
@@ -186,6 +188,6 @@ def _mark_incomplete(
                 "arguments_received": call.arguments,
             }
             for call in cut
-        ]
+        ] + more
     extras = {**result.extras, "stream": stream}
     return replace(result, finish=finish, extras=extras)

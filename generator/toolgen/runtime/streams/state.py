@@ -358,6 +358,11 @@ class WireState:
         """The body without the failure markers that make the decoder return a ProviderError, if the wire has any."""
         return None
 
+    def more_cut_calls(self) -> list[dict[str, Any]]:
+        """Cut calls of the answers a stream carries beside the first (OpenAI's choices, Gemini's candidates), which
+        make no events: `cut_calls` entries with a key naming their answer (`choice`, `candidate`)."""
+        return []
+
     def has_content(self) -> bool:
         return bool(self.text_parts or self.reasoning_parts or self.calls)
 
