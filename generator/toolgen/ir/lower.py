@@ -16,6 +16,7 @@ from toolgen.core.errors import InvalidInputError
 from toolgen.core.names import NameRegistry, claim_in_turn, pascal, snake, written_as_snake
 from toolgen.core.positions import Pointer, pointer_text
 from toolgen.core.resources import schemas_dir
+from toolgen.ir.dynamic_refs import exported_inputs
 from toolgen.ir.model import RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
 from toolgen.ir.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
 from toolgen.project.config import Config, display_path, glob_base, is_own_file, unmatched_input
@@ -365,8 +366,15 @@ def lower(config: Config, *, check_shapes: bool = True) -> Lowered:
     session.diagnostics.extend(too_deep(defs, [name for name in roots if name not in canonical], bundler.origins))
     if has_errors(session.diagnostics):
         raise InvalidInputError(session.diagnostics)
+    # A tool checked as written may hold `$dynamicRef`s, which its bundled schema cannot follow as they stand.
+    reported = len(bundler.diagnostics)
+    as_written = [(args, raw.value("name"), inputs[args]) for raw, _, args, _, _ in tools if written[args] is not None]
+    exported, problems = exported_inputs(bundler, as_written)
+    session.diagnostics.extend([*bundler.diagnostics[reported:], *problems])
+    if has_errors(session.diagnostics):
+        raise InvalidInputError(session.diagnostics)
     tool_irs = [
-        _tool(raw, stem, args, returns, inputs[args], written[args], defs, config)
+        _tool(raw, stem, args, returns, inputs[args], exported.get(args), written[args], defs, config)
         for raw, stem, args, returns, _ in tools
     ]
     session.diagnostics.extend(_describe_meta_problems(config, [raw for raw, *_ in tools]))
@@ -397,10 +405,13 @@ def _tool(
     args: str,
     returns: str | None,
     input_schema: Any,
+    exported: Any,
     written: tuple[Any, dict[str, Any]] | None,
     defs: dict[str, Any],
     config: Config,
 ) -> Tool:
+    """The tool's IR; `exported` is its input schema as sent to providers where that differs from the bundled one
+    the models and checks read (dynamic_refs.py), else None."""
     output_schema = standalone(defs, returns) if returns else None
     check = not models_are_exact(input_schema)
     as_written = written if check else None
@@ -411,7 +422,7 @@ def _tool(
         result_model=returns,
         title=raw.value("title"),
         description=raw.value("description"),
-        input_schema=freeze(_declared(raw, "inputSchema", input_schema)),
+        input_schema=freeze(_declared(raw, "inputSchema", input_schema if exported is None else exported)),
         output_schema=freeze(_declared(raw, "outputSchema", output_schema)) if returns else None,
         return_direct=bool(raw.value("returnDirect", False)),
         timeout=raw.value("timeout"),

@@ -77,8 +77,12 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+class _Constant:
+    """Where the JSON text held `NaN`, `Infinity` or `-Infinity`: kept as a value so that the check after parsing
+    finds it by its place (the parser's hook for them is not told where they are)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
 def _duplicate_key(display: str, pointer: Pointer, line: int, col: int) -> LoadError:
@@ -88,7 +92,7 @@ def _duplicate_key(display: str, pointer: Pointer, line: int, col: int) -> LoadE
 
 def _parse_json(text: str, path: Path, display: str) -> Document:
     try:
-        data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant, parse_int=json_int)
+        data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_Constant, parse_int=json_int)
     except json.JSONDecodeError as error:
         raise LoadError(
             Diagnostic(display, error.lineno, error.colno, Severity.ERROR, "syntax", f"invalid JSON: {error.msg}")
@@ -153,6 +157,8 @@ _TOO_LARGE = (
 
 def _value_problem(value: Any, origin: str) -> str | None:
     """Why a scalar cannot stand in the generated code or on the wire as JSON, or None."""
+    if isinstance(value, _Constant):
+        return f"invalid JSON: {value.name} is not a JSON number"
     if isinstance(value, float) and math.isnan(value):
         return f"{origin} value nan has no JSON equivalent; quote it"
     if isinstance(value, float) and math.isinf(value):

@@ -111,12 +111,15 @@ class Bundler:
         self.diagnostics: list[Diagnostic] = []
         # Where each bundled schema was written, for findings about it after bundling.
         self.origins: dict[str, tuple[Document, Pointer]] = {}
+        # The resource each bundled schema was read in, for references resolved after bundling (dynamic_refs.py).
+        self._resources: dict[str, Resource] = {}
         self._indexes: dict[Key, dict[str, Pointer]] = {}
 
     def add_root(self, name: str, resource: Resource, pointer: Pointer, schema: Any) -> None:
         """Register `schema` (found at `pointer`) as the model `name`; it is bundled by `run()`."""
         self._named[(resource.document.display, pointer)] = name
         self.origins[name] = (resource.document, pointer)
+        self._resources[name] = resource
         self._queue.append((name, resource, pointer, schema))
 
     def run(self) -> None:
@@ -143,22 +146,36 @@ class Bundler:
         if isinstance(target, str):
             return target
         target_resource, target_pointer, node = target
-        key = (target_resource.document.display, target_pointer)
         cycle = self._pure_ref_cycle(target_resource, target_pointer, node)
         if cycle:
             self.diagnostics.append(
                 resource.document.diagnostic(at, "ref-cycle", f"$ref {ref!r} never reaches a schema: {cycle}")
             )
             return "#/$defs/Unresolved"
+        return self.bundled(target)
+
+    def bundled(self, target: Target) -> str:
+        """`#/$defs/<name>` of the schema at `target`; one not bundled yet is bundled by the next `run()`."""
+        target_resource, target_pointer, node = target
+        key = (target_resource.document.display, target_pointer)
         name = self._named.get(key)
         if name is None:
             label = target_pointer[-1] if target_pointer else Path(target_resource.document.display).stem
             name = self._names.claim(pascal(label))
             self._named[key] = name
             self.origins[name] = (target_resource.document, target_pointer)
+            self._resources[name] = target_resource
             prepared = self._prepare(target_resource.document, target_pointer, node)
             self._queue.append((name, target_resource, target_pointer, prepared))
         return f"#/$defs/{name}"
+
+    def resource_of(self, name: str) -> Resource:
+        """The resource the bundled schema `name` was read in (a tool's schema, a file, a vendored document)."""
+        return self._resources[name]
+
+    def target(self, resource: Resource, at: Pointer, ref: str) -> Target | str | None:
+        """Where the reference `ref` (written at `at`, its keyword last) leads, statically: see `_target`."""
+        return self._target(resource, at, ref)
 
     def _target(self, resource: Resource, at: Pointer, ref: str) -> Target | str | None:
         """Where `ref` (found at `at`) leads: a schema, a meta-schema's absolute URI, or None (reported)."""
@@ -249,7 +266,7 @@ class Bundler:
             where = (
                 f"nothing at #{fragment}" if relative is not None else f"no $anchor {urllib.parse.unquote(fragment)!r}"
             )
-            message = f"$ref {ref!r}: {where} in {target.document.display}"
+            message = f"{at[-1]} {ref!r}: {where} in {target.document.display}"
             self.diagnostics.append(resource.document.diagnostic(at, "ref-unresolved", message))
             return None
         return target, pointer, node

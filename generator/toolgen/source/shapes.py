@@ -40,8 +40,18 @@ CANONICAL_KEYS = (
     "annotations",
     "describeMeta",
 )
-# Provider request decorations that say nothing about the tool itself.
-_IGNORED_KEYS = frozenset({"cache_control", "type", "icons", "execution", "defer_loading"})
+# Keys of the provider formats that toolgen's tool definition has no field for, and what each is: the build leaves
+# them out with a warning, since no definition it exports (to that provider or any other) can carry them.
+_PROVIDER_KEYS: Mapping[str, str] = MappingProxyType(
+    {
+        "cache_control": "Anthropic's prompt-caching mark",
+        "defer_loading": "the tool-search flag of Anthropic and OpenAI",
+        "icons": "MCP's icons",
+        "execution": "MCP's execution settings",
+    }
+)
+# A tool's `type` that only names the shape it is written in (OpenAI's "function", Anthropic's "custom").
+_SHAPE_TYPES = ("function", "custom")
 # Serializers in Go, Java and JS write absent optional fields as null; null there means "not given".
 _NULL_MEANS_ABSENT = frozenset(
     {
@@ -109,6 +119,9 @@ class RawTool:
     shape: str
     fields: tuple[tuple[str, Any, Pointer], ...]
     note: str = ""  # how a dialect was read, reported as a warning
+    # Keys around the definition that the shape does not read (beside OpenAI's `function`, in Bedrock's toolSpec),
+    # with what holds them: each is reported, never taken for a canonical key of the same name.
+    aside: tuple[tuple[str, Any, Pointer, str], ...] = ()
 
     def value(self, key: str, default: Any = None) -> Any:
         for name, value, _ in self.fields:
@@ -189,10 +202,16 @@ def _classify(document: Document, obj: Any, pointer: Pointer, read_dialects: boo
             fields.append(("inputSchema", schema["json"], (*base, "inputSchema", "json")))
         else:
             return document.diagnostic(base, "tool-shape", "Bedrock toolSpec needs inputSchema: {json: <JSON Schema>}")
-        return RawTool(document, pointer, "bedrock", tuple(fields))
+        around = (
+            *_aside(obj, pointer, ("toolSpec",), "beside `toolSpec`"),
+            *_aside(spec, base, ("name", "description", "inputSchema"), "in `toolSpec`"),
+            *_aside(schema, (*base, "inputSchema"), ("json",), "in `toolSpec.inputSchema`"),
+        )
+        return RawTool(document, pointer, "bedrock", tuple(fields), aside=around)
     if obj.get("type") == "function" and isinstance(obj.get("function"), dict):
         base = (*pointer, "function")
-        return RawTool(document, pointer, "openai", tuple(_function_fields(obj["function"], base)))
+        aside = tuple(_aside(obj, pointer, ("type", "function"), "beside `function`"))
+        return RawTool(document, pointer, "openai", tuple(_function_fields(obj["function"], base)), aside=aside)
     hint = _dialect_hint(obj)
     if hint and read_dialects:
         read = dialects.read_dialect(obj, pointer)
@@ -224,6 +243,27 @@ def _classify(document: Document, obj: Any, pointer: Pointer, read_dialects: boo
         f"not a recognized tool definition (keys: {keys}); expected name plus inputSchema, parameters or input_schema"
         + "".join(f"; {hint}" for hint in hints),
     )
+
+
+def _aside(
+    obj: dict[str, Any], pointer: Pointer, read: tuple[str, ...], where: str
+) -> Iterator[tuple[str, Any, Pointer, str]]:
+    return ((str(key), value, (*pointer, str(key)), where) for key, value in obj.items() if key not in read)
+
+
+def _ignored(key: str, value: Any, where: str = "") -> str | None:
+    """Why a key the tool's shape does not read is left out (a warning), or None for one that only names the shape."""
+    if key == "type" and value in _SHAPE_TYPES:
+        return None
+    place = f" {where}" if where else ""
+    if key in _PROVIDER_KEYS:
+        return (
+            f"tool key {key!r}{place} ({_PROVIDER_KEYS[key]}) is ignored: toolgen's tool definition has no field "
+            "for it, so no definition the build exports carries it"
+        )
+    if key == "type":
+        return f"tool key 'type'{place} is {value!r}, not a function tool's type; it is ignored"
+    return f"unknown tool key {key!r}{place} is ignored"
 
 
 def _typo(key: str) -> str | None:
@@ -265,6 +305,13 @@ def extract_tools(document: Document, read_dialects: bool = False) -> tuple[list
         if isinstance(obj, dict) and isinstance(obj.get("functionDeclarations"), list):
             declarations = obj["functionDeclarations"]
             pending[0:0] = [(d, (*pointer, "functionDeclarations", str(i))) for i, d in enumerate(declarations)]
+            # Gemini's Tool may hold its server tools beside the declarations (googleSearch, codeExecution).
+            diagnostics.extend(
+                document.diagnostic(
+                    where, "unknown-key", f"key {key!r} beside `functionDeclarations` is ignored", Severity.WARNING
+                )
+                for key, _, where, _ in _aside(obj, pointer, ("functionDeclarations",), "")
+            )
             continue
         result = _classify(document, obj, pointer, read_dialects)
         if isinstance(result, Diagnostic):
@@ -278,13 +325,14 @@ def extract_tools(document: Document, read_dialects: bool = False) -> tuple[list
                 continue
             if key in CANONICAL_KEYS:
                 kept.append((key, value, where))
-            elif key not in _IGNORED_KEYS and (meant := _typo(key)) is not None:
+            elif key not in _PROVIDER_KEYS and key != "type" and (meant := _typo(key)) is not None:
                 # A typo of a key toolgen reads would build the tool without what it holds (its arguments).
                 problem = f"unknown tool key {key!r}; did you mean {meant!r}?"
                 diagnostics.append(document.key_diagnostic(where, "unknown-key", problem))
-            elif key not in _IGNORED_KEYS:
-                diagnostics.append(
-                    document.diagnostic(where, "unknown-key", f"unknown tool key {key!r} is ignored", Severity.WARNING)
-                )
+            elif (why := _ignored(key, value)) is not None:
+                diagnostics.append(document.diagnostic(where, "unknown-key", why, Severity.WARNING))
+        for key, value, where, place in result.aside:
+            if (why := _ignored(key, value, place)) is not None:
+                diagnostics.append(document.diagnostic(where, "unknown-key", why, Severity.WARNING))
         tools.append(RawTool(document, pointer, result.shape, tuple(kept), result.note))
     return tools, diagnostics

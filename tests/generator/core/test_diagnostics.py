@@ -498,7 +498,7 @@ def test_paths_are_relative_to_the_project_root(project: Project) -> None:
         (
             "nan.json",
             '{"name": "n", "inputSchema": {"default": NaN}}',
-            "schemas/nan.json:1:1: error syntax invalid JSON: NaN",
+            "schemas/nan.json:1:42: error syntax invalid JSON: NaN is not a JSON number",
         ),
         (
             "dup.json",
