@@ -87,11 +87,11 @@ PACKAGE_ENTRY_POINTS = [
     pytest.param("mcp", ["mcp"], "mcp", "mcp", id="mcp, no mcp"),
     pytest.param("anyio", ["mcp"], "mcp", "anyio", id="mcp, no anyio"),
     pytest.param("mcp", ["mcp", "--http", "127.0.0.1:9"], "mcp", "mcp", id="mcp --http, no mcp"),
-    pytest.param("dbos", ["serve", "--port", "0"], "serve", "dbos", id="serve, no dbos"),
-    pytest.param("starlette", ["serve", "--port", "0"], "serve", "starlette", id="serve, no starlette"),
-    pytest.param("uvicorn", ["serve", "--port", "0"], "serve", "uvicorn", id="serve, no uvicorn"),
-    pytest.param("sqlalchemy", ["serve", "--port", "0"], "serve", "sqlalchemy", id="serve, no sqlalchemy"),
-    pytest.param("httpx", ["serve", "--port", "0", *ENDPOINT], "serve", "httpx", id="serve --base-url, no httpx"),
+    pytest.param("dbos", ["serve", "--port", "18999"], "serve", "dbos", id="serve, no dbos"),
+    pytest.param("starlette", ["serve", "--port", "18999"], "serve", "starlette", id="serve, no starlette"),
+    pytest.param("uvicorn", ["serve", "--port", "18999"], "serve", "uvicorn", id="serve, no uvicorn"),
+    pytest.param("sqlalchemy", ["serve", "--port", "18999"], "serve", "sqlalchemy", id="serve, no sqlalchemy"),
+    pytest.param("httpx", ["serve", "--port", "18999", *ENDPOINT], "serve", "httpx", id="serve --base-url, no httpx"),
 ]
 
 

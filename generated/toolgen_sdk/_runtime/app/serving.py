@@ -50,7 +50,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "offline with a scripted model by default, or against an endpoint with --base-url.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--port", type=_port, default=8000, help="port, 1 to 65535 (default 8000)"
+    )
     parser.add_argument(
         "--max-connections",
         type=connection_cap,
@@ -132,6 +134,16 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help="serve without a credential: only on a loopback --host",
     )
     return parser
+
+
+def _port(text: str) -> int:
+    """--port's value: 1 to 65535. Not 0 (any free port): the token's link, the allowed Host and the session
+    cookie's name are made from the port before it is bound."""
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a port: a whole number from 1 to 65535"
+        )
+    return int(text)
 
 
 def _open_runs_cap(text: str) -> int:

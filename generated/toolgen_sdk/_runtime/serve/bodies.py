@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +20,8 @@ class BodyError(ValueError):
     """A request body the service cannot take: `field` is the JSON pointer of the bad value."""
 
     def __init__(self, field: str, message: str) -> None:
+        # Both may hold a key or text the client sent: written so that UTF-8 (the answer's JSON) can carry them.
+        field, message = readable(field), readable(message)
         super().__init__(message)
         self.field = field
         self.message = message
@@ -52,9 +53,28 @@ MAX_DEADLINE_SECONDS = 30 * 24 * 3600
 MAX_BODY_BYTES = 16_000_000
 # The largest login body (`{"token": ...}`), read before the caller is known.
 MAX_SESSION_BODY_BYTES = 4096
+# The longest conversation_id a run takes: every stored event of the run repeats it.
+MAX_CONVERSATION_ID_CHARS = 256
+# The longest tool call id a client's message may give: the call's events repeat it.
+MAX_CALL_ID_CHARS = 256
 # How many runs GET /runs lists at most at once, and by default.
 MAX_LISTED_RUNS = 100
 LISTED_RUNS = 20
+
+
+def readable(text: str) -> str:
+    """`text` with each lone surrogate written as its escape (`\\ud800`), as UTF-8 cannot carry one: for the
+    client's text an error or the log repeats."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def shown(text: str, most: int = 80) -> str:
+    """The client's `text` quoted for an error message: its repr, the first `most` characters of a longer one."""
+    if len(text) <= most:
+        return repr(text)
+    return f"{text[:most]!r}... ({len(text):,} characters)"
 
 
 def is_json_type(content_type: str | None) -> bool:
@@ -68,19 +88,25 @@ def is_json_type(content_type: str | None) -> bool:
 def parse_json_body(raw: bytes) -> Any:
     """The body as strict JSON: no NaN or Infinity, no repeated key, no lone surrogate (which neither the store
     nor UTF-8 can hold), nothing nested past the runtime's limit."""
+    return _strict_json(raw or b"null", "", "the body")
+
+
+def _strict_json(text: str | bytes, at: str, name: str) -> Any:
+    """`text` as parse_json_body reads a body; a problem's field is its pointer under `at`, its message names
+    `name` (what the text is)."""
     try:
-        data = parse_json(raw or b"null", max_chars=MAX_BODY_BYTES)
+        data = parse_json(text, max_chars=MAX_BODY_BYTES)
     except JSONTextError as error:
         problem = error.problems[0]
         if error.line is not None:
-            raise BodyError("", f"the body is not JSON: {problem.message}") from None
+            raise BodyError(at, f"{name} {problem.message}") from None
         # JSON, but not JSON data the service takes (NaN, a repeated key, too deep): at its place, when it has one.
-        where = f"the value at {problem.pointer}" if problem.pointer else "the body"
-        raise BodyError(problem.pointer, f"{where} {problem.message}") from None
+        where = f"the value at {at}{problem.pointer}" if problem.pointer else name
+        raise BodyError(at + problem.pointer, f"{where} {problem.message}") from None
     lone = _lone_surrogate(data)
     if lone is not None:
         raise BodyError(
-            lone,
+            at + lone,
             "a string holds a lone surrogate (\\ud800-\\udfff), which no UTF-8 text can",
         )
     return data
@@ -122,7 +148,9 @@ def new_run(body: Any, *, allow_tool_calls: bool = False) -> NewRun:
     data = _object(body)
     unknown = sorted(set(data) - {"messages", "conversation_id", "deadline"})
     if unknown:
-        raise BodyError(f"/{unknown[0]}", f"unknown field {unknown[0]!r}")
+        raise BodyError(
+            f"/{escape_pointer_part(unknown[0])}", f"unknown field {shown(unknown[0])}"
+        )
     deadline = data.get("deadline")
     if deadline is not None and (
         isinstance(deadline, bool)
@@ -171,10 +199,13 @@ def new_run(body: Any, *, allow_tool_calls: bool = False) -> NewRun:
         )
     conversation = data.get("conversation_id")
     if conversation is not None and (
-        not isinstance(conversation, str) or not conversation.strip()
+        not isinstance(conversation, str)
+        or not conversation.strip()
+        or len(conversation) > MAX_CONVERSATION_ID_CHARS
     ):
         raise BodyError(
-            "/conversation_id", "conversation_id must be a non-empty string"
+            "/conversation_id",
+            f"conversation_id must be a non-empty string of at most {MAX_CONVERSATION_ID_CHARS} characters",
         )
     return NewRun(
         [dict(m) for m in messages],
@@ -206,7 +237,9 @@ def session_token(body: Any) -> str:
     data = _object(body)
     unknown = sorted(set(data) - {"token"})
     if unknown:
-        raise BodyError(f"/{unknown[0]}", f"unknown field {unknown[0]!r}")
+        raise BodyError(
+            f"/{escape_pointer_part(unknown[0])}", f"unknown field {shown(unknown[0])}"
+        )
     token = data.get("token")
     if not isinstance(token, str) or not token:
         raise BodyError("/token", "token must be a non-empty string")
@@ -241,13 +274,20 @@ def _check_calls(calls: Any, where: str, seen: set[str]) -> None:
         if not isinstance(call, Mapping):
             raise BodyError(at, "a tool call must be an object")
         call_id = call.get("id")
-        if not isinstance(call_id, str) or not call_id:
-            raise BodyError(f"{at}/id", "a tool call needs an id: a non-empty string")
+        if (
+            not isinstance(call_id, str)
+            or not call_id
+            or len(call_id) > MAX_CALL_ID_CHARS
+        ):
+            raise BodyError(
+                f"{at}/id",
+                f"a tool call needs an id: a non-empty string of at most {MAX_CALL_ID_CHARS} characters",
+            )
         if call_id in seen:
             # Approvals and answers are keyed by id: a second call of one id could never be decided.
             raise BodyError(
                 f"{at}/id",
-                f"tool call id {call_id!r} is used twice; each call needs its own",
+                f"tool call id {shown(call_id)} is used twice; each call needs its own",
             )
         seen.add(call_id)
         function = call.get("function")
@@ -266,27 +306,26 @@ def approval(body: Any) -> Approval:
     data = _object(body)
     unknown = sorted(set(data) - {"decision", "reason", "arguments"})
     if unknown:
-        raise BodyError(f"/{unknown[0]}", f"unknown field {unknown[0]!r}")
+        raise BodyError(
+            f"/{escape_pointer_part(unknown[0])}", f"unknown field {shown(unknown[0])}"
+        )
     decision = data.get("decision")
     if decision not in DECISIONS:
         raise BodyError("/decision", f"decision must be one of {', '.join(DECISIONS)}")
     reason = data.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise BodyError("/reason", "reason must be a string")
+    if decision != "edit" and "arguments" in data:
+        # Taken and dropped, the caller would believe its arguments ran.
+        raise BodyError("/arguments", f"only an edit takes arguments, not {decision!r}")
     if decision == "approve":
         return Approval("approve", reason)
     if decision == "deny":
         return Approval.deny(reason or "the user denied this call")
     arguments = data.get("arguments")
     if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError as error:
-            raise BodyError("/arguments", f"arguments is not JSON: {error}") from None
-        except RecursionError:
-            raise BodyError(
-                "/arguments", "arguments nests arrays and objects too deeply to read"
-            ) from None
+        # Arguments as JSON text (as a model writes them), read by the body's rules: what the store can hold.
+        arguments = _strict_json(arguments, "/arguments", "arguments")
     if not isinstance(arguments, Mapping):
         raise BodyError("/arguments", "an edit needs arguments: a JSON object")
     return Approval("edit", reason, json_text(dict(arguments)))

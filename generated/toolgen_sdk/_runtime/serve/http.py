@@ -16,8 +16,9 @@
   `?after=N`), so a browser that reconnects misses nothing and sees nothing twice; ends after `run_finished`.
   Each event is sent as the SSE text it was stored with (the same bytes live and after a restart), the events of
   one read of the store in one chunk
-- `POST /runs/{id}/approvals/{tool_call_id}` {"decision": approve | deny | edit, "reason"?, "arguments"?}
-  -> 200; 409 when that call is not pending (decided already, or never asked) (right `decide`)
+- `POST /runs/{id}/approvals/{tool_call_id}` {"decision": approve | deny | edit, "reason"?, "arguments"? (an
+  edit's only)} -> 200; 409 when that call is not pending (decided already, or never asked) or its run is being
+  cancelled or has ended (right `decide`)
 - `POST /runs/{id}/cancel` -> 202 {"id", "status": "cancelling"}: the run stops within about a second, a tool
   call in flight abandoned after its grace (its answer says so); 409 when the run has ended (right `cancel`)
 - `GET /stats?window=SECONDS` (default 3600, 1 to 30 days) -> the calls of every run in that window, per tool
@@ -28,7 +29,7 @@
 Every other route needs a credential (auth.py): `Authorization: Bearer TOKEN` or the session cookie, with the
 right named above (`read` where none is). Errors are JSON, `{"error": {"field", "message"}}`: 400 for a body that
 is not JSON, 401 without a valid credential (with `WWW-Authenticate: Bearer`), 403 for a missing right or a
-request from outside the boundary (a foreign Origin, a cookie without Origin on a POST), 404 for an unknown
+request from outside the boundary (a foreign Origin, a cookie without Origin on a POST or DELETE), 404 for an unknown
 run, 415 for a body not sent as `application/json` (refused before it is read), 421 for a foreign Host, 422 for
 a bad field, 429 after too many wrong tokens or too many open runs. A conversation ending in an assistant turn whose tool calls no
 tool message answers would run them at once, with no model call: refused (422 at its tool_calls) unless the
@@ -80,15 +81,18 @@ _ENDED = frozenset({"finished", "error", "stopped"})
 _PACKAGE = __name__.split(".")[0]
 
 
-def _last_event_id(request: Any) -> int | None:
-    """The cursor a reader gives (digits only: int() would also take `+3`, `1_0` and ` 7`), or None."""
-    raw = request.headers.get("last-event-id") or request.query_params.get("after")
+def _last_event_id(request: Any) -> tuple[int | None, str]:
+    """The cursor a reader gives (digits only: int() would also take `+3`, `1_0` and ` 7`), or None; and where it
+    was given (the header, or the query's `after`), to name in an error."""
+    raw, field = request.headers.get("last-event-id"), "Last-Event-ID"
+    if not raw:
+        raw, field = request.query_params.get("after"), "after"
     if raw is None or raw == "":
-        return 0
+        return 0, field
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
-        return None
+        return None, field
     value = int(raw)
-    return value if value <= _LARGEST_ID else None
+    return (value if value <= _LARGEST_ID else None), field
 
 
 def _end_of(found: list[str]) -> int | None:
@@ -200,9 +204,8 @@ def service_app(
     def _error(
         status: int, field: str, message: str, headers: dict[str, str] | None = None
     ) -> Response:
-        return JSONResponse(
-            {"error": {"field": field, "message": message}}, status, headers=headers
-        )
+        error = {"field": bodies.readable(field), "message": bodies.readable(message)}
+        return JSONResponse({"error": error}, status, headers=headers)
 
     def _refusal(refusal: Refusal) -> Response:
         headers = {}
@@ -282,9 +285,11 @@ def service_app(
 
     async def http_error(request: Request, error: Exception) -> Response:
         # Starlette's own 404 and 405 (no route, a method a route does not take) in the service's JSON shape.
-        status = error.status_code if isinstance(error, HTTPException) else 500
-        detail = error.detail if isinstance(error, HTTPException) else "internal error"
-        return _error(status, "", str(detail))
+        if not isinstance(error, HTTPException):
+            return _error(500, "", "internal error")
+        # A 405's `Allow` (the methods the route takes) comes in the exception's headers.
+        headers = dict(error.headers) if error.headers else None
+        return _error(error.status_code, "", str(error.detail), headers)
 
     def page(request: Request) -> Response:
         return HTMLResponse(PAGE_HTML, headers=page_headers)
@@ -301,6 +306,14 @@ def service_app(
         if request.method == "DELETE":
             ended = Response(status_code=204)
             if isinstance(authenticate, TokenAuth):
+                if (
+                    "authorization" not in request.headers
+                    and request.cookies.get(authenticate.cookie)
+                    and (ambient := ambient_refusal(request))
+                ):
+                    # A logout another site's page could cause by itself, as any unsafe request carrying only
+                    # the cookie: refused without an Origin (the boundary judges one that is given).
+                    return _refusal(ambient)
                 authenticate.logout(request)
                 ended.headers["Set-Cookie"] = authenticate.clear_cookie(secure)
             return ended
@@ -368,7 +381,9 @@ def service_app(
         except bodies.BodyError as error:
             return _refused(error)
         if before is not None and await asyncio.to_thread(store.run, before) is None:
-            return _error(422, "before", f"no run {before!r} to list the runs before")
+            return _error(
+                422, "before", f"no run {bodies.shown(before)} to list the runs before"
+            )
         # One more than asked: whether there is a page after this one.
         found = await asyncio.to_thread(store.list_runs, limit + 1, before)
         shown = found[:limit]
@@ -379,7 +394,7 @@ def service_app(
         run_id = request.path_params["run_id"]
         run = await asyncio.to_thread(store.run, run_id)
         if run is None:
-            return _error(404, "/id", f"no run {run_id!r}")
+            return _error(404, "/id", f"no run {bodies.shown(run_id)}")
         pending = (
             await asyncio.to_thread(store.pending, run_id)
             if run.status != "finished"
@@ -399,17 +414,15 @@ def service_app(
 
     async def events(request: Request) -> Response:
         run_id = request.path_params["run_id"]
-        after = _last_event_id(request)
+        after, field = _last_event_id(request)
         head, first = await asyncio.to_thread(
             store.replay_start, run_id, after or 0, _PAGE
         )
         if head is None:
-            return _error(404, "/id", f"no run {run_id!r}")
+            return _error(404, "/id", f"no run {bodies.shown(run_id)}")
         conversation, status = head
         if after is None:
-            return _error(
-                422, "Last-Event-ID", "Last-Event-ID must be a whole number below 2**63"
-            )
+            return _error(422, field, f"{field} must be a whole number below 2**63")
         if (
             request.method == "HEAD"
         ):  # the headers alone: a stream that no one reads would never end
@@ -417,6 +430,9 @@ def service_app(
         if status in _ENDED and not first:
             # Nothing past the cursor of a run that has ended: 204 tells EventSource to stop reconnecting.
             return Response(status_code=204)
+        # A cursor past the run's last event (a reader's own number) may be past its run_finished too: such a
+        # stream reads the run's status with its events, to end with the run as that cursor's next request would.
+        ahead = not first and after > await asyncio.to_thread(store.last_seq, run_id)
 
         async def stream() -> AsyncIterator[str]:
             # Woken when the run's events are stored (by this process, or on Postgres by any); unwoken it
@@ -444,9 +460,16 @@ def service_app(
                         await watch.wait(
                             min(wakeups.poll_seconds, _KEEP_ALIVE_SECONDS - quiet)
                         )
-                    found = await asyncio.to_thread(
-                        store.sse_after, run_id, conversation, seen, _PAGE
-                    )
+                    if ahead:
+                        head, found = await asyncio.to_thread(
+                            store.replay_start, run_id, seen, _PAGE
+                        )
+                        if head is None or (head[1] in _ENDED and not found):
+                            return
+                    else:
+                        found = await asyncio.to_thread(
+                            store.sse_after, run_id, conversation, seen, _PAGE
+                        )
                     watched = True
 
         return StreamingResponse(stream(), headers=dict(SSE_HEADERS))
@@ -460,13 +483,23 @@ def service_app(
             return _refused(error)
         except ClientDisconnect:
             return Response(status_code=400)
-        if await asyncio.to_thread(store.run, run_id) is None:
-            return _error(404, "/id", f"no run {run_id!r}")
+        run = await asyncio.to_thread(store.run, run_id)
+        if run is None:
+            return _error(404, "/id", f"no run {bodies.shown(run_id)}")
+        if run.status in _ENDED:
+            return _error(409, "/id", f"run {run_id!r} has ended ({run.status})")
         if not await asyncio.to_thread(runs.decide, run_id, call_id, answer):
+            if await asyncio.to_thread(store.cancel_requested, run_id):
+                # The run denies its pending calls as it stops: a decision now would not be the one it records.
+                return _error(
+                    409,
+                    "/id",
+                    f"run {run_id!r} is being cancelled: it takes no more decisions",
+                )
             return _error(
                 409,
                 "/tool_call_id",
-                f"call {call_id!r} of run {run_id!r} is not awaiting approval "
+                f"call {bodies.shown(call_id)} of run {run_id!r} is not awaiting approval "
                 "(decided already, or never asked)",
             )
         return JSONResponse({"id": call_id, "decision": answer.decision})
@@ -486,7 +519,7 @@ def service_app(
         run_id = request.path_params["run_id"]
         status = await asyncio.to_thread(runs.cancel, run_id)
         if status is None:
-            return _error(404, "/id", f"no run {run_id!r}")
+            return _error(404, "/id", f"no run {bodies.shown(run_id)}")
         if status in _ENDED:
             return _error(409, "/id", f"run {run_id!r} has ended ({status})")
         return JSONResponse({"id": run_id, "status": "cancelling"}, 202)
@@ -497,12 +530,20 @@ def service_app(
             await asyncio.to_thread(service_info, runs, rights, version)
         )
 
+    start_run, list_runs = (
+        guarded(start, "start", json_body=True),
+        guarded(listing, "read"),
+    )
+
+    async def runs_root(request: Request) -> Response:
+        # One route for both: a 405 there names both methods in its `Allow` (Starlette names one route's).
+        return await (start_run if request.method == "POST" else list_runs)(request)
+
     routes = [
         Route("/", page, methods=["GET"]),
         Route("/page.js", script, methods=["GET"]),
         Route("/session", session, methods=["POST", "DELETE"]),
-        Route("/runs", guarded(start, "start", json_body=True), methods=["POST"]),
-        Route("/runs", guarded(listing, "read"), methods=["GET"]),
+        Route("/runs", runs_root, methods=["GET", "POST"]),
         Route("/runs/{run_id}", guarded(state, "read"), methods=["GET"]),
         Route("/runs/{run_id}/events", guarded(events, "read"), methods=["GET"]),
         Route(

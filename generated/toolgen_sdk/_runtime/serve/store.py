@@ -480,7 +480,7 @@ class RunStore:
         self, run_id: str, call_id: str, decision: Mapping[str, Any]
     ) -> int | None:
         """Record the decision on a pending call: its round, or None when the call is not pending (decided, or
-        never asked)."""
+        never asked) or its run was asked to stop."""
         with self._engine.begin() as connection:
             text = self._sa.text
             rows = list(
@@ -498,7 +498,9 @@ class RunStore:
                 text(
                     "UPDATE toolgen_approvals SET decision = :decision WHERE "
                     "run_id = :run AND call_id = :call AND decision IS NULL "
-                    "AND COALESCE(round, 1) = :round"
+                    "AND COALESCE(round, 1) = :round "
+                    # A run asked to stop denies its pending calls: a decision after the ask is not taken.
+                    "AND NOT EXISTS (SELECT 1 FROM toolgen_cancels WHERE run_id = :run)"
                 ),
                 {
                     "run": run_id,

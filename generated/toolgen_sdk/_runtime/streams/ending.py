@@ -166,8 +166,11 @@ def _mark_incomplete(
         finish = {"reason": "error", "raw": error.code or error.type}
     elif finish is None or cut or state.doubted():
         # A call left open means the model was not done, and an incomplete stream may miss calls or hold wrong
-        # ones: whatever finish the body says, this answer is broken.
-        finish = {"reason": "error", "raw": None}
+        # ones: whatever finish the body says, this answer is broken; the finish the server sent stays as raw.
+        finish = {
+            "reason": "error",
+            "raw": None if finish is None else finish.get("raw"),
+        }
     notes = [
         {"message": e.message, "code": e.code, "type": e.type, "provider": e.provider}
         for e in errors
@@ -177,7 +180,9 @@ def _mark_incomplete(
         "status": _status(state),
         "errors": notes,
     }
-    if cut:
+    # Cut calls of the answers beside the first (OpenAI's choices, Gemini's candidates) come after its own.
+    more = state.more_cut_calls()
+    if cut or more:
         stream["cut_calls"] = [
             {
                 "index": call.index,
@@ -186,6 +191,6 @@ def _mark_incomplete(
                 "arguments_received": call.arguments,
             }
             for call in cut
-        ]
+        ] + more
     extras = {**result.extras, "stream": stream}
     return replace(result, finish=finish, extras=extras)

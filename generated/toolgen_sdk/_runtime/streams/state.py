@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from ..wires.canonical import ProviderError, Response
+from ..wires.helpers import args_text as dumps_json
 from .events import (
     INCOMPLETE,
     Event,
@@ -17,7 +18,6 @@ from .events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    dumps_compact,
     new_object,
     parse_json,
     set_delta_arguments,
@@ -294,8 +294,22 @@ class WireState:
             call.error = f"arguments are not valid JSON: {error}"
             self.fault(f"tool call {call.index} ({call.name}): {call.error}", raw=text)
             return
+        if self.object_arguments:
+            try:
+                arguments = dumps_json(value)
+            except ValueError:
+                # A number past a float's range (1e400) reads as infinity, and JSON text has no word for it:
+                # the call cannot run, and the rest of the message is kept.
+                call.arguments, call.parsed, call.value = text, None, None
+                call.error = "arguments hold a number JSON cannot carry (NaN, or beyond a float's range)"
+                self.fault(
+                    f"tool call {call.index} ({call.name}): {call.error}", raw=text
+                )
+                return
+        else:
+            arguments = text
         call.value = value
-        call.arguments = dumps_compact(value) if self.object_arguments else text
+        call.arguments = arguments
         if isinstance(value, dict):
             call.parsed = value
         else:
@@ -345,6 +359,11 @@ class WireState:
     def salvage(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """The body without the failure markers that make the decoder return a ProviderError, if the wire has any."""
         return None
+
+    def more_cut_calls(self) -> list[dict[str, Any]]:
+        """Cut calls of the answers a stream carries beside the first (OpenAI's choices, Gemini's candidates), which
+        make no events: `cut_calls` entries with a key naming their answer (`choice`, `candidate`)."""
+        return []
 
     def has_content(self) -> bool:
         return bool(self.text_parts or self.reasoning_parts or self.calls)

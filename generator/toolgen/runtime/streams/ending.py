@@ -167,7 +167,10 @@ def _mark_incomplete(
     elif finish is None or cut or state.doubted():
         # A call left open means the model was not done, and an incomplete stream may miss calls or hold wrong
         # ones: whatever finish the body says, this answer is broken; the finish the server sent stays as raw.
-        finish = {"reason": "error", "raw": None if finish is None else finish.get("raw")}
+        finish = {
+            "reason": "error",
+            "raw": None if finish is None else finish.get("raw"),
+        }
     notes = [
         {"message": e.message, "code": e.code, "type": e.type, "provider": e.provider}
         for e in errors

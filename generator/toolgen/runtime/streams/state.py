@@ -302,7 +302,9 @@ class WireState:
                 # the call cannot run, and the rest of the message is kept.
                 call.arguments, call.parsed, call.value = text, None, None
                 call.error = "arguments hold a number JSON cannot carry (NaN, or beyond a float's range)"
-                self.fault(f"tool call {call.index} ({call.name}): {call.error}", raw=text)
+                self.fault(
+                    f"tool call {call.index} ({call.name}): {call.error}", raw=text
+                )
                 return
         else:
             arguments = text

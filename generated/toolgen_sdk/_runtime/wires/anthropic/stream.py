@@ -5,7 +5,11 @@ Blocks are keyed by their content-block index, which text, thinking, server-tool
 `tool_use` blocks are tool calls. `input_json_delta` fragments are joined once, at the block's stop: a call is
 closed by the `content_block_stop` of its block, and a call whose block never stopped is cut. A call's arguments
 are its fragments; with none, the `input` its start carried (the documented one is `{}`); with both, the fragments,
-and the stream is incomplete when they disagree.
+and the stream is incomplete when they disagree. A delta of a type not known here (a beta `compaction_delta`) keeps
+its fields on its block as the SDKs merge the known ones, a string appended and anything else set; a field the block
+holds already makes the stream incomplete, as adding and replacing cannot be told apart. A known delta for a block of
+another type (a `text_delta` for a thinking or tool_use block) is no part of it: dropped, and the stream is
+incomplete. A null `message_delta` usage count is not given: the `message_start` count stands.
 
 Repeats and new calls: events carry no sequence number; a block is named by its index and, for a tool_use block, by
 its id. A `content_block_start` at an index already used is the same block again (a repeat, dropped) when its type
@@ -36,13 +40,38 @@ from .stream_shapes import anthropic
 _TEXT_FIELDS = MappingProxyType({"text": "text", "thinking": "thinking"})
 # Blocks whose `input` streams as JSON text but which are not calls for the client to run.
 _INPUT_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
+# The blocks each known delta adds to: sent to a block of another type, it is no part of that block.
+_INPUTS = _INPUT_BLOCKS | {"tool_use"}
+_TEXT_ONLY = frozenset({"text"})
+_THINKING_ONLY = frozenset({"thinking"})
+_DELTA_BLOCKS = MappingProxyType(
+    {
+        "text_delta": _TEXT_ONLY,
+        "citations_delta": _TEXT_ONLY,
+        "thinking_delta": _THINKING_ONLY,
+        "signature_delta": _THINKING_ONLY,
+        "input_json_delta": _INPUTS,
+    }
+)
+# The block a known delta implies when its content_block_start never came.
+_IMPLIED = MappingProxyType(
+    {
+        "input_json_delta": "tool_use",
+        "thinking_delta": "thinking",
+        "signature_delta": "thinking",
+    }
+)
+# Values a field of a block's start may hold that a delta's value fills rather than adds to.
+_EMPTY: tuple[Any, ...] = (None, "", [], {})
 
 
 class _Block:
-    __slots__ = ("call", "data", "done", "implied", "parts", "start", "twin")
+    __slots__ = ("call", "data", "done", "implied", "kind", "parts", "start", "twin")
 
     def __init__(self, data: dict[str, Any], implied: bool = False) -> None:
         self.data = data
+        # Its type, read by the text shortcut: a text_delta adds to a text block only.
+        self.kind: Any = data.get("type")
         # The content_block its start carried, as sent: a start sent again is compared with it.
         self.start = dict(data)
         self.parts: list[str] = []
@@ -85,7 +114,7 @@ class AnthropicState(WireState):
                     if fragment:
                         self.arguments(block.call, fragment)
                     return
-                if delta_kind == "text_delta":
+                if delta_kind == "text_delta" and block.kind == "text":
                     text = delta.get("text") or ""
                     if text:
                         block.parts.append(text)
@@ -195,22 +224,24 @@ class AnthropicState(WireState):
     def _delta(self, data: dict[str, Any]) -> None:
         index = data.get("index", 0)
         delta = data.get("delta")
-        if type(delta) is not dict or "type" not in delta or "index" not in data:
+        if (
+            type(delta) is not dict
+            or type(delta.get("type")) is not str
+            or "index" not in data
+        ):
             self.doubt(
                 "a content_block_delta without its index or delta: whatever it held is lost",
                 data,
             )
             return
-        kind = delta.get("type")
+        kind: str = delta["type"]
+        accepts = _DELTA_BLOCKS.get(kind)
         block = self.blocks.get(index)
         if block is None:
-            # A delta for a block that never started: start the block its delta implies.
-            implied = (
-                "tool_use"
-                if kind == "input_json_delta"
-                else "thinking"
-                if kind == "thinking_delta"
-                else "text"
+            # A delta for a block that never started: start the block its delta implies (an unknown delta's by its
+            # name, as Anthropic names them: a compaction_delta's block is a compaction block).
+            implied = _IMPLIED.get(kind) or (
+                "text" if accepts is not None else kind.removesuffix("_delta")
             )
             self.doubt(f"a delta for block {index} came before its content_block_start")
             self._start({"index": index, "content_block": {"type": implied}}, True)
@@ -222,6 +253,16 @@ class AnthropicState(WireState):
                 )
             else:
                 self.repeat()
+            return
+        if accepts is None:
+            self._unknown(block, index, kind, delta)
+            return
+        if block.kind not in accepts:
+            if carries(delta):
+                self.doubt(
+                    f"a {kind} for block {index}, a {block.kind} block, which it cannot add to: dropped",
+                    data,
+                )
             return
         if kind == "text_delta":
             self._text(block, "text", delta.get("text") or "")
@@ -240,6 +281,55 @@ class AnthropicState(WireState):
             )
         elif kind == "citations_delta":
             block.data.setdefault("citations", []).append(delta.get("citation"))
+
+    def _unknown(
+        self, block: _Block, index: int, kind: str, delta: dict[str, Any]
+    ) -> None:
+        """A delta of a type this state does not know (a beta one, or one added since): its fields are kept on its
+        block as the SDKs merge the known deltas, a string appended and anything else set. A null is "not given".
+        Where the block holds the field already, whether the delta adds to it or replaces it is a guess: a note."""
+        held = block.data
+        # The field the block's own deltas make, set at its stop: a text block's text, a call's input.
+        field = (
+            _TEXT_FIELDS.get(block.kind) or ("input" if block.kind in _INPUTS else None)
+            if type(block.kind) is str
+            else None
+        )
+        for key, value in delta.items():
+            if key == "type":
+                continue
+            if value is None:
+                held.setdefault(key, None)
+                continue
+            if key == field:
+                if type(value) is not str or key == "input":
+                    self.doubt(
+                        f"a {kind} for block {index} gives its {key!r}, which only its own deltas make: dropped",
+                        delta,
+                    )
+                    continue
+                # A text or thinking block's text is its parts, each sent as an event: this one too.
+                again = appended = bool(block.parts) or bool(held.get(key))
+                self._text(block, block.kind, value)
+            else:
+                before = held.get(key)
+                appended = type(value) is str and type(before) is str
+                if appended:
+                    held[key] = before + value
+                    again = before != ""
+                else:
+                    held[key] = value
+                    again = before not in _EMPTY and before != value
+            if again:
+                how = (
+                    "appended, though it may replace"
+                    if appended
+                    else "replaced, though it may add to"
+                )
+                self.doubt(
+                    f"a {kind} for block {index} gives its {key!r} again: {how} what the block held",
+                    delta,
+                )
 
     def _text(self, block: _Block, kind: str | None, text: str) -> None:
         if not text:
@@ -300,8 +390,16 @@ class AnthropicState(WireState):
         delta = data.get("delta") or {}
         self.message.update(delta)
         usage = data.get("usage")
-        if usage:
-            self.message["usage"] = {**(self.message.get("usage") or {}), **usage}
+        if type(usage) is dict:
+            # Its counts are totals, each optional: a null one is not given, and the message_start count stands.
+            self.message["usage"] = {
+                **(self.message.get("usage") or {}),
+                **{key: value for key, value in usage.items() if value is not None},
+            }
+        elif usage is not None:
+            self.doubt(
+                "a message_delta whose usage is no object: its usage is lost", data
+            )
 
     def _after_stop(self, kind: str | None, data: dict[str, Any]) -> None:
         """An event after message_stop: a repeat when it changes nothing taken; else dropped, in doubt."""
@@ -335,7 +433,9 @@ class AnthropicState(WireState):
         have = self.message.get("usage") or {}
         return any(
             self.message.get(key) != value for key, value in delta.items()
-        ) or any(have.get(key) != value for key, value in usage.items())
+        ) or any(
+            value is not None and have.get(key) != value for key, value in usage.items()
+        )
 
     def finish(self) -> None:
         for block in self.order:
@@ -393,6 +493,7 @@ def _name_implied(block: _Block, data: dict[str, Any]) -> None:
     block.implied = False
     block.start = dict(data.get("content_block") or {})
     block.data = {**block.start, **block.data}
+    block.kind = block.data.get("type")
     call = block.call
     if call is not None:
         call.id = call.id or block.data.get("id") or None

@@ -79,7 +79,12 @@ def anthropic(state: AnyState, decoder: Any = None) -> Shortcut:
             set_delta_index(event, call.index)
             set_delta_arguments(event, fragment)
             return event
-        if not state.started or not chunk.startswith(text_start, at + 1):
+        # A text delta for a block of another type is the generic path's to settle (and to note).
+        if (
+            not state.started
+            or block.kind != "text"
+            or not chunk.startswith(text_start, at + 1)
+        ):
             return None
         try:
             text = parse_json(chunk[text_at:-4])
@@ -115,7 +120,7 @@ def anthropic(state: AnyState, decoder: Any = None) -> Shortcut:
             set_delta_arguments(event, fragment)
             return event
         text = string_value(text_plain, text_escaped)
-        if text is None or not state.started:
+        if text is None or not state.started or block.kind != "text":
             return None
         if not text:
             return TAKEN

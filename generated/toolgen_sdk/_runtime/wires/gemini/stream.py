@@ -11,6 +11,12 @@ There are no call indexes: consecutive calls are told apart by order only.
 A call that arrives whole is closed as it arrives; a streamed one is closed by its closing `functionCall {}`, by
 the next call beginning, or by the candidate's `finishReason`, and cut when the body ends first.
 
+The answer is over when every candidate has said its `finishReason`. Only the first candidate's calls are events; a
+streamed call of another candidate the body ended inside is cut all the same (out of that candidate's parts), said
+by a `StreamError` that names its candidate and holds the text that arrived, and listed by `more_cut_calls()` as
+`cut_calls` lists the first candidate's, with a `candidate` key; `index` is the call's position among its
+candidate's calls.
+
 Repeats and new calls: chunks carry no sequence number and no index, and every chunk repeats the same `responseId`.
 What the wire does mark are parts: a `thoughtSignature` is an opaque blob made for one part, and a call `id` (where
 one is sent) names one call, so a part carrying a signature or call id already seen is that part again (dropped;
@@ -47,6 +53,7 @@ class _Candidate:
     __slots__ = (
         "args",
         "call",
+        "calls",
         "entry",
         "fields",
         "final",
@@ -66,6 +73,8 @@ class _Candidate:
         self.parts: list[list[Any]] = []
         self.fields: dict[str, Any] = {}
         self.call: Call | None = None
+        # How many calls the candidate has begun: the position of its next one.
+        self.calls = 0
         self.args: PartialArgs | None = None
         self.streamed: dict[str, Any] | None = None
         # The parts entry of the call being streamed, taken out again if the call is cut.
@@ -91,6 +100,8 @@ class GeminiState(WireState):
         self.candidates: dict[int, _Candidate] = {}
         # Thought signatures and call ids seen, each to the one part it marks: that part again is a repeat.
         self.marks: dict[str, Any] = {}
+        # Cut calls of the candidates after the first, as `cut_calls` entries with their candidate's index.
+        self.cut_elsewhere: list[dict[str, Any]] = []
 
     def feed(self, event: str | None, data: Any) -> None:
         if "error" in data and "candidates" not in data:
@@ -129,6 +140,8 @@ class GeminiState(WireState):
         candidate = self.candidates.get(index)
         if candidate is None:
             candidate = self.candidates[index] = _Candidate(index, not self.candidates)
+            # A candidate that begins has its finishReason to say yet.
+            self.complete = False
         content = data.get("content")
         if content and candidate.finished:
             if data == candidate.final:
@@ -144,7 +157,8 @@ class GeminiState(WireState):
             if key not in _CANDIDATE_SKIP:
                 candidate.fields[key] = value
         if data.get("finishReason") is not None:
-            self.complete = candidate.finished = True
+            candidate.finished = True
+            self.complete = all(other.finished for other in self.candidates.values())
             candidate.final = data
             if candidate.args is not None:
                 self._unclosed(candidate, "the finishReason")
@@ -177,9 +191,10 @@ class GeminiState(WireState):
 
     def _unclosed(self, candidate: _Candidate, by: str) -> None:
         call = candidate.call
-        index = "" if call is None or call.index < 0 else f" {call.index}"
+        index = "" if call is None else f" {call.index}"
+        whose = "" if candidate.primary else f"candidate {candidate.index}'s "
         self.doubt(
-            f"streamed call{index} was closed by {by}: its closing functionCall never came"
+            f"{whose}streamed call{index} was closed by {by}: its closing functionCall never came"
         )
 
     def _seen(self, part: dict[str, Any]) -> bool:
@@ -274,9 +289,11 @@ class GeminiState(WireState):
         self._whole_call(candidate, call)
 
     def _new_call(self, candidate: _Candidate, call: dict[str, Any]) -> Call:
+        position = candidate.calls
+        candidate.calls += 1
         if candidate.primary:
             return self.open_call(call.get("id"), call.get("name"))
-        return Call(-1, call.get("id"), call.get("name"))
+        return Call(position, call.get("id"), call.get("name"))
 
     def _whole_call(self, candidate: _Candidate, data: dict[str, Any]) -> None:
         call = self._new_call(candidate, data)
@@ -285,6 +302,12 @@ class GeminiState(WireState):
         if text and candidate.primary:
             self.arguments(call, text)
         self._finish_call(candidate, call, text)
+        if call.error is not None and args is not None:
+            # The decoder reads the part's args: ones no call can take (a number JSON cannot carry) stand as {}
+            # there, and the call's own text is put back after (ending._patch_arguments).
+            entry = candidate.parts[-1][0]
+            if entry.get("functionCall") is data:
+                entry["functionCall"] = {**data, "args": {}}
 
     def _finish_call(self, candidate: _Candidate, call: Call, text: str) -> None:
         if candidate.primary:
@@ -313,8 +336,12 @@ class GeminiState(WireState):
         assert candidate.args is not None and candidate.call is not None
         for entry in entries:
             text = candidate.args.apply(entry)
-            if text and candidate.primary:
-                self.arguments(candidate.call, text)
+            if text:
+                if candidate.primary:
+                    self.arguments(candidate.call, text)
+                else:
+                    # No events for this candidate; the text is kept for its note should the call be cut.
+                    candidate.call.parts.append(text)
 
     def _end_streamed(self, candidate: _Candidate) -> None:
         args, call, streamed = candidate.args, candidate.call, candidate.streamed
@@ -329,6 +356,8 @@ class GeminiState(WireState):
         # The arguments are the object's JSON, whether or not the live text kept up with it.
         text = dumps_compact(value)
         self._finish_call(candidate, call, text)
+        if call.error is not None and args.values:
+            streamed["args"] = {}
 
     def finish(self) -> None:
         for candidate in self.candidates.values():
@@ -344,8 +373,28 @@ class GeminiState(WireState):
         candidate.args = candidate.call = candidate.streamed = candidate.entry = None
         if candidate.primary:
             self.cut_call(call)
-        else:
-            call.closed = call.cut = True
+            return
+        call.closed = call.cut = True
+        call.arguments = "".join(call.parts)
+        self.fault(
+            f"candidate {candidate.index}'s tool call {call.index} ({call.name}) was cut: the stream ended before"
+            f" {self.call_end_signal} closed the arguments",
+            raw=call.arguments,
+            type="cut",
+        )
+        self.cut_elsewhere.append(
+            {
+                "candidate": candidate.index,
+                "index": call.index,
+                "id": call.id,
+                "name": call.name,
+                "arguments_received": call.arguments,
+            }
+        )
+
+    def more_cut_calls(self) -> list[dict[str, Any]]:
+        """The cut calls of the candidates after the first, as `cut_calls` entries with a `candidate` key."""
+        return self.cut_elsewhere
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -5,7 +5,13 @@ Chunks accumulate into a `chat.completion` body: deltas per choice, tool call fr
 whichever chunk carries it (its own `choices: []` chunk or the finish chunk).
 
 A call is closed by its choice's `finish_reason`, by a later call of the same choice beginning (calls stream one
-after the other), or by `[DONE]`; a call still open when the body ends is cut.
+after the other), or by `[DONE]`; a call still open when the body ends is cut. Arguments a compatible sends as a
+JSON value rather than its text are that value's compact JSON text, as the decoder makes them of a whole response.
+
+The answer is over when every choice has said its `finish_reason` (`[DONE]` ends the stream, not the answer: a
+choice that never said one makes it incomplete). Only the first choice's calls are events; a call of another
+choice the body ended inside is cut all the same, said by a `StreamError` that names its choice and holds the text
+that arrived, and listed by `more_cut_calls()` as `cut_calls` lists the first choice's, with a `choice` key.
 
 Per-call data beside a call's fragments (Gemini's compatible endpoint sends `extra_content` with its thought
 signature) is merged into that call's entry, and indexed reasoning entries (OpenRouter's `reasoning_details`: text
@@ -33,6 +39,7 @@ from typing import Any, ClassVar
 
 from ...streams.events import (
     ToolCallDelta,
+    dumps_compact,
     new_object,
     parse_json,
     set_delta_arguments,
@@ -41,6 +48,7 @@ from ...streams.events import (
 from ...streams.shapes import KnownShapes
 from ...streams.state import Call, WireState, carries
 from ..canonical import ProviderError, Response
+from ..helpers import args_text
 from .codec import decode_response
 from .stream_body import choice_body, plain_response
 from .stream_choice import (
@@ -80,6 +88,8 @@ class OpenAIChatState(WireState):
         # obfuscation mark -> the chunk that carried it: its JSON text, or its payload when it came decoded
         self.marks: dict[str, Any] = {}
         self.done = False
+        # Cut calls of the choices after the first, as `cut_calls` entries with their choice's index.
+        self.cut_elsewhere: list[dict[str, Any]] = []
 
     def feed(self, event: str | None, data: Any) -> None:
         mark = data.get("obfuscation")
@@ -186,6 +196,9 @@ class OpenAIChatState(WireState):
         if choice is None:
             choice = self.choices[index] = Choice(index, not self.choices)
             choice.logprobs_key = "logprobs" in data
+            if not self.done:
+                # A choice that begins has its finish_reason to say yet.
+                self.complete = False
             if choice.primary:
                 self.primary = choice
         delta = data.get("delta")
@@ -305,6 +318,8 @@ class OpenAIChatState(WireState):
             keep_call_data(call, entry, function)
         choice.last = call
         fragment = function.get("arguments")
+        if fragment is not None and type(fragment) is not str:
+            fragment = self._value_arguments(call, fragment)
         if fragment:
             if choice.primary:
                 self.arguments(call, fragment)
@@ -330,11 +345,38 @@ class OpenAIChatState(WireState):
         elif call.name is None and name is not None:
             call.name = name
         fragment = value.get("arguments")
+        if fragment is not None and type(fragment) is not str:
+            fragment = self._value_arguments(call, fragment)
         if fragment:
             if choice.primary:
                 self.arguments(call, fragment)
             else:
                 call.parts.append(fragment)
+
+    def _value_arguments(self, call: Call, value: Any) -> str:
+        """Arguments sent as a JSON value, not as its text: the text the decoder makes of that value in a whole
+        response. When the value is the call's first fragment the body keeps it as sent, as a whole response does."""
+        try:
+            text = args_text(value)
+        except ValueError:
+            # A number past a float's range (1e400) reads as infinity, which no JSON text says: the call keeps the
+            # nearest text, and can never run (see settle).
+            call.error = "arguments hold a number JSON cannot carry (NaN, or beyond a float's range)"
+            self.fault(f"tool call {call.index} ({call.name}): {call.error}", raw=value)
+            return dumps_compact(value)
+        if not call.parts:
+            extra = call.extra if call.extra is not None else {}
+            extra.setdefault("function", {})["arguments"] = value
+            call.extra = extra
+        return text
+
+    def settle(self, call: Call, text: str) -> None:
+        marked = call.error
+        super().settle(call, text)
+        if marked is not None:
+            # Marked unrunnable as its arguments came: whatever their text parses to, it is not what was sent.
+            call.parsed = call.value = None
+            call.error = marked
 
     def _new_call(self, choice: Choice, call_id: str | None, name: str | None) -> Call:
         call = (
@@ -382,7 +424,43 @@ class OpenAIChatState(WireState):
                 elif choice.primary:
                     self.cut_call(call)
                 elif not call.closed:
-                    call.closed = call.cut = True
+                    self._cut_elsewhere(choice, call)
+        if self.done and self.provider_error is None:
+            self._check_done()
+
+    def _check_done(self) -> None:
+        """What a stream that reached [DONE] must have had: each choice's finish_reason."""
+        if not self.choices:
+            self.doubt("[DONE] came, yet no chunk held a choice (finish_reason)")
+        for choice in self.choices.values():
+            if choice.finish is None:
+                self.doubt(
+                    f"no chunk said why choice {choice.index} stopped (finish_reason)"
+                )
+
+    def _cut_elsewhere(self, choice: Choice, call: Call) -> None:
+        """A call of a choice after the first that the body ended inside: no events, so a note says it is cut."""
+        call.closed = call.cut = True
+        call.arguments = "".join(call.parts)
+        self.fault(
+            f"choice {choice.index}'s tool call {call.index} ({call.name}) was cut: the stream ended before"
+            f" {self.call_end_signal} closed the arguments",
+            raw=call.arguments,
+            type="cut",
+        )
+        self.cut_elsewhere.append(
+            {
+                "choice": choice.index,
+                "index": call.index,
+                "id": call.id,
+                "name": call.name,
+                "arguments_received": call.arguments,
+            }
+        )
+
+    def more_cut_calls(self) -> list[dict[str, Any]]:
+        """The cut calls of the choices after the first, as `cut_calls` entries with a `choice` key."""
+        return self.cut_elsewhere
 
     def body(self) -> dict[str, Any]:
         body = dict(self.head)

@@ -37,7 +37,7 @@ def choice_body(choice: Choice) -> dict[str, Any]:
         call = choice.function_call
         message["function_call"] = {
             "name": call.name or "",
-            "arguments": call.arguments,
+            "arguments": _arguments_body(call),
         }
     message.update(choice.extra)
     body: dict[str, Any] = {
@@ -56,12 +56,22 @@ def _call_body(call: Call) -> dict[str, Any]:
     body: dict[str, Any] = {"id": call.id or ""}
     extra = call.extra or {}
     body.update((key, value) for key, value in extra.items() if key != "function")
-    body["function"] = {
+    function = body["function"] = {
         "name": call.name or "",
         "arguments": call.arguments,
         **extra.get("function", {}),
     }
+    function["arguments"] = _arguments_body(call)
     return body
+
+
+def _arguments_body(call: Call) -> Any:
+    """The value a call's arguments came as, when they came as one value and nothing else (see
+    OpenAIChatState._value_arguments); else their text."""
+    function = call.extra.get("function") if call.extra is not None else None
+    if function is not None and "arguments" in function and len(call.parts) == 1:
+        return function["arguments"]
+    return call.arguments
 
 
 def _content_body(choice: Choice) -> Any:

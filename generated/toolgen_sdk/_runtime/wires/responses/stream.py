@@ -291,6 +291,14 @@ class ResponsesState(WireState):
         if item.call is not None and not item.call.closed:
             self._close_with(item, data.get("arguments", data.get("input")))
 
+    @staticmethod
+    def _same_value(streamed: str, text: str) -> bool:
+        """Whether two spellings of arguments hold one JSON value (spacing apart); unreadable ones only if equal."""
+        try:
+            return bool(parse_json(streamed) == parse_json(text))
+        except ValueError:
+            return streamed == text
+
     def _close_with(self, item: _Item, text: Any) -> None:
         """Close a call with the full text its done event carries, sending whatever the deltas did not."""
         call = item.call
@@ -298,8 +306,17 @@ class ResponsesState(WireState):
         streamed = "".join(call.parts)
         if not isinstance(text, str):
             text = streamed
-        elif text.startswith(streamed) and len(text) > len(streamed):
-            self.arguments(call, text[len(streamed) :])
+        elif text.startswith(streamed):
+            if len(text) > len(streamed):
+                self.arguments(call, text[len(streamed) :])
+        elif not self._same_value(streamed, text):
+            # The live deltas spelled other arguments than the done event: the done event's are the call's, and
+            # the stream says the deltas a reader saw were not them.
+            self.doubt(
+                f"tool call {call.index} ({call.name}): its argument deltas and its done event disagree;"
+                " the done event's arguments are taken",
+                streamed,
+            )
         if item.data.get("type") == "custom_tool_call":
             # A custom tool's input is free text; canonical arguments hold it as a JSON string value.
             call.closed = True
