@@ -94,6 +94,8 @@ class WireState:
         self.payload_text: bytes | None = None
         # Each call id to the first call that took it: a start under it again is that call's repeat, or a clash.
         self.ids: dict[str, Call] = {}
+        # Cut calls of the answers beside the first (OpenAI's choices, Gemini's candidates): cut_in_other_answer.
+        self.cut_elsewhere: list[dict[str, Any]] = []
 
     # -- what each wire implements --------------------------------------------------------------------------------
 
@@ -363,7 +365,28 @@ class WireState:
     def more_cut_calls(self) -> list[dict[str, Any]]:
         """Cut calls of the answers a stream carries beside the first (OpenAI's choices, Gemini's candidates), which
         make no events: `cut_calls` entries with a key naming their answer (`choice`, `candidate`)."""
-        return []
+        return self.cut_elsewhere
+
+    def cut_in_other_answer(self, answer: str, position: int, call: Call) -> None:
+        """A call of an answer beside the first (`answer` is "choice" or "candidate", at `position`) that the body
+        ended inside: it makes no events, so a cut error says so and more_cut_calls lists it."""
+        call.closed = call.cut = True
+        call.arguments = "".join(call.parts)
+        self.fault(
+            f"{answer} {position}'s tool call {call.index} ({call.name}) was cut: the stream ended before"
+            f" {self.call_end_signal} closed the arguments",
+            raw=call.arguments,
+            type="cut",
+        )
+        self.cut_elsewhere.append(
+            {
+                answer: position,
+                "index": call.index,
+                "id": call.id,
+                "name": call.name,
+                "arguments_received": call.arguments,
+            }
+        )
 
     def has_content(self) -> bool:
         return bool(self.text_parts or self.reasoning_parts or self.calls)

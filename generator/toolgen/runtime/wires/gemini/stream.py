@@ -101,7 +101,6 @@ class GeminiState(WireState):
         # Thought signatures and call ids seen, each to the one part it marks: that part again is a repeat.
         self.marks: dict[str, Any] = {}
         # Cut calls of the candidates after the first, as `cut_calls` entries with their candidate's index.
-        self.cut_elsewhere: list[dict[str, Any]] = []
 
     def feed(self, event: str | None, data: Any) -> None:
         if "error" in data and "candidates" not in data:
@@ -374,27 +373,7 @@ class GeminiState(WireState):
         if candidate.primary:
             self.cut_call(call)
             return
-        call.closed = call.cut = True
-        call.arguments = "".join(call.parts)
-        self.fault(
-            f"candidate {candidate.index}'s tool call {call.index} ({call.name}) was cut: the stream ended before"
-            f" {self.call_end_signal} closed the arguments",
-            raw=call.arguments,
-            type="cut",
-        )
-        self.cut_elsewhere.append(
-            {
-                "candidate": candidate.index,
-                "index": call.index,
-                "id": call.id,
-                "name": call.name,
-                "arguments_received": call.arguments,
-            }
-        )
-
-    def more_cut_calls(self) -> list[dict[str, Any]]:
-        """The cut calls of the candidates after the first, as `cut_calls` entries with a `candidate` key."""
-        return self.cut_elsewhere
+        self.cut_in_other_answer("candidate", candidate.index, call)
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {

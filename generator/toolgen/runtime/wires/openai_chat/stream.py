@@ -89,7 +89,6 @@ class OpenAIChatState(WireState):
         self.marks: dict[str, Any] = {}
         self.done = False
         # Cut calls of the choices after the first, as `cut_calls` entries with their choice's index.
-        self.cut_elsewhere: list[dict[str, Any]] = []
 
     def feed(self, event: str | None, data: Any) -> None:
         mark = data.get("obfuscation")
@@ -424,7 +423,7 @@ class OpenAIChatState(WireState):
                 elif choice.primary:
                     self.cut_call(call)
                 elif not call.closed:
-                    self._cut_elsewhere(choice, call)
+                    self.cut_in_other_answer("choice", choice.index, call)
         if self.done and self.provider_error is None:
             self._check_done()
 
@@ -437,30 +436,6 @@ class OpenAIChatState(WireState):
                 self.doubt(
                     f"no chunk said why choice {choice.index} stopped (finish_reason)"
                 )
-
-    def _cut_elsewhere(self, choice: Choice, call: Call) -> None:
-        """A call of a choice after the first that the body ended inside: no events, so a note says it is cut."""
-        call.closed = call.cut = True
-        call.arguments = "".join(call.parts)
-        self.fault(
-            f"choice {choice.index}'s tool call {call.index} ({call.name}) was cut: the stream ended before"
-            f" {self.call_end_signal} closed the arguments",
-            raw=call.arguments,
-            type="cut",
-        )
-        self.cut_elsewhere.append(
-            {
-                "choice": choice.index,
-                "index": call.index,
-                "id": call.id,
-                "name": call.name,
-                "arguments_received": call.arguments,
-            }
-        )
-
-    def more_cut_calls(self) -> list[dict[str, Any]]:
-        """The cut calls of the choices after the first, as `cut_calls` entries with a `choice` key."""
-        return self.cut_elsewhere
 
     def body(self) -> dict[str, Any]:
         body = dict(self.head)
