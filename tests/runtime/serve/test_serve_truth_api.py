@@ -3,7 +3,9 @@ recorded, bounded ids, streams that end with their run, ports checked, the logou
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -228,3 +230,24 @@ def test_a_port_out_of_range_is_a_usage_error(port: str, source_build: Path, tmp
     assert done.returncode == 2, done.stderr
     assert f"argument --port: {port!r} is not a port: a whole number from 1 to 65535" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "GET /info HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+        "POST /runs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n",
+    ],
+    ids=["two Host headers", "a negative Content-Length"],
+)
+def test_a_request_http_itself_refuses_is_answered_in_the_error_shape(server: SourceServer, head: str) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+        connection.sendall(head.format(port=server.port).encode())
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    status, _, rest = answer.partition(b"\r\n")
+    assert status == b"HTTP/1.1 400 Bad Request", answer
+    headers, _, body = rest.partition(b"\r\n\r\n")
+    assert b"content-type: application/json" in headers.lower()
+    assert json.loads(body) == {"error": {"field": "", "message": "the request is not valid HTTP/1.1"}}

@@ -222,6 +222,7 @@ def _protocol_class(admission: _Admission) -> type[asyncio.Protocol]:
 
     limits = admission.limits
     timed_out = _answer(408, "Request Timeout", "the request was not sent in time")
+    bad_request = _answer(400, "Bad Request", "the request is not valid HTTP/1.1")
 
     class LimitedH11Protocol(H11Protocol):  # type: ignore[misc,unused-ignore]
         """A connection over the cap is answered 503 and closed before it holds anything. While a request's
@@ -255,6 +256,13 @@ def _protocol_class(admission: _Admission) -> type[asyncio.Protocol]:
 
         def _should_upgrade(self) -> bool:
             return False  # the service speaks no WebSocket: an Upgrade header is ignored, not logged
+
+        def send_400_response(self, msg: str) -> None:
+            # A request HTTP/1.1 itself refuses (two Host headers, a negative Content-Length) gets the service's
+            # error shape, as every other refusal: uvicorn's own answer is plain text.
+            if not self.transport.is_closing():
+                self.transport.write(bad_request)
+                self.transport.close()
 
         def handle_events(self) -> None:
             super().handle_events()
