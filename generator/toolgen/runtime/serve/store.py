@@ -104,16 +104,20 @@ class RunStore:
         # The executor id of the server that took the run: its workflow starts there (at the next launch, if
         # that server stopped before starting it). NULL: a run from before, whose workflow began as it was kept.
         self._add_column("toolgen_runs", "executor", "TEXT")
-        try:
-            with self._engine.begin() as connection:
-                connection.execute(
-                    self._sa.text(
-                        "CREATE INDEX IF NOT EXISTS toolgen_runs_holder ON toolgen_runs (holder, status)"
+        # A holder's open runs are counted at each start; the list of runs reads the newest first, a page at a
+        # time, which without its index sorts every run (state and all) for each page.
+        for index in (
+            "toolgen_runs_holder ON toolgen_runs (holder, status)",
+            "toolgen_runs_created ON toolgen_runs (created, id)",
+        ):
+            try:
+                with self._engine.begin() as connection:
+                    connection.execute(
+                        self._sa.text(f"CREATE INDEX IF NOT EXISTS {index}")
                     )
-                )
-        except self._sa.exc.DatabaseError:
-            # Two servers creating it at once on Postgres: the other's is the same index.
-            pass
+            except self._sa.exc.DatabaseError:
+                # Two servers creating it at once on Postgres: the other's is the same index.
+                pass
 
     def _add_column(self, table: str, column: str, kind: str = "INTEGER") -> None:
         columns = {c["name"] for c in self._sa.inspect(self._engine).get_columns(table)}
