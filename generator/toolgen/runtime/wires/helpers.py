@@ -282,14 +282,42 @@ def finish(reason: str, raw: Any) -> dict[str, Any]:
 def finish_from(
     table: Mapping[str, str], raw: Any, has_calls: bool
 ) -> dict[str, Any] | None:
-    """The normalized finish of a wire's raw stop value (`table` maps it; unknown values read as stop); a message
-    that holds tool calls stopped for them."""
+    """The normalized finish of a wire's raw stop value (`table` maps it; unknown values read as stop, and
+    `note_finish` says so); a message that holds tool calls stopped for them."""
     if not isinstance(raw, str):
         return None
     reason = table.get(raw, "stop")
     if reason == "stop" and has_calls:
         reason = "tool_calls"
     return finish(reason, raw)
+
+
+# The type of the note a decoder gives for a finish value its wire's table does not know.
+UNKNOWN_FINISH = "unknown_finish"
+
+
+def note_finish(
+    extras: dict[str, Any],
+    wire: str,
+    field: str,
+    raw: Any,
+    done: Mapping[str, Any] | None,
+    known: Collection[str],
+) -> dict[str, Any]:
+    """`extras`, with a note under "notes" when `raw`, the finish value sent in the body's `field`, is none of the
+    values `known` (the wire's table): it is kept as sent (finish.raw, or the body's fields), and the note says
+    what it was read as (`done`), which is a guess. A decoder calls this once per body."""
+    if raw is None or (type(raw) is str and raw in known):
+        return extras
+    reason = done.get("reason") if done else None
+    read = f"read as {reason!r}" if reason else "no finish is read from it"
+    note = {
+        "type": UNKNOWN_FINISH,
+        "message": f"{wire} sent {field} {raw!r}, a value toolgen does not know: {read}",
+        "raw": raw,
+    }
+    extras["notes"] = [*extras.get("notes", ()), note]
+    return extras
 
 
 def fill(target: dict[str, Any], rest: Mapping[str, Any]) -> dict[str, Any]:

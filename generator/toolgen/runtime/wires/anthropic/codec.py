@@ -48,6 +48,7 @@ from ..helpers import (
     fill,
     finish_from,
     guarded,
+    note_finish,
     portable,
     sampling_settings,
     stop_value,
@@ -385,13 +386,15 @@ def decode_response(body: Any) -> Response | ProviderError:
     fields = {key: value for key, value in body.items() if key not in consumed}
     if fields:
         kept["fields"] = fields
+    raw = body.get("stop_reason")
+    done = _finish(raw, bool(message.get("tool_calls")))
     return Response(
         message,
-        _finish(body.get("stop_reason"), bool(message.get("tool_calls"))),
+        done,
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        note_finish({WIRE: kept}, WIRE, "stop_reason", raw, done, _FINISH),
     )
 
 

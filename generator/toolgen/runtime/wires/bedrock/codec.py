@@ -43,6 +43,7 @@ from ..helpers import (
     finish_from,
     guarded,
     is_trivial,
+    note_finish,
     plain_text,
     portable,
     sampling_settings,
@@ -399,13 +400,15 @@ def decode_response(body: Any) -> Response | ProviderError:
         consumed.add("usage")
         if _usage_body(usage) != body["usage"]:
             kept["usage"] = body["usage"]
-    done = _finish(body.get("stopReason"), bool(message.get("tool_calls")))
+    raw = body.get("stopReason")
+    done = _finish(raw, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("stopReason")
     fields = {key: value for key, value in body.items() if key not in consumed}
     if fields:
         kept["fields"] = fields
-    return Response(message, done, usage, None, None, {WIRE: kept})
+    extras = note_finish({WIRE: kept}, WIRE, "stopReason", raw, done, _FINISH)
+    return Response(message, done, usage, None, None, extras)
 
 
 def encode_response(response: Response) -> dict[str, Any]:

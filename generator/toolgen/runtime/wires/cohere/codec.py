@@ -52,6 +52,7 @@ from ..helpers import (
     guarded,
     is_trivial,
     keep_entry,
+    note_finish,
     portable,
     restore,
     sampling_settings,
@@ -495,7 +496,8 @@ def decode_response(body: Any) -> Response | ProviderError:
         consumed.add("usage")
         if _usage_body(usage) != body["usage"]:
             kept["usage"] = body["usage"]
-    done = _finish(body.get("finish_reason"), bool(message.get("tool_calls")))
+    raw = body.get("finish_reason")
+    done = _finish(raw, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("finish_reason")
     response_id = body.get("id")
@@ -510,7 +512,7 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        note_finish({WIRE: kept}, WIRE, "finish_reason", raw, done, _FINISH),
     )
 
 

@@ -47,6 +47,7 @@ from ..helpers import (
     fill,
     finish,
     guarded,
+    note_finish,
     portable,
     sampling_settings,
     turns,
@@ -383,6 +384,7 @@ def decode_response(body: Any) -> Response | ProviderError:
     if "error" in body and "candidates" not in body:
         return status_error(body, WIRE)
     kept: dict[str, Any] = {}
+    extras: dict[str, Any] = {WIRE: kept}
     candidates = body.get("candidates")
     response_id = body.get("responseId")
     scope = f"{WIRE}/{response_id or ''}"
@@ -399,7 +401,11 @@ def decode_response(body: Any) -> Response | ProviderError:
             "/candidates/0/content",
             scope,
         )
-        done = _finish(candidate.get("finishReason"), bool(message.get("tool_calls")))
+        raw = candidate.get("finishReason")
+        done = _finish(raw, bool(message.get("tool_calls")))
+        # A number is read as its decimal string, as the table spells it.
+        raw = done["raw"] if done else raw
+        note_finish(extras, WIRE, "finishReason", raw, done, _FINISH)
         rest = {
             key: value
             for key, value in candidate.items()
@@ -437,7 +443,7 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        extras,
     )
 
 

@@ -43,6 +43,7 @@ from ..helpers import (
     fill,
     finish,
     guarded,
+    note_finish,
     portable,
     sampling_settings,
 )
@@ -75,6 +76,8 @@ _STATUS = MappingProxyType(
         "cancelled": "error",
     }
 )
+# The statuses that say no finish yet (a background interaction), beside those `_STATUS` reads.
+_STATUSES = frozenset({*_STATUS, "in_progress", "queued"})
 _STATUS_OUT = MappingProxyType(
     {
         "stop": "completed",
@@ -398,7 +401,8 @@ def decode_response(body: Any) -> Response | ProviderError:
         for k, value in (("id", response_id), ("model", model))
         if isinstance(value, str)
     )
-    done = _status_finish(body.get("status"), bool(message.get("tool_calls")))
+    status = body.get("status")
+    done = _status_finish(status, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("status")
     fields = {k: v for k, v in body.items() if k not in consumed}
@@ -410,7 +414,7 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        note_finish({WIRE: kept}, WIRE, "status", status, done, _STATUSES),
     )
 
 

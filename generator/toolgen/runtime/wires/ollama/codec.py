@@ -53,6 +53,7 @@ from ..helpers import (
     finish_from,
     guarded,
     keep_entry,
+    note_finish,
     portable,
     restore,
     sampling_settings,
@@ -481,7 +482,8 @@ def decode_response(body: Any) -> Response | ProviderError:
     consumed = {"message", "done_reason"}
     if usage is not None:
         consumed.update(("prompt_eval_count", "eval_count"))
-    done = _finish(body.get("done_reason"), bool(message.get("tool_calls")))
+    raw = body.get("done_reason")
+    done = _finish(raw, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("done_reason")
     model = body.get("model")
@@ -496,7 +498,7 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         model if isinstance(model, str) else None,
         None,
-        {WIRE: kept},
+        note_finish({WIRE: kept}, WIRE, "done_reason", raw, done, _FINISH),
     )
 
 

@@ -57,6 +57,7 @@ from ..helpers import (
     fill,
     finish,
     guarded,
+    note_finish,
     number,
     portable,
     stop_list,
@@ -513,13 +514,15 @@ def decode_response(body: Any, wire: str = "openai-chat") -> Response | Provider
     fields = {key: value for key, value in body.items() if key not in consumed}
     if fields:
         kept["fields"] = fields
+    raw = choice.get(finish_key)
+    done = finish_of(raw, bool(message.get("tool_calls")))
     return Response(
         message,
-        finish_of(choice.get(finish_key), bool(message.get("tool_calls"))),
+        done,
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {wire: kept},
+        note_finish({wire: kept}, wire, finish_key, raw, done, _FINISH),
     )
 
 

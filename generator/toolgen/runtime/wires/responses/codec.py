@@ -52,6 +52,7 @@ from ..helpers import (
     fill,
     finish,
     guarded,
+    note_finish,
     number,
     portable,
 )
@@ -77,6 +78,10 @@ __all__ = [
 
 _INCOMPLETE = MappingProxyType(
     {"max_output_tokens": "length", "content_filter": "content_filter"}
+)
+# Every response status the API documents; in_progress and queued (a background response) say no finish yet.
+_STATUSES = frozenset(
+    {"completed", "incomplete", "failed", "cancelled", "in_progress", "queued"}
 )
 
 
@@ -370,13 +375,16 @@ def decode_response(body: Any) -> Response | ProviderError:
         consumed.add("usage")
         if _usage_body(usage) != body["usage"]:
             kept["usage"] = body["usage"]
-    done = _finish(
-        body.get("status"),
-        body.get("incomplete_details"),
-        bool(message.get("tool_calls")),
-    )
+    status, details = body.get("status"), body.get("incomplete_details")
+    done = _finish(status, details, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("status")
+    extras = note_finish({WIRE: kept}, WIRE, "status", status, done, _STATUSES)
+    if status == "incomplete" and isinstance(details, dict):
+        reason = details.get("reason")
+        note_finish(
+            extras, WIRE, "incomplete_details.reason", reason, done, _INCOMPLETE
+        )
     response_id, model = body.get("id"), body.get("model")
     consumed.update(
         key
@@ -392,7 +400,7 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        extras,
     )
 
 
