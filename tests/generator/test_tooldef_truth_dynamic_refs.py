@@ -29,7 +29,7 @@ ANCHORED = {
     "properties": {"x": {"$dynamicRef": "#meta"}},
     "$defs": {"m": {"$dynamicAnchor": "meta", "type": "string"}},
 }
-ANCHORED_EXPORTED = {"type": "object", "properties": {"x": {"$ref": "#/$defs/M"}}, "$defs": {"M": {"type": "string"}}}
+ANCHORED_EXPORTED = {"type": "object", "properties": {"x": {"$ref": "#/$defs/m"}}, "$defs": {"m": {"type": "string"}}}
 
 # From the official suite (dynamicRef.json, "multiple dynamic paths to the $dynamicRef keyword"): one generic list
 # reached through two resources that declare its item type differently.
@@ -128,13 +128,13 @@ def test_each_dynamic_ref_is_exported_as_the_ref_it_resolves_to(
 def test_a_schema_reached_in_two_scopes_is_copied_once_for_each(make_project: Callable[..., Project]) -> None:
     lowered = _lowered(make_project, [{"name": "paths", "inputSchema": PATHS}])
     exported = thaw(lowered.project.tools[0].input_schema)
-    assert exported["then"] == {"$ref": "#/$defs/NumberList"} and exported["else"] == {"$ref": "#/$defs/StringList"}
+    assert exported["then"] == {"$ref": "#/$defs/numberList"} and exported["else"] == {"$ref": "#/$defs/stringList"}
     defs = exported["$defs"]
-    assert defs["NumberList"] == {"$ref": "#/$defs/GenericList"}
-    assert defs["StringList"] == {"$ref": "#/$defs/GenericList2"}
-    assert defs["GenericList"]["properties"]["list"]["items"] == {"$ref": "#/$defs/ItemType"}
-    assert defs["GenericList2"]["properties"]["list"]["items"] == {"$ref": "#/$defs/ItemType2"}
-    assert (defs["ItemType"], defs["ItemType2"]) == ({"type": "number"}, {"type": "string"})
+    assert defs["numberList"] == {"$ref": "#/$defs/genericList"}
+    assert defs["stringList"] == {"$ref": "#/$defs/genericList2"}
+    assert defs["genericList"]["properties"]["list"]["items"] == {"$ref": "#/$defs/itemType"}
+    assert defs["genericList2"]["properties"]["list"]["items"] == {"$ref": "#/$defs/itemType2"}
+    assert (defs["itemType"], defs["itemType2"]) == ({"type": "number"}, {"type": "string"})
     # The schemas bundled only for the export stay out of the models.
     models = json.loads(lowered.project.models_schema)["$defs"]
     assert not {"ItemType", "ItemType2", "GenericList2"} & models.keys()

@@ -22,9 +22,10 @@ from typing import Any
 
 from toolgen.core.diagnostics import Diagnostic
 from toolgen.core.positions import Pointer
+from toolgen.ir.export_keys import own_keys
 from toolgen.ir.modelnames import standalone
-from toolgen.source.resolve import Bundler, Resource, node_at
-from toolgen.source.schemawalk import children, map_children, walk
+from toolgen.source.resolve import Bundler, Resource
+from toolgen.source.schemawalk import children, map_children, node_at, walk
 
 # The most copies of bundled schemas one tool's scopes may take: a schema whose anchors multiply its scopes past
 # this is refused rather than exported at any size.
@@ -64,7 +65,11 @@ def _exported(bundler: Bundler, args: str, tool: str, problems: list[Diagnostic]
         document, origin = bundler.origins[copies.source[looped]]
         problem = f"tool {tool!r}: this $dynamicRef never reaches a schema: the references lead back to it"
         problems.append(document.diagnostic((*origin, "$dynamicRef"), "ref-cycle", problem))
-    return standalone(copies.view, args)
+    if copies.problems:  # refused: nothing is exported
+        return standalone(copies.view, args)
+    schema, renamed = own_keys(standalone(copies.view, args), args, tool, "input", bundler.origins, copies.source)
+    problems.extend(renamed)
+    return schema
 
 
 @dataclass

@@ -17,6 +17,7 @@ from toolgen.core.names import NameRegistry, claim_in_turn, pascal, snake, writt
 from toolgen.core.positions import Pointer, pointer_text
 from toolgen.core.resources import schemas_dir
 from toolgen.ir.dynamic_refs import exported_inputs
+from toolgen.ir.export_keys import own_keys
 from toolgen.ir.model import RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
 from toolgen.ir.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
 from toolgen.project.config import Config, display_path, glob_base, is_own_file, unmatched_input
@@ -34,8 +35,8 @@ from toolgen.source.keyword_typos import misspelled_keywords
 from toolgen.source.load import Document, LoadError, load_file
 from toolgen.source.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.source.ref_depth import too_deep
-from toolgen.source.resolve import Bundler, Resource, node_at
-from toolgen.source.schemawalk import walk
+from toolgen.source.resolve import Bundler, Resource
+from toolgen.source.schemawalk import node_at, walk
 from toolgen.source.vocabulary import keywords_turned_off, without_keywords
 
 CANONICAL_FILES = ("content.yaml", "tool_call.yaml", "usage.yaml", "message.yaml", "tool_definition.yaml")
@@ -373,10 +374,12 @@ def lower(config: Config, *, check_shapes: bool = True) -> Lowered:
     session.diagnostics.extend([*bundler.diagnostics[reported:], *problems])
     if has_errors(session.diagnostics):
         raise InvalidInputError(session.diagnostics)
-    tool_irs = [
-        _tool(raw, stem, args, returns, inputs[args], exported.get(args), written[args], defs, config)
-        for raw, stem, args, returns, _ in tools
-    ]
+    tool_irs = []
+    for raw, stem, args, returns, _ in tools:
+        # Each exported schema keeps its author's `$defs` keys, whatever names the other tools' schemas took.
+        sent = _sent(session, bundler, raw, args, "input") if args not in exported else exported[args]
+        result = _sent(session, bundler, raw, returns, "output") if returns else None
+        tool_irs.append(_tool(raw, stem, args, returns, inputs[args], sent, result, written[args], config))
     session.diagnostics.extend(_describe_meta_problems(config, [raw for raw, *_ in tools]))
     unions = infer_unions(defs)
     # Canonical models are checked by their models alone, so only tool schemas are relaxed (see fidelity.py).
@@ -406,13 +409,12 @@ def _tool(
     returns: str | None,
     input_schema: Any,
     exported: Any,
+    output_schema: Any,
     written: tuple[Any, dict[str, Any]] | None,
-    defs: dict[str, Any],
     config: Config,
 ) -> Tool:
-    """The tool's IR; `exported` is its input schema as sent to providers where that differs from the bundled one
-    the models and checks read (dynamic_refs.py), else None."""
-    output_schema = standalone(defs, returns) if returns else None
+    """The tool's IR; `exported` is its input schema as sent to providers, `input_schema` the bundled one the models
+    and checks read, and `output_schema` the output schema as sent (export_keys.py, dynamic_refs.py)."""
     check = not models_are_exact(input_schema)
     as_written = written if check else None
     return Tool(
@@ -422,7 +424,7 @@ def _tool(
         result_model=returns,
         title=raw.value("title"),
         description=raw.value("description"),
-        input_schema=freeze(_declared(raw, "inputSchema", input_schema if exported is None else exported)),
+        input_schema=freeze(_declared(raw, "inputSchema", exported)),
         output_schema=freeze(_declared(raw, "outputSchema", output_schema)) if returns else None,
         return_direct=bool(raw.value("returnDirect", False)),
         timeout=raw.value("timeout"),
@@ -439,6 +441,13 @@ def _tool(
         dialects=_dialects(raw, check and not as_written, check_output),
         describe_meta=_describe_meta(raw, config),
     )
+
+
+def _sent(session: _Session, bundler: Bundler, raw: shapes.RawTool, root: str, which: str) -> Any:
+    """The standalone schema of bundled `root` as providers are sent it: under its author's `$defs` keys."""
+    schema, renamed = own_keys(standalone(bundler.defs, root), root, raw.value("name"), which, bundler.origins)
+    session.diagnostics.extend(renamed)
+    return schema
 
 
 def _declared(raw: shapes.RawTool, key: str, bundled: Any) -> Any:

@@ -26,7 +26,8 @@ from toolgen.core.paths import display_path
 from toolgen.core.positions import Pointer
 from toolgen.core.resources import schemas_dir
 from toolgen.source.load import Document, LoadError
-from toolgen.source.schemawalk import children, map_children
+from toolgen.source.recursive_refs import recursive_reference, with_reference
+from toolgen.source.schemawalk import children, map_children, node_at
 
 if TYPE_CHECKING:
     from referencing import Registry
@@ -35,19 +36,6 @@ if TYPE_CHECKING:
 _DROPPED = frozenset(
     {"$defs", "definitions", "$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$recursiveAnchor"}
 )
-_DRAFT_2019_09 = "https://json-schema.org/draft/2019-09/schema"
-# The drafts without `$recursiveRef` (before 2019-09, and 2020-12, which replaced it): there it is an unknown
-# keyword, which their validators ignore.
-_WITHOUT_RECURSIVE_REF = frozenset(
-    {
-        "http://json-schema.org/draft-03/schema",
-        "http://json-schema.org/draft-04/schema",
-        "http://json-schema.org/draft-06/schema",
-        "http://json-schema.org/draft-07/schema",
-        "https://json-schema.org/draft/2020-12/schema",
-    }
-)
-
 Key = tuple[str, Pointer]
 Prepare = Callable[[Document, Pointer, Any], Any]
 # Where a `$ref` leads: a schema to bundle, or the absolute URI of a meta-schema the bundle leaves as written.
@@ -60,18 +48,6 @@ _SELF = "urn:toolgen:self:"
 class Resource:
     document: Document
     root: Pointer
-
-
-def node_at(data: Any, pointer: Pointer) -> tuple[bool, Any]:
-    current = data
-    for part in pointer:
-        if isinstance(current, dict) and part in current:
-            current = current[part]
-        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
-            current = current[int(part)]
-        else:
-            return False, None
-    return True, current
 
 
 def _replace_at(data: Any, pointer: Pointer, value: Any) -> None:
@@ -154,44 +130,18 @@ class Bundler:
         if "$recursiveRef" in schema:
             # Left as written, `#` would name the bundle's root, and the models would follow it there.
             del rewritten["$recursiveRef"]
-            recursive = self._recursive_reference(resource, (*pointer, "$recursiveRef"), schema["$recursiveRef"])
-            if recursive is not None and "$ref" in rewritten:  # both apply: the resolved one joins as a branch
-                branches = rewritten.get("allOf")
-                rewritten["allOf"] = [*(branches if isinstance(branches, list) else []), {"$ref": recursive}]
-            elif recursive is not None:
-                rewritten["$ref"] = recursive
-        return rewritten
-
-    def _recursive_reference(self, resource: Resource, at: Pointer, ref: Any) -> str | None:
-        """The `$ref` a draft 2019-09 `$recursiveRef` (at `at`) is: `#`, the schema resource it is written in,
-        when that resource does not declare `$recursiveAnchor: true` (2019-09, 8.2.4.2); None where it is no
-        keyword (another draft) or is refused (reported): one that resolves by dynamic scope, which bundling loses."""
-        dialect = _dialect_at(resource.document.data, at)
-        if dialect in _WITHOUT_RECURSIVE_REF:
-            return None
-        problem = None
-        if dialect != _DRAFT_2019_09:
-            problem = (
-                "is a keyword of draft 2019-09 only, and no $schema above it says which draft this schema is; "
-                f'declare "$schema": "{_DRAFT_2019_09}", or use $ref'
+            at = (*pointer, "$recursiveRef")
+            recursive, problem = recursive_reference(
+                resource.document.data,
+                at,
+                schema["$recursiveRef"],
+                lambda: self._target(resource, at, "#"),
+                lambda: self._reference(resource, at, "#"),
             )
-        elif ref != "#":
-            problem = "is defined only for '#' (draft 2019-09, 8.2.4.2.1); use $ref"
-        if problem is None:
-            target = self._target(resource, at, "#")
-            if target is None or isinstance(target, str):
-                return target
-            if isinstance(target[2], dict) and target[2].get("$recursiveAnchor"):
-                problem = (
-                    "is not supported: the schema resource it names declares $recursiveAnchor: true, so it "
-                    "resolves by dynamic scope, which bundling loses; use $ref '#' (drop $recursiveAnchor) or "
-                    "$ref to the schema you mean"
-                )
-            else:
-                return self._reference(resource, at, "#")
-        message = f"$recursiveRef {ref!r} {problem}"
-        self.diagnostics.append(resource.document.diagnostic(at, "ref-unsupported", message))
-        return None
+            if problem is not None:
+                self.diagnostics.append(resource.document.diagnostic(at, "ref-unsupported", problem))
+            with_reference(rewritten, recursive)
+        return rewritten
 
     def _reference(self, resource: Resource, at: Pointer, ref: str) -> str:
         target = self._target(resource, at, ref)
@@ -471,18 +421,6 @@ def _base_at(resource: Resource, at: Pointer) -> str:
         if not found:
             break
     return base
-
-
-def _dialect_at(data: Any, at: Pointer) -> str | None:
-    """The draft the nearest `$schema` on the way down to `at` names (without a trailing `#`), if any."""
-    dialect = None
-    current = data
-    for part in ("", *at):
-        if part:
-            _, current = node_at(current, (part,))
-        if isinstance(current, dict) and isinstance(current.get("$schema"), str):
-            dialect = current["$schema"].rstrip("#")
-    return dialect
 
 
 def _file_url_path(url: str) -> Path | None:

@@ -71,3 +71,16 @@ def map_children(schema: Any, transform: Callable[[Any, tuple[str, ...]], Any]) 
         else:
             container[last] = transform(sub, relative)
     return result
+
+
+def node_at(data: Any, pointer: Pointer) -> tuple[bool, Any]:
+    """Whether `pointer` leads somewhere in `data`, and what is there."""
+    current = data
+    for part in pointer:
+        if isinstance(current, dict) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            return False, None
+    return True, current

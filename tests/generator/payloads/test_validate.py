@@ -95,7 +95,9 @@ def test_a_record_nested_thousands_deep_is_refused_at_its_line_and_the_next_one_
     result = project.cli("validate", "logs/deep.jsonl", "--as", "message")
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
-        "logs/deep.jsonl:2:1: error json-refused (root): nests arrays and objects deeper than 128 levels (129)",
+        "logs/deep.jsonl:2:129: error json-refused "
+        + "/0" * 128
+        + ": is an array nested deeper than 128 levels of arrays and objects (at level 129); at most 128 levels are accepted",
         "logs/deep.jsonl:3:10: error payload-invalid /role: expected one of 'system', 'user', 'assistant', 'tool', got \"wizard\"",
     ]
 

@@ -83,7 +83,7 @@ def test_twenty_kilobytes_of_brackets_is_an_invalid_json_answer(sdk: ModuleType)
     for outcome in both(tools, call("get_current_weather", "[" * 20_000)):
         well_formed(outcome)
         assert outcome.error.kind == "invalid_json"
-        assert outcome.error.problems[0].pointer == ""
+        assert outcome.error.problems[0].pointer == "/0" * 128
         assert "deeper than 128 levels" in outcome.error.message
     assert tools.ran == []
 
