@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 _SURFACE: MappingProxyType[str, tuple[str, ...]] = MappingProxyType(
     {
         "toolgen.api": (
+            "ArgumentError",
             "Progress",
             "breaking",
             "breaking_snapshot",
@@ -81,6 +82,7 @@ _HOMES = MappingProxyType({name: module for module, names in _SURFACE.items() fo
 __all__ = sorted(_HOMES)
 
 if TYPE_CHECKING:
+    from toolgen.api import ArgumentError as ArgumentError
     from toolgen.api import Progress as Progress
     from toolgen.api import breaking as breaking
     from toolgen.api import breaking_snapshot as breaking_snapshot

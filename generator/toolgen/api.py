@@ -8,6 +8,7 @@ the command line needs (exit codes, errors, findings, kinds and wire names) are 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -58,6 +59,37 @@ def __getattr__(name: str) -> type[Tally] | type[Summary]:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value: type[Tally] | type[Summary] = getattr(importlib.import_module(home), name)
     return value
+
+
+class ArgumentError(ToolgenError, ValueError):
+    """An argument a function refuses (a provider or a kind that does not exist, an option that does not apply):
+    the command line's usage error, exit 2. A ValueError too, as such refusals were before they carried a code."""
+
+    exit_code = ExitCode.USAGE
+
+
+def _gemini_formats() -> tuple[str, ...]:
+    """The export formats that are Gemini's function declarations: the ones `gemini=` (`--gemini-schema`) applies to.
+    The command line asks too, to refuse the option before anything loads."""
+    from toolgen.runtime import wire
+
+    return tuple(name for name in NAMES if wire(name).export == "gemini")
+
+
+def _known(what: str, value: object, choices: Sequence[str]) -> None:
+    """Raise ArgumentError, naming the choices (and the one `value` misspells), when `value` is none of them."""
+    if value in choices:
+        return
+    meant = did_you_mean(value, choices) if isinstance(value, str) else None
+    hint = f" (did you mean {meant!r}?)" if meant else ""
+    raise ArgumentError(f"unknown {what} {value!r}{hint}; one of {', '.join(choices)}")
+
+
+def _paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str | Path]:
+    """Paths as a list: one str or Path is one path (iterating a str would give its letters, each taken for a path)."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [os.fspath(paths)]
+    return [os.fspath(path) if isinstance(path, os.PathLike) else path for path in paths]
 
 
 def _quiet(stage: str) -> None:
@@ -140,12 +172,18 @@ def export(
     """The project's tools in `provider`'s request format (see FORMATS), and the build's warnings.
 
     `strict` rewrites every tool for OpenAI strict mode; `gemini="openapi"` uses Gemini's `parameters` subset;
-    both default to toolgen.yaml's `export` section.
+    both default to toolgen.yaml's `export` section. `gemini` given for a format that is not Gemini's
+    (`gemini` or `google`) raises ArgumentError: it would change nothing.
     """
     from toolgen.ir.lower import lower
     from toolgen.policy.build_lint import definition
     from toolgen.runtime import export_tools
 
+    if gemini is not None and (provider in NAMES or provider == MCP) and provider not in _gemini_formats():
+        raise ArgumentError(
+            f"gemini={gemini!r} chooses Gemini's schema field: it applies to {' or '.join(_gemini_formats())}, "
+            f"and {provider} has no such field"
+        )
     config, checked = _checked_before(root, config_path)
     lowered = lower(config, check_shapes=not checked)
     definitions = [definition(tool) for tool in lowered.project.tools]
@@ -173,23 +211,29 @@ def lint(
     from toolgen.policy.build_lint import lint_lowered
     from toolgen.policy.lint import PROVIDERS
 
+    if isinstance(providers, str):  # one provider, not the letters of its name
+        providers = (providers,)
+    for provider in providers or ():
+        _known("provider", provider, (*NAMES, MCP))
     config, checked = _checked_before(root, config_path)
     lowered = lower(config, check_shapes=not checked)
     chosen = providers or config.lint_providers or PROVIDERS
     return lint_lowered(config, lowered, chosen, gemini_subset=(gemini or config.gemini_schema) == "openapi")
 
 
-def payload_sources(paths: Iterable[str | Path], *, root: str | Path = ".", kind: str | None = None) -> list[Source]:
+def payload_sources(
+    paths: str | Path | Iterable[str | Path], *, root: str | Path = ".", kind: str | None = None
+) -> list[Source]:
     """Files to validate: `-` is stdin, a folder means every .json/.jsonl/.ndjson file under it (sorted), and its
     recorded streams (.sse, .eventstream) too when `kind` is a provider response (`<wire>.response`); each may
-    also be gzip-compressed (`.jsonl.gz`)."""
+    also be gzip-compressed (`.jsonl.gz`). One str or Path is one path."""
     from toolgen.payloads.validation.sources import payload_sources as found_sources
 
-    return found_sources(paths, root=root, kind=kind)
+    return found_sources(_paths(paths), root=root, kind=kind)
 
 
 def validate(
-    paths: Iterable[str | Path],
+    paths: str | Path | Iterable[str | Path],
     *,
     kind: str,
     root: str | Path = ".",
@@ -202,12 +246,15 @@ def validate(
 ) -> Iterator[Diagnostic]:
     """Findings for payload records checked with the project's generated SDK, in file order.
 
-    `kind` is one of KINDS or WIRE_KINDS; every tool call's arguments are also checked against its tool. Pass a
+    `paths` is one path (a str or Path) or several; `kind` is one of KINDS or WIRE_KINDS (else ArgumentError);
+    every tool call's arguments are also checked against its tool. Pass a
     Tally to learn how many records were read, invalid, or unreadable, and a Summary (`toolgen.api.Summary()`)
     to have every tool call counted into it (`validate --summary`). `dask`, a scheduler address or `local[:N]`,
     checks the records on a Dask cluster instead (`validate --dask`, needs toolgen[dask]); `paths` may then be
     fsspec URLs its workers can read, and `workers` is not used.
     """
+    _known("payload kind", kind, (*KINDS, *WIRE_KINDS))
+    paths = _paths(paths)
     if dask is not None:
         from toolgen.payloads.validation.cluster import validate_on_dask
 
@@ -222,8 +269,6 @@ def validate(
             paths, kind=kind, summary=summary, root=root, config_path=config_path, workers=workers,
             progress=progress, tally=tally,
         )  # fmt: skip
-    if kind not in KINDS and kind not in WIRE_KINDS:
-        raise ValueError(f"unknown payload kind {kind!r}; one of {', '.join((*KINDS, *WIRE_KINDS))}")
     from toolgen.payloads.validation.local import validate_sources
     from toolgen.project.config import CACHE_DIR, load_config
     from toolgen.project.recorded import recorded_config
@@ -252,18 +297,20 @@ def breaking(against: str, *, root: str | Path = ".", config_path: str | Path | 
 
     `against` is a file written by `breaking_snapshot`, the project directory of another checkout, or a git
     revision of the repository the project is in (its tree is unpacked into a temporary directory). Findings are
-    placed in the current files; a removed tool where it was, as `AGAINST:path`. Raises InvalidInputError when
-    `against` is none of these (rule against-ref) or its tools do not load.
+    placed in the current files; a removed tool where it was, as `AGAINST:path`. A revision without the project
+    (the change that adds toolgen) has every tool added, and a warning `against-no-project` says so. Raises
+    InvalidInputError when `against` is none of these (rule against-ref) or its tools do not load.
     """
     from toolgen.ir.lower import lower
-    from toolgen.policy.breaking.against import tools_against
+    from toolgen.policy.breaking.against import no_project_note, tools_against
     from toolgen.policy.breaking.snapshots import snapshot
     from toolgen.policy.breaking.tools import breaking_changes
 
     config = _config(root, config_path)
     lowered = lower(config)
     old = tools_against(against, config)
-    return breaking_changes(old, snapshot(lowered), [raw for raw, _ in lowered.sources], against)
+    found = breaking_changes(old or (), snapshot(lowered), [raw for raw, _ in lowered.sources], against)
+    return found if old is not None else (no_project_note(against, config), *found)
 
 
 def breaking_snapshot(root: str | Path = ".", *, config_path: str | Path | None = None) -> str:
@@ -357,13 +404,14 @@ def convert_noted(
         raise _invalid_payload(display, error) from None
 
 
-def conformance(folders: Iterable[str | Path], *, root: str | Path = ".") -> list[ConformanceRow]:
-    """Every payload file under the folders decoded and round-tripped, one row each, in path order."""
+def conformance(folders: str | Path | Iterable[str | Path], *, root: str | Path = ".") -> list[ConformanceRow]:
+    """Every payload file under the folders (one str or Path: one folder) decoded and round-tripped, one row
+    each, in path order."""
     from toolgen.payloads.conformance import check_file, payload_files
     from toolgen.project.config import display_path
 
     rows: list[ConformanceRow] = []
-    for folder in folders:
+    for folder in _paths(folders):
         base = Path(folder)
         if not base.is_dir():
             raise InvalidInputError(

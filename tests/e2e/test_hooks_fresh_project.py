@@ -75,7 +75,7 @@ def test_validate_hook_takes_recordings_and_never_the_manifest(fresh: Path) -> N
     hook = next(h for h in HOOKS if h["id"] == "toolgen-validate")
     recordings = fresh / "recordings"
     recordings.mkdir()
-    (recordings / "good.json").write_text(json.dumps(MESSAGE), encoding="utf-8")
+    (recordings / "good.json").write_text(json.dumps([MESSAGE]), encoding="utf-8")
     (fresh / "package.json").write_text('{"name": "web"}', encoding="utf-8")
     (fresh / "schemas" / "tools" / "extra.json").write_text('{"tools": []}', encoding="utf-8")
     assert run(fresh, "git", "add", "-A").returncode == 0
@@ -83,10 +83,10 @@ def test_validate_hook_takes_recordings_and_never_the_manifest(fresh: Path) -> N
     assert selected(hook, files) == ["recordings/good.json"]
     passed = run_hook(fresh, hook, files)
     assert passed is not None and passed.returncode == 0, passed.stdout + passed.stderr
-    (recordings / "bad.json").write_text(json.dumps({"role": "tool", "content": "18 C"}), encoding="utf-8")
+    (recordings / "bad.json").write_text(json.dumps([{"role": "tool", "content": "18 C"}]), encoding="utf-8")
     failed = run_hook(fresh, hook, [*files, "recordings/bad.json"])
     assert failed is not None and failed.returncode == 1
-    assert failed.stdout.startswith("recordings/bad.json:1:1: error payload-invalid")
+    assert failed.stdout.startswith("recordings/bad.json:1:2: error payload-invalid /0/tool_call_id")
     # A project that widens `files` to every JSON file still never hands the hook toolgen's manifest.
     widened = {**hook, "files": r"\.json$"}
     assert "generated/toolgen_sdk/toolgen-manifest.json" not in selected(widened, files)

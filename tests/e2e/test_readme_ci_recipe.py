@@ -94,8 +94,8 @@ def test_init_pins_the_git_tag_toolgen_came_from_and_the_job_installs_it(tmp_pat
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
     env.pop("PYTHONPATH", None)
-    # The user installs a release by its tag, as the README's install section says (a named requirement's URL
-    # has a host), and starts a project: init pins that tag.
+    # The user installs a release by its tag (a named requirement's URL has a host) and starts a project: init
+    # pins the commit the tag named, which cannot move.
     tagged = f"toolgen @ git+file://localhost{clone}@v{VERSION}"
     pip = [str(venv / "bin" / "python"), "-m", "pip"]
     installed = subprocess.run([*pip, "install", tagged], cwd=tmp_path, env=env, capture_output=True, text=True)
@@ -109,9 +109,12 @@ def test_init_pins_the_git_tag_toolgen_came_from_and_the_job_installs_it(tmp_pat
     )
     assert started.returncode == 0, started.stderr
     pinned = (project / "requirements-toolgen.txt").read_text(encoding="utf-8").splitlines()
-    assert pinned[-1] == f"toolgen @ git+file://localhost{clone}@v{VERSION}", pinned
+    commit = subprocess.run(
+        ["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert pinned[-1] == f"toolgen @ git+file://localhost{clone}@{commit}", pinned
     assert "a repository on this machine" in started.stderr, "a pin CI cannot reach goes unsaid"
-    # The job's step, as written, in the project: toolgen comes back from the tag.
+    # The job's step, as written, in the project: toolgen comes back from that commit.
     subprocess.run([*pip, "uninstall", "--yes", "toolgen"], env=env, capture_output=True, check=True)
     install, _ = run_steps()
     again = subprocess.run(["bash", "-c", install], cwd=project, env=env, capture_output=True, text=True)

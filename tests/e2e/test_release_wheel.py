@@ -57,7 +57,7 @@ def test_the_readme_says_how_to_install_in_a_project_right_after_its_first_comma
     assert headings[0] == "Install toolgen in your project", headings[:3]
     section = readme[readme.index("## Install toolgen in your project") :]
     section = section[: section.index("\n## ")]
-    assert f'pip install "toolgen @ git+URL@v{VERSION}"' in section
+    assert 'pip install "toolgen @ git+URL@<commit sha>"' in section
     assert f"pip install ./toolgen-{VERSION}-py3-none-any.whl" in section
     assert "requirements-toolgen.txt" in section
     assert "OWNER" not in readme, "a placeholder URL in the README"

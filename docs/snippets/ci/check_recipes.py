@@ -12,18 +12,22 @@ import yaml
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[2]  # docs/snippets/ci/ -> toolgen's repository
 
-# The pre-commit hooks: each local hook runs what the hook of the same id in .pre-commit-hooks.yaml runs.
+# The pre-commit hooks: the local hooks are the hooks of .pre-commit-hooks.yaml, every one, each as declared (its
+# entry, args, files, exclude, pass_filenames), run by the toolgen installed (language: system).
 declared = {hook["id"]: hook for hook in yaml.safe_load((REPOSITORY / ".pre-commit-hooks.yaml").read_text())}
 assert sorted(declared) == ["toolgen-check", "toolgen-lint", "toolgen-validate"]
 (local,) = yaml.safe_load((HERE / "pre-commit-config.yaml").read_text())["repos"]
 assert local["repo"] == "local"
+assert [hook["id"] for hook in local["hooks"]] == sorted(declared)
 for hook in local["hooks"]:
     assert hook["language"] == "system", hook
-    assert hook["entry"].split()[:2] == declared[hook["id"]]["entry"].split(), hook
-    assert hook.get("pass_filenames", True) == declared[hook["id"]].get("pass_filenames", True), hook
+    same = {key: value for key, value in declared[hook["id"]].items() if key not in ("language", "description")}
+    assert {key: value for key, value in hook.items() if key != "language"} == same, hook
 validate_files = re.compile(declared["toolgen-validate"]["files"])
 assert validate_files.search("recordings/chat.jsonl")
 assert not validate_files.search("generated/toolgen_sdk/toolgen-manifest.json")
+# The hook checks recordings as the job's last step does.
+assert declared["toolgen-validate"]["args"] == ["--as", "messages"]
 
 # The job's steps after the install, run as written on a copy of this project kept in git.
 steps = yaml.safe_load((HERE / "github-actions.yaml").read_text())["jobs"]["toolgen"]["steps"]

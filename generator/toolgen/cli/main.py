@@ -22,14 +22,16 @@ if TYPE_CHECKING:
     from toolgen.api import GeminiSchema
 
 
-def _run(action: Callable[[], ExitCode], output_format: str = "text") -> None:
+def _run(action: Callable[[], ExitCode], output_format: str = "text", *, writes: bool = True) -> None:
+    """Run a verb's action and exit with its code; `writes` is False for a verb that never writes a file (check,
+    lint, validate, breaking --against, conformance), whose failure then does not say that nothing was written."""
     try:
         try:
             code = action()
         finally:
             printers.end_progress()
     except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - the last line of defence maps any bug to exit 4
-        code = printers.print_failure(error, output_format)
+        code = printers.print_failure(error, output_format, writes=writes)
     sys.exit(code)
 
 
@@ -102,7 +104,7 @@ def lint_command(
         findings = api.lint(project, config_path=config_path, providers=providers or None, gemini=gemini_schema)
         return printers.print_lint(findings, output_format, fail_on)
 
-    _run(action, output_format)
+    _run(action, output_format, writes=False)
 
 
 @main.command("export")
@@ -127,6 +129,11 @@ def export_command(
     gemini_schema: GeminiSchema | None,
 ) -> None:
     """Print the tool definitions in a provider's request format (the request's `tools` field)."""
+    if gemini_schema is not None and provider not in api._gemini_formats():
+        raise click.UsageError(
+            f"--gemini-schema chooses Gemini's schema field: it applies to --format "
+            f"{' or '.join(api._gemini_formats())}, and {provider} has no such field"
+        )
 
     def action() -> ExitCode:
         result, _ = api.export(project, provider=provider, config_path=config_path, strict=strict, gemini=gemini_schema)
@@ -166,7 +173,7 @@ def check(project: Path, config_path: Path | None, output_format: str, quiet: bo
         progress.end()
         return printers.print_check(result, output_format, fail_on)
 
-    _run(action, output_format)
+    _run(action, output_format, writes=False)
 
 
 def _dask_address(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
@@ -244,7 +251,7 @@ def validate(
         )  # fmt: skip
         return printers.print_validation(findings, output_format, tally, report, kind, paths, progress)
 
-    _run(action, output_format)
+    _run(action, output_format, writes=False)
 
 
 @main.command("breaking")
@@ -283,7 +290,7 @@ def breaking_command(
         findings = api.breaking(str(against), root=project, config_path=config_path)
         return printers.print_breaking(findings, output_format, show_all, str(against))
 
-    _run(action, output_format)
+    _run(action, output_format, writes=export_path is not None)
 
 
 # Wire names as the runtime's table of wires spells them, old spellings (aliases) included.
@@ -385,7 +392,7 @@ def conformance(folders: tuple[Path, ...], project: Path, output_format: str) ->
     def action() -> ExitCode:
         return printers.print_conformance(api.conformance(folders, root=project), output_format)
 
-    _run(action, output_format)
+    _run(action, output_format, writes=False)
 
 
 # Last, once every verb is declared: a refused choice names the nearest allowed value.

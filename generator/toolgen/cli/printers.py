@@ -98,6 +98,9 @@ def print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> 
                 d.message,
                 f",line={d.line},col={d.col}",
             )
+            if not d.path.startswith("--")
+            # about an option (`--against`), no file: an annotation naming a file that is not there is lost
+            else f"::{'error' if d.severity.value == 'error' else 'warning'} title={d.rule}::{d.path}: {d.message}"
             for d in diagnostics
         ]
     else:
@@ -123,13 +126,14 @@ def stream_diagnostics(diagnostics: Iterable[Diagnostic], output_format: str) ->
     click.echo("\n]")
 
 
-def print_failure(error: BaseException, output_format: str) -> ExitCode:
-    """What a verb that failed says on stderr, and its exit code; an error toolgen does not expect is a bug."""
+def print_failure(error: BaseException, output_format: str, *, writes: bool = True) -> ExitCode:
+    """What a verb that failed says on stderr, and its exit code; an error toolgen does not expect is a bug.
+    A verb that never writes (`writes` False) does not say that nothing was written."""
     if isinstance(error, InvalidInputError):
         print_diagnostics(error.diagnostics, output_format)
         # A subclass says what went wrong in its own words; the plain error is a count of its findings.
         summary = f"{counted(error.diagnostics)} in the input" if type(error) is InvalidInputError else str(error)
-        click.echo(f"toolgen: {summary}; nothing was written", err=True)
+        click.echo(f"toolgen: {summary}{'; nothing was written' if writes else ''}", err=True)
         return error.exit_code
     if isinstance(error, ToolgenError):
         click.echo(f"toolgen: {error}", err=True)
@@ -138,7 +142,7 @@ def print_failure(error: BaseException, output_format: str) -> ExitCode:
         click.echo("toolgen: interrupted once the new package was committed; it is written in full", err=True)
         return ExitCode.INTERRUPTED
     if isinstance(error, KeyboardInterrupt):
-        click.echo("toolgen: interrupted; nothing was written", err=True)
+        click.echo(f"toolgen: interrupted{'; nothing was written' if writes else ''}", err=True)
         return ExitCode.INTERRUPTED
     click.echo(
         f"toolgen: internal error (a bug in toolgen, please report it): {type(error).__name__}: {error}", err=True
@@ -175,7 +179,15 @@ def build_summary(result: BuildResult, where: str) -> str:
 
 def print_build(result: BuildResult, project: Path, output_format: str) -> ExitCode:
     print_diagnostics(result.warnings, output_format)
-    click.echo(f"toolgen: {build_summary(result, f'{_shown(result.package_dir, project.resolve())}/')}", err=True)
+    where = f"{_shown(result.package_dir, project.resolve())}/"
+    for name in result.edited:
+        done = "deleted the file" if name in result.deleted else "replaced the edit"
+        click.echo(
+            f"toolgen: note: {where}{name} was edited by hand since the last build; the build {done} (code of "
+            f"your own goes in {where}ext/ or a path under `keep:`, which builds never touch)",  # USER_DIR
+            err=True,
+        )
+    click.echo(f"toolgen: {build_summary(result, where)}", err=True)
     return ExitCode.OK
 
 
@@ -299,10 +311,15 @@ def print_snapshot(text: str, export_path: Path) -> ExitCode:
     return ExitCode.OK
 
 
+# Said about REF itself, not a change of a tool: printed without --all, counted as no change.
+_BREAKING_NOTES = frozenset({"against-no-project"})
+
+
 def print_breaking(findings: Sequence[Diagnostic], output_format: str, show_all: bool, against: str) -> ExitCode:
     errors = [f for f in findings if f.severity.value == "error"]
-    print_diagnostics(findings if show_all or output_format == "json" else errors, output_format)
-    safe = len(findings) - len(errors)
+    shown = [f for f in findings if show_all or f.severity.value == "error" or f.rule in _BREAKING_NOTES]
+    print_diagnostics(findings if output_format == "json" else shown, output_format)
+    safe = sum(f.severity.value != "error" and f.rule not in _BREAKING_NOTES for f in findings)
     click.echo(f"toolgen: {len(errors)} breaking change(s), {safe} safe change(s) against {against}", err=True)
     return ExitCode.FINDINGS if errors else ExitCode.OK
 

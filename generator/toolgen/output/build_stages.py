@@ -41,6 +41,9 @@ class BuildResult:
     """The files whose bytes this build changed or created; `files` minus these were already as generated."""
     deleted: tuple[str, ...] = ()
     """Files of the old manifest this build removed."""
+    edited: tuple[str, ...] = ()
+    """Files of `changed` or `deleted` that had been edited by hand since the build that wrote them: this build
+    replaced (or deleted) the edit."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,9 @@ def run_build(
     if models_cache is not None:
         models_cache.save()
     remember_build(config, config_text, rendered.inputs, rendered.manifest, warnings)
-    return BuildResult(config.package_dir, _names(files), True, warnings, written.changed, written.deleted)
+    return BuildResult(
+        config.package_dir, _names(files), True, warnings, written.changed, written.deleted, written.edited
+    )
 
 
 def recover_packages(config: Config) -> Path | None:

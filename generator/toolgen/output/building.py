@@ -48,19 +48,36 @@ _ADVICE = MappingProxyType(
 _READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
-def problem(error: OSError, root: Path, committed: bool = False) -> EnvironmentProblem | None:
-    """The EnvironmentProblem an OSError of the file system means, or None when it is none toolgen expects."""
+def problem(
+    error: OSError, root: Path, committed: bool = False, pending: CommitPending | None = None
+) -> EnvironmentProblem | None:
+    """The EnvironmentProblem an OSError of the file system means, or None when it is none toolgen expects.
+    `committed`: it came past the commit point; `pending` then says which files were changed and which not."""
     advice = _ADVICE.get(error.errno or 0)
     if advice is None:
         return None
     named = [str(name) for name in (error.filename, error.filename2) if name is not None]
     where = " -> ".join(display_path(root, Path(name)) for name in named) or "the project"
-    outcome = (
-        "the new package is committed but not all in place: `toolgen build` finishes it once this is fixed"
-        if committed
-        else "nothing was written"
-    )
+    outcome = "nothing was written"
+    if committed:
+        outcome = "the new package is committed but not all in place"
+        if pending is not None and (pending.new or pending.old):
+            new = [display_path(root, Path(name)) for name in pending.new]
+            old = [display_path(root, Path(name)) for name in pending.old]
+            outcome += f" ({_listed('now new', new)}; {_listed('still old', old)})"
+        outcome += ": `toolgen build` finishes it once this is fixed"
     return EnvironmentProblem(f"cannot write {where}: {error.strerror or error}; {advice}; {outcome}")
+
+
+_LISTED = 20  # past this many names, a count: `toolgen check` names every file that differs
+
+
+def _listed(what: str, names: list[str]) -> str:
+    if not names:
+        return f"{what}: none"
+    shown = ", ".join(names[:_LISTED])
+    more = f", and {len(names) - _LISTED} more (`toolgen check` names each)" if len(names) > _LISTED else ""
+    return f"{what}: {len(names)} file(s), {shown}{more}"
 
 
 @contextlib.contextmanager
@@ -70,7 +87,7 @@ def environment_errors(root: Path) -> Iterator[None]:
     try:
         yield
     except CommitPending as pending:
-        translated = problem(pending.error, root, committed=True)
+        translated = problem(pending.error, root, committed=True, pending=pending)
         if translated is None:
             raise pending.error from None
         raise translated from pending.error

@@ -29,6 +29,7 @@ from urllib.parse import quote
 from toolgen.core.diagnostics import Diagnostic, Severity
 from toolgen.core.disk import fsync_folder, fsync_folders, moved, named, remove_tree, syncing
 from toolgen.core.errors import ForeignFilesError, ForeignOutputError, InterruptedAfterCommit
+from toolgen.output.writable import refuse_unwritable
 from toolgen.project.config import USER_DIR, Config, display_path
 from toolgen.project.manifest import MANIFEST_NAME, read_manifest, text_digest
 
@@ -46,11 +47,17 @@ _LEGACY = (".commit", ".previous", ".removing", ".staging-*")
 
 
 class CommitPending(Exception):
-    """An OSError past the commit point: the new package is committed and `recover` (the next build) finishes it."""
+    """An OSError past the commit point: the new package is committed and `recover` (the next build) finishes it.
 
-    def __init__(self, error: OSError) -> None:
+    `new` holds the paths of the files the commit had changed (or deleted), `old` those it had not reached yet
+    (still as before, not there yet, or still there for a file it deletes); both empty when not known.
+    """
+
+    def __init__(self, error: OSError, new: Sequence[str] = (), old: Sequence[str] = ()) -> None:
         super().__init__(str(error))
         self.error = error
+        self.new = tuple(new)
+        self.old = tuple(old)
 
 
 def _reached(step: str) -> None:
@@ -91,7 +98,10 @@ def recover(package_dir: Path, work_dir: Path) -> None:
     toolgen before the work folder left beside the package."""
     for commit in (work_dir / _COMMIT, _legacy(package_dir, ".commit")):
         if (commit / _PLAN).is_file():
-            _apply(commit, package_dir)
+            try:
+                _apply(commit, package_dir)
+            except OSError as error:  # an earlier build's commit: its package is still half old, half new
+                raise CommitPending(error) from error
         elif commit.exists():  # a plan is written before the rename that makes a commit: a staging tree
             remove_tree(commit)
     previous = _legacy(package_dir, ".previous")
@@ -277,11 +287,13 @@ def remove_package(package_dir: Path, work_dir: Path) -> None:
 
 
 class Written(NamedTuple):
-    """What a write changed: files whose bytes differ (new ones included), files left as they were, deletions."""
+    """What a write changed: files whose bytes differ (new ones included), files left as they were, deletions,
+    and which of the changed or deleted files had been edited by hand since the build that wrote them."""
 
     changed: tuple[str, ...]
     unchanged: tuple[str, ...]
     deleted: tuple[str, ...]
+    edited: tuple[str, ...] = ()
 
 
 def _differs(path: str, text: str) -> bool:
@@ -329,17 +341,24 @@ def write_package(
     recover(package_dir, work_dir)  # first: finishing an interrupted commit may change what differs
     base = str(package_dir)
     changed = tuple(name for name in sorted(every) if _differs(os.path.join(base, name), every[name]))
-    stale = sorted(
+    recorded = recorded_files(package_dir)
+    stale = sorted(name for name in recorded if name not in files and name != manifest_name and not in_zone(name, zone))
+    # A file not as its build wrote it was edited by hand: the write replaces or deletes the edit, and says so.
+    edited = tuple(
         name
-        for name in recorded_files(package_dir)
-        if name not in files and name != manifest_name and not in_zone(name, zone)
+        for name in sorted({*changed, *stale} - {manifest_name})
+        if name in recorded
+        and os.path.lexists(os.path.join(base, name))
+        and not _same_text(package_dir / name, recorded[name])
     )
+    # A check of the staged tree reads the whole package; the commit moves into it only what it rewrites.
+    moved = [name for name in [*sorted(files), manifest_name] if rewrite_unchanged or name in changed]
+    # Every folder the commit changes is writable, or the write stops here, before anything is staged.
+    refuse_unwritable(package_dir, [*stale, *moved], [*beside, *beside_delete])
     work_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=_STAGING, dir=work_dir))
     commit = work_dir / _COMMIT
     tree = f"{_TREE}/{package_dir.name}"
-    # A check of the staged tree reads the whole package; the commit moves into it only what it rewrites.
-    moved = [name for name in [*sorted(files), manifest_name] if rewrite_unchanged or name in changed]
     staged = {f"{tree}/{name}": every[name] for name in (every if verify_reads_staged else moved)}
     staged.update((f"{_BESIDE}/{name}", beside[name]) for name in beside)
     durable = [*(f"{tree}/{name}" for name in moved), *(f"{_BESIDE}/{name}" for name in sorted(beside))]
@@ -376,16 +395,19 @@ def write_package(
             raise
         fsync_folder(work_dir)
         _reached("committed")
+        done: set[str] = set()
         try:
-            _apply(commit, package_dir)
+            _apply(commit, package_dir, done)
         except KeyboardInterrupt:
             _finish(commit, package_dir)  # past the commit point the new package is finished, never left half done
             raise InterruptedAfterCommit from None
         except OSError as error:
-            raise CommitPending(error) from error
+            new = [os.path.join(base, name) for name in [*stale, *changed] if name in done]
+            old = [os.path.join(base, name) for name in [*stale, *changed] if name not in done]
+            raise CommitPending(error, new, old) from error
     if interrupted:
         raise InterruptedAfterCommit
-    return Written(changed, tuple(name for name in sorted(every) if name not in changed), tuple(stale))
+    return Written(changed, tuple(name for name in sorted(every) if name not in changed), tuple(stale), edited)
 
 
 def _drop(staging: Path, work_dir: Path) -> None:
@@ -428,8 +450,10 @@ def _finish(commit: Path, package_dir: Path) -> None:
         remove_tree(commit)
 
 
-def _apply(commit: Path, package_dir: Path) -> None:
-    """Make `package_dir` what the commit says; safe to repeat after a kill at any point."""
+def _apply(commit: Path, package_dir: Path, done: set[str] | None = None) -> None:
+    """Make `package_dir` what the commit says; safe to repeat after a kill at any point. `done` gathers the
+    package-relative names deleted and written so far, for the message of a write that fails part way."""
+    done = set() if done is None else done
     plan = json.loads((commit / _PLAN).read_text(encoding="utf-8"))
     tree = commit / str(plan.get("tree", _TREE))  # toolgen before the work folder staged the files at `tree/`
     package_dir.mkdir(parents=True, exist_ok=True)
@@ -439,6 +463,7 @@ def _apply(commit: Path, package_dir: Path) -> None:
         if target.is_symlink() or not target.is_dir():
             with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                 target.unlink()
+        done.add(name)
         _prune(target, package_dir)
         _reached(f"deleted {name}")
     # Before the package's files, so its manifest, which records these too, is still the last file written.
@@ -467,6 +492,7 @@ def _apply(commit: Path, package_dir: Path) -> None:
                 os.link(target, os.path.join(aside_base, str(index)), follow_symlinks=False)
             moved(source, target)
             _reached(f"wrote {name}")
+        done.add(name)
         touched.add(folder)
     folders = [Path(folder) for folder in sorted(touched)]
     for flushed in folders:

@@ -134,7 +134,12 @@ def keep_path_problem(path: str) -> str | None:
 
 
 def output_problem(root: Path, output: str) -> str | None:
-    """Why `output` cannot hold the generated package (it, or a folder on the way, is a file), or None."""
+    """Why `output` cannot hold the generated package (empty, or it or a folder on the way is a file), or None."""
+    if not output.strip():  # `root / ""` is the project root: a cleared value must not mean it in silence
+        return (
+            f"output {output!r} is empty; name the folder for the generated package (`generated`, or `.` for the "
+            "project root itself)"
+        )
     folder = root / output
     for candidate in (folder, *folder.parents):
         if candidate == root or root.is_relative_to(candidate):
@@ -215,6 +220,11 @@ def load_config(root: Path, path: Path | None = None, *, check_shape: bool = Tru
         if given is not None:  # --config names the file: say that one, as given
             what = "is a folder, not a file" if path.is_dir() else "does not exist"
             raise ConfigNotFoundError(f"the config file {path} {what}")
+        if root.exists() and not root.is_dir():
+            raise ConfigNotFoundError(
+                f"{root} is a file: give the project folder, the one holding {path.name} ({root.parent}), or name "
+                "the file with --config (config_path=)"
+            )
         if not root.is_dir():
             raise ConfigNotFoundError(f"the project folder {root} does not exist")
         raise ConfigNotFoundError(f"no {path.name} in {root} (run `toolgen init` to create one)")

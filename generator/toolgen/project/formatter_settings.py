@@ -59,6 +59,17 @@ def settings_for(output: str) -> tuple[Setting, ...]:
     )
 
 
+def line_ending(path: Path) -> str:
+    """The line ending most of the file at `path` uses ("\r\n" or "\n"): toolgen's additions use it too, and the
+    lines it leaves keep theirs (text is read with universal newlines, so a CRLF file must be written as one)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return "\n"
+    crlf = data.count(b"\r\n")
+    return "\r\n" if crlf and crlf >= data.count(b"\n") - crlf else "\n"
+
+
 def _header(table: str) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]*\[[ \t]*{re.escape(table)}[ \t]*\][ \t]*(#.*)?$", re.MULTILINE)
 
@@ -173,6 +184,6 @@ def exclude_generated(root: Path, output: str) -> SettingsOutcome:
     written = []
     for path, edited in edits.items():
         if not path.is_file() or path.read_text(encoding="utf-8") != edited:
-            path.write_text(edited, encoding="utf-8")
+            path.write_text(edited, encoding="utf-8", newline=line_ending(path))
             written.append(path)
     return SettingsOutcome(tuple(written), tuple(notes))

@@ -18,16 +18,18 @@ DISTRIBUTION = "toolgen"
 # No record of where this toolgen came from (run from a source tree, or a record pip could not have written).
 _UNKNOWN = (
     "requirements-toolgen.txt cannot say where this toolgen came from, and no package index has toolgen: put "
-    "where you install it from there (`toolgen @ git+URL@v<version>`, or the path of a wheel kept in the project)"
+    "where you install it from there (`toolgen @ git+URL@<commit sha>`, or the path of a wheel kept in the project)"
 )
 
 
 @dataclass(frozen=True)
 class Pin:
-    """A requirement line for this toolgen, and a sentence when it names something only this machine has."""
+    """A requirement line for this toolgen, and a sentence when it names something only this machine has.
+    `requested` is the git revision it was installed by (a branch, a tag) when the pin is the commit that was."""
 
     requirement: str
     note: str | None = None
+    requested: str | None = None
 
 
 def own_pin(project: Path) -> Pin:
@@ -51,11 +53,15 @@ def pin_from(direct_url: str | None, version: str, project: Path) -> Pin:
         return Pin(f"{DISTRIBUTION}=={version}", _UNKNOWN)
     vcs = record.get("vcs_info")
     if isinstance(vcs, dict):
-        revision = vcs.get("requested_revision") or vcs.get("commit_id")
+        # The commit, not the revision asked for: a branch (`main`) moves on, and CI must build with this toolgen.
+        commit, requested = vcs.get("commit_id"), vcs.get("requested_revision")
+        revision = commit or requested
         pinned = f"{vcs.get('vcs', 'git')}+{url}" + (f"@{revision}" if revision else "")
+        asked = str(requested) if commit and requested and requested != commit else None
         if not url.startswith("file:"):
-            return Pin(f"{DISTRIBUTION} @ {pinned}")
-        return Pin(f"{DISTRIBUTION} @ {pinned}", _local(unquote(urlsplit(url).path), "a repository", version))
+            return Pin(f"{DISTRIBUTION} @ {pinned}", requested=asked)
+        where = unquote(urlsplit(url).path)
+        return Pin(f"{DISTRIBUTION} @ {pinned}", _local(where, "a repository", version), asked)
     if not url.startswith("file:"):
         return Pin(f"{DISTRIBUTION} @ {url}")
     path = Path(url2pathname(unquote(urlsplit(url).path)))
@@ -76,6 +82,7 @@ def _within(path: Path, project: Path) -> Path | None:
 def _local(where: str, kind: str, version: str) -> str:
     return (
         f"requirements-toolgen.txt installs toolgen from {kind} on this machine ({where}); a CI machine has no "
-        f"such path: put toolgen's release there instead (`toolgen @ git+URL@v{version}` with the URL you got "
-        f"toolgen from, or a wheel you keep in the project, as `./path/to/toolgen-{version}-py3-none-any.whl`)"
+        f"such path: put toolgen's release there instead (`toolgen @ git+URL@<commit sha>` with the URL you got "
+        f"toolgen from and the release's commit, or a wheel you keep in the project, as "
+        f"`./path/to/toolgen-{version}-py3-none-any.whl`)"
     )

@@ -17,10 +17,12 @@ def record(url: str, **info: object) -> str:
     return json.dumps({"url": url, **info})
 
 
-def test_from_a_git_url_at_a_tag_the_tag_is_pinned() -> None:
-    vcs = {"vcs": "git", "requested_revision": "v0.1.0", "commit_id": "a" * 40}
-    pin = pin_from(record("https://git.example.com/toolgen.git", vcs_info=vcs), "0.1.0", Path("/p"))
-    assert (pin.requirement, pin.note) == ("toolgen @ git+https://git.example.com/toolgen.git@v0.1.0", None)
+def test_from_a_git_url_at_a_tag_or_branch_the_commit_is_pinned() -> None:
+    # A tag can move and a branch does: the commit pip checked out is what made the package.
+    for revision in ("v0.1.0", "main"):
+        vcs = {"vcs": "git", "requested_revision": revision, "commit_id": "a" * 40}
+        pin = pin_from(record("https://git.example.com/toolgen.git", vcs_info=vcs), "0.1.0", Path("/p"))
+        assert pin.requirement == f"toolgen @ git+https://git.example.com/toolgen.git@{'a' * 40}"
 
 
 def test_from_a_git_url_without_a_revision_the_commit_is_pinned() -> None:
@@ -51,7 +53,7 @@ def test_a_path_outside_the_project_installs_here_and_says_ci_cannot(
     pin = pin_from(record(elsewhere.as_uri(), **info), "0.1.0", tmp_path / "project")
     assert pin.requirement == f"toolgen @ {elsewhere.as_uri()}"
     assert pin.note is not None and f"from {kind} on this machine ({elsewhere})" in pin.note
-    assert "git+URL@v0.1.0" in pin.note
+    assert "git+URL@<commit sha>" in pin.note
 
 
 @pytest.mark.parametrize("text", ["{", "[]", '{"vcs_info": {}}'], ids=["not-json", "not-an-object", "no-url"])

@@ -15,9 +15,13 @@ from toolgen.policy.breaking.snapshots import ToolSnapshot, load_snapshot, snaps
 from toolgen.project.config import Config, load_config
 
 
-def tools_against(against: str, config: Config) -> tuple[ToolSnapshot, ...]:
+def tools_against(against: str, config: Config) -> tuple[ToolSnapshot, ...] | None:
     """The tools `against` names: a file written by `breaking_snapshot`, the project directory of another
-    checkout, or a git revision of the repository the project is in (unpacked into a temporary directory)."""
+    checkout, or a git revision of the repository the project is in (unpacked into a temporary directory).
+
+    None when `against` is a git revision whose tree has no project here (the pull request that adds toolgen to a
+    repository): every tool is new. A directory without the project stays an error, being more likely a wrong path.
+    """
     path = Path(against)
     if path.is_file():
         try:
@@ -28,7 +32,18 @@ def tools_against(against: str, config: Config) -> tuple[ToolSnapshot, ...]:
     if path.is_dir():
         return tools_in(path.resolve(), config, against)
     with tempfile.TemporaryDirectory(prefix="toolgen-breaking-") as scratch:
-        return tools_in(git_tree(config, against, Path(scratch)), config, against)
+        tree = git_tree(config, against, Path(scratch))
+        if not (tree / config.display).is_file():
+            return None
+        return tools_in(tree, config, against)
+
+
+def no_project_note(against: str, config: Config) -> Diagnostic:
+    """What `breaking` says when revision `against` had no project: every tool counts as added."""
+    message = (
+        f"{against!r} has no {config.display}: the base had no project, so every tool counts as added (tool-added)"
+    )
+    return Diagnostic(config.display, 1, 1, Severity.WARNING, "against-no-project", message)
 
 
 def against_error(against: str, problem: str) -> InvalidInputError:
