@@ -208,11 +208,12 @@ def test_wrong_tokens_are_limited_per_client_address(tokens_server: SourceServer
     with _bare(server, "127.0.0.2", Origin=server.url) as other:
         for _ in range(auth.MAX_FAILURES):
             assert other.post("/session", json={"token": "guess-0123456789abcdef"}).status_code == 401
-        for token in ("guess-0123456789abcdef", TOKENS["all"]):
-            limited = other.post("/session", json={"token": token})
-            assert _error(limited) == (429, "") and 1 <= int(limited.headers["retry-after"]) <= 60
+        limited = other.post("/session", json={"token": "guess-0123456789abcdef"})
+        assert _error(limited) == (429, "") and 1 <= int(limited.headers["retry-after"]) <= 60
+        # A flood of wrong tokens from one address never locks the real user out: the valid token still enters.
+        assert other.post("/session", json={"token": TOKENS["all"]}).status_code == 204
         bearer = other.get("/runs", headers={"Authorization": f"Bearer {TOKENS['all']}"})
-        assert bearer.status_code == 429
+        assert bearer.status_code == 200
     with _bare(server, Authorization=f"Bearer {TOKENS['all']}") as mine:
         assert mine.get("/runs").status_code == 200
         assert mine.post("/session", json={"token": TOKENS["all"]}, headers={"Origin": server.url}).status_code == 204

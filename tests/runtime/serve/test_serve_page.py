@@ -293,33 +293,6 @@ def test_without_a_session_the_page_asks_for_the_token_and_signs_in_with_it(tab:
     expect(page.locator("#tool-list li").first).to_be_visible()
 
 
-def test_after_too_many_wrong_tokens_the_sign_in_form_says_to_wait(
-    browser: Any, source_build: Path, tmp_path: Path
-) -> None:
-    # Its own server: past 10 wrong tokens a minute, every credential from this address is refused for a while.
-    env = {"PYTHONPATH": f"{source_build}{os.pathsep}{tmp_path}"}
-    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
-    server = Server(tmp_path, "--database", database, env=env, package=SOURCE_PACKAGE).start()
-    context = browser.new_context()
-    try:
-        for _ in range(10):
-            wrong = httpx.post(server.url + "/session", json={"token": "wrong-token-0123456789"})
-            assert wrong.status_code == 401, wrong.text
-        tab = Tab(context.new_page(), server)
-        page = tab.watch(tab.page)
-        page.goto(server.url + "/")
-        page.get_by_label("Access token").fill(server.token)
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.locator("#login-note")).to_have_text(
-            "Too many attempts: wait a minute, then try again.", timeout=WAIT
-        )
-        expect(page.locator("#login")).to_be_visible()
-        assert (tab.dialogs, tab.foreign, tab.errors) == ([], [], [])
-    finally:
-        context.close()
-        server.stop()
-
-
 def _chat_stream(request: Received) -> Answer:
     """An OpenAI-compatible endpoint's streamed answer, with the usage it reports last."""
     chunks: list[dict[str, Any]] = [
