@@ -13,12 +13,12 @@ from typing import Any
 import toolgen.source.shapes as shapes
 from toolgen.core.diagnostics import Diagnostic, Severity, has_errors
 from toolgen.core.errors import InvalidInputError
-from toolgen.core.names import NameRegistry, claim_in_turn, pascal, snake, written_as_snake
+from toolgen.core.names import NameRegistry, claim_in_turn, pascal, snake, tool_attributes, written_as_snake
 from toolgen.core.positions import Pointer, pointer_text
 from toolgen.core.resources import schemas_dir
 from toolgen.ir.dynamic_refs import exported_inputs
 from toolgen.ir.export_keys import own_keys
-from toolgen.ir.model import RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
+from toolgen.ir.model import REGISTRY_MEMBERS, RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
 from toolgen.ir.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
 from toolgen.project.config import Config, display_path, glob_base, is_own_file, unmatched_input
 from toolgen.project.input_digests import recorded_digests
@@ -27,6 +27,7 @@ from toolgen.source.checks import (
     dynamic_references,
     property_escapes,
     remote_references,
+    renamed_properties,
     unfit_defaults,
     unsupported_patterns,
 )
@@ -89,6 +90,10 @@ class _Session:
             self.diagnostics.append(document.key_diagnostic((*pointer, *where), "unknown-keyword", problem))
         for where, problem in unsupported_patterns(schema):
             self.diagnostics.append(document.diagnostic((*pointer, *where), "pattern-unsupported", problem))
+        for where, problem in renamed_properties(schema):
+            self.diagnostics.append(
+                document.key_diagnostic((*pointer, *where), "name-collision", problem, Severity.WARNING)
+            )
         for where, problem in unfit_defaults(schema):
             self.diagnostics.append(
                 document.diagnostic((*pointer, *where), "default-invalid", problem, Severity.WARNING)
@@ -305,16 +310,16 @@ def _tools(
         names, [f"{stems[at]}Result" for at, _ in with_result], [first[at] for at, _ in with_result]
     )
     results = {at: name for (at, _), name in zip(with_result, claimed_results, strict=True)}
+    tool_names = [raw.value("name") for raw in ordered]
+    attributes = tool_attributes(tool_names, REGISTRY_MEMBERS)
     for at, raw in enumerate(ordered):
         stem, args, returns = stems[at], every_args[at], results.get(at)
-        if args != f"{stem}Args":
+        said = [f"the class {args} because {stem}Args is already taken"] if args != f"{stem}Args" else []
+        said.extend(_attribute_renamed(tool_names, attributes, at))
+        if said:
+            message = f"tool {tool_names[at]!r} gets " + ", and ".join(said)
             session.diagnostics.append(
-                raw.document.diagnostic(
-                    raw.where("name"),
-                    "name-collision",
-                    f"tool {raw.value('name')!r} gets the class {args} because {stem}Args is already taken",
-                    Severity.WARNING,
-                )
+                raw.document.diagnostic(raw.where("name"), "name-collision", message, Severity.WARNING)
             )
         input_pointer = raw.where("inputSchema")
         input_schema = session.prepare(raw.document, input_pointer, raw.value("inputSchema"))
@@ -325,6 +330,23 @@ def _tools(
             bundler.add_root(returns, Resource(raw.document, output_pointer), output_pointer, output_schema)
         result.append((raw, stem, args, returns, input_schema))
     return result
+
+
+def _attribute_renamed(names: list[str], attributes: list[str], at: int) -> list[str]:
+    """Why tool `at` has another registry attribute than its name makes (`tools.<name in snake_case>`), or what
+    it has when its name is an identifier other than that: the attribute its users must write instead."""
+    name, attribute = names[at], attributes[at]
+    plain = snake(name, fallback="tool")
+    if attribute != plain:
+        if plain in REGISTRY_MEMBERS:
+            return [f"the attribute tools.{attribute} because tools.{plain} is the registry's own"]
+        owner = names[attributes.index(plain)]
+        return [f"the attribute tools.{attribute} because tool {owner!r} has tools.{plain}"]
+    # A name written as an identifier in lower case is what its users would write: say when it is not.
+    if attribute != name and name.isidentifier() and name == name.lower():
+        reason = "an attribute is snake_case words, never a Python keyword or a name starting with `_`"
+        return [f"the attribute tools.{attribute} because {reason}"]
+    return []
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,32 @@ RESERVED_NAMES = frozenset(
     }
 )
 
+# Every public member of the runtime's Registry (the generated Tools' base), methods and the attributes its
+# methods set alike: a tool's attribute of one of these names is renamed (`pool2`), since a property of that name
+# would hide the member from the registry's own code (the sync loop calls `dispatcher`) or fail as __init__
+# assigns it (`pool`). Names starting with `_` need no entry: a tool's attribute never does (core/names.snake).
+# Listed rather than read from the class at build time: a member added to Registry renames that tool's attribute
+# in every package built after, a change to make on purpose; tests/generator/test_tooldef_truth_registry_names.py
+# fails until this list and the class agree.
+REGISTRY_MEMBERS = frozenset(
+    {
+        "add",
+        "adispatch",
+        "definitions",
+        "dispatch",
+        "dispatcher",
+        "entry",
+        "max_error_chars",
+        "pool",
+        "remove",
+        "require_approval",
+        "require_bound",
+        "revision",
+        "tool_definitions",
+        "unbound",
+    }
+)
+
 
 @dataclass(frozen=True)
 class Tool:

@@ -1,4 +1,8 @@
-"""Payload files as validate reads them: plain or gzip-compressed (`.jsonl.gz`), told apart by name alone."""
+"""Payload files as validate reads them: plain or gzip-compressed (`.jsonl.gz`), told apart by name alone.
+
+A UTF-8 byte order mark that starts a file is skipped wherever the file is read (RFC 8259 section 8.1 lets a
+parser ignore one; the build reads its inputs so), and line:col count from after it, as editors show them.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from pathlib import Path
 from typing import IO, cast
 
 COMPRESSED = ".gz"
+BOM = b"\xef\xbb\xbf"
 # What reading a payload file can raise besides a bad record: the disk's refusals, text that is not UTF-8,
 # and a compressed file that is cut short (EOFError) or corrupt (zlib.error, gzip.BadGzipFile).
 UNREADABLE: tuple[type[Exception], ...] = (OSError, UnicodeDecodeError, EOFError, zlib.error)
@@ -25,17 +30,24 @@ def payload_suffix(path: Path) -> str:
 
 
 def open_binary(path: Path) -> IO[bytes]:
+    """The file's bytes, from after a byte order mark that starts it."""
     if is_compressed(path):
         import gzip  # only for a compressed file
 
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    return path.open("rb")
+        handle = cast(IO[bytes], gzip.open(path, "rb"))  # noqa: SIM115 - the caller closes it
+    else:
+        handle = path.open("rb")  # noqa: SIM115 - the caller closes it
+    try:
+        if handle.read(len(BOM)) != BOM:
+            handle.seek(0)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
 
 
 def open_text(path: Path) -> IO[str]:
     """UTF-8 text, strict, with line endings as they are (a record's column counts them)."""
-    if not is_compressed(path):
-        return path.open(encoding="utf-8", errors="strict", newline="")
     return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="strict", newline="")
 
 

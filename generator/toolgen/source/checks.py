@@ -1,4 +1,4 @@
-"""Build-time checks of schema content the generated models depend on: regexes, defaults and references.
+"""Build-time checks of schema content the generated models depend on: regexes, defaults, references, names.
 
 Regular expressions must compile with Python's re, which the models use to check them. A default that
 does not fit its own schema would become a field default of the wrong type; it is reported and left out.
@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from toolgen.core.names import property_attributes
 from toolgen.core.positions import Pointer
 from toolgen.runtime import has_property_escapes, python_patterns, unsupported
 from toolgen.source.schemawalk import walk
@@ -134,3 +135,28 @@ def remote_references(schema: Any) -> Iterator[tuple[Pointer, str]]:
                 f"$ref {sub['$ref']!r} (a meta-schema) is not supported in canonical messages, which are checked "
                 "by their models alone; describe the value with a schema of its own",
             )
+
+
+def renamed_properties(schema: Any) -> Iterator[tuple[Pointer, str]]:
+    """(pointer of the property, sentence) for each property whose attribute is not its own because another
+    property of its object makes the same one (core/names.property_attributes): the attribute to write instead.
+
+    Names outside ASCII are left out: their attributes are chosen over the whole schema, clear of every other's.
+    So is an object beside a `$ref`, which becomes no class of its own (ir/modelnames.py) to order the names of.
+    """
+    for sub, where in walk(schema):
+        properties = sub.get("properties") if isinstance(sub, dict) and "$ref" not in sub else None
+        if not isinstance(properties, dict) or len(properties) < 2:
+            continue
+        found = property_attributes([name for name in properties if isinstance(name, str) and name.isascii()])
+        if found is None:
+            continue
+        owners = {attribute: name for name, attribute in found.given.items()}
+        for name, attribute in found.given.items():
+            plain = found.plain[name]
+            if attribute != plain:
+                owner = owners[plain]
+                yield (
+                    (*where, "properties", name),
+                    f"property {name!r} gets the attribute {attribute} because property {owner!r} has {plain}",
+                )

@@ -6,6 +6,7 @@ import json
 import math
 import re
 import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from toolgen.core.positions import (
     yaml_duplicate_keys,
     yaml_positions,
 )
-from toolgen.source.yamlcore import AliasError, compose_and_construct, json_int
+from toolgen.source.yamlcore import AliasError, compose_and_construct, json_int, unprintable
 
 
 @dataclass(eq=False)
@@ -118,7 +119,7 @@ def _parse_yaml(text: str, path: Path, display: str) -> Document:
         problem = error.problem or error.context or "cannot parse"
         raise LoadError(Diagnostic(display, line, col, Severity.ERROR, "syntax", f"invalid YAML: {problem}")) from None
     except yaml.YAMLError as error:
-        raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid YAML: {error}")) from None
+        raise _yaml_refusal(display, text, error) from None
     except RecursionError:
         raise _too_deep_to_parse(display) from None
     document = Document(display, path, text, data, False, node)
@@ -128,6 +129,21 @@ def _parse_yaml(text: str, path: Path, display: str) -> Document:
     except RecursionError:
         raise _too_deep_to_parse(display) from None
     return _checked(document)
+
+
+def _yaml_refusal(display: str, text: str, error: yaml.YAMLError) -> LoadError:
+    """An error without a mark: the reader's refusal of a character, which it places by an offset into its own
+    buffer (in bytes, under libyaml); the character is found again in the text and named."""
+    found = unprintable(text)
+    if found is None:
+        return LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid YAML: {error}"))
+    line, col, char = found
+    kind = "control character" if unicodedata.category(char) == "Cc" else "character"
+    message = (
+        f"invalid YAML: {kind} U+{ord(char):04X} cannot be written in a YAML file; "
+        f"write it as \\u{ord(char):04X} inside a double-quoted string"
+    )
+    return LoadError(Diagnostic(display, line, col, Severity.ERROR, "syntax", message))
 
 
 def parse_text(text: str, path: Path, display: str) -> Document:

@@ -1,7 +1,10 @@
 """YAML read the way YAML 1.2's core schema (and JSON) reads it, composed once, with alias abuse refused.
 
 PyYAML implements YAML 1.1, where `yes`, `no`, `on` and `off` are booleans, `010` is octal and
-`2024-01-01` is a date; in a schema file those would silently change enum values and defaults.
+`2024-01-01` is a date; in a schema file those would silently change enum values and defaults. YAML 1.1 also
+breaks lines at U+0085, U+2028 and U+2029, which YAML 1.2 (like JSON) reads as ordinary characters: PyYAML
+is handed a private-use stand-in for each, one character for one so that every line:col stays right, and the
+values get the characters back.
 """
 
 from __future__ import annotations
@@ -123,12 +126,73 @@ def check_aliases(root: yaml.Node | None) -> None:
         raise AliasError(message, root.start_mark)
 
 
+# Line breaks to YAML 1.1 only. YAML 1.2 section 5.4: "YAML version 1.1 did support the above non-ASCII line
+# break characters; however, JSON does not. Hence, to ensure JSON compatibility, YAML treats them as non-break
+# characters as of version 1.2."
+_YAML_1_1_BREAKS = "\x85\u2028\u2029"
+# Where stand-ins are taken from: private-use characters, printable to PyYAML and in no token's syntax (the
+# planes' too: a file may hold every character of the first range).
+_PRIVATE_USE = (range(0xE000, 0xF900), range(0xF0000, 0xFFFFE), range(0x100000, 0x10FFFE))
+# What YAML 1.2 (c-printable) allows in a file; PyYAML's reader refuses the rest, placing it by an offset.
+_UNPRINTABLE = re.compile(r"[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _stand_ins(text: str) -> dict[int, str]:
+    """A private-use character the text does not hold for each YAML 1.1 line break it holds (code -> stand-in)."""
+    found = [char for char in _YAML_1_1_BREAKS if char in text]
+    if not found:
+        return {}
+    free = (chr(code) for codes in _PRIVATE_USE for code in codes if chr(code) not in text)
+    return {ord(char): next(free) for char in found}
+
+
+def _restore(node: yaml.Node, back: dict[int, str]) -> None:
+    """Every scalar of the tree (keys too) with its stand-ins turned back into the characters they stand for.
+
+    Run after check_aliases, so the tree holds no cycle and is of bounded size; a node aliases share is done once.
+    """
+    done: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in done:
+            continue
+        done.add(id(current))
+        if isinstance(current, yaml.ScalarNode):
+            current.value = current.value.translate(back)
+        else:
+            stack.extend(_children(current))
+
+
+def unprintable(text: str) -> tuple[int, int, str] | None:
+    """Line, column (in characters, from 1) and the character of the first character YAML does not allow in a
+    file (a control character other than tab and line ends, U+FFFE, U+FFFF), or None. Lines end at LF, CRLF or
+    CR, as YAML 1.2 and editors count them."""
+    found = _UNPRINTABLE.search(text)
+    if found is None:
+        return None
+    before = text[: found.start()]
+    line = before.count("\n") + before.count("\r") - before.count("\r\n") + 1
+    start = max(before.rfind("\n"), before.rfind("\r")) + 1
+    return line, found.start() - start + 1, found.group()
+
+
 def compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     """The node tree (for positions) and the data built from it, from one parse."""
-    loader = CoreLoader(text)
+    stand_ins = _stand_ins(text)
+    loader = CoreLoader(text.translate(stand_ins) if stand_ins else text)
     try:
-        node = loader.get_single_node()
+        try:
+            node = loader.get_single_node()
+        except yaml.MarkedYAMLError as error:
+            if stand_ins:  # the sentence may quote a stand-in: it names the character written
+                back = {ord(stand_in): chr(code) for code, stand_in in stand_ins.items()}
+                error.problem = error.problem and error.problem.translate(back)
+                error.context = error.context and error.context.translate(back)
+            raise
         check_aliases(node)
+        if stand_ins and node is not None:
+            _restore(node, {ord(stand_in): chr(code) for code, stand_in in stand_ins.items()})
         data = loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()

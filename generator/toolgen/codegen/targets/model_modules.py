@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from toolgen.codegen.collector import collector_paused
 from toolgen.codegen.targets.model_rewrites import DEFERRED_ROOT_BASE, RewrittenModule, Statement, module_statements
-from toolgen.core.names import NameRegistry, claim_in_turn, snake, written_as_snake
+from toolgen.core.names import NameRegistry, tool_attributes
 from toolgen.ir.model import Project
 
 FOLDER = "_tool_models"
@@ -238,8 +238,7 @@ def _split(source: str, project: Project, header: str) -> ModelModules:
 def tool_module_names(project: Project, registry: NameRegistry | None = None) -> dict[str, str]:
     """Each tool's name -> the name of its module under FOLDER (claimed in `registry`, when given)."""
     registry = NameRegistry(frozenset({"__init__"})) if registry is None else registry
-    wanted = [snake(tool.name, fallback="tool") for tool in project.tools]
-    claimed = claim_in_turn(registry, wanted, [written_as_snake(tool.name) for tool in project.tools])
+    claimed = tool_attributes([tool.name for tool in project.tools], registry=registry)
     return {tool.name: module for tool, module in zip(project.tools, claimed, strict=True)}
 
 

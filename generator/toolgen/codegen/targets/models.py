@@ -14,7 +14,7 @@ import pydantic
 
 from toolgen.codegen.targets.model_rewrites import rewrite_models
 from toolgen.core.errors import ExternalToolError
-from toolgen.core.names import NameRegistry, snake
+from toolgen.core.names import NameRegistry, property_attributes, snake
 from toolgen.ir.model import ROOT_MODEL, Project, thaw
 from toolgen.ir.modelnames import NOT_NULL_KEY
 from toolgen.source.schemawalk import walk
@@ -54,6 +54,22 @@ def attribute_aliases(names: frozenset[str]) -> dict[str, str]:
     return {name: registry.claim(snake(name, fallback="field")) for name in foreign}
 
 
+def attribute_orders(schema: Any, aliases: dict[str, str]) -> dict[str, str]:
+    """`Class.property` aliases that give a property spelled as its attribute that attribute, in each model where
+    another property makes the same one (core/names.property_attributes): left alone, generate() hands it to
+    whichever is written first, so `a-b` before `a_b` would take `a_b` from the property called so."""
+    scoped: dict[str, str] = {}
+    for sub, _ in walk(schema):
+        properties = sub.get("properties") if isinstance(sub, dict) else None
+        if not isinstance(properties, dict) or len(properties) < 2 or not isinstance(sub.get("title"), str):
+            continue
+        found = property_attributes(list(properties), aliases)
+        if found is not None:
+            # Those spelled as their attribute are left to generate(): no other property takes it now.
+            scoped.update({f"{sub['title']}.{name}": given for name, given in found.given.items() if given != name})
+    return scoped
+
+
 def render_models(project: Project, header: str, aliases: dict[str, str] | None = None) -> str:
     """The models module of `project`: generate() over its models schema, with toolgen's rewrites.
 
@@ -70,6 +86,8 @@ def render_models(project: Project, header: str, aliases: dict[str, str] | None 
     base_map: dict[str, str | list[str]] = dict.fromkeys(not_null_titles, f"{runtime}.NullRefusingModel")
     base_map.update({name: f"{runtime}.CanonicalModel" for name in project.canonical_models})
     base_map["ToolCallFunction"] = f"{runtime}.FunctionCallBase"
+    foreign = attribute_aliases(property_names) if aliases is None else aliases
+    attributes = {**foreign, **attribute_orders(schema, foreign)}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -89,7 +107,7 @@ def render_models(project: Project, header: str, aliases: dict[str, str] | None 
                 # Field(description=...) is an escaped literal that reaches model_json_schema(); a
                 # docstring would carry raw control characters and reach nothing at run time.
                 use_field_description=False,
-                aliases=attribute_aliases(property_names) if aliases is None else aliases,
+                aliases=attributes,
                 model_extra_keys={NOT_NULL_KEY},
                 keep_model_order=True,
                 disable_timestamp=True,

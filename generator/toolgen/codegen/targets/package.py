@@ -15,40 +15,18 @@ import jinja2
 
 from toolgen.codegen.kept import KeptEntry, hashed
 from toolgen.codegen.targets.features import not_built_in, select
-from toolgen.core.names import NameRegistry, claim_in_turn, snake, written_as_snake
+from toolgen.core.names import snake, tool_attributes
 from toolgen.core.resources import templates_dir
-from toolgen.ir.model import Project, thaw
+from toolgen.ir.model import REGISTRY_MEMBERS, Project, thaw
 from toolgen.project.feature_names import COMMAND_LINE, FEATURES
 from toolgen.runtime import ROWS, WIRES
 
 RUNTIME_DIR = Path(__file__).resolve().parents[2] / "runtime"
 # Where the runtime goes inside a generated package; the formatter leaves it as toolgen wrote it.
 RUNTIME_PACKAGE = "_runtime"
-# Every public member of the runtime's Registry (the generated Tools' base), methods and the attributes its
-# methods set alike: a tool's attribute of one of these names is renamed (`pool2`), since a property of that name
-# would hide the member from the registry's own code (the sync loop calls `dispatcher`) or fail as __init__
-# assigns it (`pool`). Names starting with `_` need no entry: a tool's attribute never does (core/names.snake).
-# Listed rather than read from the class at build time: a member added to Registry renames that tool's attribute
-# in every package built after, a change to make on purpose; tests/generator/test_tooldef_truth_registry_names.py
-# fails until this list and the class agree.
-_REGISTRY_MEMBERS = frozenset(
-    {
-        "add",
-        "adispatch",
-        "definitions",
-        "dispatch",
-        "dispatcher",
-        "entry",
-        "max_error_chars",
-        "pool",
-        "remove",
-        "require_approval",
-        "require_bound",
-        "revision",
-        "tool_definitions",
-        "unbound",
-    }
-)
+# The registry's own members, which no tool's attribute takes (ir/model.py); named here for the test that holds
+# the list to the class, tests/generator/test_tooldef_truth_registry_names.py.
+_REGISTRY_MEMBERS = REGISTRY_MEMBERS
 # In the folder render_package is given to keep things in: the templates compiled, the runtime as carried.
 _COMPILED = "templates"
 _CARRIED = "runtime.json"
@@ -184,9 +162,7 @@ def render_package(
     validator_models = sorted({v.model for v in validators} | {m for u in project.unions for m in u.members})
     validator_names = sorted([v.function for v in validators] + ["validate_tool_arguments", "validate_tool_result"])
     public_models = sorted(set(project.canonical_models) | set(tool_models))
-    attributes = NameRegistry(_REGISTRY_MEMBERS)
-    wanted = [snake(tool.name, fallback="tool") for tool in project.tools]
-    claimed = claim_in_turn(attributes, wanted, [written_as_snake(tool.name) for tool in project.tools])
+    claimed = tool_attributes([tool.name for tool in project.tools], REGISTRY_MEMBERS)
     entries = list(zip(project.tools, claimed, strict=True))
     common = {"header": header, "package": project.package}
     files = {

@@ -17,6 +17,7 @@ import fsspec
 from distributed import WorkerPlugin, get_worker
 from fsspec.utils import read_block
 
+from toolgen.payloads.files import BOM
 from toolgen.payloads.validation.blocks import BlockResult, check_document, check_lines, check_stream
 from toolgen.payloads.validation.local import load_sdk
 
@@ -94,5 +95,8 @@ def read_range(block: Block, storage: dict[str, Any]) -> bytes:
     read_block), or the whole file for a document."""
     with fsspec.open(block.url, "rb", **storage) as handle:
         if block.document or block.length is None:
-            return bytes(handle.read())
-        return bytes(read_block(handle, block.offset, block.length, delimiter=b"\n"))
+            data = bytes(handle.read())
+        else:
+            data = bytes(read_block(handle, block.offset, block.length, delimiter=b"\n"))
+    # A byte order mark that starts the file is skipped, as local validation skips it (payloads/files.py).
+    return data[len(BOM) :] if block.offset == 0 and data.startswith(BOM) else data

@@ -169,7 +169,8 @@ def records(source: Source, stream: IO[str] | None = None) -> Iterator[Record]:
 
 def _open(source: Source) -> IO[str]:
     if source.path is None:
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
+        # utf-8-sig: a byte order mark that starts the input is skipped, as in a file (payloads/files.py).
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", errors="strict")
     return open_text(source.path)
 
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from toolgen.core.kinds import KINDS
 from toolgen.payloads.validation.fast import SNAKE_KEYS, snake_messages, tool_calls
-from toolgen.payloads.wire_places import BodyPlaces, escape, strings_of, tokens
+from toolgen.payloads.wire_places import BodyPlaces, escape, resolve, strings_of, tokens
 
 # How a shape's sentence ends for a value the body lacks.
 MISSING = "(it is required), got nothing"
@@ -255,6 +255,9 @@ def wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[Finding]:
             message = str(error)
             if at and message.startswith(at):
                 message = pointer + message[len(at) :]
+            if message.endswith(_GOT_NULL) and _absent(reduced.body, at):
+                # The decoder reads a key with .get(): a key the body lacks it says as null, which is not there.
+                message = message[: -len(_GOT_NULL)] + ", got nothing"
             # At one place, the decoder's sentence says more than the shape's, but for a value that is missing.
             if not any(f.pointer == pointer and f.message.endswith(MISSING) for f in found):
                 found = [f for f in found if f.pointer != pointer]
@@ -275,6 +278,18 @@ def wire_problems(sdk: ModuleType, kind: str, data: Any) -> list[Finding]:
         places = BodyPlaces(reduced.body, messages, wire)
         found.extend(_in_body(finding, places, reduced, body_kind) for finding in canonical)
     return found
+
+
+_GOT_NULL = ", got null"
+
+
+def _absent(body: Any, pointer: str) -> bool:
+    """Whether `pointer` names a key its object lacks (the object itself being there)."""
+    parts = tokens(pointer)
+    if not parts:
+        return False
+    parent = resolve(body, "".join(f"/{escape(part)}" for part in parts[:-1]))
+    return isinstance(parent, dict) and parts[-1] not in parent
 
 
 def _named_look_alike(found: list[Finding], sentence: str | None) -> list[Finding]:

@@ -381,8 +381,10 @@ EXCLUSIVE: Mapping[str, tuple[tuple[str, str, str], ...]] = MappingProxyType(
             (
                 "generationConfig.thinkingConfig.thinkingLevel",
                 "generationConfig.thinkingConfig.thinkingBudget",
-                "Gemini refuses a request with both (thinkingLevel is for Gemini 3 models, "
-                "thinkingBudget for earlier ones)",
+                (
+                    "Gemini refuses a request with both (thinkingLevel is for Gemini 3 models, "
+                    "thinkingBudget for earlier ones)"
+                ),
             ),
         ),
     }
