@@ -289,7 +289,7 @@ _UNKNOWN = [
     ("cohere", "BRAND_NEW_REASON", "stop"),
     ("ollama", "brand_new_reason", "stop"),
     ("openai-responses", "brand_new_status", None),
-    ("google-interactions", "budget_exceeded", None),
+    ("google-interactions", "brand_new_status", None),
 ]
 
 # Values each table knows: no note.

@@ -118,7 +118,7 @@ def test_usage_counts_every_input_token_and_reasoning_as_output() -> None:
     assert body["usage"]["input_tokens"] == 10 and body["usage"]["cache_read_input_tokens"] == 100
     gemini = decode(
         {
-            "candidates": [],
+            "candidates": [{"content": {"role": "model", "parts": [{"text": "Hi"}]}, "finishReason": "STOP"}],
             "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 3, "thoughtsTokenCount": 4},
         },
         "gemini",
