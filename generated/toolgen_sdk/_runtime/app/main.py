@@ -8,12 +8,13 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..clients.base import ModelClient
 from ..clients.http import HTTPModel
+from ..clients.retry import error_text
 from ..extras import MissingExtra
 from ..loop.events import RunEvent, sse_encode
 from ..loop.policies import Approval, ApprovalRequest
@@ -25,6 +26,9 @@ from ..wires.settings import UnsupportedSettings
 from .binding import bind_demo, chosen_registry
 from .endpoint import add_endpoint_options, endpoint_model, run_settings
 from .prompted import prompted_model
+
+# The `error` types of a model call whose stream broke off (loop/recovery.py), asked again when its run says so.
+_BROKE_OFF = frozenset({"cut", "incomplete", "corrupt", "incomplete_stream"})
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
@@ -111,13 +115,22 @@ class _Printer:
         # Notes go beside the answer, not into it: a setting left out, content moved for the wire.
         self.err = err
         self.open_line = False
+        # Whether the model call in flight has printed text: a stream that breaks off leaves it on the screen.
+        self.shown = False
 
     def __call__(self, event: RunEvent) -> None:
         if self.options.events:
             self.out.write(sse_encode(event))
         elif self.options.stream and event.type == "text_delta":
             self.out.write(str(event.data.get("text", "")))
-            self.open_line = True
+            self.open_line = self.shown = True
+        elif event.type == "model_call_started":
+            self.shown = False
+        elif event.type == "error" and event.data.get("retry") and self.err:
+            # Asked again: said beside the answer, so that two attempts' text never reads as one answer.
+            self.out.flush()
+            self.err.write(self._retry_line(event.data))
+            self.err.flush()
         elif (
             self.options.stream
             and event.type == "model_call_finished"
@@ -129,6 +142,16 @@ class _Printer:
             self.err.write(f"note: {event.data.get('message')}\n")
             self.err.flush()
         self.out.flush()
+
+    def _retry_line(self, data: Mapping[str, Any]) -> str:
+        message, attempt = data.get("message"), data.get("retry")
+        if data.get("type") not in _BROKE_OFF:
+            return f"retrying (attempt {attempt}): {message}\n"
+        shown = ", after the text above" if self.options.stream and self.shown else ""
+        return (
+            f"the answer's stream broke off{shown} ({message}):"
+            f" asking the model again (attempt {attempt})\n"
+        )
 
 
 def _registry(
@@ -220,7 +243,7 @@ def _prompt_main(
     if result.stop_reason in ("finished", "return_direct"):
         return 0
     problem = (
-        result.error.message
+        error_text(result.error)
         if isinstance(result.error, ProviderError)
         else result.error
     )

@@ -14,11 +14,11 @@ from __future__ import annotations
 import importlib
 import json
 import zlib
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..streams.events import Event, MessageEnd, StreamError
-from ..wires.canonical import ProviderError, Response
+from ..wires.canonical import ProviderError, Response, aws_error_name
 from .base import decode_body
 
 ANSWER_CAP = 32 * 2**20
@@ -330,8 +330,16 @@ def whole_response(wire: str, content: bytes | bytearray) -> Response:
     return result
 
 
-def status_error(wire: str, status: int, content: bytes, reason: str) -> ProviderError:
-    """The provider's error body as a ProviderError with the HTTP status; a body that is no error object as text."""
+def status_error(
+    wire: str,
+    status: int,
+    content: bytes,
+    reason: str,
+    headers: Mapping[str, str] | None = None,
+) -> ProviderError:
+    """The provider's error body as a ProviderError with the HTTP status; a body that is no error object as text.
+    AWS names the error in the `x-amzn-ErrorType` header (Bedrock's body holds only `message`): the type and code
+    the body does not give are that name."""
     try:
         body = json.loads(content)
     except (ValueError, RecursionError):
@@ -342,12 +350,56 @@ def status_error(wire: str, status: int, content: bytes, reason: str) -> Provide
         if isinstance(decoded, ProviderError) and decoded.type != "invalid_response":
             decoded.status = decoded.status or status
             decoded.raw = body
-            return decoded
+            return _named(decoded, headers)
     text = content[:500].decode("utf-8", "replace").strip()
-    return ProviderError(
+    error = ProviderError(
         wire,
         f"HTTP {status} {reason}: {text}".rstrip(": "),
         type="http_error",
         status=status,
         raw=body,
     )
+    return _named(error, headers)
+
+
+def _named(error: ProviderError, headers: Mapping[str, str] | None) -> ProviderError:
+    """`error` with the name `x-amzn-ErrorType` gives as its code, and as its type unless the body gave one."""
+    sent = next(
+        (v for k, v in (headers or {}).items() if k.lower() == "x-amzn-errortype"),
+        None,
+    )
+    name = aws_error_name(sent) if isinstance(sent, str) else ""
+    if name:
+        error.code = error.code or name
+        if error.type is None or error.type == "http_error":
+            error.type = name
+    return error
+
+
+def redirect_error(
+    wire: str, status: int, reason: str, location: str | None
+) -> ProviderError:
+    """A 3xx answer: never followed, since the request, its key with it, would go where the server says. The error
+    names where it points (`location` as the caller masked it)."""
+    where = f"redirected to {location}" if location else "a redirect without a Location"
+    return ProviderError(
+        wire,
+        f"HTTP {status} {reason}: {where}, not followed (set the base URL to where it points)",
+        type="redirect",
+        status=status,
+    )
+
+
+def kept(chunks: Iterable[bytes], received: bytearray) -> Iterator[bytes]:
+    """The chunks as they come, each also added to `received`, for the recording."""
+    for chunk in chunks:
+        received += chunk
+        yield chunk
+
+
+async def akept(
+    chunks: AsyncIterator[bytes], received: bytearray
+) -> AsyncIterator[bytes]:
+    async for chunk in chunks:
+        received += chunk
+        yield chunk

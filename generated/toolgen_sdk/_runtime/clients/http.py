@@ -8,7 +8,8 @@ Authentication is a key (per the wire's route), a bearer token or token provider
 included): httpx's own timeouts count per read, and a server dripping a byte at a time never trips them.
 Bodies are read with a bound (bodies.py): an answer, whole or streamed, up to `max_response_bytes` once decoded,
 an error body up to 1 MiB. The key is masked in all the client gives out, answers and their events included
-(secrets.py, stream_mask.py).
+(secrets.py, stream_mask.py). Each retry is said as it is made (retry.py); a redirect is an error naming where it
+points, never followed: a key is never sent on to another URL.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import json
 import os
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..extras import optional_module
@@ -40,20 +41,32 @@ from .bodies import (
     aread_body,
     capped_events,
     read_body,
+    redirect_error,
     status_error,
     too_large,
     whole_response,
 )
 from .deadline import TIMEOUTS, DeadlinePassed, awithin, before, within
-from .recording import Exchange, Recorder
+from .recording import Exchange, Recorder, Tape
 
 # RetryPolicy and retry_after are read from here too (the runtime's surface, tests): kept importable.
-from .retry import RETRY_STATUSES, RetryPolicy, retry_after, retryable  # noqa: F401
+from .retry import (  # noqa: F401
+    Attempt,
+    Opened,
+    Retried,
+    RetryPolicy,
+    discard,
+    final_failure,
+    next_wait,
+    retry_after,
+    retry_event,
+    with_retries,
+)
 from .secrets import Redactor
 from .sent_notes import sent_notes
 from .sigv4 import SigV4, aws_region, signable_url
 from .stream_mask import amasked, masked
-from .urls import join_url
+from .urls import join_url, masked_url
 
 # Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
 
@@ -209,26 +222,14 @@ class HTTPModel(ModelClientBase):
             self._redactor = self._redactor.plus(self.auth.secrets())
         built.headers.update(auth)
 
-    def _record(self, response: Any, body: bytes, stream: bool, whole: bool) -> None:
-        """The exchange a call ended with, into the recording folder (when recording)."""
-        if self.recorder is None or response is None:
-            return
-        sent = response.request
-        self.recorder.write(
-            Exchange(
-                self.wire,
-                sent.method,
-                str(sent.url),
-                dict(sent.headers),
-                bytes(sent.content),
-                response.status_code,
-                dict(response.headers),
-                body,
-                stream,
-                whole,
-            ),
-            self._redactor,
-        )
+    def _record(
+        self, response: Any, body: Any, stream: bool, whole: bool, failure: Any = None
+    ) -> None:
+        """The exchange a call ended with, and how it failed once the headers had come (a ProviderError, or the
+        error that broke a stream off), into the recording folder (when recording): a replay meets the same."""
+        if self.recorder is not None and response is not None:
+            exchange = Exchange.of(self.wire, response, body, stream, whole, failure)
+            self.recorder.write(exchange, self._redactor)
 
     def _failure(self, error: Exception) -> ProviderError:
         """What went wrong below HTTP: a timeout, a connection that failed or dropped, a request httpx refused, or
@@ -287,29 +288,13 @@ class HTTPModel(ModelClientBase):
     def _error_cap(self) -> int:
         return min(ERROR_CAP, self.max_response_bytes)
 
-    def _wait(
-        self,
-        attempt: int,
-        failure: ProviderError,
-        headers: Mapping[str, str] | None,
-        deadline: float,
-    ) -> float | None:
-        """Seconds before the next attempt, or None when this failure is final (or no time is left for one)."""
-        transient = failure.type in ("timeout", "connection_error") or (
-            failure.status is not None and retryable(failure.status)
-        )
-        wait = self.retry.delay(attempt, headers) if transient else None
-        if wait is not None and time.monotonic() + wait >= deadline:
-            return None
-        return wait
-
     def _attempt(
         self,
         url: str,
         content: bytes,
         headers: dict[str, str],
         deadline: float,
-    ) -> _Attempt:
+    ) -> Attempt:
         client = self._client
         try:
             built = client.build_request(
@@ -322,8 +307,8 @@ class HTTPModel(ModelClientBase):
             self._authorized(built, content, headers)
             # Always streamed, so that even a whole body is read under the deadline.
             response = client.send(built, stream=True)
-            if response.status_code < 400:
-                return _Attempt(response)
+            if response.status_code < 300:
+                return Attempt(response)
             try:
                 body = bytearray()
                 for chunk in self._body(response, deadline, self._error_cap()):
@@ -333,16 +318,20 @@ class HTTPModel(ModelClientBase):
                 body, failure = bytearray(), self._unread(response, error)
             finally:
                 response.close()
-            return _Attempt(
+            return Attempt(
                 None, self._redactor.error(failure), response.headers, response, body
             )
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
-            return _Attempt(None, self._failure(error))
+            return Attempt(None, self._failure(error))
 
     def _status_failure(self, response: Any, body: bytes) -> ProviderError:
-        return status_error(
-            self.wire, response.status_code, body, response.reason_phrase
-        )
+        status, reason = response.status_code, response.reason_phrase
+        if status < 400:
+            location = response.headers.get("location")
+            if location is not None:
+                location = masked_url(location, self._redactor)
+            return redirect_error(self.wire, status, reason, location)
+        return status_error(self.wire, status, body, reason, response.headers)
 
     def _unread(self, response: Any, error: Exception) -> ProviderError:
         """An error response whose body was past its cap, or could not be decoded."""
@@ -357,93 +346,106 @@ class HTTPModel(ModelClientBase):
             status=status,
         )
 
-    def _send(self, request: Request, stream: bool, deadline: float) -> Any:
-        """An open httpx response with a success status, or the ProviderError after retries.
+    def _tries(
+        self, request: Request, stream: bool, deadline: float, retries: list[Retried]
+    ) -> Iterator[Retried | Opened]:
+        """The attempts of one call: a note for each failed attempt made again, yielded before its wait (and added
+        to `retries`), then the open httpx response with a success status. The last failure is raised, a
+        RetriedError when there were retries or one was given up on.
 
-        The attempts run in a thread waited for until the deadline: sync httpx has no deadline of its own.
+        Each attempt runs in a thread waited for until the deadline: sync httpx has no deadline of its own.
         """
         url, content, headers = self._prepare(request, stream)
         if self._client is None:
             self._client = self._httpx.Client(
                 timeout=self._timeout, headers=self._client_headers
             )
-        try:
-            return before(
-                deadline,
-                self.timeout,
-                lambda: self._retrying(url, content, headers, deadline, stream),
-                lambda response: response.close(),
-            )
-        except DeadlinePassed as error:
-            raise self._failure(error) from None
-
-    def _retrying(
-        self,
-        url: str,
-        content: bytes,
-        headers: dict[str, str],
-        deadline: float,
-        stream: bool,
-    ) -> Any:
-        attempt = 0
         while True:
-            outcome = self._attempt(url, content, headers, deadline)
+            try:
+                outcome = before(
+                    deadline,
+                    self.timeout,
+                    lambda: self._attempt(url, content, headers, deadline),
+                    discard,
+                )
+            except DeadlinePassed as error:
+                raise final_failure(self._failure(error), retries) from None
             if outcome.failure is None:
-                return outcome.response
-            wait = self._wait(attempt, outcome.failure, outcome.headers, deadline)
+                yield Opened(outcome.response)
+                return
+            wait, why = next_wait(
+                self.retry, len(retries), outcome, deadline, self.timeout
+            )
             if wait is None:
-                self._record(outcome.answered, bytes(outcome.body), stream, True)
-                raise outcome.failure
+                body, failure = outcome.body, outcome.failure
+                self._record(outcome.answered, body, stream, True, failure)
+                raise final_failure(outcome.failure, retries, why)
+            note = Retried.of(outcome.failure, len(retries) + 1, wait)
+            retries.append(note)
+            yield note
             time.sleep(wait)
-            attempt += 1
 
-    def _answer(self, response: Any, content: bytearray) -> Response:
-        """A whole answer's body as a Response, recorded, with the secrets it echoed masked."""
+    def _answer(
+        self, response: Any, content: bytearray, retries: list[Retried]
+    ) -> Response:
+        """A whole answer's body as a Response, recorded, with the secrets it echoed masked and the retries made
+        before it listed."""
         self._record(response, bytes(content), False, True)
         try:
             answer = whole_response(self.wire, content)
         except ProviderError as error:
-            raise self._redactor.error(error) from None
-        return self._redactor.response(answer)
+            raise final_failure(self._redactor.error(error), retries) from None
+        return with_retries(self._redactor.response(answer), retries)
 
     def complete(self, request: Request) -> Response:
         deadline = self._deadline()
-        response = self._send(request, stream=False, deadline=deadline)
+        retries: list[Retried] = []
+        response: Any = None
+        for item in self._tries(request, False, deadline, retries):
+            if isinstance(item, Opened):
+                response = item.response
         # A bytearray: json.loads reads it as it is, so the body is never held twice.
         content = bytearray()
         try:
             for chunk in self._body(response, deadline, self.max_response_bytes):
                 content += chunk
         except Exception as error:  # noqa: BLE001 - a body cut off is a ProviderError like any other
-            raise self._failure(error) from None
+            failure = final_failure(self._failure(error), retries)
+            self._record(response, content, False, False, failure)
+            raise failure from None
         finally:
             response.close()
-        return self._answer(response, content)
+        return self._answer(response, content, retries)
 
     def stream(self, request: Request) -> Iterator[Event]:
         deadline = self._deadline()
+        retries: list[Retried] = []
+        response: Any = None
         try:
-            response = self._send(request, stream=True, deadline=deadline)
+            for item in self._tries(request, True, deadline, retries):
+                if isinstance(item, Opened):
+                    response = item.response
+                else:
+                    yield retry_event(item)
         except ProviderError as error:
             yield from error_events(error)
             return
-        received = None if self.recorder is None else bytearray()
-        whole = False
+        tape = Tape()
         try:
             # A connection dropped mid-stream, or the deadline passing, ends the events with a StreamError.
             chunks = self._body(response, deadline, self.max_response_bytes)
-            if received is not None:
-                chunks = _kept(chunks, received)
+            if self.recorder is not None:
+                chunks = tape.kept(chunks)
             # A server that ignored `stream` answers whole, as JSON: the content type helps tell (streams/whole.py).
             kind = response.headers.get("content-type")
             events = capped_events(
                 stream_events(chunks, self.wire, content_type=kind), self.wire
             )
             yield from masked(events, self._redactor) if self._redactor else events
-            whole = True
         finally:
             response.close()
-            self._record(response, bytes(received or b""), True, whole)
+            # Whole when the body was read to its end: not when it broke off, nor when the reader stopped.
+            self._record(response, tape.body, True, tape.ended, tape.error)
 
     # -- async: one client per call, since an httpx.AsyncClient belongs to the event loop that made it --
 
@@ -459,7 +461,7 @@ class HTTPModel(ModelClientBase):
         content: bytes,
         headers: dict[str, str],
         deadline: float,
-    ) -> _Attempt:
+    ) -> Attempt:
         try:
             built = client.build_request(
                 "POST",
@@ -477,8 +479,8 @@ class HTTPModel(ModelClientBase):
                 raise DeadlinePassed(
                     f"the call took more than {self.timeout} s"
                 ) from None
-            if response.status_code < 400:
-                return _Attempt(response)
+            if response.status_code < 300:
+                return Attempt(response)
             try:
                 body = bytearray()
                 async for chunk in self._abody(response, deadline, self._error_cap()):
@@ -488,32 +490,47 @@ class HTTPModel(ModelClientBase):
                 body, failure = bytearray(), self._unread(response, error)
             finally:
                 await response.aclose()
-            return _Attempt(
+            return Attempt(
                 None, self._redactor.error(failure), response.headers, response, body
             )
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
-            return _Attempt(None, self._failure(error))
+            return Attempt(None, self._failure(error))
 
-    async def _asend(
-        self, client: Any, request: Request, stream: bool, deadline: float
-    ) -> Any:
+    async def _atries(
+        self,
+        client: Any,
+        request: Request,
+        stream: bool,
+        deadline: float,
+        retries: list[Retried],
+    ) -> AsyncIterator[Retried | Opened]:
+        """_tries, async: a note for each failed attempt made again, before its wait; then the opened response."""
         url, content, headers = self._prepare(request, stream)
-        attempt = 0
         while True:
             outcome = await self._aattempt(client, url, content, headers, deadline)
             if outcome.failure is None:
-                return outcome.response
-            wait = self._wait(attempt, outcome.failure, outcome.headers, deadline)
+                yield Opened(outcome.response)
+                return
+            wait, why = next_wait(
+                self.retry, len(retries), outcome, deadline, self.timeout
+            )
             if wait is None:
-                self._record(outcome.answered, bytes(outcome.body), stream, True)
-                raise outcome.failure
+                body, failure = outcome.body, outcome.failure
+                self._record(outcome.answered, body, stream, True, failure)
+                raise final_failure(outcome.failure, retries, why)
+            note = Retried.of(outcome.failure, len(retries) + 1, wait)
+            retries.append(note)
+            yield note
             await asyncio.sleep(wait)
-            attempt += 1
 
     async def acomplete(self, request: Request) -> Response:
         deadline = self._deadline()
+        retries: list[Retried] = []
         async with self._aclient() as client:
-            response = await self._asend(client, request, False, deadline)
+            response: Any = None
+            async for item in self._atries(client, request, False, deadline, retries):
+                if isinstance(item, Opened):
+                    response = item.response
             content = bytearray()
             try:
                 async for chunk in self._abody(
@@ -521,26 +538,35 @@ class HTTPModel(ModelClientBase):
                 ):
                     content += chunk
             except Exception as error:  # noqa: BLE001 - a body cut off is a ProviderError like any other
-                raise self._failure(error) from None
+                failure = final_failure(self._failure(error), retries)
+                self._record(response, content, False, False, failure)
+                raise failure from None
             finally:
                 await response.aclose()
-        return self._answer(response, content)
+        return self._answer(response, content, retries)
 
     async def astream(self, request: Request) -> AsyncIterator[Event]:
         deadline = self._deadline()
+        retries: list[Retried] = []
         async with self._aclient() as client:
+            response: Any = None
             try:
-                response = await self._asend(client, request, True, deadline)
+                async for item in self._atries(
+                    client, request, True, deadline, retries
+                ):
+                    if isinstance(item, Opened):
+                        response = item.response
+                    else:
+                        yield retry_event(item)
             except ProviderError as error:
                 for event in error_events(error):
                     yield event
                 return
-            received = None if self.recorder is None else bytearray()
-            whole = False
+            tape = Tape()
             try:
                 chunks = self._abody(response, deadline, self.max_response_bytes)
-                if received is not None:
-                    chunks = _akept(chunks, received)
+                if self.recorder is not None:
+                    chunks = tape.akept(chunks)
                 kind = response.headers.get("content-type")
                 events = acapped_events(
                     astream_events(chunks, self.wire, content_type=kind), self.wire
@@ -549,38 +575,10 @@ class HTTPModel(ModelClientBase):
                     events = amasked(events, self._redactor)
                 async for event in events:
                     yield event
-                whole = True
             finally:
                 await response.aclose()
-                self._record(response, bytes(received or b""), True, whole)
-
-
-@dataclass(frozen=True)
-class _Attempt:
-    """One try: the response, or the failure and the headers that may say when to try again."""
-
-    response: Any
-    failure: ProviderError | None = None
-    headers: Mapping[str, str] | None = None
-    # The error response and its body, for the recording when this failure is the last.
-    answered: Any = None
-    body: bytes | bytearray = b""
+                self._record(response, tape.body, True, tape.ended, tape.error)
 
 
 class _AuthFailed(Exception):
     """The credentials for an attempt could not be had: a token provider or the signer failed."""
-
-
-def _kept(chunks: Iterable[bytes], received: bytearray) -> Iterator[bytes]:
-    """The chunks as they come, each also added to `received`, for the recording."""
-    for chunk in chunks:
-        received += chunk
-        yield chunk
-
-
-async def _akept(
-    chunks: AsyncIterator[bytes], received: bytearray
-) -> AsyncIterator[bytes]:
-    async for chunk in chunks:
-        received += chunk
-        yield chunk

@@ -3,13 +3,19 @@
 
 One exchange is three files in DIR, numbered in the order the calls were made:
 - `0001.request.json`: the request body as sent;
-- `0001.response.<ext>`: the response body exactly as received (after content decoding), its extension from its
-  content type: `.json`, `.sse`, `.ndjson`, `.eventstream` (Bedrock), `.txt` for anything else;
-- `0001.exchange.json`: the wire, method, URL, status, content type, whether it was streamed, whether the stream
-  was read to its end, and the request and response headers.
+- `0001.response.<ext>`: the response body exactly as received (after content decoding; as far as it came when
+  it was cut; nothing of a whole body past its cap), its extension from its content type: `.json`, `.sse`,
+  `.ndjson`, `.eventstream` (Bedrock), `.txt` for anything else;
+- `0001.exchange.json`: the wire, method, URL, status and its reason phrase, content type, whether it was
+  streamed, whether the body was read to its end (`whole`), the content encodings undone (`decoded_from`: the
+  body file holds the decoded body, while the headers still say how it was sent), how the call failed once the
+  headers had come (`failure`: the ProviderError the caller met, for an error status or a body cut short, past
+  its cap or past the deadline; `interrupted`: the error that broke a stream's read off), and the request and
+  response headers.
 Secrets never reach the disk: credential headers and query parameters are masked whole, and any known secret
-found anywhere else (a body echoing the key) is masked too, and the exchange says so. Only the attempt a call ended with is kept: retried
-attempts are not recorded, so that a replay meets the answers the caller met.
+found anywhere else (a body or a header echoing the key, or a key the URL carried) is masked too; `masked` says
+when the body was changed so. Only the attempt a call ended with is kept: retried attempts are not recorded, so
+that a replay meets the answers the caller met, failures included.
 """
 
 from __future__ import annotations
@@ -18,13 +24,17 @@ import json
 import os
 import re
 import threading
-from collections.abc import Mapping
+import urllib.parse
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..wires.canonical import ProviderError
+from .bodies import TOO_LARGE
+from .secret_forms import PIECE
 from .secrets import MASK, SECRET_HEADERS, Redactor
-from .urls import masked_url
+from .urls import SECRET_PARAMETERS, masked_url
 
 # Response file extensions by content type (the part before any `;`).
 _EXTENSIONS = (
@@ -37,6 +47,14 @@ _EXTENSIONS = (
 # Headers masked whole in the recording: the credentials, and cookies, which are credentials too.
 _MASKED_HEADERS = SECRET_HEADERS | {"cookie", "set-cookie", "proxy-authorization"}
 EXCHANGE = re.compile(r"^(\d+)\.exchange\.json$")
+# The content encodings the client undoes as it reads (bodies.py); identity and unknown names pass as they are.
+_DECODED = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
+# A credential query parameter inside a header value (a redirect's Location, a Link): its value, to mask.
+_QUERY_SECRET = re.compile(
+    "(?i)((?:^|[?&;])(?:"
+    + "|".join(map(re.escape, sorted(SECRET_PARAMETERS, key=len, reverse=True)))
+    + ")=)[^&#;,\\s\"'<>]+"
+)
 
 
 def extension(content_type: str | None) -> str:
@@ -52,9 +70,53 @@ def _scrubbed(data: bytes, redactor: Redactor) -> bytes:
 
 def _headers(headers: Mapping[str, str], redactor: Redactor) -> dict[str, str]:
     return {
-        name.lower(): MASK if name.lower() in _MASKED_HEADERS else redactor.text(value)
+        name.lower(): MASK
+        if name.lower() in _MASKED_HEADERS
+        else _QUERY_SECRET.sub(rf"\1{MASK}", redactor.text(value))
         for name, value in sorted(headers.items())
     }
+
+
+def _url_secrets(url: str) -> list[str]:
+    """The credentials a URL carries (its key query parameters, its user and password), to mask wherever they are
+    echoed; values too short to find safely in a body are masked in the URL and headers alone."""
+    parts = urllib.parse.urlsplit(url)
+    found = [
+        value
+        for name, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        if name.lower() in SECRET_PARAMETERS
+    ]
+    found += [urllib.parse.unquote(v) for v in (parts.username, parts.password) if v]
+    return [value for value in found if len(value.strip()) >= PIECE]
+
+
+def _url(url: str, redactor: Redactor) -> str:
+    """The URL as recorded: credential query parameters and any user and password masked."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" in parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        url = urllib.parse.urlunsplit((parts.scheme, f"{MASK}@{host}", *parts[2:]))
+    return masked_url(url, redactor)
+
+
+def _decoded_from(headers: Mapping[str, str]) -> list[str]:
+    """The content encodings undone before the body was recorded, in the order the header lists them."""
+    value = next((v for k, v in headers.items() if k.lower() == "content-encoding"), "")
+    return [n for n in (p.strip().lower() for p in value.split(",")) if n in _DECODED]
+
+
+def _failure(error: BaseException | None, redactor: Redactor) -> dict[str, Any]:
+    """`failure`, the ProviderError the caller met, and `interrupted`, the error a stream's read broke off with."""
+    if isinstance(error, ProviderError):
+        fields = {
+            k: redactor.text(v) if isinstance(v, str) else v
+            for k, v in error.to_json().items()
+        }
+        return {"failure": fields, "interrupted": None}
+    if error is None:
+        return {"failure": None, "interrupted": None}
+    broke = {"error": type(error).__name__, "message": redactor.text(str(error))}
+    return {"failure": None, "interrupted": broke}
 
 
 @dataclass(frozen=True)
@@ -70,8 +132,76 @@ class Exchange:
     response_headers: Mapping[str, str]
     response_body: bytes
     stream: bool
-    # False when the reader stopped (or the connection dropped) before the stream ended.
+    # False when the reader stopped (or the connection dropped) before the stream ended, or a whole body was cut.
     whole: bool = True
+    # The status line's reason phrase ("Unauthorized"), which an error's message quotes.
+    reason: str = ""
+    # How the call failed once the headers had come. A ProviderError is what the caller met (an error status, a
+    # body cut short, past its cap or past the deadline): ReplayModel raises it. Any other exception broke a
+    # stream's read off (a dropped connection, the deadline): ReplayModel raises one of its name and message after
+    # the recorded bytes, so that the replayed stream ends as the live one did.
+    failure: BaseException | None = None
+
+    @classmethod
+    def of(
+        cls,
+        wire: str,
+        response: Any,
+        body: bytes | bytearray,
+        stream: bool,
+        whole: bool,
+        failure: BaseException | None = None,
+    ) -> Exchange:
+        """The exchange an httpx response ended: its request as sent, status line, headers, and the body read."""
+        sent = response.request
+        return cls(
+            wire,
+            sent.method,
+            str(sent.url),
+            dict(sent.headers),
+            bytes(sent.content),
+            response.status_code,
+            dict(response.headers),
+            bytes(body),
+            stream,
+            whole,
+            response.reason_phrase,
+            failure,
+        )
+
+
+class Tape:
+    """A response body as it is read, kept for the recording, with how the read ended: `ended` once the body was
+    read to its end, `error` the exception that broke it off; neither when the reader stopped early."""
+
+    def __init__(self) -> None:
+        self.body = bytearray()
+        self.ended = False
+        self.error: Exception | None = None
+
+    def kept(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        """The chunks as they come, each also kept."""
+        body = self.body
+        try:
+            for chunk in chunks:
+                body += chunk
+                yield chunk
+        except Exception as error:
+            self.error = error
+            raise
+        self.ended = True
+
+    async def akept(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """The async twin of kept."""
+        body = self.body
+        try:
+            async for chunk in chunks:
+                body += chunk
+                yield chunk
+        except Exception as error:
+            self.error = error
+            raise
+        self.ended = True
 
 
 class Recorder:
@@ -87,6 +217,8 @@ class Recorder:
 
     def write(self, exchange: Exchange, redactor: Redactor) -> Path:
         """Write one exchange, secrets masked; the path of its `NNNN.exchange.json`."""
+        # A key sent in the URL's query is a secret like the configured ones, wherever the server echoes it.
+        redactor = redactor.plus(_url_secrets(exchange.url))
         content_type = _content_type(exchange.response_headers)
         suffix = extension(content_type)
         with self._lock:
@@ -94,19 +226,30 @@ class Recorder:
             stem = f"{number:04d}"
             request = self.folder / f"{stem}.request.json"
             response = self.folder / f"{stem}.response{suffix}"
-            body = _scrubbed(exchange.response_body, redactor)
+            received, whole = exchange.response_body, exchange.whole
+            failure = exchange.failure
+            if isinstance(failure, ProviderError) and failure.type == TOO_LARGE:
+                # A body past its cap was not read to its end. What was read of a whole one (up to 32 MiB of a gzip
+                # bomb) replays nothing, the failure does: not kept, and `whole` and `failure` say so.
+                whole = False
+                received = received if exchange.stream else b""
+            body = _scrubbed(received, redactor)
             request.write_bytes(_scrubbed(exchange.request_body, redactor))
             response.write_bytes(body)
             meta = {
                 "wire": exchange.wire,
                 "method": exchange.method,
-                "url": masked_url(exchange.url, redactor),
+                "url": _url(exchange.url, redactor),
                 "status": exchange.status,
+                "reason": exchange.reason,
                 "content_type": content_type,
                 "stream": exchange.stream,
-                "whole": exchange.whole,
+                "whole": whole,
                 # True when a secret was masked in the body: its bytes are then not quite as received.
-                "masked": body != exchange.response_body,
+                "masked": body != received,
+                # The body file holds the body with these undone; content-length still counts the bytes as sent.
+                "decoded_from": _decoded_from(exchange.response_headers),
+                **_failure(exchange.failure, redactor),
                 "request": request.name,
                 "response": response.name,
                 "request_headers": _headers(exchange.request_headers, redactor),

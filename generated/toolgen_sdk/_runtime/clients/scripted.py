@@ -15,12 +15,14 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from dataclasses import dataclass
 from typing import Any
 
 from ..streams.aggregator import aggregate, stream_events
-from ..streams.events import Event
+from ..streams.events import Event, MessageEnd
 from ..wires.canonical import ProviderError, Request, Response
 from .base import ModelClientBase, decode_body, error_events, response_events
+from .bodies import BodyTooLarge, capped_events, status_error, whole_response
 from .recording import Recorded, read_exchanges
 
 # A scripted turn: answer text, a canonical assistant message, a Response, a ProviderError to raise, or a function
@@ -144,9 +146,49 @@ class ScriptedModel(ModelClientBase):
             yield event
 
 
-# A recorded response: a stream body (bytes or text, framed as the provider sent it), a whole JSON body, or the
-# ProviderError an error response was.
-Recording = bytes | str | Mapping[str, Any] | Sequence[Any] | ProviderError
+@dataclass(frozen=True)
+class RecordedStream:
+    """A recorded stream as it is replayed: its bytes, its content type, and the error its read ended with."""
+
+    body: bytes
+    content_type: str | None = None
+    # The name and message of the exception that broke the read off (a dropped connection, the deadline): raised
+    # again after the bytes, so the replayed stream ends with the StreamError the live one did.
+    interrupted: tuple[str, str] | None = None
+
+    def chunks(self) -> Iterator[bytes]:
+        """The bytes, then the recorded error raised as the live read raised it."""
+        if self.body:
+            yield self.body
+        if self.interrupted is not None:
+            raise _raised(*self.interrupted)
+
+    def events(self, wire: str | None) -> Iterator[Event]:
+        events = stream_events(self.chunks(), wire, content_type=self.content_type)
+        # As the live client does: a body past its cap ends with that ProviderError.
+        return capped_events(events, wire or "replay")
+
+
+def _raised(name: str, message: str) -> Exception:
+    """An exception named and worded as the recorded one: its name and message are what its StreamError says."""
+    if name == BodyTooLarge.__name__:
+        # The real class, which capped_events turns into a response_too_large error, as it did live.
+        return BodyTooLarge.__new__(BodyTooLarge, message)
+    kind: type[Exception] = type(name, (Exception,), {"__module__": __name__})
+    return kind(message)
+
+
+# A recorded response: a stream body (bytes or text, framed as the provider sent it, or a RecordedStream), a
+# whole JSON body or the Response it was read as, or the ProviderError an error response was.
+Recording = (
+    bytes
+    | str
+    | RecordedStream
+    | Response
+    | Mapping[str, Any]
+    | Sequence[Any]
+    | ProviderError
+)
 
 
 class ReplayModel(ModelClientBase):
@@ -161,7 +203,8 @@ class ReplayModel(ModelClientBase):
 
     @classmethod
     def from_recordings(cls, folder: str | os.PathLike[str]) -> ReplayModel:
-        """Replays, in order, the exchanges `HTTPModel(record=folder)` or `--record folder` wrote there."""
+        """Replays, in order, the exchanges `HTTPModel(record=folder)` or `--record folder` wrote there: each
+        answer, and each failure (an error status, a body cut short, a stream broken off), as the caller met it."""
         exchanges = read_exchanges(folder)
         wire = next((e.wire for e in exchanges if e.wire), None)
         return cls([_replayed(e, wire) for e in exchanges], wire)
@@ -181,7 +224,16 @@ class ReplayModel(ModelClientBase):
         recording = self._next(request)
         if isinstance(recording, ProviderError):
             raise recording
-        if isinstance(recording, (bytes, str)):
+        result: Response | ProviderError | None
+        if isinstance(recording, Response):
+            result = recording
+        elif isinstance(recording, RecordedStream):
+            result = None
+            for event in recording.events(self.wire):
+                if isinstance(event, MessageEnd):
+                    result = event.response
+            assert result is not None
+        elif isinstance(recording, (bytes, str)):
             result = aggregate(recording, self.wire)
         else:
             result = decode_body(recording, self.wire or "replay")
@@ -196,9 +248,15 @@ class ReplayModel(ModelClientBase):
             return iter(error_events(error))
         if isinstance(recording, ProviderError):
             return iter(error_events(recording))
+        if isinstance(recording, RecordedStream):
+            return recording.events(self.wire)
         if isinstance(recording, (bytes, str)):
             return stream_events(recording, self.wire)
-        result = decode_body(recording, self.wire or "replay")
+        result = (
+            recording
+            if isinstance(recording, Response)
+            else decode_body(recording, self.wire or "replay")
+        )
         return (
             iter(error_events(result))
             if isinstance(result, ProviderError)
@@ -211,24 +269,71 @@ class ReplayModel(ModelClientBase):
 
 
 def _replayed(exchange: Recorded, wire: str | None) -> Recording:
-    """A recorded exchange as ReplayModel replays it: stream bytes, a JSON body, or the error it was."""
-    if exchange.framed and exchange.status < 400:
-        return exchange.body
-    try:
-        body = json.loads(exchange.body)
-    except ValueError:
-        body = None
-    if exchange.status < 400:
-        # A body that is no JSON document is framed as a stream (Gemini's alt=json arrays are JSON).
-        return exchange.body if body is None else body
-    error = decode_body(body, wire or "replay") if body is not None else None
-    if not isinstance(error, ProviderError) or error.type == "invalid_response":
-        text = exchange.body[:500].decode("utf-8", "replace").strip()
-        error = ProviderError(
-            wire or "replay",
-            f"HTTP {exchange.status}: {text}".rstrip(": "),
-            type="http_error",
-            raw=body,
+    """A recorded exchange as ReplayModel replays it: what the live client made of the same bytes, or the failure
+    the recording says the call ended with, so that a replay meets what the caller met."""
+    meta = exchange.meta
+    wire = exchange.wire or wire or "replay"
+    failure = meta.get("failure")
+    if isinstance(failure, Mapping):
+        return _failure(failure, exchange, wire)
+    streamed = meta.get("stream")
+    if not isinstance(streamed, bool):
+        # A recording written without the field: its file's extension tells.
+        streamed = exchange.framed
+    if exchange.status >= 400:
+        return _status_error(exchange, wire)
+    if streamed:
+        content_type = meta.get("content_type")
+        return RecordedStream(
+            exchange.body,
+            content_type if isinstance(content_type, str) else None,
+            _interruption(meta.get("interrupted")),
         )
-    error.status = error.status or exchange.status
+    try:
+        return whole_response(wire, exchange.body)
+    except ProviderError as error:
+        return error
+
+
+def _failure(
+    failure: Mapping[str, Any], exchange: Recorded, wire: str
+) -> ProviderError:
+    """The ProviderError the recording says the call ended with; an error status's body is its raw, as live."""
+    raw = None
+    if exchange.status >= 400:
+        try:
+            raw = json.loads(exchange.body)
+        except (ValueError, RecursionError):
+            raw = None
+    fields = {k: v if isinstance(v, str) else None for k, v in failure.items()}
+    status = failure.get("status")
+    return ProviderError(
+        fields.get("wire") or wire,
+        fields.get("message") or "",
+        type=fields.get("type"),
+        code=fields.get("code"),
+        status=status if isinstance(status, int) else None,
+        raw=raw,
+    )
+
+
+def _interruption(value: Any) -> tuple[str, str] | None:
+    if not isinstance(value, Mapping):
+        return None
+    name, message = value.get("error"), value.get("message")
+    return (
+        (name, message) if isinstance(name, str) and isinstance(message, str) else None
+    )
+
+
+def _status_error(exchange: Recorded, wire: str) -> ProviderError:
+    """An error status with no failure recorded with it, read from its body and reason phrase as the client reads
+    one; a recording made before reason phrases were recorded gives `HTTP 401: ...`, as it always did."""
+    status, reason = exchange.status, exchange.meta.get("reason")
+    error = status_error(
+        wire, status, exchange.body, reason if isinstance(reason, str) else ""
+    )
+    if reason is None and error.type == "http_error":
+        error.message = error.message.replace(f"HTTP {status} :", f"HTTP {status}:", 1)
+        error.args = (error.message,)
     return error

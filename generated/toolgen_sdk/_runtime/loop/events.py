@@ -23,7 +23,8 @@ that SSE, the service's store, the page and the command line all use. In order o
   (loop/progress.py); informational, and the only kind whose count depends on timing
 - `final_message` {"message", "stop_reason"}
 - `error` {"message", "type", "code", "status", "fatal", "retry"}: retry is the attempt about to be made when the
-  failed model call is made again, else None
+  failed model call is made again (a stream the run asks again, or a request the model client sends again after
+  a 429, a 5xx or a dropped connection), else None
 - `note` {"message", "setting", "wire"}: a run setting the model's wire cannot carry, left out (only with
   on_unsupported="note"; otherwise the run does not start); or, setting None, content the model call's request
   holds where its wire cannot, moved or dropped as the model client sent it (an image in a tool result moved to

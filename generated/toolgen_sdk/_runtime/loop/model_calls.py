@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from ..clients.base import request_notes
+from ..clients.retry import Retried, error_text, retries_of
 from ..streams.events import (
     Event,
     MessageEnd,
@@ -23,6 +24,7 @@ from .recovery import (
     incomplete_message,
     is_context_overflow,
     partial_text,
+    stream_broken,
     stream_failure,
 )
 from .results import StopReason
@@ -80,6 +82,7 @@ class ModelCalls(RunCore):
         self.attempt += 1
         self.metrics.model_calls += 1
         self._announced, self._streamed = {}, []
+        self._ended, self._retried = None, 0
         sent = request or self.request()
         self._chat = self.telemetry.start_chat(sent, self.options.stream)
         self.emit("model_call_started", step=self.step, attempt=self.attempt)
@@ -141,6 +144,9 @@ class ModelCalls(RunCore):
         elif isinstance(event, ReasoningDelta):
             self.emit("reasoning_delta", text=event.text)
         elif isinstance(event, StreamError):
+            if isinstance(event.raw, Retried):
+                self.client_retried(event.raw)
+                return
             self.emit(
                 "error",
                 message=event.message,
@@ -151,6 +157,23 @@ class ModelCalls(RunCore):
             )
         elif isinstance(event, MessageEnd):
             self.response = event.response
+            self._ended = event.status
+
+    def client_retried(self, note: Retried) -> None:
+        """The model client made its call again (a 429, a 5xx, a dropped connection): an `error` event saying so,
+        counted as a retry, and an event on the call's span."""
+        self._retried += 1
+        self.metrics.model_retries += 1
+        self.telemetry.retried(self._chat, note)
+        self.emit(
+            "error",
+            message=note.describe(),
+            error_type=note.type,
+            code=note.code,
+            status=note.status,
+            fatal=False,
+            retry=note.attempt + 1,
+        )
 
     def whole_response(self, response: Response) -> None:
         """The deltas a stream would have sent, so that event consumers see the same thing either way."""
@@ -171,6 +194,9 @@ class ModelCalls(RunCore):
         seconds = time.perf_counter() - started
         self.metrics.model_seconds.append(seconds)
         response = self.response
+        # Retries a whole answer or a final error lists, that no stream event reported as it came.
+        for note in retries_of(response)[self._retried :]:
+            self.client_retried(note)
         if response is None:
             response = ProviderError(
                 "stream",
@@ -195,17 +221,17 @@ class ModelCalls(RunCore):
         error = (
             response
             if isinstance(response, ProviderError)
-            else stream_failure(response)
-            if finish == "error"
+            else stream_failure(response, self._ended)
+            if finish == "error" or stream_broken(response, self._ended)
             else None
         )
-        kind = failure_kind(response) if error is not None else None
+        kind = failure_kind(response, self._ended) if error is not None else None
         self.telemetry.end_chat(
             self._chat,
             seconds,
             response if isinstance(response, Response) else None,
             kind,
-            None if error is None else error.message,
+            None if error is None else error_text(error),
         )
         self._chat = None
         if isinstance(response, Response):
@@ -247,7 +273,7 @@ class ModelCalls(RunCore):
     ) -> None:
         """Ask again if the policy says so, or trim after a context-length error; else stop, keeping the text."""
         retry = self.options.stream_retry
-        if retry is not None and retry.retries(kind, self.attempt):
+        if retry is not None and retry.retries(kind, self.attempt, error.code):
             self.retry = "stream"
         elif (
             isinstance(response, ProviderError)

@@ -87,7 +87,8 @@ class RunMetrics:
 
     model_calls: int = 0
     model_seconds: list[float] = field(default_factory=list)
-    # Model calls made again: a stream that broke off, a conversation trimmed after a context-length error.
+    # Model calls made again: a stream that broke off, a conversation trimmed after a context-length error, and
+    # the requests the model client sent again itself (a 429, a 5xx, a dropped connection).
     model_retries: int = 0
     usage: dict[str, int] = field(default_factory=dict)
     tools: dict[str, ToolStats] = field(default_factory=dict)

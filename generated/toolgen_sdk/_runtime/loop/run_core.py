@@ -11,6 +11,7 @@ from typing import Any
 
 import pydantic
 
+from ..clients.retry import error_text
 from ..observe.telemetry import NO_IDS, NO_TELEMETRY, NoTelemetry
 from ..tools.registry import Registry
 from ..wires.canonical import ProviderError, Response
@@ -96,6 +97,9 @@ class RunCore:
             None  # the model the client asks for, when it says
         )
         self._chat_started = 0.0
+        # How the model call's stream ended (its MessageEnd's status), and the retries its client reported so far.
+        self._ended: str | None = None
+        self._retried = 0
         # What the current model call's stream has shown so far: calls announced by index, text.
         self._announced: dict[int, tuple[str | None, str | None]] = {}
         self._streamed: list[str] = []
@@ -167,7 +171,7 @@ class RunCore:
         }
         if isinstance(error, ProviderError):
             fields = {
-                "message": error.message,
+                "message": error_text(error),
                 "type": error.type,
                 "code": error.code,
                 "status": error.status,

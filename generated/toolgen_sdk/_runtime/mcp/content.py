@@ -17,8 +17,10 @@ A result of text alone stays one string, as before. A result with other parts re
 parts (`ContentParts`), which each wire carries where it can: in the tool result (Anthropic, Responses,
 Bedrock), moved to a user message after the tool results (OpenAI chat), or noted as dropped (Gemini, Ollama);
 see wires/placement.py and wires/losses.py. Where a tool has `structuredContent`, it stays the result (checked
-and served as before) and the text blocks are taken as its serialization, as the spec asks servers to send;
-the blocks that are not text follow its JSON as parts, so an image beside structured data is not lost.
+and served as before), and a text block that is its JSON is taken as its serialization, as the spec asks
+servers to send (or, for an object of one field, that field's value: the Python SDK's wrapped results); every
+other block (a text that says something else, an image) follows its JSON as parts, so nothing beside structured
+data is lost. An error result is read as text (`error_text`), its structured content's JSON after it.
 
 To a client (`mcp_from_parts`): text, image and audio parts are their MCP blocks; a file with data is an
 embedded blob resource (URI `toolgen://attachment/<index>/<filename>`), an image or file by URL a resource link;
@@ -266,10 +268,7 @@ def _unknown(block: Any, data: Mapping[str, Any] | None) -> dict[str, Any]:
         return _note(
             "an MCP content block", f"it is no JSON object ({type(block).__name__})"
         )
-    try:
-        shown = json.dumps(data, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        shown = "(its JSON could not be written)"
+    shown = _json_of(data)
     kind = data.get("type")
     named = "without a type" if kind is None else f"of type {_quoted(kind)}"
     return _text(
@@ -340,12 +339,57 @@ def describe_part(part: Mapping[str, Any]) -> str:
     return f"{part.get('type')}{f' {kind}' if kind else ''}{size}"
 
 
+def _same_json(text: str, value: Any) -> bool:
+    try:
+        return bool(json.loads(text) == value)
+    except (ValueError, RecursionError):  # no JSON: a text that says something else
+        return False
+
+
+def _serializes(part: Mapping[str, Any], structured: Any) -> bool:
+    """Whether a text block's text is the structured content written out: its JSON (what the spec asks servers
+    to send), or, for an object of one field, that field's value (the Python SDK wraps a tool's plain value as
+    {"result": value} and sends the value as the text)."""
+    text = part["text"]
+    if _same_json(text, structured):
+        return True
+    if isinstance(structured, Mapping) and len(structured) == 1:
+        (value,) = structured.values()
+        return text == value or _same_json(text, value)
+    return False
+
+
+def _json_of(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return "(its JSON could not be written)"
+
+
+def error_text(blocks: Any, structured: Any = None) -> str:
+    """An error result as the text the model reads: text_from_mcp's, then the structured content's JSON when
+    the server sent some and no text block is that JSON already (a code or a retry time is the model's to see)."""
+    text = text_from_mcp(blocks)
+    if structured is None or any(
+        from_text and _serializes(part, structured)
+        for from_text, part in _converted(_blocks(blocks))
+    ):
+        return text
+    shown = _json_of(structured)
+    return f"{text}\n{shown}" if text else shown
+
+
 def tool_result(blocks: Any, structured: Any = None) -> Any:
     """An MCP tool result as a handler's return value: the structured content, text, or ContentParts (see the
     module docstring for how the three combine)."""
     converted = _converted(_blocks(blocks))
     if structured is not None:
-        extra = [part for from_text, part in converted if not from_text]
+        # A text block that is not the structured content's JSON says something else (a warning, a caption).
+        extra = [
+            part
+            for from_text, part in converted
+            if not (from_text and _serializes(part, structured))
+        ]
         if not extra:
             return structured
         try:

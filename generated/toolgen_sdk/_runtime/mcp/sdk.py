@@ -22,6 +22,11 @@ def mcp_types() -> Any:
 def uses_input_required(protocol_version: str | None) -> bool:
     """Whether this connection's protocol asks the client inside an InputRequiredResult (2026-07-28 on)
     rather than with a request of the server's own in the middle of the call (the handshake versions)."""
+    return modern_protocol(protocol_version)
+
+
+def modern_protocol(protocol_version: str | None) -> bool:
+    """Whether a connection speaks the 2026-07-28 protocol or later (server/discover, no initialize handshake)."""
     if not protocol_version:
         return False
     version = mcp_module("mcp_types.version")

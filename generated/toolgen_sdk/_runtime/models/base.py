@@ -19,7 +19,7 @@ from .check import (
     schema_validator,
 )
 from .frozen import FrozenAny, frozen, frozen_dict, thawed
-from .jsontext import parse_json
+from .jsontext import nesting_problem, parse_json
 from .lazy import DeferredModels
 from .problems import ToolgenValidationError, ValidationProblem
 
@@ -379,11 +379,11 @@ class ToolSpec:
         problem, unless the tool is sent in strict mode (`null_as_absent`), where it means the argument is absent.
         """
         # Data may come from a frozen model (a tuple, a FrozenDict): checked as the lists and dicts it stands for.
-        value = (
-            parsed_json(data)
-            if json_text and isinstance(data, (str, bytes, bytearray))
-            else thawed(data)
-        )
+        if json_text and isinstance(data, (str, bytes, bytearray)):
+            value = parsed_json(data)
+        else:
+            _within_depth(data)
+            value = thawed(data)
         try:
             return self._checked_arguments(value)
         except ToolgenValidationError:
@@ -420,6 +420,7 @@ class ToolSpec:
     def check_result(self, data: Any) -> Any:
         """A handler's result as the result model (data as is when the tool has none), or ToolgenValidationError."""
         if not isinstance(data, pydantic.BaseModel):
+            _within_depth(data)
             # What a handler hands back from its frozen arguments (a tuple, a FrozenDict) is the JSON it stands for.
             data = thawed(data)
         result = (
@@ -493,6 +494,14 @@ class ToolSpec:
             annotations=dict(self.annotations),
             describeMeta=_described_meta(self.describe_meta),
         )
+
+
+def _within_depth(data: Any) -> None:
+    """Data nests no deeper than JSON text may (MAX_JSON_DEPTH), or ToolgenValidationError at the first place it
+    does: the same answer as for the same value sent as text, and no validator goes past Python's recursion limit."""
+    deep = nesting_problem(data)
+    if deep is not None:
+        raise ToolgenValidationError([deep])
 
 
 def _described_meta(chosen: bool | tuple[str, ...]) -> bool | list[str] | None:

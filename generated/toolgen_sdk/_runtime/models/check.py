@@ -111,6 +111,12 @@ def _one_check(validator: Any) -> AbstractContextManager[None]:
     return patterns.check() if patterns is not None else nullcontext()
 
 
+_OUT_OF_STACK = (
+    "could not be checked against its schema: the check nests more calls than Python allows "
+    "from where it was called"
+)
+
+
 def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
     """The places `value` breaks the validator's schema, in document order: at most MOST_SCHEMA_ERRORS."""
     try:
@@ -118,6 +124,9 @@ def schema_problems(validator: Any, value: Any) -> list[ValidationProblem]:
             first = list(
                 itertools.islice(validator.iter_errors(value), MOST_SCHEMA_ERRORS + 1)
             )
+    except RecursionError:
+        # Data within MAX_JSON_DEPTH fits, unless the caller has used up most of the stack already.
+        return [ValidationProblem("", _OUT_OF_STACK)]
     except Exception as error:  # noqa: BLE001 - a schema jsonschema cannot follow must not crash a dispatch
         return [
             ValidationProblem("", f"could not be checked against its schema: {error}")

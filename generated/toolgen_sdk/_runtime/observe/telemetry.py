@@ -158,6 +158,9 @@ class NoTelemetry:
     def first_chunk(self, span: Any) -> None:
         pass
 
+    def retried(self, span: Any, note: Any) -> None:
+        pass
+
     def end_chat(
         self,
         span: Any,
@@ -355,6 +358,21 @@ class Telemetry(NoTelemetry):
         """Note that the first chunk of the streamed call in flight arrived; later chunks change nothing."""
         if span is not None and self._first_chunk is None:
             self._first_chunk = time.perf_counter()
+
+    def retried(self, span: Any, note: Any) -> None:
+        """The model client sent the call in flight again (`note`, a clients/retry.py Retried): an event on its
+        span, and `http.request.resend_count` (the conventions' name) counting them."""
+        if span is None:
+            return
+        attributes: dict[str, Any] = {
+            "error.type": str(note.type or "error"),
+            "toolgen.retry.attempt": note.attempt + 1,
+            "toolgen.retry.wait": float(note.wait),
+        }
+        if isinstance(note.status, int):
+            attributes["http.response.status_code"] = note.status
+        span.add_event("toolgen.model_call.retry", attributes)
+        span.set_attribute("http.request.resend_count", note.attempt)
 
     def end_chat(
         self,

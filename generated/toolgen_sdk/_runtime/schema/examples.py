@@ -7,6 +7,7 @@ import math
 import time
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from .matcher import PATTERN_SECONDS, PatternMatcher, search_within
 
@@ -112,7 +113,8 @@ def _resolve(ref: str, root: Any) -> Any:
         return None
     node = root
     for part in ref[1:].split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
+        # A JSON pointer in a URI fragment: percent-decoded first (RFC 6901, 6).
+        key = unquote(part).replace("~1", "/").replace("~0", "~")
         if isinstance(node, Mapping) and key in node:
             node = node[key]
         elif isinstance(node, list) and key.isdigit() and int(key) < len(node):

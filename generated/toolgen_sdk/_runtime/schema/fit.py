@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 STRICT_UNSUPPORTED = (
     "allOf",
@@ -263,7 +264,8 @@ def gemini_rewrites(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[Rew
 def _resolve(ref: Any, pointer: str, defs: Mapping[str, Any]) -> tuple[str, Any]:
     if isinstance(ref, str):
         for prefix in ("#/$defs/", "#/definitions/"):
-            name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+            # A JSON pointer in a URI fragment: percent-decoded first (RFC 6901, 6).
+            name = unquote(ref[len(prefix) :]).replace("~1", "/").replace("~0", "~")
             if ref.startswith(prefix) and name in defs:
                 return name, defs[name]
     raise Unfit(

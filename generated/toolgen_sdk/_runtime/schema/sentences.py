@@ -118,6 +118,11 @@ def pydantic_expected(error: Mapping[str, Any]) -> str:
         return "a value (it is required)"
     if kind == "extra_forbidden":
         return "no value here (not an allowed field)"
+    if kind == "recursion_depth_exceeded":
+        # pydantic's guard on recursive models, past about 255 levels (toolgen's own limit refuses data sooner).
+        return "a value nested less deeply"
+    if kind == "recursion_loop":
+        return "a value that does not hold itself"
     if kind in ("literal_error", "enum") and "expected" in ctx:
         return str(ctx["expected"])
     bounds = {

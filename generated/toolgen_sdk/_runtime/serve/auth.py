@@ -6,7 +6,11 @@ their events, /stats, /info), `decide` (approvals) and `cancel`. The page trades
 (POST /session): a random id kept in this process's memory with the token's rights and an expiry (12 hours),
 at most 1,000 at once (the oldest goes first), lost when the process stops (the page then asks again; several
 servers behind one address need the bearer header). Tokens and session ids are compared as SHA-256 digests in
-constant time. Failed tokens are counted per client address: past 10 in a minute that address gets 429.
+constant time. A valid token is always let in, first: a flood of wrong ones from the operator's own address (all
+of 127.0.0.1, or every client behind one proxy) never locks the operator out. Wrong tokens are counted per client
+address: past 10 in a minute that address's wrong ones are answered 429 with Retry-After instead of 401, and
+logged. That throttle cannot slow a guesser (a valid token must be let in, so any answer tells right from wrong):
+what makes guessing hopeless is the token, 256 random bits when made here, at least 16 characters when given.
 
 Each credential has a holder, the name the service counts its open runs under (a cap per holder keeps one
 credential from piling up runs that wait for decisions): a tokens file line's NAME, else `token:` and the first
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import re
 import secrets
@@ -46,7 +51,7 @@ SESSION_COOKIE = "toolgen_session"
 MIN_TOKEN_CHARS = 16
 SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 1000
-# Failed tokens a client address may present within FAILURE_WINDOW seconds before it is answered 429.
+# Wrong tokens a client address may present within FAILURE_WINDOW seconds before its wrong ones are answered 429.
 MAX_FAILURES = 10
 FAILURE_WINDOW = 60.0
 # Addresses whose failures are remembered at once: past it, the one failing longest ago is forgotten.
@@ -77,6 +82,7 @@ Authenticate: TypeAlias = Callable[
 ]
 
 _TOKEN = re.compile(r"[\x21-\x7e]+")
+_LOG = logging.getLogger(__name__)
 
 
 class AuthError(ValueError):
@@ -310,7 +316,8 @@ class Sessions:
 
 
 class FailureLimit:
-    """Failed tokens per client address: past `limit` within `window` seconds, the address waits."""
+    """Wrong tokens per client address: past `limit` within `window` seconds, the address's wrong tokens are
+    answered 429 (its valid ones are let in all the same: TokenAuth judges the token first)."""
 
     def __init__(
         self,
@@ -324,19 +331,27 @@ class FailureLimit:
         # Each address's last `limit` failures; in the order of their last failure.
         self._failures: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
+        # When an address last began to be throttled was logged: a line a window at most, whatever the flood.
+        self._logged = -window
 
     def wait(self, address: str) -> int | None:
-        """Seconds `address` must wait before trying again, or None when it may try now."""
+        """Seconds until `address`'s wrong tokens are answered 401 again, or None when they are now."""
         with self._lock:
-            failures = self._failures.get(address)
-            if failures is None or len(failures) < self._limit:
-                return None
-            left = failures[0] + self._window - self._clock()
-            return None if left <= 0 else max(1, int(left + 0.999))
+            return self._wait(address, self._clock())
 
-    def failed(self, address: str) -> None:
+    def _wait(self, address: str, now: float) -> int | None:
+        failures = self._failures.get(address)
+        if failures is None or len(failures) < self._limit:
+            return None
+        left = failures[0] + self._window - now
+        return None if left <= 0 else max(1, int(left + 0.999))
+
+    def failed(self, address: str) -> int | None:
+        """Count a wrong token from `address`: None while it is within the limit (answered 401), else the seconds
+        until its wrong tokens are answered 401 again (answered 429, Retry-After)."""
         now = self._clock()
         with self._lock:
+            before = self._wait(address, now)
             failures = self._failures.pop(address, None)
             if failures is None:
                 failures = deque(maxlen=self._limit)
@@ -344,6 +359,22 @@ class FailureLimit:
             self._failures[address] = failures
             while len(self._failures) > self._addresses:
                 del self._failures[next(iter(self._failures))]
+            wait = self._wait(address, now)
+            log = before is None and wait is not None
+            if log and now - self._logged >= self._window:
+                self._logged = now
+            else:
+                log = False
+        if log:
+            _LOG.warning(
+                "%d wrong tokens from %s within %g s: its next wrong ones are answered 429 (a valid token "
+                "is still let in); this line is logged at most once every %g s",
+                self._limit,
+                address or "a client without an address",
+                self._window,
+                self._window,
+            )
+        return None if before is None else wait
 
 
 def ambient_refusal(request: Any) -> Refusal | None:
@@ -433,13 +464,17 @@ class TokenAuth:
         return f"{self.cookie}={value}; Max-Age={seconds}; Path=/; HttpOnly; SameSite=Strict{flags}"
 
     def _token(self, token: str, address: str) -> Credential | Refusal:
-        wait = self.failures.wait(address)
+        # The token first, in constant time: a valid one is let in whatever came from its address before, so
+        # that nobody sharing the address (every local process; everyone behind a proxy) can lock its holder out.
+        credential = self.tokens.credential_of(token)
+        if credential is not None:
+            return credential
+        wait = self.failures.failed(address)
         if wait is not None:
             return Refusal(
-                429, f"too many wrong tokens from {address or 'this client'}", wait
+                429,
+                f"too many wrong tokens from {address or 'this client'}: "
+                f"wait {wait} s before trying another",
+                wait,
             )
-        credential = self.tokens.credential_of(token)
-        if credential is None:
-            self.failures.failed(address)
-            return Refusal(401, "the token is not one this service knows")
-        return credential
+        return Refusal(401, "the token is not one this service knows")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -70,6 +72,52 @@ def readable(text: str) -> str:
     return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
+def answer_json(content: Any) -> bytes:
+    """`content` as an answer's JSON, UTF-8, as Starlette's JSONResponse renders it; never an error for what the
+    store kept. A run stored by an earlier release (before the door refused them) may hold a lone surrogate, which
+    UTF-8 cannot carry: it is sent as its JSON escape (`\\ud800`), which a JSON reader reads back as the same
+    string. It may hold NaN or Infinity, which JSON cannot carry: each is sent as null, and an object answer says
+    where in its `notes`."""
+    try:
+        return json.dumps(
+            content, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        ).encode("utf-8")
+    except ValueError:
+        pass  # a lone surrogate (UnicodeEncodeError) or a number JSON has no form for
+    replaced: list[str] = []
+    content = _finite(content, "", replaced)
+    if replaced and isinstance(content, dict):
+        shown_at = ", ".join(replaced[:5]) + (
+            f" and {len(replaced) - 5:,} more" if len(replaced) > 5 else ""
+        )
+        note = (
+            "a number JSON cannot carry (NaN or Infinity), stored by an earlier release, is sent as "
+            f"null at {shown_at}"
+        )
+        content = {**content, "notes": [*content.get("notes", ()), note]}
+    text = json.dumps(
+        content, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+    )
+    return readable(text).encode("utf-8")
+
+
+def _finite(value: Any, at: str, replaced: list[str]) -> Any:
+    """`value` with each NaN or infinite float as None, the pointer of each kept in `replaced`."""
+    if isinstance(value, float) and not math.isfinite(value):
+        replaced.append(readable(at) or "/")
+        return None
+    if isinstance(value, dict):
+        return {
+            key: _finite(item, f"{at}/{escape_pointer_part(str(key))}", replaced)
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [
+            _finite(item, f"{at}/{index}", replaced) for index, item in enumerate(value)
+        ]
+    return value
+
+
 def shown(text: str, most: int = 80) -> str:
     """The client's `text` quoted for an error message: its repr, the first `most` characters of a longer one."""
     if len(text) <= most:
@@ -85,13 +133,24 @@ def is_json_type(content_type: str | None) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
-def parse_json_body(raw: bytes) -> Any:
+def body_text(raw: bytes | bytearray) -> str:
+    """The body's bytes as text, UTF-8: the caller may let go of the bytes before the text is parsed."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BodyError(
+            "", f"the body is not UTF-8 text (byte {error.start})"
+        ) from None
+
+
+def parse_json_body(raw: str | bytes | bytearray) -> Any:
     """The body as strict JSON: no NaN or Infinity, no repeated key, no lone surrogate (which neither the store
     nor UTF-8 can hold), nothing nested past the runtime's limit."""
-    return _strict_json(raw or b"null", "", "the body")
+    text = raw if isinstance(raw, str) else body_text(raw)
+    return _strict_json(text or "null", "", "the body")
 
 
-def _strict_json(text: str | bytes, at: str, name: str) -> Any:
+def _strict_json(text: str, at: str, name: str) -> Any:
     """`text` as parse_json_body reads a body; a problem's field is its pointer under `at`, its message names
     `name` (what the text is)."""
     try:
@@ -103,7 +162,9 @@ def _strict_json(text: str | bytes, at: str, name: str) -> Any:
         # JSON, but not JSON data the service takes (NaN, a repeated key, too deep): at its place, when it has one.
         where = f"the value at {at}{problem.pointer}" if problem.pointer else name
         raise BodyError(at + problem.pointer, f"{where} {problem.message}") from None
-    lone = _lone_surrogate(data)
+    # Only a `\\udXXX` escape makes a lone surrogate (text decoded from UTF-8 has none): without one (or a
+    # surrogate in text given as such), nothing to walk.
+    lone = _lone_surrogate(data) if _SURROGATE_SOURCE.search(text) else None
     if lone is not None:
         raise BodyError(
             at + lone,
@@ -134,6 +195,7 @@ def _lone_surrogate(value: Any) -> str | None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_SOURCE = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 
 
 def _object(body: Any) -> Mapping[str, Any]:
@@ -208,7 +270,8 @@ def new_run(body: Any, *, allow_tool_calls: bool = False) -> NewRun:
             f"conversation_id must be a non-empty string of at most {MAX_CONVERSATION_ID_CHARS} characters",
         )
     return NewRun(
-        [dict(m) for m in messages],
+        # The body's own dicts, not copies: a body of many messages is held once.
+        [m if type(m) is dict else dict(m) for m in messages],
         conversation,
         None if deadline is None else float(deadline),
     )

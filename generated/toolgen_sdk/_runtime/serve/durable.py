@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import threading
 import time
@@ -360,17 +361,24 @@ class DurableRuns:
                 await watch.wait(left)
 
     def decide(self, run_id: str, call_id: str, approval: Approval) -> bool:
-        """Send the decision on a pending call to its run; False when that call is not pending."""
+        """Send the decision on a pending call to its run; False when it is not taken (refused_decision)."""
+        return self.refused_decision(run_id, call_id, approval) is None
+
+    def refused_decision(
+        self, run_id: str, call_id: str, approval: Approval
+    ) -> str | None:
+        """`decide`: None when the decision is recorded and sent, else why not (nothing recorded): `cancelled`,
+        `deadline` (the run's has passed: the run denies the call) or `not_pending` (decided, or never asked)."""
         decision = {
             "decision": approval.decision,
             "reason": approval.reason,
             "arguments": approval.arguments,
         }
         round = self.store.claim_decision(run_id, call_id, decision)
-        if round is None:
-            return False
+        if isinstance(round, str):
+            return round
         self._send(run_id, call_id, round, decision)
-        return True
+        return None
 
     def cancel(self, run_id: str) -> str | None:
         """Ask a run to stop; its status then (None: no such run). A run that has ended stays as it ended."""
@@ -527,6 +535,7 @@ class DurableRuns:
             model_call_offset=sink.model_call_offset,
             set_offset=sink.set_offset,
             count_tool_start=sink.count_tool_start,
+            close_ask=functools.partial(self.store.close_ask, run_id),
         )
         events = arun_events(
             request.messages,
@@ -544,6 +553,9 @@ class DurableRuns:
             await asyncio.to_thread(sink.flush)
         finally:
             sink.close()
+            # The loop's state and this run's sink and steps refer to each other through it: cleared, they go as the
+            # run ends, not at the next full collection of the process (a run of many messages: hundreds of MB).
+            messages.clear()
             with self._lock:
                 # A long-lived server forgets the runs it has finished.
                 self._cancelled.discard(run_id)

@@ -121,6 +121,9 @@ class DurableRun:
     # A call's handler is about to start, on its step's thread: how many starts of the call keyed so came before,
     # its start counted in the store first (None: a call safe to repeat, whose starts need no counting).
     count_tool_start: Callable[[str | None], int]
+    # The run's deadline has passed while a call (id, round) waits for a decision: True when its ask is now closed
+    # (denied by the deadline), False when a person's decision was claimed first (store.close_ask). Blocking.
+    close_ask: Callable[[str, int], bool] = lambda call_id, round: True
 
 
 def _picklable(answer: Response | ProviderError) -> Any:

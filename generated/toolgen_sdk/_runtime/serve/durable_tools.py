@@ -288,25 +288,46 @@ def durable_approver(
     run: DurableRun, deadline_at: float | None
 ) -> Callable[[ApprovalRequest], Any]:
     """Decisions as DBOS messages, waited for durably (`recv_async`), however long they take; a cancel or the run's
-    deadline ends the wait with a denial, and the token set, recorded as every replay will see it."""
+    deadline ends the wait with a denial, and the token set, recorded as every replay will see it. At the deadline
+    the ask is closed in the store, unless a decision was claimed first (its 200 said it was taken): then the run
+    waits for that decision's message and takes it."""
     asked: dict[str, int] = {}
 
     async def approve(request: ApprovalRequest) -> Approval:
         # The round of this ask about the call id: a model reusing `call_0` at a later step is asked anew.
         asked[request.call_id] = asked.get(request.call_id, 0) + 1
-        topic = approval_topic(request.call_id, asked[request.call_id])
+        round = asked[request.call_id]
+        topic = approval_topic(request.call_id, round)
+
+        def clock() -> float | dict[str, Any]:
+            # The time, as a step records it; past the deadline the ask is closed in the same step, so that a replay
+            # takes the path the first run took. A float: the time (and, past the deadline, the ask closed); a
+            # release before this one recorded only the time, and denied at the deadline, as a float still does.
+            now = time.time()
+            if deadline_at is None or now < deadline_at:
+                return now
+            return now if run.close_ask(request.call_id, round) else {"claimed": now}
+
+        claimed = False
         while True:
             wait = DECISION_WAIT_SECONDS
-            if deadline_at is not None:
-                now = await run.engine.run_step_async(
-                    {"name": "toolgen.clock"}, time.time
-                )
-                if now >= deadline_at:
+            if deadline_at is not None and not claimed:
+                # Past the deadline the step writes to the store, which a busy database may refuse a while.
+                options = {
+                    "name": "toolgen.clock",
+                    "retries_allowed": True,
+                    "max_attempts": 5,
+                }
+                now = await run.engine.run_step_async(options, clock)
+                if isinstance(now, Mapping):
+                    claimed = True  # a decision came first: its message is on its way
+                elif now >= deadline_at:
                     run.token.observe("deadline")
                     return Approval.deny(
                         "the run reached its deadline before a decision"
                     )
-                wait = min(wait, max(0.05, deadline_at - now))
+                else:
+                    wait = min(wait, max(0.05, deadline_at - now))
             message = await run.engine.recv_async(topic, timeout_seconds=wait)
             if not isinstance(message, Mapping):
                 continue

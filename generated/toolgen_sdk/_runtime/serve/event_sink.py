@@ -157,6 +157,7 @@ class StoreSink:
                     str(data["name"]),
                     str(data["arguments"]),
                     self._asked[call_id],
+                    self.request.deadline_at,
                 )
                 self._asks.append(ask)
             elif kind == "approval_decided":

@@ -3,7 +3,8 @@
 
 - `GET /` the page; `GET /page.js` its script: static, served without a credential
 - `POST /session` {"token"} -> 204 and a session cookie (HttpOnly, SameSite=Strict) standing for the token;
-  401 for a wrong token, 429 after 10 wrong ones a minute from one address; `DELETE /session` -> 204, logged out
+  401 for a wrong token, 429 for one past 10 wrong ones a minute from its address (a valid token is always let
+  in); `DELETE /session` -> 204, logged out
 - `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"} (right `start`),
   answered once the run is recorded (its workflow starts after the answer; if the server dies first, at its next
   start); 429 while the credential's holder has as many runs open (running or awaiting approval) as the service
@@ -18,7 +19,7 @@
   one read of the store in one chunk
 - `POST /runs/{id}/approvals/{tool_call_id}` {"decision": approve | deny | edit, "reason"?, "arguments"? (an
   edit's only)} -> 200; 409 when that call is not pending (decided already, or never asked) or its run is being
-  cancelled or has ended (right `decide`)
+  cancelled, is past its deadline (even before the run has written its denial) or has ended (right `decide`)
 - `POST /runs/{id}/cancel` -> 202 {"id", "status": "cancelling"}: the run stops within about a second, a tool
   call in flight abandoned after its grace (its answer says so); 409 when the run has ended (right `cancel`)
 - `GET /stats?window=SECONDS` (default 3600, 1 to 30 days) -> the calls of every run in that window, per tool
@@ -31,9 +32,10 @@ right named above (`read` where none is). Errors are JSON, `{"error": {"field", 
 is not JSON, 401 without a valid credential (with `WWW-Authenticate: Bearer`), 403 for a missing right or a
 request from outside the boundary (a foreign Origin, a cookie without Origin on a POST or DELETE), 404 for an unknown
 run, 415 for a body not sent as `application/json` (refused before it is read), 421 for a foreign Host, 422 for
-a bad field, 429 after too many wrong tokens or too many open runs. A conversation ending in an assistant turn whose tool calls no
-tool message answers would run them at once, with no model call: refused (422 at its tool_calls) unless the
-app is made with allow_client_tool_calls=True.
+a bad field, 429 for wrong tokens past the limit or too many open runs. A stored run is read without an error
+for what an earlier release kept (bodies.answer_json). A conversation ending in an assistant turn whose tool
+calls no tool message answers would run them at once, with no model call: refused (422 at its tool_calls)
+unless the app is made with allow_client_tool_calls=True.
 """
 
 from __future__ import annotations
@@ -185,16 +187,22 @@ def service_app(
         from starlette.requests import ClientDisconnect, Request  # type: ignore[import-not-found,unused-ignore]
         from starlette.responses import (  # type: ignore[import-not-found,unused-ignore]
             HTMLResponse,
-            JSONResponse,
             Response,
             StreamingResponse,
         )
+        from starlette.responses import JSONResponse as PlainJSON  # type: ignore[import-not-found,unused-ignore]
         from starlette.routing import Route  # type: ignore[import-not-found,unused-ignore]
     except ImportError as error:
         named = missing_extra(error, "serve", "The HTTP service")
         if named is None:
             raise
         raise named from None
+
+    class JSONResponse(PlainJSON):  # type: ignore[misc,unused-ignore]
+        # A run an earlier release stored may hold what UTF-8 or JSON cannot carry: never a 500 (bodies.py).
+        def render(self, content: Any) -> bytes:
+            return bodies.answer_json(content)
+
     store = runs.store
     authenticate: Authenticate = auth if auth is not None else TokenAuth(Tokens({}))
     boundary = Boundary(hosts, origins)
@@ -239,13 +247,15 @@ def service_app(
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             raise bodies.BodyTooLarge(limit)
-        chunks, size = [], 0
+        # One buffer, let go of once decoded: the body is held as bytes or as text, never both with its parts.
+        buffer = bytearray()
         async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
+            if len(buffer) + len(chunk) > limit:
                 raise bodies.BodyTooLarge(limit)
-            chunks.append(chunk)
-        return bodies.parse_json_body(b"".join(chunks))
+            buffer += chunk
+        text = bodies.body_text(buffer)
+        del buffer
+        return bodies.parse_json_body(text)
 
     async def _credential(request: Request) -> Credential | Refusal:
         if isinstance(authenticate, TokenAuth):
@@ -488,13 +498,25 @@ def service_app(
             return _error(404, "/id", f"no run {bodies.shown(run_id)}")
         if run.status in _ENDED:
             return _error(409, "/id", f"run {run_id!r} has ended ({run.status})")
-        if not await asyncio.to_thread(runs.decide, run_id, call_id, answer):
-            if await asyncio.to_thread(store.cancel_requested, run_id):
+        refused = await asyncio.to_thread(
+            runs.refused_decision, run_id, call_id, answer
+        )
+        if refused is not None:
+            if refused == "cancelled" or await asyncio.to_thread(
+                store.cancel_requested, run_id
+            ):
                 # The run denies its pending calls as it stops: a decision now would not be the one it records.
                 return _error(
                     409,
                     "/id",
                     f"run {run_id!r} is being cancelled: it takes no more decisions",
+                )
+            if refused == "deadline":
+                return _error(
+                    409,
+                    "/id",
+                    f"the deadline of run {run_id!r} passed before a decision on call "
+                    f"{bodies.shown(call_id)}: the run denies it, and takes no decision now",
                 )
             return _error(
                 409,

@@ -37,7 +37,7 @@ class RunRequest:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "messages": [dict(m) for m in self.messages],
+            "messages": _plain(self.messages),
             "conversation_id": self.conversation_id,
             "deadline_at": self.deadline_at,
             "max_steps": self.max_steps,
@@ -60,11 +60,17 @@ class RunRecord:
         return {
             "version": RUN_STATE_VERSION,
             "request": None if self.request is None else self.request.to_json(),
-            "messages": [dict(m) for m in self.messages],
+            "messages": _plain(self.messages),
             "metrics": None if self.metrics is None else dict(self.metrics),
             "stop_reason": self.stop_reason,
             "steps": self.steps,
         }
+
+
+def _plain(messages: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The messages as JSON can encode them: a form to encode at once, so a dict is not copied (a run of many
+    messages would be copied twice at every write of its row)."""
+    return [m if type(m) is dict else dict(m) for m in messages]
 
 
 def record_from_json(form: Mapping[str, Any], run_id: str = "") -> RunRecord:

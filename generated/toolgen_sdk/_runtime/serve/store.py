@@ -32,10 +32,19 @@ from .store_rows import (
     listed_run,
     stored_event,
 )
-from .store_schema import EVENT_COLUMNS, SQL, TABLES
+from .store_schema import (
+    CLOSED,
+    EVENT_COLUMNS,
+    SQL,
+    TABLES,
+    closed,
+    driver_url,
+    sqlite_settings,
+    sqlite_version,
+)
 from .wakeup import Wakeups, ended_key, notify_payload
 
-__all__ = ["Ask", "EventRow", "RunStore", "StoredEvent", "StoredRun", "dumps"]
+__all__ = ["CLOSED", "Ask", "EventRow", "RunStore", "StoredEvent", "StoredRun", "dumps"]
 
 
 class RunStore:
@@ -49,13 +58,13 @@ class RunStore:
         sqlite = url.startswith("sqlite")
         self._sqlite = sqlite
         self._engine = sqlalchemy.create_engine(
-            _driver_url(url),
+            driver_url(url),
             # SQLite takes one writer at a time: wait for the lock rather than fail the write.
             connect_args={"timeout": 30} if sqlite else {},
             pool_pre_ping=not sqlite,
         )
         if sqlite:
-            sqlalchemy.event.listen(self._engine, "connect", _sqlite_settings)
+            sqlalchemy.event.listen(self._engine, "connect", sqlite_settings)
         self._sql = (
             SQL
             if sqlite
@@ -63,7 +72,7 @@ class RunStore:
         )
         # One statement counts a tool call's start and says how many came before, where the database has
         # RETURNING (Postgres; SQLite from 3.35).
-        self._returning = not sqlite or _sqlite_version() >= (3, 35)
+        self._returning = not sqlite or sqlite_version() >= (3, 35)
         self._create_tables()
         # Readers of a run's events wait on these; writes wake them. On Postgres, readers in other processes
         # too: a write NOTIFYs, and a listener (libpq's URL, without SQLAlchemy's driver) hears.
@@ -99,6 +108,9 @@ class RunStore:
         self._add_column("toolgen_run_events", "version")
         self._add_column("toolgen_run_events", "sse", "TEXT")
         self._add_column("toolgen_approvals", "round")
+        # The run's deadline on each ask, so that a decision after it is refused where it is claimed. NULL: an ask
+        # from before, whose run still denies it at its deadline (close_ask) unless a decision was claimed first.
+        self._add_column("toolgen_approvals", "deadline", "DOUBLE PRECISION")
         # Runs started before holders were kept count under none ('').
         self._add_column("toolgen_runs", "holder", "TEXT NOT NULL DEFAULT ''")
         # The executor id of the server that took the run: its workflow starts there (at the next launch, if
@@ -159,6 +171,9 @@ class RunStore:
         while (write := self._later.get()) is not None:
             with contextlib.suppress(Exception):
                 write()
+            # Not held while the next is waited for: the last write of a run is its sink's, which holds the run's
+            # whole conversation (a run of a 16 MB body: hundreds of MB) until another run writes.
+            del write
 
     # -- the driver's connections --
 
@@ -457,11 +472,19 @@ class RunStore:
     # -- approvals --
 
     def add_pending(
-        self, run_id: str, call_id: str, name: str, arguments: str, round: int = 1
+        self,
+        run_id: str,
+        call_id: str,
+        name: str,
+        arguments: str,
+        round: int = 1,
+        *,
+        deadline: float | None = None,
     ) -> None:
         """A call waiting for a decision. `round` counts the times the run asked about this call id: a model that
-        reuses `call_0` at a later step asks anew, and the earlier decision is not this one's."""
-        self.write(run_id, (), asks=[Ask(call_id, name, arguments, round)])
+        reuses `call_0` at a later step asks anew, and the earlier decision is not this one's. `deadline`: the
+        run's (epoch seconds), past which no decision is taken."""
+        self.write(run_id, (), asks=[Ask(call_id, name, arguments, round, deadline)])
 
     def pending(self, run_id: str) -> list[dict[str, Any]]:
         rows = self._rows(
@@ -482,47 +505,66 @@ class RunStore:
 
     def claim_decision(
         self, run_id: str, call_id: str, decision: Mapping[str, Any]
-    ) -> int | None:
-        """Record the decision on a pending call: its round, or None when the call is not pending (decided, or
-        never asked) or its run was asked to stop."""
-        with self._engine.begin() as connection:
-            text = self._sa.text
-            rows = list(
-                connection.execute(
-                    text(
-                        "SELECT COALESCE(round, 1) FROM toolgen_approvals WHERE "
-                        "run_id = :run AND call_id = :call AND decision IS NULL"
-                    ),
-                    {"run": run_id, "call": call_id},
-                )
+    ) -> int | str:
+        """Record the decision on a pending call: its round; else why not, recording nothing: `cancelled` (its run
+        was asked to stop), `deadline` (the run's deadline has passed, or its run denied the call for it) or
+        `not_pending` (decided already, or never asked). The row decides between a decision and the run's own
+        denial at its deadline (close_ask): whichever is written first is the one the run takes."""
+        now = time.time()
+        with self._transaction() as cursor:
+            found = self._claimable(cursor, run_id, call_id, now)
+            if isinstance(found, str):
+                return found
+            cursor.execute(
+                self._sql["claim"],
+                (dumps(dict(decision)), run_id, call_id, found, run_id),
             )
-            if not rows:
-                return None
-            result = connection.execute(
-                text(
-                    "UPDATE toolgen_approvals SET decision = :decision WHERE "
-                    "run_id = :run AND call_id = :call AND decision IS NULL "
-                    "AND COALESCE(round, 1) = :round "
-                    # A run asked to stop denies its pending calls: a decision after the ask is not taken.
-                    "AND NOT EXISTS (SELECT 1 FROM toolgen_cancels WHERE run_id = :run)"
-                ),
-                {
-                    "run": run_id,
-                    "call": call_id,
-                    "round": int(rows[0][0]),
-                    "decision": dumps(dict(decision)),
-                },
-            )
-        return int(rows[0][0]) if result.rowcount == 1 else None
+            if cursor.rowcount == 1:
+                return found
+            # Another writer came between (a cancel, the run's deadline, a decision): say which.
+            again = self._claimable(cursor, run_id, call_id, now)
+        return again if isinstance(again, str) else "not_pending"
+
+    def _claimable(
+        self, cursor: Any, run_id: str, call_id: str, now: float
+    ) -> int | str:
+        """The round of the call's ask when a decision may be claimed at `now`, else why not (claim_decision)."""
+        cursor.execute(self._sql["ask"], (run_id, run_id, call_id))
+        found = cursor.fetchone()
+        if found is None:
+            return "not_pending"
+        round, deadline, taken, cancelled = found
+        if taken is not None:
+            return "deadline" if closed(taken) else "not_pending"
+        if cancelled:
+            return "cancelled"
+        if deadline is not None and now >= float(deadline):
+            return "deadline"
+        return int(round)
+
+    def close_ask(self, run_id: str, call_id: str, round: int) -> bool:
+        """The run's deadline has passed while its call waits: the ask is closed, denied by the deadline, unless a
+        decision was claimed first. True when the ask is closed (now, or before: a replay asks again), False when
+        a person's decision came first: the run takes it (its message is sent, or sent again at the next launch)."""
+        with self._transaction() as cursor:
+            cursor.execute(self._sql["ask_decision"], (run_id, call_id, round))
+            found = cursor.fetchone()
+            if found is not None and found[0] is not None:
+                return closed(found[0])
+            cursor.execute(self._sql["close_ask"], (CLOSED, run_id, call_id, round))
+        return True
 
     def decisions(self, run_id: str) -> list[tuple[str, int, dict[str, Any]]]:
-        """The decisions taken on the run's calls: call id, round, decision."""
+        """The decisions people took on the run's calls: call id, round, decision (not the run's own denials at
+        its deadline)."""
         rows = self._rows(
             "SELECT call_id, COALESCE(round, 1), decision FROM toolgen_approvals "
             "WHERE run_id = :run AND decision IS NOT NULL ORDER BY call_id",
             run=run_id,
         )
-        return [(str(r[0]), int(r[1]), json.loads(r[2])) for r in rows]
+        return [
+            (str(r[0]), int(r[1]), json.loads(r[2])) for r in rows if not closed(r[2])
+        ]
 
     # -- tool attempts --
 
@@ -543,25 +585,3 @@ class RunStore:
 
     def cancel_requested(self, run_id: str) -> bool:
         return bool(self._read("cancel_requested", run_id))
-
-
-def _sqlite_settings(connection: Any, record: Any) -> None:
-    """WAL: readers never wait for the writer, and a commit costs one sync instead of several. NORMAL sync on
-    these connections: a process killed at any moment loses nothing; a machine that loses power may lose the
-    last events, which the run's replay writes again (DBOS's own connections keep their full sync)."""
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=NORMAL")
-
-
-def _sqlite_version() -> tuple[int, ...]:
-    import sqlite3
-
-    return sqlite3.sqlite_version_info
-
-
-def _driver_url(url: str) -> str:
-    """The URL SQLAlchemy needs: psycopg 3 for Postgres (what DBOS installs), not the psycopg2 default."""
-    for prefix in ("postgresql://", "postgres://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url

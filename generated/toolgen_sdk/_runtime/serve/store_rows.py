@@ -80,12 +80,14 @@ class EventRow(NamedTuple):
 
 
 class Ask(NamedTuple):
-    """A call waiting for a decision, as `write` keeps it: `round` counts the asks about its call id."""
+    """A call waiting for a decision, as `write` keeps it: `round` counts the asks about its call id; `deadline`
+    is the run's (epoch seconds, None: none), past which no decision is taken."""
 
     call_id: str
     name: str
     arguments: str
     round: int
+    deadline: float | None = None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 # toolgen runtime: copied byte for byte into every generated package as <package>/_runtime/; edit it in toolgen.
-"""The service's tables, and the statements a run's writes and its readers run on the driver's own connections."""
+"""The service's tables, the statements a run's writes and its readers run on the driver's own connections, and
+how those connections are made."""
 
 from __future__ import annotations
+
+from typing import Any
 
 TABLES = (
     (
@@ -18,7 +21,7 @@ TABLES = (
     (
         "CREATE TABLE IF NOT EXISTS toolgen_approvals (run_id TEXT NOT NULL, "
         "call_id TEXT NOT NULL, name TEXT NOT NULL, arguments TEXT NOT NULL, "
-        "decision TEXT, round INTEGER, PRIMARY KEY (run_id, call_id))"
+        "decision TEXT, round INTEGER, deadline DOUBLE PRECISION, PRIMARY KEY (run_id, call_id))"
     ),
     (
         "CREATE TABLE IF NOT EXISTS toolgen_tool_attempts (run_id TEXT NOT NULL, "
@@ -42,9 +45,9 @@ SQL = {
     "attempt_returning": "INSERT INTO toolgen_tool_attempts (run_id, call_id, attempts) VALUES (?, ?, 1) "
     "ON CONFLICT (run_id, call_id) DO UPDATE SET attempts = toolgen_tool_attempts.attempts + 1 "
     "RETURNING attempts",
-    "pending": "INSERT INTO toolgen_approvals (run_id, call_id, name, arguments, round) "
-    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, call_id) DO UPDATE SET name = excluded.name, "
-    "arguments = excluded.arguments, round = excluded.round, decision = NULL "
+    "pending": "INSERT INTO toolgen_approvals (run_id, call_id, name, arguments, round, deadline) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, call_id) DO UPDATE SET name = excluded.name, "
+    "arguments = excluded.arguments, round = excluded.round, deadline = excluded.deadline, decision = NULL "
     "WHERE COALESCE(toolgen_approvals.round, 1) < excluded.round",
     "notify": "SELECT pg_notify(?, ?)",
     "create_run": "INSERT INTO toolgen_runs (id, conversation_id, status, state, created, updated, holder, "
@@ -61,4 +64,43 @@ SQL = {
     "sse_after": "SELECT sse FROM toolgen_run_events WHERE run_id = ? AND seq > ? "
     "ORDER BY seq LIMIT ?",
     "cancel_requested": "SELECT 1 FROM toolgen_cancels WHERE run_id = ?",
+    "ask": "SELECT COALESCE(round, 1), deadline, decision, EXISTS (SELECT 1 FROM toolgen_cancels WHERE "
+    "run_id = ?) FROM toolgen_approvals WHERE run_id = ? AND call_id = ?",
+    # A run asked to stop denies its pending calls: a decision after the ask is not taken.
+    "claim": "UPDATE toolgen_approvals SET decision = ? WHERE run_id = ? AND call_id = ? AND decision IS NULL "
+    "AND COALESCE(round, 1) = ? AND NOT EXISTS (SELECT 1 FROM toolgen_cancels WHERE run_id = ?)",
+    "ask_decision": "SELECT decision FROM toolgen_approvals WHERE run_id = ? AND call_id = ? "
+    "AND COALESCE(round, 1) = ?",
+    "close_ask": "UPDATE toolgen_approvals SET decision = ? WHERE run_id = ? AND call_id = ? "
+    "AND decision IS NULL AND COALESCE(round, 1) = ?",
 }
+
+# What an ask's decision column holds once the run denied the call at its deadline: no person's decision.
+CLOSED = '{"closed":"deadline"}'
+
+
+def closed(decision: str) -> bool:
+    """Whether an ask's decision is the run's own denial at its deadline (CLOSED), not a person's."""
+    return decision == CLOSED
+
+
+def sqlite_settings(connection: Any, record: Any) -> None:
+    """WAL: readers never wait for the writer, and a commit costs one sync instead of several. NORMAL sync on
+    these connections: a process killed at any moment loses nothing; a machine that loses power may lose the
+    last events, which the run's replay writes again (DBOS's own connections keep their full sync)."""
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+
+
+def sqlite_version() -> tuple[int, ...]:
+    import sqlite3
+
+    return sqlite3.sqlite_version_info
+
+
+def driver_url(url: str) -> str:
+    """The URL SQLAlchemy needs: psycopg 3 for Postgres (what DBOS installs), not the psycopg2 default."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url

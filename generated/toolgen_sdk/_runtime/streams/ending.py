@@ -24,6 +24,8 @@ def finalize(state: WireState) -> Response | ProviderError:
             _missing(state, result, closed)
         if state.errors:
             result = _mark_incomplete(result, state, state.errors)
+        if state.notes:
+            result = _noted(result, state)
     tool_calls = (
         result.message.get("tool_calls") if isinstance(result, Response) else None
     )
@@ -103,6 +105,22 @@ def _missing(state: WireState, result: Response, closed: list[Call]) -> None:
         state.doubt(
             "the answer stopped for tool calls, yet holds none: the events that carried them never came"
         )
+
+
+def _noted(result: Response, state: WireState) -> Response:
+    """The stream state's notes (usage the wire documents, never sent) under extras["stream"]["notes"]: they change
+    no status. What the decoder notes about the body (a finish value its table does not know) stays in
+    extras["notes"], as for the same body fetched whole."""
+    extras = dict(result.extras)
+    stream = extras.get("stream")
+    stream = (
+        dict(stream)
+        if isinstance(stream, dict)
+        else {"complete": state.complete and not state.errors, "status": _status(state)}
+    )
+    stream["notes"] = list(state.notes)
+    extras["stream"] = stream
+    return replace(result, extras=extras)
 
 
 def _decode(state: WireState) -> Response | ProviderError:

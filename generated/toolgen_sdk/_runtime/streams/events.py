@@ -139,7 +139,8 @@ class MessageEnd:
     or calls may be missing or wrong; its `StreamError`s of type `incomplete` say what) or corrupt (the end
     arrived, but a payload or a call's arguments did not parse). The first that applies, in that order of
     precedence: failed, cut, incomplete, corrupt. duplicates_ignored counts the events dropped as repeats (a
-    presumed one also makes the stream incomplete).
+    presumed one also makes the stream incomplete). What the stream lacked that leaves the answer whole (usage the
+    wire documents, never sent) changes no status: the response's `extras["stream"]["notes"]` says it.
     """
 
     response: Response | ProviderError

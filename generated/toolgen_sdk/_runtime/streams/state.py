@@ -28,6 +28,9 @@ from .events import (
     set_text,
 )
 
+# The type of the note a stream state gives when usage its wire documents as always sent never came.
+USAGE_MISSING = "usage_missing"
+
 
 class Call:
     """One tool call being streamed: its fragments, and once closed its final arguments."""
@@ -96,6 +99,8 @@ class WireState:
         self.ids: dict[str, Call] = {}
         # Cut calls of the answers beside the first (OpenAI's choices, Gemini's candidates): cut_in_other_answer.
         self.cut_elsewhere: list[dict[str, Any]] = []
+        # What the stream lacks that changes no status (usage the wire documents, never sent): see `note`.
+        self.notes: list[dict[str, Any]] = []
 
     # -- what each wire implements --------------------------------------------------------------------------------
 
@@ -279,6 +284,11 @@ class WireState:
         """Something dropped, taken out of order or guessed that the wire's evidence cannot settle: the stream
         ends incomplete, and says why."""
         self.fault(message, raw=raw, type=INCOMPLETE)
+
+    def note(self, message: str, type: str) -> None:
+        """Something the wire documents that the stream did not send, which leaves the answer whole (its usage):
+        said under extras["stream"]["notes"], the status unchanged, so a run does not ask the model again."""
+        self.notes.append({"type": type, "message": message})
 
     def doubted(self) -> bool:
         """Whether the stream has dropped, reordered or guessed anything so far (it will end incomplete)."""

@@ -38,7 +38,7 @@ from .guards import (
     sendable,
     unapproved,
 )
-from .outcomes import ErrorKind, ToolError, ToolOutcome
+from .outcomes import ContentParts, ErrorKind, ToolError, ToolOutcome
 from .pool import HandlerPool
 
 if TYPE_CHECKING:
@@ -118,13 +118,16 @@ class Registry:
         meta: Mapping[str, Any] | None = None,
         annotations: Mapping[str, Any] | None = None,
         describe_meta: bool | Iterable[str] = False,
+        check_result: bool = True,
     ) -> ToolEntry[Any, Any]:
         """A tool defined at run time by a JSON Schema (MCP style), checked with jsonschema like any schema.
 
         It carries the policies and metadata of a built tool (the loop honours them the same way) and is
         offered to the model from the next model call on. `strict: True` sends it in OpenAI strict mode, so
         null for an optional argument means absent. `describe_meta` folds meta into the description providers
-        are sent: every key (True) or the keys listed.
+        are sent: every key (True) or the keys listed. With an `output_schema`, each result (a ContentParts'
+        `value`, when it has one) is checked against it, and one that fails is an `invalid_result` error, as a
+        built tool's is; `check_result=False` leaves that to the handler (an MCP connection checks its own).
         """
         try:
             validator = schema_validator(dict(input_schema))
@@ -159,6 +162,7 @@ class Registry:
             result_model=None,
             input_schema=dict(input_schema),
             output_schema=dict(output_schema) if output_schema else None,
+            check_output=bool(output_schema) and check_result,
             timeout=timeout,
             strict=strict,
             null_as_absent=strict is True,
@@ -387,21 +391,17 @@ class Registry:
         """The outcome of a result: checked against the output schema, converted, made sendable."""
         spec = entry.spec
         typed = spec.result_model is not None and isinstance(result, spec.result_model)
-        if (spec.result_model is not None and not typed) or spec.check_output:
+        if isinstance(result, ContentParts) and spec.result_model is None:
+            # A run-time tool's parts: the data they stand for is what its output schema describes.
+            if spec.check_output and result.value is not None:
+                self._check_plain(spec, result.value)
+        elif (spec.result_model is not None and not typed) or spec.check_output:
             if typed:  # the model validated it when it was built: only the JSON Schema check is left
                 checked = spec.check_result_schema(
                     result.model_dump(mode="json", by_alias=True)
                 )
             else:
-                plain = (
-                    result.model_dump(by_alias=True)
-                    if isinstance(result, pydantic.BaseModel)
-                    else result
-                )
-                deep = nesting_problem(plain)
-                if deep is not None:
-                    raise ToolgenValidationError([deep])
-                checked = spec.check_result(plain)
+                checked = self._check_plain(spec, result)
             result = result if typed else checked
         content = entry.converter(result)
         if isinstance(content, str):
@@ -414,6 +414,18 @@ class Registry:
                 f"the result converter returned {type(content).__name__}, not text or a list of parts"
             )
         return ToolOutcome(call_id, entry.spec.name, content, result)
+
+    @staticmethod
+    def _check_plain(spec: ToolSpec, result: Any) -> Any:
+        plain = (
+            result.model_dump(by_alias=True)
+            if isinstance(result, pydantic.BaseModel)
+            else result
+        )
+        deep = nesting_problem(plain)
+        if deep is not None:
+            raise ToolgenValidationError([deep])
+        return spec.check_result(plain)
 
     def _handler_failure(
         self, error: BaseException, call_id: str, name: str, timeout: float | None

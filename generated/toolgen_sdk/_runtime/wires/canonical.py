@@ -144,6 +144,12 @@ class ProviderError(Exception):
         return f"ProviderError(wire={self.wire!r}, message={self.message!r}, type={self.type!r}, code={self.code!r})"
 
 
+def aws_error_name(value: str) -> str:
+    """An AWS error type as the wire spells it (`x-amzn-ErrorType`, a body's `__type`): the name alone, without
+    the `namespace#` before it or the `:url` after it (`ValidationException:http://...` is ValidationException)."""
+    return value.partition(":")[0].rpartition("#")[2].strip()
+
+
 def parts_of(content: Any) -> list[dict[str, Any]]:
     """A canonical content value as a list of parts."""
     if content is None:

@@ -178,9 +178,74 @@ def stop_list(value: Any) -> list[str] | None:
     return None
 
 
-def count(value: Any) -> int | None:
-    """A token count as the wire states it: an int (not a bool), else None."""
-    return value if type(value) is int else None
+# The type of the note a decoder gives for a usage count it leaves out.
+BAD_COUNT = "bad_usage_count"
+
+
+class Counts:
+    """One usage object's token counts as a decoder takes them: a whole number, 0 or more, is read (`5.0` too,
+    the same number in JSON). Any other value is left out, the valid counts beside it kept, and `notes` says what
+    and why: text, a fraction, a negative, infinity, null where the wire always sends a count."""
+
+    def __init__(self, wire: str, where: str) -> None:
+        # `where`: the body's key holding the usage object, the start of every field a note names.
+        self.wire, self.where = wire, where
+        self.notes: list[dict[str, Any]] = []
+        self.bad: set[str] = set()
+
+    def take(
+        self,
+        raw: Mapping[str, Any],
+        key: str,
+        *,
+        within: str = "",
+        required: bool = False,
+        spoils: str = "",
+    ) -> int | None:
+        """The count `raw[key]` (`raw`: the usage's object `within`), else None; `spoils`: the count it is part of."""
+        value = raw.get(key)
+        if type(value) is int and value >= 0:
+            return value
+        if value is None and (not required or key not in raw):
+            return None
+        if type(value) is float and value.is_integer() and value >= 0:
+            return int(value)
+        field = ".".join(filter(None, (self.where, within, key)))
+        self.bad.add(field)
+        if value is None:
+            why = "where it always sends a count"
+        elif type(value) is float and abs(value) == float("inf"):
+            why = "a number past a float's range (read as infinity)"
+        elif type(value) is int or (type(value) is float and value < 0):
+            why = "a negative count"
+        else:
+            why = "not a whole number" if type(value) is float else "not a number"
+        also = f", and with it {spoils}, which counts it" if spoils else ""
+        text = json.dumps(value, default=repr)
+        text = text if len(text) <= 80 else f"{text[:77]}..."
+        message = (
+            f"{self.wire} sent {field} {text}, {why}: it is left out of the usage{also}"
+        )
+        self.notes.append({"type": BAD_COUNT, "message": message, "field": field})
+        return None
+
+    def failed(self, *keys: str) -> bool:
+        """Whether any of `keys` (of the usage object itself) was sent as no count."""
+        return any(f"{self.where}.{key}".lstrip(".") in self.bad for key in keys)
+
+    def noted(self, extras: dict[str, Any]) -> dict[str, Any]:
+        """`extras`, with the notes under "notes" (where `note_finish` puts its note)."""
+        if self.notes:
+            extras["notes"] = [*extras.get("notes", ()), *self.notes]
+        return extras
+
+
+def usage_total(usage: Mapping[str, Any]) -> Any:
+    """The total an encoder writes: the one the usage states, else input plus output when it holds both."""
+    total = usage.get("total_tokens")
+    if total is None and "input_tokens" in usage and "output_tokens" in usage:
+        total = usage["input_tokens"] + usage["output_tokens"]
+    return total
 
 
 def sampling_settings(
@@ -282,14 +347,42 @@ def finish(reason: str, raw: Any) -> dict[str, Any]:
 def finish_from(
     table: Mapping[str, str], raw: Any, has_calls: bool
 ) -> dict[str, Any] | None:
-    """The normalized finish of a wire's raw stop value (`table` maps it; unknown values read as stop); a message
-    that holds tool calls stopped for them."""
+    """The normalized finish of a wire's raw stop value (`table` maps it; unknown values read as stop, and
+    `note_finish` says so); a message that holds tool calls stopped for them."""
     if not isinstance(raw, str):
         return None
     reason = table.get(raw, "stop")
     if reason == "stop" and has_calls:
         reason = "tool_calls"
     return finish(reason, raw)
+
+
+# The type of the note a decoder gives for a finish value its wire's table does not know.
+UNKNOWN_FINISH = "unknown_finish"
+
+
+def note_finish(
+    extras: dict[str, Any],
+    wire: str,
+    field: str,
+    raw: Any,
+    done: Mapping[str, Any] | None,
+    known: Collection[str],
+) -> dict[str, Any]:
+    """`extras`, with a note under "notes" when `raw`, the finish value sent in the body's `field`, is none of the
+    values `known` (the wire's table): it is kept as sent (finish.raw, or the body's fields), and the note says
+    what it was read as (`done`), which is a guess. A decoder calls this once per body."""
+    if raw is None or (type(raw) is str and raw in known):
+        return extras
+    reason = done.get("reason") if done else None
+    read = f"read as {reason!r}" if reason else "no finish is read from it"
+    note = {
+        "type": UNKNOWN_FINISH,
+        "message": f"{wire} sent {field} {raw!r}, a value toolgen does not know: {read}",
+        "raw": raw,
+    }
+    extras["notes"] = [*extras.get("notes", ()), note]
+    return extras
 
 
 def fill(target: dict[str, Any], rest: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .canonical import ProviderError, Response
 from .codecs import codec, encode_error, encode_response
+from .helpers import UNKNOWN_FINISH
 from .losses import Encoded, _differences, _message_fields, _plain
 from .table import BY_NAME, canonical_name
 
@@ -98,6 +99,7 @@ def response_losses(
         notes.append(
             f"/finish/reason: {target} cannot state {wanted.get('reason')!r}; it reads back {got.get('reason')!r}"
         )
+    notes.extend(_unknown_finish(response, again, target))
     notes.extend(
         _differences(response.usage or {}, again.usage or {}, "/usage", target)
     )
@@ -107,6 +109,25 @@ def response_losses(
         ):
             notes.append(f"/{name}: {target} has no place for it; dropped")
     return tuple(dict.fromkeys(notes))
+
+
+def _unknown_finish(response: Response, again: Response, target: str) -> Iterator[str]:
+    """A finish value the source's table did not know (its decode note) that the target does not send back: the
+    target writes its own word for what the value was read as, a guess."""
+    reason = (response.finish or {}).get("reason")
+    if reason is None:
+        return  # no finish was read: the value stays in the body's fields, noted with them
+    back = again.extras.get("notes") or ()
+    for note in response.extras.get("notes") or ():
+        if (
+            isinstance(note, dict)
+            and note.get("type") == UNKNOWN_FINISH
+            and note not in back
+        ):
+            yield (
+                f"/finish: {note.get('raw')!r} is a finish value toolgen does not know (read as {reason!r});"
+                f" {target} sends its own word for {reason!r} instead"
+            )
 
 
 def _comparable(message: Mapping[str, Any]) -> Any:

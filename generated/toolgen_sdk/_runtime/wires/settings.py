@@ -7,12 +7,17 @@
   encoder writes the ones `Request.extras["settings"]` has always held (max_tokens, temperature, top_p, stop,
   seed, user, tool_choice, parallel_tool_calls, response_format), this module writes the others at their path;
 - a setting in the wire's own vocabulary (settings_types) goes into the body as given, as a kept body field
-  (`Request.extras[wire]["fields"]`), including a portable name given in the wire's own form (OpenAI's
-  `tool_choice={"type": "function", ...}`) and one the table refuses on that wire but the wire names itself;
+  (`Request.extras[wire]["fields"]`); a portable name the wire uses too goes so only in the wire's own
+  documented form (settings_table.OWN_FORMS: OpenAI's `tool_choice={"type": "function", ...}`, Anthropic's
+  `metadata={"user_id": ...}`), and a value in neither that nor the portable form is refused, never sent raw;
 - `extra_body` is merged into the body as given, on any wire;
 - anything else is a SettingProblem naming the setting, the wire and what to do: unknown on this wire, a field
-  the run fills itself, a value the wire cannot state, or a setting the current SDK no longer takes (Anthropic's
-  temperature, top_p and top_k since anthropic 1.0).
+  the run fills itself, a value the wire cannot state, two settings writing one place (or places the wire
+  refuses together), or a setting the current SDK no longer takes (Anthropic's temperature, top_p and top_k
+  since anthropic 1.0).
+
+A setting named by a problem sends nothing of itself: a rule found after it was written (Anthropic's thinking
+budget at or above max_tokens) plans the settings again without it.
 
 The plan is checked by encoding a probe request with the wire's own codec and reading it back, so a value the
 encoder cannot carry (Cohere cannot name one tool to call) is a problem too, never a silent loss. A client with
@@ -29,11 +34,13 @@ from typing import Any
 from .canonical import Request
 from .codecs import decode, encode_request
 from .settings_table import (
+    EXCLUSIVE,
     EXPECTED,
     PORTABLE,
     TABLE,
     Refused,
     Spelling,
+    own_form,
     portable_value,
 )
 from .settings_types import SETTINGS_TYPES, reserved, spelled, vocabulary
@@ -140,13 +147,16 @@ def plan_settings(
     sorter = _Sorter(wire)
     for key, value in settings.items():
         sorter.add(str(key), value)
-    sorter.defaults()
+    sorter.rules()
     plan = SettingsPlan(
         wire,
         MappingProxyType(sorter.portable),
         MappingProxyType(sorter.fields),
         tuple(sorter.problems),
     )
+    written = {*sorter.portable, *(owner for owner, _ in sorter.given.values())}
+    if written & {problem.setting for problem in plan.problems}:
+        return _again(settings, wire, tools, plan.problems)
     if wire is None or not (plan.portable or plan.fields):
         return plan
     lost, fatal = _probe(plan, wire, tools, sorter.given)
@@ -154,8 +164,18 @@ def plan_settings(
         return SettingsPlan(wire, {}, {}, (*plan.problems, *lost))
     if not lost:
         return plan
-    # Planned again with only what was carried, so that what is sent is what the probe showed arrives.
-    dropped = {problem.setting for problem in (*plan.problems, *lost)}
+    # So that what is sent is what the probe showed arrives.
+    return _again(settings, wire, tools, (*plan.problems, *lost))
+
+
+def _again(
+    settings: Mapping[str, Any],
+    wire: str | None,
+    tools: Sequence[Mapping[str, Any]],
+    problems: Sequence[SettingProblem],
+) -> SettingsPlan:
+    """The settings planned again without those `problems` name, so that nothing of those is sent."""
+    dropped = {problem.setting for problem in problems}
     keep: dict[str, Any] = {}
     for key, value in settings.items():
         if key == "extra_body" and isinstance(value, dict):
@@ -166,7 +186,7 @@ def plan_settings(
             keep[key] = value
     again = plan_settings(keep, wire, tools)
     return SettingsPlan(
-        wire, again.portable, again.fields, (*plan.problems, *lost, *again.problems)
+        wire, again.portable, again.fields, (*problems, *again.problems)
     )
 
 
@@ -182,6 +202,10 @@ class _Sorter:
         self.problems: list[SettingProblem] = []
         # Body place -> (setting, value) of each leaf written as given, for the probe to find again.
         self.given: dict[Path, tuple[str, Any]] = {}
+        self.exclusive = [
+            (tuple(first.split(".")), tuple(second.split(".")), why)
+            for first, second, why in EXCLUSIVE.get(wire or "", ())
+        ]
 
     def problem(self, setting: str, reason: str) -> None:
         self.problems.append(SettingProblem(setting, self.wire, reason))
@@ -195,7 +219,7 @@ class _Sorter:
         elif name in self.reserved:
             self.problem(key, f"not a setting: {self.reserved[name]}")
         elif name in self.vocabulary:
-            self.put(key, self.vocabulary[name], value)
+            self.put(key, (self.vocabulary[name], value))
         elif self.wire is None:
             self.problem(
                 key,
@@ -216,8 +240,8 @@ class _Sorter:
         entry = TABLE[key].get(self.wire)
         if isinstance(entry, Spelling) and fits:
             self._carry(key, entry, value, name)
-        elif name in self.vocabulary:
-            self.put(key, self.vocabulary[name], value)
+        elif name in self.vocabulary and own_form(self.wire, key, value):
+            self.put(key, (self.vocabulary[name], value))
         elif not fits:
             self.problem(key, f"expected {EXPECTED[key]}, got {value!r}")
         elif isinstance(entry, Refused):
@@ -226,6 +250,11 @@ class _Sorter:
             self.problem(key, f"{self.wire} has no equivalent setting")
 
     def _carry(self, key: str, entry: Spelling, value: Any, name: str) -> None:
+        if isinstance(value, str) and value in entry.refuses:
+            self.problem(
+                key, f"{self.wire} cannot carry {value!r}: {entry.refuses[value]}"
+            )
+            return
         if entry.encoder:
             self.portable[key] = (
                 [value] if key == "stop" and isinstance(value, str) else value
@@ -234,8 +263,8 @@ class _Sorter:
         if entry.levels is not None:
             level = entry.levels.get(value)
             if level is None:
-                if name in self.vocabulary:
-                    self.put(key, self.vocabulary[name], value)
+                if name in self.vocabulary and own_form(self.wire or "", key, value):
+                    self.put(key, (self.vocabulary[name], value))
                     return
                 carried = ", ".join(entry.levels) or "none"
                 self.problem(
@@ -243,13 +272,11 @@ class _Sorter:
                     f"{self.wire} has no level {value!r} (it takes {carried})",
                 )
                 return
-            self.put(key, *level)
+            self.put(key, level)
             return
         if entry.shape == "cache_control":
             value = {"type": "ephemeral", **(value if isinstance(value, dict) else {})}
-        for path, constant in entry.also.items():
-            self.put(key, path, constant)
-        self.put(key, entry.path, value)
+        self.put(key, *entry.also.items(), (entry.path, value))
 
     def _extra_body(self, value: Any) -> None:
         if not isinstance(value, dict):
@@ -263,36 +290,55 @@ class _Sorter:
                     f"extra_body.{name}", f"not a setting: {self.reserved[name]}"
                 )
             else:
-                self.put(f"extra_body.{name}", name, item)
+                self.put(f"extra_body.{name}", (name, item))
 
-    def put(self, setting: str, path: str, value: Any) -> None:
-        """Write `value` at `path` of the body fields; a place another setting wrote differently is a problem."""
-        parts = tuple(path.split("."))
-        for leaf, item in _leaves(parts, value):
+    def put(self, setting: str, *places: tuple[str, Any]) -> None:
+        """Write each (path, value) of one setting into the body fields, or none of them: a place another
+        setting wrote differently, or one the wire refuses beside another's, is a problem."""
+        leaves = [
+            leaf
+            for path, value in places
+            for leaf in _leaves(tuple(path.split(".")), value)
+        ]
+        reason = self._clash(setting, leaves)
+        if reason is not None:
+            self.problem(setting, reason)
+            return
+        for leaf, item in leaves:
+            self.given.setdefault(leaf, (setting, item))
+        for path, value in places:
+            *parents, last = path.split(".")
+            target = self.fields
+            for part in parents:
+                inner = target.get(part)
+                if not isinstance(inner, dict):
+                    inner = target[part] = {}
+                target = inner
+            if isinstance(value, dict) and isinstance(target.get(last), dict):
+                target[last] = {**target[last], **value}
+            else:
+                target[last] = value
+
+    def _clash(self, setting: str, leaves: Sequence[tuple[Path, Any]]) -> str | None:
+        for leaf, item in leaves:
             owner = self.given.get(leaf)
             if owner is not None and owner[1] != item:
-                self.problem(
-                    setting,
-                    f"{self.wire}'s {'.'.join(leaf)} is set by {owner[0]} too; set it once",
-                )
-                return
-        for leaf, item in _leaves(parts, value):
-            self.given.setdefault(leaf, (setting, item))
-        *parents, last = parts
-        target = self.fields
-        for part in parents:
-            inner = target.get(part)
-            if not isinstance(inner, dict):
-                inner = target[part] = {}
-            target = inner
-        if isinstance(value, dict) and isinstance(target.get(last), dict):
-            target[last] = {**target[last], **value}
-        else:
-            target[last] = value
+                where = ".".join(leaf)
+                return f"{self.wire}'s {where} is set by {owner[0]} too; set it once"
+            for first, second, why in self.exclusive:
+                other = second if leaf == first else first if leaf == second else None
+                owner = self.given.get(other) if other is not None else None
+                if other is not None and owner is not None and owner[0] != setting:
+                    place, beside = ".".join(leaf), ".".join(other)
+                    return (
+                        f"{self.wire}'s {place} cannot be set beside {beside}, "
+                        f"set by {owner[0]}: {why}"
+                    )
+        return None
 
-    def defaults(self) -> None:
+    def rules(self) -> None:
         """Anthropic's max_tokens, which its encoder writes only for a request without Anthropic fields of its
-        own, and its rule that the thinking budget stays below it."""
+        own, its rule that the thinking budget stays below it, and a tool_choice of none taking nothing else."""
         if self.wire != "anthropic":
             return
         if (
@@ -310,6 +356,14 @@ class _Sorter:
                 owner,
                 f"anthropic's thinking budget ({budget}) must be below max_tokens "
                 f"({ceiling}): raise max_tokens",
+            )
+        choice = self.portable.get("tool_choice", self.fields.get("tool_choice"))
+        kind = choice.get("type") if isinstance(choice, dict) else choice
+        if kind == "none" and "parallel_tool_calls" in self.portable:
+            self.problem(
+                "parallel_tool_calls",
+                "anthropic's tool_choice {'type': 'none'} has no disable_parallel_tool_use (no tool "
+                "is called); leave parallel_tool_calls out",
             )
 
 
@@ -376,7 +430,11 @@ def _probe(
     got = got if isinstance(got, dict) else {}
     for key, value in plan.portable.items():
         if key not in got:
-            needs = " (it needs tools to choose from)" if key == "tool_choice" else ""
+            needs = (
+                " (it needs tools to choose from)"
+                if key == "tool_choice" and not tools
+                else ""
+            )
             problems.append(
                 SettingProblem(key, wire, f"{wire} cannot carry {value!r}{needs}")
             )

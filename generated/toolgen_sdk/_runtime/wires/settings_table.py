@@ -6,7 +6,7 @@ One place: settings.py plans a run's settings with it, the README's table summar
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -22,7 +22,7 @@ class Spelling:
     `path` is where the value goes in the body (dotted). `encoder`: the wire's codec writes it from
     `Request.extras["settings"]`. `levels`: only these values are carried, each as (path, wire value).
     `also`: fields written alongside (path -> value). `shape`: "cache_control" turns True or {"ttl"} into
-    Anthropic's marker.
+    Anthropic's marker. `refuses`: portable values the wire has no word for, each with why.
     """
 
     path: str
@@ -30,6 +30,7 @@ class Spelling:
     levels: Mapping[str, tuple[str, Any]] | None = None
     also: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     shape: str | None = None
+    refuses: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -162,8 +163,25 @@ TABLE: Mapping[str, Mapping[str, Entry]] = MappingProxyType(
                 "openai-responses": _e("tool_choice"),
                 "anthropic": _e("tool_choice"),
                 "gemini": _e("toolConfig.functionCallingConfig"),
-                "bedrock-converse": _e("toolConfig.toolChoice"),
-                "cohere": _e("tool_choice"),
+                "bedrock-converse": Spelling(
+                    "toolConfig.toolChoice",
+                    encoder=True,
+                    refuses=MappingProxyType(
+                        {
+                            "none": "Converse's toolChoice takes auto, any or tool; it has no 'none'"
+                        }
+                    ),
+                ),
+                "cohere": Spelling(
+                    "tool_choice",
+                    encoder=True,
+                    refuses=MappingProxyType(
+                        {
+                            "auto": "Cohere's tool_choice takes REQUIRED or NONE; leave tool_choice "
+                            "out and the model chooses"
+                        }
+                    ),
+                ),
                 "ollama": Refused("Ollama has no tool choice"),
                 "google-interactions": _e("generation_config.tool_choice"),
             }
@@ -354,3 +372,145 @@ def portable_value(key: str, value: Any) -> bool:
     if key == "prompt_cache":
         return value is True or _strings(value)
     return key == "extra_body" and isinstance(value, dict)
+
+
+# Body places a wire refuses together, with why: when two settings set both, the second is a problem.
+EXCLUSIVE: Mapping[str, tuple[tuple[str, str, str], ...]] = MappingProxyType(
+    {
+        "gemini": (
+            (
+                "generationConfig.thinkingConfig.thinkingLevel",
+                "generationConfig.thinkingConfig.thinkingBudget",
+                (
+                    "Gemini refuses a request with both (thinkingLevel is for Gemini 3 models, "
+                    "thinkingBudget for earlier ones)"
+                ),
+            ),
+        ),
+    }
+)
+
+_OPENAI_NAMED = ("function", "custom")
+_RESPONSES_TOOL_TYPES = frozenset(
+    {
+        *("file_search", "web_search_preview", "web_search_preview_2025_03_11"),
+        *("computer", "computer_use", "computer_use_preview", "image_generation"),
+        *("code_interpreter", "apply_patch", "shell", "programmatic_tool_calling"),
+    }
+)
+
+
+def _chat_choice(value: Any) -> bool:
+    """OpenAI chat's {"type": "function", "function": {"name": ...}}, its custom twin, or allowed_tools."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    inner = value.get(kind) if isinstance(kind, str) else None
+    if kind in _OPENAI_NAMED:
+        return isinstance(inner, dict) and isinstance(inner.get("name"), str)
+    return kind == "allowed_tools" and isinstance(inner, dict) and len(value) == 2
+
+
+def _mistral_choice(value: Any) -> bool:
+    """Mistral's "any", or {"type": "function", "function": {"name": ...}}."""
+    if value == "any":
+        return True
+    return _chat_choice(value) and value["type"] == "function"
+
+
+def _responses_choice(value: Any) -> bool:
+    """The Responses API's {"type": "function", "name": ...}, a hosted tool's type, mcp or allowed_tools."""
+    if not isinstance(value, dict):
+        return False
+    kind, keys = value.get("type"), set(value)
+    if kind in _OPENAI_NAMED:
+        return keys == {"type", "name"} and isinstance(value["name"], str)
+    if kind == "mcp":
+        return keys <= {"type", "server_label", "name"} and isinstance(
+            value.get("server_label"), str
+        )
+    if kind == "allowed_tools":
+        return keys == {"type", "mode", "tools"} and isinstance(value["tools"], list)
+    return kind in _RESPONSES_TOOL_TYPES and keys == {"type"}
+
+
+def _anthropic_choice(value: Any) -> bool:
+    """Anthropic's {"type": "auto" | "any" | "tool" (with name) | "none"}; none takes nothing else."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind not in ("auto", "any", "tool", "none"):
+        return False
+    keys = {"type"} if kind == "none" else {"type", "disable_parallel_tool_use"}
+    if kind == "tool":
+        keys.add("name")
+        if not isinstance(value.get("name"), str):
+            return False
+    return set(value) <= keys and isinstance(
+        value.get("disable_parallel_tool_use", False), bool
+    )
+
+
+def _interactions_choice(value: Any) -> bool:
+    """The Interactions API's "any" or "validated", or {"allowed_tools": {...}}."""
+    if value in ("auto", "any", "none", "validated"):
+        return True
+    return (
+        isinstance(value, dict)
+        and list(value) == ["allowed_tools"]
+        and isinstance(value["allowed_tools"], dict)
+    )
+
+
+def _chat_format(value: Any) -> bool:
+    """OpenAI chat's (and Mistral's) {"type": "json_schema", "json_schema": {"name": ..., ...}}."""
+    return (
+        isinstance(value, dict)
+        and set(value) == {"type", "json_schema"}
+        and value["type"] == "json_schema"
+        and isinstance(value["json_schema"], dict)
+        and isinstance(value["json_schema"].get("name"), str)
+    )
+
+
+def _anthropic_metadata(value: Any) -> bool:
+    """Anthropic's metadata: user_id, nothing else."""
+    return (
+        isinstance(value, dict)
+        and set(value) <= {"user_id"}
+        and isinstance(value.get("user_id"), (str, type(None)))
+    )
+
+
+# A portable setting's name a wire also uses for a field of its own, in a form of its own the run sends as given
+# (the wire's documented form, checked here): setting -> wire -> whether a value is in that form. A value in
+# neither this nor the portable form is refused, not sent raw. Where a wire's form is the portable one (a number,
+# a string), there is no entry.
+OWN_FORMS: Mapping[str, Mapping[str, Callable[[Any], bool]]] = MappingProxyType(
+    {
+        "tool_choice": MappingProxyType(
+            {
+                "openai-chat": _chat_choice,
+                "mistral": _mistral_choice,
+                "openai-responses": _responses_choice,
+                "anthropic": _anthropic_choice,
+                "cohere": lambda value: value in ("REQUIRED", "NONE"),
+                "google-interactions": _interactions_choice,
+            }
+        ),
+        "response_format": MappingProxyType(
+            {
+                "openai-chat": _chat_format,
+                "mistral": _chat_format,
+                "google-interactions": lambda value: isinstance(value, dict),
+            }
+        ),
+        "metadata": MappingProxyType({"anthropic": _anthropic_metadata}),
+    }
+)
+
+
+def own_form(wire: str, key: str, value: Any) -> bool:
+    """Whether `value` is portable setting `key` in `wire`'s own documented form (OWN_FORMS)."""
+    check = OWN_FORMS.get(key, {}).get(wire)
+    return check is not None and check(value)

@@ -142,10 +142,22 @@ def parse_response(body: Any, wire: str | None = None) -> ParsedResponse:
         if response.finish
         else None
     )
-    usage = (
-        check(UsageModel, response.usage, json_text=False) if response.usage else None
-    )
+    usage = _typed_usage(response.usage)
     return ParsedResponse(message, finish, usage, response)
+
+
+def _typed_usage(usage: Any) -> UsageModel | None:
+    """The usage as the Usage model, or None when none came or it lacks a count the model requires: a count the
+    server sent unreadable is left out of `response.usage` with a note in `response.extras["notes"]`, and the
+    counts that were read stay there."""
+    if not usage:
+        return None
+    required = [
+        name for name, field in UsageModel.model_fields.items() if field.is_required()
+    ]
+    if any(name not in usage for name in required):
+        return None
+    return check(UsageModel, usage, json_text=False)
 
 
 def parse_request(body: Any, wire: str | None = None) -> list[Message]:

@@ -38,16 +38,17 @@ from .. import structured
 from ..canonical import ProviderError, Request, Response
 from ..export import decode_tools, encode_tools
 from ..helpers import (
+    Counts,
     as_dict,
     as_list,
     body_rest,
-    count,
     decoded_request,
     extras_of,
     fail,
     fill,
     finish_from,
     guarded,
+    note_finish,
     portable,
     sampling_settings,
     stop_value,
@@ -213,40 +214,46 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
     body["tool_choice"] = spelled
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: Any, counts: Counts | None = None) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
-    fresh, output = count(raw.get("input_tokens")), count(raw.get("output_tokens"))
-    if fresh is None or output is None:
-        return None
-    read, written = (
-        count(raw.get("cache_read_input_tokens")),
-        count(raw.get("cache_creation_input_tokens")),
-    )
-    usage = {
-        "input_tokens": fresh + (read or 0) + (written or 0),
-        "output_tokens": output,
-    }
+    counts = counts or Counts(WIRE, "usage")
+    take = counts.take
+    # The canonical input counts every input token: the cache reads and writes are part of it.
+    fresh = take(raw, "input_tokens", required=True)
+    read = take(raw, "cache_read_input_tokens", spoils="input_tokens")
+    written = take(raw, "cache_creation_input_tokens", spoils="input_tokens")
+    output = take(raw, "output_tokens", required=True)
+    usage: dict[str, Any] = {}
+    if fresh is not None and not counts.failed(
+        "cache_read_input_tokens", "cache_creation_input_tokens"
+    ):
+        usage["input_tokens"] = fresh + (read or 0) + (written or 0)
+    if output is not None:
+        usage["output_tokens"] = output
     if read is not None:
         usage["cache_read_tokens"] = read
     if written is not None:
         usage["cache_write_tokens"] = written
     details = raw.get("output_tokens_details")
-    if isinstance(details, dict) and count(details.get("thinking_tokens")) is not None:
-        usage["reasoning_tokens"] = details["thinking_tokens"]
-    return usage
+    if isinstance(details, dict):
+        thinking = take(details, "thinking_tokens", within="output_tokens_details")
+        if thinking is not None:
+            usage["reasoning_tokens"] = thinking
+    return usage or None
 
 
 def _usage_body(usage: Mapping[str, Any]) -> dict[str, Any]:
     read, written = usage.get("cache_read_tokens"), usage.get("cache_write_tokens")
-    body: dict[str, Any] = {
-        "input_tokens": usage["input_tokens"] - (read or 0) - (written or 0)
-    }
+    body: dict[str, Any] = {}
+    if "input_tokens" in usage:
+        body["input_tokens"] = usage["input_tokens"] - (read or 0) - (written or 0)
     if written is not None:
         body["cache_creation_input_tokens"] = written
     if read is not None:
         body["cache_read_input_tokens"] = read
-    body["output_tokens"] = usage["output_tokens"]
+    if "output_tokens" in usage:
+        body["output_tokens"] = usage["output_tokens"]
     if "reasoning_tokens" in usage:
         body["output_tokens_details"] = {"thinking_tokens": usage["reasoning_tokens"]}
     return body
@@ -368,7 +375,8 @@ def decode_response(body: Any) -> Response | ProviderError:
     )
     message = decode_assistant({"content": content}, "")
     kept: dict[str, Any] = {}
-    usage = _usage(body.get("usage"))
+    counts = Counts(WIRE, "usage")
+    usage = _usage(body.get("usage"), counts)
     consumed = {"content", "stop_reason"}
     if usage is not None:
         consumed.add("usage")
@@ -385,13 +393,17 @@ def decode_response(body: Any) -> Response | ProviderError:
     fields = {key: value for key, value in body.items() if key not in consumed}
     if fields:
         kept["fields"] = fields
+    raw = body.get("stop_reason")
+    done = _finish(raw, bool(message.get("tool_calls")))
     return Response(
         message,
-        _finish(body.get("stop_reason"), bool(message.get("tool_calls"))),
+        done,
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        counts.noted(
+            note_finish({WIRE: kept}, WIRE, "stop_reason", raw, done, _FINISH)
+        ),
     )
 
 

@@ -23,6 +23,9 @@ or delta object, a stop for a block that never started (whatever it held is lost
 `message_stop`, a payload with no `type` (an event type it does not know is let pass, as Anthropic asks of clients), and, once `message_stop` came, a missing `message_start`, no `stop_reason`, or an index never seen
 below the highest one. Two equal deltas for an open block cannot be told from a model saying the same thing twice,
 and are both kept; a delta sent twice, lost, or two swapped inside one block leave no evidence at all.
+
+A stream whose `message_delta` carried no `usage` (the API always sends it) is whole all the same: it stays
+complete, and a note in `extras["stream"]["notes"]` says the final output count never came.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any, ClassVar
 
 from ...streams.events import dumps_compact, parse_json
 from ...streams.shapes import KnownShapes
-from ...streams.state import Call, WireState, carries, first_gap
+from ...streams.state import USAGE_MISSING, Call, WireState, carries, first_gap
 from ..canonical import ProviderError, Response
 from .codec import decode_response
 from .stream_shapes import anthropic
@@ -100,6 +103,8 @@ class AnthropicState(WireState):
         self.blocks: dict[int, _Block] = {}
         self.order: list[_Block] = []
         self.message_started = False
+        # Whether a message_delta carried its usage (the final output count), as the API always sends it.
+        self.final_usage = False
 
     def feed(self, event: str | None, data: Any) -> None:
         kind = data.get("type") or event
@@ -391,6 +396,7 @@ class AnthropicState(WireState):
         self.message.update(delta)
         usage = data.get("usage")
         if type(usage) is dict:
+            self.final_usage = True
             # Its counts are totals, each optional: a null one is not given, and the message_start count stands.
             self.message["usage"] = {
                 **(self.message.get("usage") or {}),
@@ -456,6 +462,12 @@ class AnthropicState(WireState):
             )
         if self.message.get("stop_reason") is None:
             self.doubt("no message_delta said why the message stopped (stop_reason)")
+        if not self.final_usage:
+            # The answer is whole without it: a note, not a doubt, so a run does not ask again.
+            self.note(
+                "no message_delta carried usage: the output token count is message_start's, not the final one",
+                USAGE_MISSING,
+            )
         missing = first_gap(self.blocks)
         if missing is not None:
             self.doubt(f"content block {missing} never came")

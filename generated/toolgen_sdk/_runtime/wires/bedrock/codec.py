@@ -29,13 +29,13 @@ from types import MappingProxyType
 from typing import Any
 
 from .. import structured
-from ..canonical import ProviderError, Request, Response, parts_of
+from ..canonical import ProviderError, Request, Response, aws_error_name, parts_of
 from ..export import decode_tools, encode_tools
 from ..helpers import (
+    Counts,
     as_dict,
     as_list,
     body_rest,
-    count,
     decoded_request,
     extras_of,
     fail,
@@ -43,11 +43,13 @@ from ..helpers import (
     finish_from,
     guarded,
     is_trivial,
+    note_finish,
     plain_text,
     portable,
     sampling_settings,
     stop_value,
     turns,
+    usage_total,
 )
 from ..placement import place
 from .messages import (
@@ -204,39 +206,43 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
     body["toolConfig"] = {**body["toolConfig"], "toolChoice": spelled}
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: Any, counts: Counts | None = None) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
-    fresh, output = count(raw.get("inputTokens")), count(raw.get("outputTokens"))
-    if fresh is None or output is None:
-        return None
-    read, written = (
-        count(raw.get("cacheReadInputTokens")),
-        count(raw.get("cacheWriteInputTokens")),
-    )
-    usage = {
-        "input_tokens": fresh + (read or 0) + (written or 0),
-        "output_tokens": output,
-    }
-    total = count(raw.get("totalTokens"))
+    counts = counts or Counts(WIRE, "usage")
+    take = counts.take
+    # The canonical input counts every input token: the cache reads and writes are part of it.
+    fresh = take(raw, "inputTokens", required=True)
+    output = take(raw, "outputTokens", required=True)
+    read = take(raw, "cacheReadInputTokens", spoils="input_tokens")
+    written = take(raw, "cacheWriteInputTokens", spoils="input_tokens")
+    usage: dict[str, Any] = {}
+    if fresh is not None and not counts.failed(
+        "cacheReadInputTokens", "cacheWriteInputTokens"
+    ):
+        usage["input_tokens"] = fresh + (read or 0) + (written or 0)
+    if output is not None:
+        usage["output_tokens"] = output
+    total = take(raw, "totalTokens")
     if total is not None:
         usage["total_tokens"] = total
     if read is not None:
         usage["cache_read_tokens"] = read
     if written is not None:
         usage["cache_write_tokens"] = written
-    return usage
+    return usage or None
 
 
 def _usage_body(usage: Mapping[str, Any]) -> dict[str, Any]:
     read, written = usage.get("cache_read_tokens"), usage.get("cache_write_tokens")
-    body: dict[str, Any] = {
-        "inputTokens": usage["input_tokens"] - (read or 0) - (written or 0),
-        "outputTokens": usage["output_tokens"],
-        "totalTokens": usage.get(
-            "total_tokens", usage["input_tokens"] + usage["output_tokens"]
-        ),
-    }
+    body: dict[str, Any] = {}
+    if "input_tokens" in usage:
+        body["inputTokens"] = usage["input_tokens"] - (read or 0) - (written or 0)
+    if "output_tokens" in usage:
+        body["outputTokens"] = usage["output_tokens"]
+    total = usage_total(usage)
+    if total is not None:
+        body["totalTokens"] = total
     if read is not None:
         body["cacheReadInputTokens"] = read
     if written is not None:
@@ -362,7 +368,7 @@ def _error(body: Mapping[str, Any]) -> ProviderError:
     message = body.get("message", body.get("Message", ""))
     kind = body.get("__type")
     if isinstance(kind, str):
-        kind = kind.rpartition("#")[2]
+        kind = aws_error_name(kind) or None
     return ProviderError(
         WIRE,
         str(message),
@@ -393,19 +399,22 @@ def decode_response(body: Any) -> Response | ProviderError:
         }
     if msg.get("role") != "assistant":
         kept["role"] = msg.get("role")
-    usage = _usage(body.get("usage"))
+    counts = Counts(WIRE, "usage")
+    usage = _usage(body.get("usage"), counts)
     consumed = {"output", "stopReason"}
     if usage is not None:
         consumed.add("usage")
         if _usage_body(usage) != body["usage"]:
             kept["usage"] = body["usage"]
-    done = _finish(body.get("stopReason"), bool(message.get("tool_calls")))
+    raw = body.get("stopReason")
+    done = _finish(raw, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("stopReason")
     fields = {key: value for key, value in body.items() if key not in consumed}
     if fields:
         kept["fields"] = fields
-    return Response(message, done, usage, None, None, {WIRE: kept})
+    extras = note_finish({WIRE: kept}, WIRE, "stopReason", raw, done, _FINISH)
+    return Response(message, done, usage, None, None, counts.noted(extras))
 
 
 def encode_response(response: Response) -> dict[str, Any]:

@@ -22,6 +22,10 @@ a payload that is no ConverseStream event, a different second `metadata`, anythi
 an index never seen below the highest one (a missing `messageStart` loses nothing: it only says the role). Two
 equal deltas for an open block cannot be told from a model saying the same thing twice, and are both kept; a delta
 sent twice, lost, or two swapped inside one block leave no evidence at all.
+
+The `metadata` event that follows `messageStop` carries the usage and metrics; a stream that ends without it (or
+with no usage in it) is whole all the same, so it stays complete, and a note in `extras["stream"]["notes"]` says
+the usage never came.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any, ClassVar
 
 from ...streams.events import dumps_compact
 from ...streams.shapes import KnownShapes
-from ...streams.state import Call, WireState, carries, first_gap
+from ...streams.state import USAGE_MISSING, Call, WireState, carries, first_gap
 from ..canonical import ProviderError, Response
 from .codec import decode_response
 from .detect import BEDROCK_EVENTS
@@ -316,7 +320,20 @@ class BedrockState(WireState):
             missing = first_gap(self.blocks)
             if missing is not None:
                 self.doubt(f"content block {missing} never came")
+            self._check_metadata()
         super().finish()
+
+    def _check_metadata(self) -> None:
+        """The metadata event ConverseStream sends after messageStop, with the usage and metrics: without it the
+        answer is whole, so a note says what is missing and the status stands."""
+        if self.metadata is None:
+            self.note(
+                "the stream ended after messageStop without its metadata event: the usage (and metrics) it"
+                " carries are missing",
+                USAGE_MISSING,
+            )
+        elif not isinstance(self.metadata.get("usage"), dict):
+            self.note("the metadata event carried no usage", USAGE_MISSING)
 
     def body(self) -> dict[str, Any]:
         content = [

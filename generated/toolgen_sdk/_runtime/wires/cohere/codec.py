@@ -37,13 +37,13 @@ from ..export import (
 )
 from ..helpers import (
     _ABSENT,
+    Counts,
     args_text,
     as_dict,
     as_list,
     as_str,
     assistant_content,
     body_rest,
-    count,
     decoded_request,
     extras_of,
     fail,
@@ -52,6 +52,7 @@ from ..helpers import (
     guarded,
     is_trivial,
     keep_entry,
+    note_finish,
     portable,
     restore,
     sampling_settings,
@@ -382,28 +383,31 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         body["tool_choice"] = "NONE" if choice == "none" else "REQUIRED"
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: Any, counts: Counts | None = None) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
+    counts = counts or Counts(WIRE, "usage")
+    usage: dict[str, Any] = {}
+    # What the model saw (`tokens`), else what was billed: the counts come from one of them, never both.
     for key in ("tokens", "billed_units"):
-        counts = raw.get(key)
-        if isinstance(counts, dict):
-            prompt, output = (
-                count(counts.get("input_tokens")),
-                count(counts.get("output_tokens")),
-            )
-            if prompt is not None and output is not None:
-                usage = {"input_tokens": prompt, "output_tokens": output}
-                if count(raw.get("cached_tokens")) is not None:
-                    usage["cache_read_tokens"] = raw["cached_tokens"]
-                return usage
-    return None
+        held = raw.get(key)
+        if isinstance(held, dict) and (
+            "input_tokens" in held or "output_tokens" in held
+        ):
+            for name in ("input_tokens", "output_tokens"):
+                value = counts.take(held, name, within=key, required=True)
+                if value is not None:
+                    usage[name] = value
+            break
+    cached = counts.take(raw, "cached_tokens")
+    if cached is not None:
+        usage["cache_read_tokens"] = cached
+    return usage or None
 
 
 def _usage_body(usage: Mapping[str, Any]) -> dict[str, Any]:
     counts = {
-        "input_tokens": usage["input_tokens"],
-        "output_tokens": usage["output_tokens"],
+        name: usage[name] for name in ("input_tokens", "output_tokens") if name in usage
     }
     body: dict[str, Any] = {"billed_units": dict(counts), "tokens": counts}
     if "cache_read_tokens" in usage:
@@ -489,13 +493,15 @@ def decode_response(body: Any) -> Response | ProviderError:
     if message["role"] != "assistant":
         fail("/message/role", "assistant")
     kept: dict[str, Any] = {}
-    usage = _usage(body.get("usage"))
+    counts = Counts(WIRE, "usage")
+    usage = _usage(body.get("usage"), counts)
     consumed = {"message", "finish_reason"}
     if usage is not None:
         consumed.add("usage")
         if _usage_body(usage) != body["usage"]:
             kept["usage"] = body["usage"]
-    done = _finish(body.get("finish_reason"), bool(message.get("tool_calls")))
+    raw = body.get("finish_reason")
+    done = _finish(raw, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("finish_reason")
     response_id = body.get("id")
@@ -510,7 +516,9 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        counts.noted(
+            note_finish({WIRE: kept}, WIRE, "finish_reason", raw, done, _FINISH)
+        ),
     )
 
 

@@ -38,18 +38,21 @@ from .. import structured
 from ..canonical import ProviderError, Request, Response
 from ..google_errors import array_error, status_body, status_error
 from ..helpers import (
+    Counts,
     as_dict,
     as_list,
     body_rest,
-    count,
     decoded_request,
     extras_of,
+    fail,
     fill,
     finish,
     guarded,
+    note_finish,
     portable,
     sampling_settings,
     turns,
+    usage_total,
 )
 from ..placement import place
 from .contents import (
@@ -205,38 +208,43 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
     }
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: Any, counts: Counts | None = None) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
-    prompt = count(raw.get("promptTokenCount"))
-    if prompt is None:
-        return None
-    thoughts = count(raw.get("thoughtsTokenCount"))
-    usage = {
-        "input_tokens": prompt,
-        "output_tokens": (count(raw.get("candidatesTokenCount")) or 0)
-        + (thoughts or 0),
-    }
-    total = count(raw.get("totalTokenCount"))
+    counts = counts or Counts(WIRE, "usageMetadata")
+    take = counts.take
+    prompt = take(raw, "promptTokenCount", required=True)
+    # The canonical output counts thoughts too; an output count not sent is 0 (the wire leaves zeros out).
+    output = take(raw, "candidatesTokenCount", spoils="output_tokens")
+    thoughts = take(raw, "thoughtsTokenCount", spoils="output_tokens")
+    usage: dict[str, Any] = {}
+    if prompt is not None:
+        usage["input_tokens"] = prompt
+    if (
+        prompt is not None or output is not None or thoughts is not None
+    ) and not counts.failed("candidatesTokenCount", "thoughtsTokenCount"):
+        usage["output_tokens"] = (output or 0) + (thoughts or 0)
+    total = take(raw, "totalTokenCount")
     if total is not None:
         usage["total_tokens"] = total
-    cached = count(raw.get("cachedContentTokenCount"))
+    cached = take(raw, "cachedContentTokenCount")
     if cached is not None:
         usage["cache_read_tokens"] = cached
     if thoughts is not None:
         usage["reasoning_tokens"] = thoughts
-    return usage
+    return usage or None
 
 
 def _usage_body(usage: Mapping[str, Any]) -> dict[str, Any]:
     thoughts = usage.get("reasoning_tokens")
-    body: dict[str, Any] = {
-        "promptTokenCount": usage["input_tokens"],
-        "candidatesTokenCount": usage["output_tokens"] - (thoughts or 0),
-        "totalTokenCount": usage.get(
-            "total_tokens", usage["input_tokens"] + usage["output_tokens"]
-        ),
-    }
+    body: dict[str, Any] = {}
+    if "input_tokens" in usage:
+        body["promptTokenCount"] = usage["input_tokens"]
+    if "output_tokens" in usage:
+        body["candidatesTokenCount"] = usage["output_tokens"] - (thoughts or 0)
+    total = usage_total(usage)
+    if total is not None:
+        body["totalTokenCount"] = total
     if "cache_read_tokens" in usage:
         body["cachedContentTokenCount"] = usage["cache_read_tokens"]
     if thoughts is not None:
@@ -374,8 +382,10 @@ def _encode_contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return contents
 
 
-def decode_response(body: Any) -> Response | ProviderError:
-    """A generateContent response (or the error body sent instead) in canonical terms."""
+def decode_response(body: Any, *, cut: bool = False) -> Response | ProviderError:
+    """A generateContent response (or the error body sent instead) in canonical terms. A body without candidates
+    is a response only when promptFeedback says the prompt was blocked, or when it is `cut`: a stream that ended
+    before any candidate came (its status says so), of which the rest (usage, model) is read."""
     error = array_error(body, WIRE)
     if error is not None:
         return error
@@ -383,6 +393,7 @@ def decode_response(body: Any) -> Response | ProviderError:
     if "error" in body and "candidates" not in body:
         return status_error(body, WIRE)
     kept: dict[str, Any] = {}
+    extras: dict[str, Any] = {WIRE: kept}
     candidates = body.get("candidates")
     response_id = body.get("responseId")
     scope = f"{WIRE}/{response_id or ''}"
@@ -399,7 +410,11 @@ def decode_response(body: Any) -> Response | ProviderError:
             "/candidates/0/content",
             scope,
         )
-        done = _finish(candidate.get("finishReason"), bool(message.get("tool_calls")))
+        raw = candidate.get("finishReason")
+        done = _finish(raw, bool(message.get("tool_calls")))
+        # A number is read as its decimal string, as the table spells it.
+        raw = done["raw"] if done else raw
+        note_finish(extras, WIRE, "finishReason", raw, done, _FINISH)
         rest = {
             key: value
             for key, value in candidate.items()
@@ -410,13 +425,20 @@ def decode_response(body: Any) -> Response | ProviderError:
         if len(candidates) > 1:
             kept["more_candidates"] = candidates[1:]
     else:
-        # The prompt itself was blocked: no candidates, the reason is in promptFeedback.
-        message = {"role": "assistant", "content": None}
-        kept["no_candidates"] = True
+        # The API sends no candidates only when the prompt itself was blocked, the reason in promptFeedback:
+        # without one, the answer is missing, not empty.
         feedback = body.get("promptFeedback")
         reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+        if not isinstance(reason, str) and not cut:
+            fail(
+                "/candidates",
+                "at least one candidate, or promptFeedback.blockReason saying why there is none",
+            )
+        message = {"role": "assistant", "content": None}
+        kept["no_candidates"] = True
         done = finish("content_filter", reason) if isinstance(reason, str) else None
-    usage = _usage(body.get("usageMetadata"))
+    counts = Counts(WIRE, "usageMetadata")
+    usage = _usage(body.get("usageMetadata"), counts)
     consumed = {"candidates"} if candidates else set()
     if usage is not None:
         consumed.add("usageMetadata")
@@ -437,7 +459,7 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        counts.noted(extras),
     )
 
 

@@ -133,6 +133,15 @@ class GeminiState(WireState):
                     self._candidate(candidate)
             else:
                 self.head[key] = value
+        feedback = data.get("promptFeedback")
+        if (
+            feedback is not None
+            and not self.candidates
+            and isinstance(feedback, dict)
+            and isinstance(feedback.get("blockReason"), str)
+        ):
+            # The prompt was blocked: no candidate comes, and this chunk is the whole answer.
+            self.complete = True
 
     def _candidate(self, data: dict[str, Any]) -> None:
         index = data.get("index") or 0
@@ -398,4 +407,4 @@ class GeminiState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        return decode_response(body)
+        return decode_response(body, cut=not self.complete)

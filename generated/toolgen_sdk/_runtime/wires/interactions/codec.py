@@ -35,16 +35,18 @@ from ..canonical import ProviderError, Request, Response
 from ..export import export_checked, named_entry, object_schema
 from ..google_errors import array_error, status_body, status_error
 from ..helpers import (
+    Counts,
     as_dict,
     as_list,
-    count,
     extras_of,
     fail,
     fill,
     finish,
     guarded,
+    note_finish,
     portable,
     sampling_settings,
+    usage_total,
 )
 from .plain import decode_plain, encode_plain
 from .steps import (
@@ -72,9 +74,13 @@ _STATUS = MappingProxyType(
         "requires_action": "tool_calls",
         "failed": "error",
         "incomplete": "length",
+        # "The interaction was halted because the token budget was exceeded."
+        "budget_exceeded": "length",
         "cancelled": "error",
     }
 )
+# The statuses that say no finish yet (a background interaction), beside those `_STATUS` reads.
+_STATUSES = frozenset({*_STATUS, "in_progress", "queued"})
 _STATUS_OUT = MappingProxyType(
     {
         "stop": "completed",
@@ -220,37 +226,43 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         body.update(structured.to_interactions(settings["response_format"]))
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: Any, counts: Counts | None = None) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
-    prompt = count(raw.get("total_input_tokens"))
-    if prompt is None:
-        return None
-    thoughts = count(raw.get("total_thought_tokens"))
-    usage = {
-        "input_tokens": prompt,
-        "output_tokens": (count(raw.get("total_output_tokens")) or 0) + (thoughts or 0),
-    }
-    total = count(raw.get("total_tokens"))
+    counts = counts or Counts(WIRE, "usage")
+    take = counts.take
+    prompt = take(raw, "total_input_tokens", required=True)
+    # The canonical output counts thoughts too; an output count not sent is 0 (the wire leaves zeros out).
+    output = take(raw, "total_output_tokens", spoils="output_tokens")
+    thoughts = take(raw, "total_thought_tokens", spoils="output_tokens")
+    usage: dict[str, Any] = {}
+    if prompt is not None:
+        usage["input_tokens"] = prompt
+    if (
+        prompt is not None or output is not None or thoughts is not None
+    ) and not counts.failed("total_output_tokens", "total_thought_tokens"):
+        usage["output_tokens"] = (output or 0) + (thoughts or 0)
+    total = take(raw, "total_tokens")
     if total is not None:
         usage["total_tokens"] = total
-    cached = count(raw.get("total_cached_tokens"))
+    cached = take(raw, "total_cached_tokens")
     if cached is not None:
         usage["cache_read_tokens"] = cached
     if thoughts is not None:
         usage["reasoning_tokens"] = thoughts
-    return usage
+    return usage or None
 
 
 def _usage_body(usage: Mapping[str, Any]) -> dict[str, Any]:
     thoughts = usage.get("reasoning_tokens")
-    body: dict[str, Any] = {
-        "total_tokens": usage.get(
-            "total_tokens", usage["input_tokens"] + usage["output_tokens"]
-        ),
-        "total_input_tokens": usage["input_tokens"],
-        "total_output_tokens": usage["output_tokens"] - (thoughts or 0),
-    }
+    body: dict[str, Any] = {}
+    total = usage_total(usage)
+    if total is not None:
+        body["total_tokens"] = total
+    if "input_tokens" in usage:
+        body["total_input_tokens"] = usage["input_tokens"]
+    if "output_tokens" in usage:
+        body["total_output_tokens"] = usage["output_tokens"] - (thoughts or 0)
     if "cache_read_tokens" in usage:
         body["total_cached_tokens"] = usage["cache_read_tokens"]
     if thoughts is not None:
@@ -386,7 +398,8 @@ def decode_response(body: Any) -> Response | ProviderError:
         kept["key"] = key
     if key not in body:
         kept["no_steps"] = True
-    usage = _usage(body.get("usage"))
+    counts = Counts(WIRE, "usage")
+    usage = _usage(body.get("usage"), counts)
     consumed = {key, "status"}
     if usage is not None:
         consumed.add("usage")
@@ -398,7 +411,8 @@ def decode_response(body: Any) -> Response | ProviderError:
         for k, value in (("id", response_id), ("model", model))
         if isinstance(value, str)
     )
-    done = _status_finish(body.get("status"), bool(message.get("tool_calls")))
+    status = body.get("status")
+    done = _status_finish(status, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("status")
     fields = {k: v for k, v in body.items() if k not in consumed}
@@ -410,7 +424,9 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        counts.noted(
+            note_finish({WIRE: kept}, WIRE, "status", status, done, _STATUSES)
+        ),
     )
 
 

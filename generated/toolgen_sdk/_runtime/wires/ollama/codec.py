@@ -39,6 +39,7 @@ from ..export import (
 )
 from ..helpers import (
     _ABSENT,
+    Counts,
     args_object,
     args_text,
     as_dict,
@@ -53,6 +54,7 @@ from ..helpers import (
     finish_from,
     guarded,
     keep_entry,
+    note_finish,
     portable,
     restore,
     sampling_settings,
@@ -388,11 +390,17 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         body["format"] = spelled
 
 
-def _usage(body: Mapping[str, Any]) -> dict[str, Any] | None:
-    prompt, output = body.get("prompt_eval_count"), body.get("eval_count")
-    if type(prompt) is not int or type(output) is not int:
-        return None
-    return {"input_tokens": prompt, "output_tokens": output}
+# The body's count keys, each to its canonical count.
+_COUNTS = (("prompt_eval_count", "input_tokens"), ("eval_count", "output_tokens"))
+
+
+def _usage(body: Mapping[str, Any], counts: Counts) -> dict[str, Any]:
+    usage: dict[str, Any] = {}
+    for key, name in _COUNTS:
+        value = counts.take(body, key, required=True)
+        if value is not None:
+            usage[name] = value
+    return usage
 
 
 def _finish(raw: Any, has_calls: bool) -> dict[str, Any] | None:
@@ -477,11 +485,13 @@ def decode_response(body: Any) -> Response | ProviderError:
     if message["role"] != "assistant":
         fail("/message/role", "assistant")
     kept: dict[str, Any] = {}
-    usage = _usage(body)
+    counts = Counts(WIRE, "")
+    usage = _usage(body, counts)
     consumed = {"message", "done_reason"}
-    if usage is not None:
-        consumed.update(("prompt_eval_count", "eval_count"))
-    done = _finish(body.get("done_reason"), bool(message.get("tool_calls")))
+    # A count sent as no count stays in the body's fields, as sent.
+    consumed.update(key for key, name in _COUNTS if name in usage)
+    raw = body.get("done_reason")
+    done = _finish(raw, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("done_reason")
     model = body.get("model")
@@ -493,10 +503,12 @@ def decode_response(body: Any) -> Response | ProviderError:
     return Response(
         message,
         done,
-        usage,
+        usage or None,
         model if isinstance(model, str) else None,
         None,
-        {WIRE: kept},
+        counts.noted(
+            note_finish({WIRE: kept}, WIRE, "done_reason", raw, done, _FINISH)
+        ),
     )
 
 
@@ -518,9 +530,10 @@ def _encode_response(response: Response) -> dict[str, Any]:
         body["done"] = response.finish is not None
     if response.finish is not None:
         body["done_reason"] = stop_value(response, WIRE, _FINISH, _FINISH_OUT, "stop")
-    if response.usage is not None:
-        body["prompt_eval_count"] = response.usage["input_tokens"]
-        body["eval_count"] = response.usage["output_tokens"]
+    usage = response.usage or {}
+    for key, name in _COUNTS:
+        if name in usage:
+            body[key] = usage[name]
     fields = kept.get("fields")
     return fill(body, fields) if fields else body
 

@@ -47,19 +47,21 @@ from ..export import (
     plain_definitions,
 )
 from ..helpers import (
+    Counts,
     as_dict,
     as_list,
     body_rest,
-    count,
     decoded_request,
     extras_of,
     fail,
     fill,
     finish,
     guarded,
+    note_finish,
     number,
     portable,
     stop_list,
+    usage_total,
 )
 from .dialects import WIRES, Dialect, dialect_of
 from .messages import (
@@ -268,46 +270,47 @@ def _apply_settings(
 # ---- usage and finish ----
 
 
-def _usage(raw: Any, d: Dialect) -> dict[str, Any] | None:
+# The counts the wire always sends, each to its canonical name.
+_COUNTS = (("prompt_tokens", "input_tokens"), ("completion_tokens", "output_tokens"))
+
+
+def _usage(raw: Any, d: Dialect, counts: Counts | None = None) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
-    prompt, completion = (
-        count(raw.get(d.key("prompt_tokens"))),
-        count(raw.get(d.key("completion_tokens"))),
-    )
-    if prompt is None or completion is None:
-        return None
-    usage = {"input_tokens": prompt, "output_tokens": completion}
-    total = count(raw.get(d.key("total_tokens")))
-    if total is not None:
-        usage["total_tokens"] = total
-    prompt_details = raw.get(d.key("prompt_tokens_details"))
+    take = (counts or Counts(d.wire, "usage")).take
+    usage: dict[str, Any] = {}
+    for key, name in (*_COUNTS, ("total_tokens", "total_tokens")):
+        value = take(raw, d.key(key), required=key != "total_tokens")
+        if value is not None:
+            usage[name] = value
+    details_key = d.key("prompt_tokens_details")
+    prompt_details = raw.get(details_key)
     prompt_details = prompt_details if isinstance(prompt_details, dict) else {}
-    cached = count(prompt_details.get(d.key("cached_tokens")))
+    cached = take(prompt_details, d.key("cached_tokens"), within=details_key)
     for vendor_key in ("prompt_cache_hit_tokens", "num_cached_tokens", "cached_tokens"):
-        if cached is None:
-            cached = count(raw.get(vendor_key))
+        if cached is None and vendor_key in raw:
+            cached = take(raw, vendor_key)
     if cached is not None:
         usage["cache_read_tokens"] = cached
-    written = count(prompt_details.get(d.key("cache_write_tokens")))
+    written = take(prompt_details, d.key("cache_write_tokens"), within=details_key)
     if written is not None:
         usage["cache_write_tokens"] = written
-    completion_details = raw.get(d.key("completion_tokens_details"))
+    details_key = d.key("completion_tokens_details")
+    completion_details = raw.get(details_key)
     if isinstance(completion_details, dict):
-        reasoning = count(completion_details.get(d.key("reasoning_tokens")))
+        reasoning = take(
+            completion_details, d.key("reasoning_tokens"), within=details_key
+        )
         if reasoning is not None:
             usage["reasoning_tokens"] = reasoning
-    return usage
+    return usage or None
 
 
 def _usage_body(usage: Mapping[str, Any], d: Dialect) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        d.key("prompt_tokens"): usage["input_tokens"],
-        d.key("completion_tokens"): usage["output_tokens"],
-        d.key("total_tokens"): usage.get(
-            "total_tokens", usage["input_tokens"] + usage["output_tokens"]
-        ),
-    }
+    body = {d.key(key): usage[name] for key, name in _COUNTS if name in usage}
+    total = usage_total(usage)
+    if total is not None:
+        body[d.key("total_tokens")] = total
     details = {}
     if "cache_read_tokens" in usage:
         details[d.key("cached_tokens")] = usage["cache_read_tokens"]
@@ -498,7 +501,8 @@ def decode_response(body: Any, wire: str = "openai-chat") -> Response | Provider
         kept["omit_finish"] = True
     if len(choices) > 1:
         kept["more_choices"] = choices[1:]
-    usage = _usage(body.get("usage"), d)
+    counts = Counts(wire, "usage")
+    usage = _usage(body.get("usage"), d, counts)
     consumed = {"choices"}
     if usage is not None:
         consumed.add("usage")
@@ -513,13 +517,15 @@ def decode_response(body: Any, wire: str = "openai-chat") -> Response | Provider
     fields = {key: value for key, value in body.items() if key not in consumed}
     if fields:
         kept["fields"] = fields
+    raw = choice.get(finish_key)
+    done = finish_of(raw, bool(message.get("tool_calls")))
     return Response(
         message,
-        finish_of(choice.get(finish_key), bool(message.get("tool_calls"))),
+        done,
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {wire: kept},
+        counts.noted(note_finish({wire: kept}, wire, finish_key, raw, done, _FINISH)),
     )
 
 

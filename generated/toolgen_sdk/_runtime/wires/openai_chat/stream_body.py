@@ -8,8 +8,8 @@ from typing import Any
 
 from ...streams.state import Call
 from ..canonical import Response
-from ..helpers import assistant_content
-from .codec import finish_of
+from ..helpers import assistant_content, note_finish
+from .codec import _FINISH, finish_of
 from .stream_choice import Choice
 
 # The dialect whose keys the state's body spells; other dialects of the format go through the decoder.
@@ -153,11 +153,13 @@ def plain_response(
     if isinstance(model, str):
         del fields["model"]
     fields["object"] = "chat.completion"
+    done = finish_of(choice.finish, False)
+    extras = {_PLAIN_WIRE: {"choice": rest, "fields": fields}}
     return Response(
         message,
-        finish_of(choice.finish, False),
+        done,
         None,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {_PLAIN_WIRE: {"choice": rest, "fields": fields}},
+        note_finish(extras, _PLAIN_WIRE, "finish_reason", choice.finish, done, _FINISH),
     )

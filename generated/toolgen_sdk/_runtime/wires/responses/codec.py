@@ -43,17 +43,19 @@ from .. import structured
 from ..canonical import ProviderError, Request, Response
 from ..export import decode_tools, encode_tools
 from ..helpers import (
+    Counts,
     as_dict,
     as_list,
     body_rest,
-    count,
     decoded_request,
     extras_of,
     fill,
     finish,
     guarded,
+    note_finish,
     number,
     portable,
+    usage_total,
 )
 from ..placement import place
 from .items import (
@@ -77,6 +79,10 @@ __all__ = [
 
 _INCOMPLETE = MappingProxyType(
     {"max_output_tokens": "length", "content_filter": "content_filter"}
+)
+# Every response status the API documents; in_progress and queued (a background response) say no finish yet.
+_STATUSES = frozenset(
+    {"completed", "incomplete", "failed", "cancelled", "in_progress", "queued"}
 )
 
 
@@ -197,27 +203,31 @@ def _apply_settings(settings: Mapping[str, Any], body: dict[str, Any]) -> None:
         body["tool_choice"] = choice
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: Any, counts: Counts | None = None) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         return None
-    prompt, output = count(raw.get("input_tokens")), count(raw.get("output_tokens"))
-    if prompt is None or output is None:
-        return None
-    usage = {"input_tokens": prompt, "output_tokens": output}
-    if count(raw.get("total_tokens")) is not None:
-        usage["total_tokens"] = raw["total_tokens"]
+    counts = counts or Counts(WIRE, "usage")
+    take = counts.take
+    usage: dict[str, Any] = {}
+    for key in ("input_tokens", "output_tokens", "total_tokens"):
+        value = take(raw, key, required=key != "total_tokens")
+        if value is not None:
+            usage[key] = value
     details = raw.get("input_tokens_details")
     if isinstance(details, dict):
         for wire_key, key in (
             ("cached_tokens", "cache_read_tokens"),
             ("cache_write_tokens", "cache_write_tokens"),
         ):
-            if count(details.get(wire_key)) is not None:
-                usage[key] = details[wire_key]
+            value = take(details, wire_key, within="input_tokens_details")
+            if value is not None:
+                usage[key] = value
     details = raw.get("output_tokens_details")
-    if isinstance(details, dict) and count(details.get("reasoning_tokens")) is not None:
-        usage["reasoning_tokens"] = details["reasoning_tokens"]
-    return usage
+    if isinstance(details, dict):
+        value = take(details, "reasoning_tokens", within="output_tokens_details")
+        if value is not None:
+            usage["reasoning_tokens"] = value
+    return usage or None
 
 
 def _usage_body(usage: Mapping[str, Any]) -> dict[str, Any]:
@@ -226,15 +236,19 @@ def _usage_body(usage: Mapping[str, Any]) -> dict[str, Any]:
         "cached_tokens": usage.get("cache_read_tokens", 0),
         "cache_write_tokens": usage.get("cache_write_tokens", 0),
     }
-    return {
-        "input_tokens": usage["input_tokens"],
-        "input_tokens_details": details,
-        "output_tokens": usage["output_tokens"],
-        "output_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
-        "total_tokens": usage.get(
-            "total_tokens", usage["input_tokens"] + usage["output_tokens"]
-        ),
+    body: dict[str, Any] = {}
+    if "input_tokens" in usage:
+        body["input_tokens"] = usage["input_tokens"]
+    body["input_tokens_details"] = details
+    if "output_tokens" in usage:
+        body["output_tokens"] = usage["output_tokens"]
+    body["output_tokens_details"] = {
+        "reasoning_tokens": usage.get("reasoning_tokens", 0)
     }
+    total = usage_total(usage)
+    if total is not None:
+        body["total_tokens"] = total
+    return body
 
 
 def _finish(status: Any, details: Any, has_calls: bool) -> dict[str, Any] | None:
@@ -364,19 +378,24 @@ def decode_response(body: Any) -> Response | ProviderError:
         run.add(as_dict(raw, f"/output/{i}", "an output item object"), f"/output/{i}")
     message = run.message()
     kept: dict[str, Any] = {}
-    usage = _usage(body.get("usage"))
+    counts = Counts(WIRE, "usage")
+    usage = _usage(body.get("usage"), counts)
     consumed = {"output", "status"}
     if usage is not None:
         consumed.add("usage")
         if _usage_body(usage) != body["usage"]:
             kept["usage"] = body["usage"]
-    done = _finish(
-        body.get("status"),
-        body.get("incomplete_details"),
-        bool(message.get("tool_calls")),
-    )
+    status, details = body.get("status"), body.get("incomplete_details")
+    done = _finish(status, details, bool(message.get("tool_calls")))
     if done is None:
         consumed.discard("status")
+    extras = note_finish({WIRE: kept}, WIRE, "status", status, done, _STATUSES)
+    if status == "incomplete" and isinstance(details, dict):
+        reason = details.get("reason")
+        note_finish(
+            extras, WIRE, "incomplete_details.reason", reason, done, _INCOMPLETE
+        )
+    counts.noted(extras)
     response_id, model = body.get("id"), body.get("model")
     consumed.update(
         key
@@ -392,7 +411,7 @@ def decode_response(body: Any) -> Response | ProviderError:
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        {WIRE: kept},
+        extras,
     )
 
 
