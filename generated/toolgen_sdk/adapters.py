@@ -168,7 +168,8 @@ def _typed_usage(usage: Any) -> UsageModel | None:
     ]
     if any(name not in usage for name in required):
         return None
-    return check(UsageModel, usage, json_text=False)
+    typed: UsageModel = check(UsageModel, usage, json_text=False)
+    return typed
 
 
 def parse_request(body: Any, wire: str | None = None) -> list[Message]:
