@@ -20,7 +20,7 @@ from toolgen.ir.dynamic_refs import exported_inputs
 from toolgen.ir.export_keys import own_keys
 from toolgen.ir.model import REGISTRY_MEMBERS, RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
 from toolgen.ir.modelnames import assign_class_names, infer_unions, standalone, strip_annotations_for_models
-from toolgen.project.config import Config, display_path, glob_base, is_own_file, unmatched_input
+from toolgen.project.config import Config, broken_links, display_path, glob_base, is_own_file, unmatched_input
 from toolgen.project.input_digests import recorded_digests
 from toolgen.project.mcp_pins import build_lock
 from toolgen.source.checks import (
@@ -124,6 +124,7 @@ def _input_files(session: _Session) -> list[Path]:
     files: set[Path] = set()
     config = session.config
     unmatched: list[tuple[int, str]] = []
+    own_only: list[tuple[int, str]] = []
     matched = False
     for index, pattern in enumerate(config.inputs):
         matches = [Path(p) for p in glob.glob(str(root / pattern), recursive=True)]
@@ -134,11 +135,16 @@ def _input_files(session: _Session) -> list[Path]:
                     config.display, line, col, Severity.ERROR, "file-missing", f"input {pattern!r} does not exist"
                 )
             )
-        found = {p.resolve() for p in matches if p.is_file()}
-        if not found and glob.has_magic(pattern):
+        session.diagnostics.extend(broken_links(config, index, pattern, matches))
+        # The generated package's own files are never inputs: a pattern matching only them matches nothing.
+        readable = [p.resolve() for p in matches if p.is_file()]
+        found = {path for path in readable if not is_own_file(config, path)}
+        if not found and readable:
+            own_only.append((index, pattern))
+        elif not found and glob.has_magic(pattern):
             unmatched.append((index, pattern))
         matched = matched or bool(found)
-        files.update(path for path in found if not is_own_file(config, path))
+        files.update(found)
     session.diagnostics.extend(
         unmatched_input(config, index, pattern, Severity.WARNING if matched else Severity.ERROR)
         for index, pattern in unmatched
@@ -148,6 +154,8 @@ def _input_files(session: _Session) -> list[Path]:
         # A project that only extends the canonical messages builds without tools.
         if matched or not config.message_extension
     )
+    severity = Severity.WARNING if matched else Severity.ERROR
+    session.diagnostics.extend(unmatched_input(config, i, pattern, severity, own_only=True) for i, pattern in own_only)
     return sorted(files, key=lambda p: session.display(p))
 
 

@@ -174,14 +174,38 @@ def glob_base(pattern: str) -> str:
     return "/".join(fixed[:-1] if len(fixed) == len(parts) else fixed) or "."
 
 
-def unmatched_input(config: Config, index: int, pattern: str, severity: Severity) -> Diagnostic:
-    """An `inputs` pattern that matches no file, at its place in toolgen.yaml."""
+def unmatched_input(config: Config, index: int, pattern: str, severity: Severity, own_only: bool = False) -> Diagnostic:
+    """An `inputs` pattern that matches no file (or `own_only`: none but toolgen's own), at its place in toolgen.yaml."""
     line, col = config.input_positions[index] if index < len(config.input_positions) else (1, 1)
-    if severity is Severity.ERROR:
+    if own_only and severity is Severity.WARNING:
+        message = (
+            f"input {pattern!r} matches no file but toolgen's own (the generated package, its cache, the config):"
+            " those are never tool definitions"
+        )
+    elif severity is Severity.ERROR:
         message = f"input {pattern!r} matches no file, and no other input does: the project has no tools"
     else:
         message = f"input {pattern!r} matches no file"
     return Diagnostic(config.display, line, col, severity, "input-unmatched", message, f"/inputs/{index}")
+
+
+def broken_links(config: Config, index: int, pattern: str, matches: Iterable[Path]) -> list[Diagnostic]:
+    """The files an `inputs` pattern matches that are links to nothing (dangling, or a loop), at the pattern's
+    place in toolgen.yaml: a tool file the user meant and that cannot be read, never skipped in silence."""
+    line, col = config.input_positions[index] if index < len(config.input_positions) else (1, 1)
+    return [
+        Diagnostic(
+            config.display,
+            line,
+            col,
+            Severity.ERROR,
+            "file-unreadable",
+            f"input {pattern!r} matches {display_path(config.root, path)}, a symbolic link to nothing (dangling or a loop)",
+            f"/inputs/{index}",
+        )
+        for path in sorted(matches)
+        if path.is_symlink() and not path.exists()
+    ]
 
 
 def normalized_keep_path(path: str) -> str:
