@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from ..clients.base import request_notes
@@ -112,6 +113,22 @@ class ModelCalls(RunCore):
                     wire=wire if isinstance(wire, str) else None,
                 )
 
+    def _response_noted(self, response: Response | ProviderError) -> None:
+        """A `note` event per note the answer's decoding made (a finish value no table knows, a usage count left
+        out as unreadable, usage a stream never sent): what the server sent that was not read as sent."""
+        extras = getattr(response, "extras", None)
+        if not isinstance(extras, Mapping):
+            return
+        stream = extras.get("stream")
+        notes = [
+            *(extras.get("notes") or ()),
+            *((stream.get("notes") or ()) if isinstance(stream, Mapping) else ()),
+        ]
+        for note in notes:
+            message = note.get("message") if isinstance(note, Mapping) else None
+            if isinstance(message, str):
+                self.emit("note", message=message, setting=None)
+
     @property
     def chat_span(self) -> Any:
         """The span of the model call in flight (None when tracing is off)."""
@@ -203,6 +220,8 @@ class ModelCalls(RunCore):
                 "the stream ended without a final message",
                 type="incomplete_stream",
             )
+        else:
+            self._response_noted(response)
         usage = None if isinstance(response, ProviderError) else response.usage
         finish = (
             "error"

@@ -230,7 +230,8 @@ class ErrorEvent(EventBase):
 class NoteEvent(EventBase):
     """Something the run did not do as asked, said rather than done in silence: a setting the model's wire cannot
     carry, left out (`setting` names it), or content the request holds where its wire cannot, moved or dropped
-    (setting None; the message names the part by its pointer)."""
+    (setting None; the message names the part by its pointer); or what an answer held that was not read as sent
+    (a finish value no table knows, a usage count left out as unreadable, usage a stream never sent)."""
 
     type: Literal["note"] = "note"
     message: str
