@@ -143,7 +143,8 @@ def _input_files(session: _Session) -> list[Path]:
             own_only.append((index, pattern))
         elif not found and glob.has_magic(pattern):
             unmatched.append((index, pattern))
-        matched = matched or bool(found)
+        # Toolgen's own files count as matched: a package folder among the inputs is refused where it is written.
+        matched = matched or bool(readable)
         files.update(found)
     session.diagnostics.extend(
         unmatched_input(config, index, pattern, Severity.WARNING if matched else Severity.ERROR)
@@ -154,8 +155,9 @@ def _input_files(session: _Session) -> list[Path]:
         # A project that only extends the canonical messages builds without tools.
         if matched or not config.message_extension
     )
-    severity = Severity.WARNING if matched else Severity.ERROR
-    session.diagnostics.extend(unmatched_input(config, i, pattern, severity, own_only=True) for i, pattern in own_only)
+    session.diagnostics.extend(
+        unmatched_input(config, i, pattern, Severity.WARNING, own_only=True) for i, pattern in own_only
+    )
     return sorted(files, key=lambda p: session.display(p))
 
 

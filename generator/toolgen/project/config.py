@@ -177,7 +177,7 @@ def glob_base(pattern: str) -> str:
 def unmatched_input(config: Config, index: int, pattern: str, severity: Severity, own_only: bool = False) -> Diagnostic:
     """An `inputs` pattern that matches no file (or `own_only`: none but toolgen's own), at its place in toolgen.yaml."""
     line, col = config.input_positions[index] if index < len(config.input_positions) else (1, 1)
-    if own_only and severity is Severity.WARNING:
+    if own_only:
         message = (
             f"input {pattern!r} matches no file but toolgen's own (the generated package, its cache, the config):"
             " those are never tool definitions"

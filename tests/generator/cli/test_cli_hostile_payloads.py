@@ -69,8 +69,9 @@ def test_a_wrong_wire_says_what_the_body_looks_like(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text(json.dumps(ANTHROPIC_RESPONSE), encoding="utf-8")
     wrong = toolgen("decode", "a.json", "--wire", "gemini", cwd=tmp_path)
     assert wrong.returncode == 3, wrong.stdout
-    assert "nothing in this body is a gemini response" in wrong.stdout
-    assert "--wire anthropic" in wrong.stdout
+    # A gemini answer always holds a candidate or why it has none: a shape error, and which wire the body is.
+    assert "/candidates: expected at least one candidate" in wrong.stdout
+    assert "this body looks like the anthropic wire's response; give --wire anthropic" in wrong.stdout
     converted = toolgen("convert", "a.json", "--from", "gemini", "--to", "openai", cwd=tmp_path)
     assert converted.returncode == 3 and converted.stdout.startswith("a.json:1:1: error payload-invalid")
     right = toolgen("decode", "a.json", "--wire", "anthropic", cwd=tmp_path)
@@ -148,10 +149,11 @@ def test_validate_as_the_wrong_wire_is_a_finding_not_a_pass(project: Project, wi
     (project.root / "a.json").write_text(json.dumps(ANTHROPIC_RESPONSE), encoding="utf-8")
     wrong = toolgen_in(project.root, "validate", "--as", f"{wire}.response", "a.json")
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
-    assert wrong.stdout.startswith(f"a.json:1:1: error wire-invalid nothing in this body is a {wire} response"), (
-        wrong.stdout
+    said = (
+        "not a valid gemini response: /candidates" if wire == "gemini" else f"nothing in this body is a {wire} response"
     )
-    assert "it looks like the anthropic wire's response" in wrong.stdout
+    assert wrong.stdout.startswith(f"a.json:1:1: error wire-invalid {said}"), wrong.stdout
+    assert "looks like the anthropic wire's response" in wrong.stdout
     assert toolgen_in(project.root, "validate", "--as", "anthropic.response", "a.json").returncode == 0
 
 

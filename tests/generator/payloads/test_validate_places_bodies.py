@@ -301,8 +301,8 @@ ANTHROPIC_RESPONSE = {
         (ANTHROPIC_REQUEST, "openai-chat.request", "read as openai-chat it loses what anthropic reads"),
         # a shape error, and which wire the body is
         (ANTHROPIC_RESPONSE, "openai-chat.response", "/choices: expected"),
-        # a body this wire reads as nothing at all
-        (ANTHROPIC_RESPONSE, "gemini.response", "nothing in this body is a gemini response"),
+        # a shape error too: a gemini answer always holds a candidate or the reason it has none
+        (ANTHROPIC_RESPONSE, "gemini.response", "/candidates: expected at least one candidate"),
     ],
 )
 def test_a_body_of_another_wire_is_named_with_the_kind_to_give(
