@@ -119,8 +119,9 @@ def test_a_recursive_ref_that_resolves_by_dynamic_scope_is_refused(make_project:
     tree = {**TREE, "$recursiveAnchor": True}
     assert _refused(_project(make_project, INPUT, tree)) == [
         "ref-unsupported /properties/kids/items/$recursiveRef $recursiveRef '#' is not supported: the schema "
-        "resource it names declares $recursiveAnchor: true, so it resolves by dynamic scope, which bundling loses; "
-        "use $ref '#' (drop $recursiveAnchor) or $ref to the schema you mean"
+        "resource it names (vendor/tree19.json#) declares $recursiveAnchor: true, so it resolves by dynamic scope, "
+        "which toolgen follows only for draft 2020-12's $dynamicRef; write $ref '#' and drop $recursiveAnchor, $ref "
+        "the schema you mean, or declare draft 2020-12 and write $dynamicAnchor and $dynamicRef instead"
     ]
 
 

@@ -16,6 +16,7 @@ from toolgen.core.errors import InvalidInputError
 from toolgen.core.names import NameRegistry, claim_in_turn, pascal, snake, tool_attributes, written_as_snake
 from toolgen.core.positions import Pointer, pointer_text
 from toolgen.core.resources import schemas_dir
+from toolgen.ir.check_levels import AS_WRITTEN, BUNDLED, MODELS, unfollowed, unfollowed_in_bundle, written_check
 from toolgen.ir.dynamic_refs import exported_inputs
 from toolgen.ir.export_keys import own_keys
 from toolgen.ir.model import REGISTRY_MEMBERS, RESERVED_NAMES, ROOT_MODEL, Project, Tool, freeze
@@ -23,21 +24,14 @@ from toolgen.ir.modelnames import assign_class_names, infer_unions, standalone, 
 from toolgen.project.config import Config, broken_links, display_path, glob_base, is_own_file, unmatched_input
 from toolgen.project.input_digests import recorded_digests
 from toolgen.project.mcp_pins import build_lock
-from toolgen.source.checks import (
-    dynamic_references,
-    property_escapes,
-    remote_references,
-    renamed_properties,
-    unfit_defaults,
-    unsupported_patterns,
-)
-from toolgen.source.fidelity import RESOLUTION_KEYWORDS, models_are_exact, relax_for_models
+from toolgen.source.checks import renamed_properties, unfit_defaults, unsupported_patterns
+from toolgen.source.fidelity import models_are_exact, relax_for_models
 from toolgen.source.keyword_typos import misspelled_keywords
 from toolgen.source.load import Document, LoadError, load_file
 from toolgen.source.normalize import nonstandard_types, normalize_types, suggestion
 from toolgen.source.ref_depth import too_deep
 from toolgen.source.resolve import Bundler, Resource
-from toolgen.source.schemawalk import node_at, walk
+from toolgen.source.schemawalk import node_at
 from toolgen.source.vocabulary import keywords_turned_off, without_keywords
 
 CANONICAL_FILES = ("content.yaml", "tool_call.yaml", "usage.yaml", "message.yaml", "tool_definition.yaml")
@@ -242,7 +236,7 @@ def _extend_messages(session: _Session, bundler: Bundler) -> None:
         for key, value in data["properties"].items()
     }
     for key, value in rewritten.items():
-        for where, rule, problem in _unfollowed(value, _MODELS):
+        for where, rule, problem in unfollowed(value, MODELS):
             session.diagnostics.append(document.diagnostic(("properties", key, *where), rule, problem))
     required = list(data.get("required", []))
     for index, name in enumerate(required):
@@ -389,13 +383,13 @@ def lower(config: Config, *, check_shapes: bool = True) -> Lowered:
     session.diagnostics.extend(bundler.diagnostics)
     defs = bundler.defs
     inputs = {args: standalone(defs, args) for _, _, args, _, _ in tools}
-    written = {args: _written_check(bundler, schema, inputs[args]) for _, _, args, _, schema in tools}
+    written = {args: written_check(bundler, schema, inputs[args]) for _, _, args, _, schema in tools}
     roots = {
-        **dict.fromkeys(canonical, _MODELS),
-        **{args: _BUNDLED if written[args] is None else _AS_WRITTEN for args in written},
-        **{returns: _BUNDLED for _, _, _, returns, _ in tools if returns},
+        **dict.fromkeys(canonical, MODELS),
+        **{args: BUNDLED if written[args] is None else AS_WRITTEN for args in written},
+        **{returns: BUNDLED for _, _, _, returns, _ in tools if returns},
     }
-    session.diagnostics.extend(_unfollowed_in_bundle(bundler, roots, frozenset(canonical)))
+    session.diagnostics.extend(unfollowed_in_bundle(bundler, roots, frozenset(canonical)))
     session.diagnostics.extend(too_deep(defs, [name for name in roots if name not in canonical], bundler.origins))
     if has_errors(session.diagnostics):
         raise InvalidInputError(session.diagnostics)
@@ -537,75 +531,3 @@ def _dialects(raw: shapes.RawTool, input_bundled: bool, output_checked: bool) ->
         if checked and isinstance(declared, str) and declared.rstrip("#") != _DRAFT_2020_12:
             found[which] = declared
     return freeze(found) if found else None
-
-
-def _written_check(bundler: Bundler, written: Any, bundled: Any) -> tuple[Any, dict[str, Any]] | None:
-    """The input schema as written and the vendored documents it reaches (URI -> document), when its JSON Schema
-    check must see them so: bundling changed what a reference means ($id, anchors, $dynamicRef) or kept one as
-    written (a meta-schema). None when that check is not needed or the schema as written reaches a file."""
-    resources = bundler.written_resources(written)
-    if resources is None:
-        return None
-    resolution = any(
-        isinstance(sub, dict) and RESOLUTION_KEYWORDS & sub.keys()
-        for document in (written, *resources.values())
-        for sub, _ in walk(document)
-    )
-    return (written, resources) if resolution or any(remote_references(bundled)) else None
-
-
-# How the data a bundled schema describes is checked, weakest first: a JSON Schema check of the schema as written
-# follows every reference; one of the bundled schema has lost dynamic scope; models alone follow no meta-schema.
-_AS_WRITTEN, _BUNDLED, _MODELS = 0, 1, 2
-_WHY = (
-    "",
-    "the schema that reaches it is checked in its bundled form: an output schema, or an input schema whose "
-    "references as written do not all resolve within itself, vendored documents and meta-schemas",
-    "canonical messages are checked by their models alone",
-)
-
-
-def _unfollowed(schema: Any, level: int) -> Iterator[tuple[Pointer, str, str]]:
-    """What the check a bundled schema gets (`level`) cannot follow: references, and patterns only a JSON
-    Schema check can run; with the rule to report them under."""
-    if level >= _BUNDLED:
-        yield from ((where, "ref-unsupported", problem) for where, problem in dynamic_references(schema, _WHY[level]))
-    if level >= _MODELS:
-        yield from ((where, "ref-unsupported", problem) for where, problem in remote_references(schema))
-        yield from ((where, "pattern-unsupported", problem) for where, problem in property_escapes(schema))
-
-
-def _unfollowed_in_bundle(bundler: Bundler, roots: dict[str, int], skip: frozenset[str]) -> list[Diagnostic]:
-    """Every reference the check of a bundled schema cannot follow, reported where it was written.
-
-    `skip` are toolgen's canonical schemas: their own content is known, and message extensions are checked where
-    they are written (their properties are merged in here).
-    """
-    found = []
-    for name, level in _levels(bundler.defs, roots).items():
-        if name in skip or name not in bundler.origins:
-            continue
-        document, origin = bundler.origins[name]
-        for where, rule, problem in _unfollowed(bundler.defs[name], level):
-            found.append(document.diagnostic((*origin, *where), rule, problem))
-    return found
-
-
-def _levels(defs: dict[str, Any], roots: dict[str, int]) -> dict[str, int]:
-    """For each bundled schema, the weakest check it gets among the roots that reach it."""
-    levels: dict[str, int] = {}
-    pending = list(roots.items())
-    while pending:
-        name, level = pending.pop()
-        if name not in defs or levels.get(name, -1) >= level:
-            continue
-        levels[name] = level
-        pending.extend((target, level) for target in _bundled_refs(defs[name]))
-    return levels
-
-
-def _bundled_refs(schema: Any) -> Iterator[str]:
-    prefix = "#/$defs/"
-    for sub, _ in walk(schema):
-        if isinstance(sub, dict) and isinstance(sub.get("$ref"), str) and sub["$ref"].startswith(prefix):
-            yield sub["$ref"][len(prefix) :]

@@ -2,7 +2,8 @@
 
 `$recursiveRef: "#"` names the schema resource it is written in (2019-09, 8.2.4.2), unless that resource declares
 `$recursiveAnchor: true`, when the dynamic scope decides, which bundling loses (resolve.py drops the anchors); so
-that one is refused, as is one whose draft cannot be told. In the other drafts it is an unknown keyword, which their
+that one is refused, naming where to write what instead (2020-12's `$dynamicRef`, whose dynamic scope the export
+follows), as is one whose draft cannot be told. In the other drafts it is an unknown keyword, which their
 validators ignore. 2020-12's `$dynamicRef` is the exported schema's to resolve (ir/dynamic_refs.py).
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolgen.core.positions import Pointer
+from toolgen.core.positions import Pointer, pointer_text
 from toolgen.source.schemawalk import node_at
 
 DRAFT_2019_09 = "https://json-schema.org/draft/2019-09/schema"
@@ -57,10 +58,12 @@ def recursive_reference(
         if found is None or isinstance(found, str):
             return found, None
         if isinstance(found[2], dict) and found[2].get("$recursiveAnchor"):
+            named = f"{found[0].document.display}#{pointer_text(found[1])}"
             problem = (
-                "is not supported: the schema resource it names declares $recursiveAnchor: true, so it "
-                "resolves by dynamic scope, which bundling loses; use $ref '#' (drop $recursiveAnchor) or "
-                "$ref to the schema you mean"
+                f"is not supported: the schema resource it names ({named}) declares "
+                "$recursiveAnchor: true, so it resolves by dynamic scope, which toolgen follows only for draft "
+                "2020-12's $dynamicRef; write $ref '#' and drop $recursiveAnchor, $ref the schema you mean, or "
+                "declare draft 2020-12 and write $dynamicAnchor and $dynamicRef instead"
             )
         else:
             return bundled(), None
