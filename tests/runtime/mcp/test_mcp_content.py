@@ -134,13 +134,13 @@ HUGE = "image/" + "x" * 1_000_000
         ({"type": "image", "mimeType": "image/png"}, "[an MCP image block: it has no data; left out]"),
         ({"type": "image", "data": None}, "[an MCP image block: it has no data; left out]"),
         ({"type": "image", "data": "   "}, "[an MCP image block: it has no data; left out]"),
-        ({"type": "image", "data": 42}, "[an MCP image block: it has data that is not text (int); left out]"),
+        ({"type": "image", "data": 42}, "[an MCP image block: it has data that is not text (42); left out]"),
         ({"type": "image", "data": "not base64!", "mimeType": "image/png"}, "it has data that is not base64"),
         ({"type": "image", "data": "QUJD\x00", "mimeType": "image/png"}, "it has data that is not base64"),
         ({"type": "image", "data": TIFF, "mimeType": "image/tiff"}, "its 20 bytes are image/tiff, not PNG, JPEG"),
         ({"type": "image", "data": TIFF, "mimeType": HUGE}, "are an unnamed type ('image/xxxxxxxxxxxxxxxxxxxxxxx"),
         ({"type": "audio", "data": TIFF, "mimeType": HUGE}, "its 20 bytes are of no audio type it names or shows"),
-        ({"type": "audio", "data": "%%%"}, "[an MCP audio block: it has data that is not base64; left out]"),
+        ({"type": "audio", "data": "%%%"}, "[an MCP audio block: it has data that is not base64 ('%%%'); left out]"),
         ({"type": "resource"}, "[an MCP resource block: it holds no resource; left out]"),
         ({"type": "resource", "resource": {"uri": "x://a"}}, "[the MCP resource x://a: it has neither text nor a blob"),
         ({"type": "resource", "resource": {"uri": "x://a", "blob": "???"}}, "its blob is data that is not base64"),
@@ -152,7 +152,10 @@ HUGE = "image/" + "x" * 1_000_000
             {"type": "resource", "resource": {"uri": "x://b", "mimeType": HUGE, "blob": GZIP}},
             "its 20 bytes of bytes of no named type are nothing a model is shown",
         ),
-        ({"type": "text", "text": ["not", "text"]}, "[an MCP text block: its text is not text; left out]"),
+        (
+            {"type": "text", "text": ["not", "text"]},
+            '[an MCP text block: its text is not text (["not", "text"]); left out]',
+        ),
         (
             {"type": "video", "data": "AAAA"},
             "[an MCP content block of type 'video', which this client does not read: {",
@@ -164,8 +167,8 @@ HUGE = "image/" + "x" * 1_000_000
             "[MCP resource link: n <u>]",
         ),
         ({"type": "resource_link", "name": "n", "uri": "u", "size": True}, "[MCP resource link: n <u>]"),
-        (42, "[an MCP content block: it is no JSON object (int); left out]"),
-        (None, "[an MCP content block: it is no JSON object (NoneType); left out]"),
+        (42, "[an MCP content block: it is no JSON object (42); left out]"),
+        (None, "[an MCP content block: it is no JSON object (null); left out]"),
     ],
 )
 def test_hostile_blocks_become_a_clear_note_not_an_exception(block: Any, said: str) -> None:
@@ -476,7 +479,7 @@ def test_a_servers_hostile_blocks_reach_the_model_as_notes(tmp_path: Path) -> No
     assert result.calls[0].status == "ok"
     assert request.messages[-1]["content"].splitlines() == [
         "odd things:",
-        "[an MCP image block: it has data that is not base64; left out]",
+        "[an MCP image block: it has data that is not base64 ('not base64 at all!'); left out]",
         "[an MCP image block: its 20 bytes are an unnamed type ('image/xxxxxxxxxxxxxxxxxxxxxxxx... (99976 characters"
         " cut)'), not PNG, JPEG, GIF or WebP, the images models are shown; left out]",
         "[an MCP audio block: it has no data; left out]",

@@ -217,7 +217,7 @@ def test_the_blocks_beside_one_the_sdk_refuses_arrive_with_a_note_for_it(scripts
     )
     assert (number.is_error, number.content) == (
         False,
-        "the count:\n[an MCP text block: its text is not text; left out]",
+        "the count:\n[an MCP text block: its text is not text (42); left out]",
     )
     assert (string.is_error, string.content) == (
         False,

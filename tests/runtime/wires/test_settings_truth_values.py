@@ -201,17 +201,12 @@ def test_gemini_takes_a_thinking_level_or_a_thinking_budget_not_both() -> None:
 
 def test_a_tool_choice_the_wire_has_no_word_for_says_why_with_or_without_tools() -> None:
     none = "bedrock-converse cannot carry 'none': Converse's toolChoice takes auto, any or tool; it has no 'none'"
-    auto = (
-        "cohere cannot carry 'auto': Cohere's tool_choice takes REQUIRED or NONE; leave tool_choice out and the "
-        "model chooses"
-    )
     for tools in (TOOLS, []):
         assert refused({"tool_choice": "none"}, "bedrock-converse", tools) == [
             SettingProblem("tool_choice", "bedrock-converse", none)
         ]
         sent, _ = body({"tool_choice": "none"}, "bedrock-converse", tools)
         assert sent == bare("bedrock-converse", tools)
-        assert refused({"tool_choice": "auto"}, "cohere", tools) == [SettingProblem("tool_choice", "cohere", auto)]
     # What needs tools says so only when there are none.
     needs = "bedrock-converse cannot carry 'required' (it needs tools to choose from)"
     assert refused({"tool_choice": "required"}, "bedrock-converse", []) == [
