@@ -117,7 +117,7 @@ def test_anthropic_with_message_delta_usage_has_no_note(usage: dict[str, Any]) -
 @pytest.mark.parametrize(
     "reads",
     [
-        # stream_options.include_usage is the request's to set: a chat stream without a usage chunk is whole.
+        # Not asked for usage (its chunks carry no `usage: null`): a chat stream without a usage chunk is whole.
         [
             b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":'
             b'{"role":"assistant","content":"Hi"},"finish_reason":null}]}\n\n',
