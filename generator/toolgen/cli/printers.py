@@ -81,7 +81,14 @@ def _annotation(level: str, file: str, title: str, message: str, place: str = ""
     return f"::{level} file={file}{place},title={title}::{message}"
 
 
+def in_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Findings in the order a user fixes them, top to bottom: by file, line, column, then rule; those at one place
+    under one rule keep the order they were found in. Stages find them stage by stage, not file by file."""
+    return sorted(diagnostics, key=lambda d: (d.path, d.line, d.col, d.rule))
+
+
 def print_diagnostics(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
+    diagnostics = in_order(diagnostics)
     if output_format == "json":
         click.echo(json.dumps([d.to_json() for d in diagnostics], indent=2))
         return
@@ -233,11 +240,11 @@ def print_lock_check(report: DriftReport) -> ExitCode:
 
 def print_check(result: CheckResult, output_format: str, fail_on: str) -> ExitCode:
     """Print what `check` found (the diff, or annotations, or JSON) and the summary line; the exit code."""
+    findings = [d.to_json() for d in in_order(result.warnings)] if output_format == "json" else []
     if not result.built:
         # Before the first build there is nothing to compare: a diff of every file would only bury this line.
         shown = result.changed[0]
         if output_format == "json":
-            findings = [d.to_json() for d in result.warnings]
             click.echo(json.dumps({"changed": [shown], "diff": "", "findings": findings, "built": False}, indent=2))
         elif output_format == "github":
             click.echo(_annotation("error", shown, "toolgen-drift", f"{shown} has not been built; run `toolgen build`"))
@@ -247,16 +254,13 @@ def print_check(result: CheckResult, output_format: str, fail_on: str) -> ExitCo
         print_diagnostics(result.warnings, output_format)
     if result.ok:
         if output_format == "json":
-            click.echo(
-                json.dumps({"changed": [], "diff": "", "findings": [d.to_json() for d in result.warnings]}, indent=2)
-            )
+            click.echo(json.dumps({"changed": [], "diff": "", "findings": findings}, indent=2))
         click.echo("toolgen: generated code is up to date", err=True)
         if failed(result.warnings, fail_on):
             click.echo(f"toolgen: {counted(result.warnings)}, and --fail-on warning", err=True)
             return ExitCode.FINDINGS
         return ExitCode.OK
     if output_format == "json":
-        findings = [d.to_json() for d in result.warnings]
         click.echo(json.dumps({"changed": list(result.changed), "diff": result.diff, "findings": findings}, indent=2))
     elif output_format == "github":
         message = "generated file differs from its schemas; run `toolgen build`"

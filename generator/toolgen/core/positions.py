@@ -1,10 +1,11 @@
-"""Source positions: map JSON pointers to 1-based line:col in YAML or JSON text, computed only when asked."""
+"""Source positions: JSON pointers to 1-based line:col in YAML or JSON text, when asked; JSON syntax errors said whole."""
 
 from __future__ import annotations
 
 import bisect
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -288,3 +289,124 @@ def json_duplicate_keys(text: str) -> Iterator[tuple[Pointer, int, int]]:
     for container, key, offset in offsets.repeated:
         line, col = convert(offset)
         yield offsets.pointer(container, key), line, col
+
+
+# The escapes JSON has for the control characters it has a short one for; the others are written \u00XX.
+_SHORT_ESCAPES = MappingProxyType({"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+_CHAR_NAMES = MappingProxyType({"\t": "tab", "\n": "line break", "\r": "carriage return", "\x00": "null"})
+# A string literal, or a bracket: what the open containers before a syntax error are counted from.
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_CLOSING = MappingProxyType({"{": "}", "[": "]"})
+
+
+def _char(char: str) -> str:
+    """A character as a reader can find it again: itself when plainly visible, and its code point unless ASCII."""
+    code = f"U+{ord(char):04X}"
+    if char.isascii() and char.isprintable() and char != " ":
+        return f"`{char}`"
+    if char in _CHAR_NAMES:
+        return f"{code} ({_CHAR_NAMES[char]})"
+    name = unicodedata.name(char, "")
+    if char.isprintable() and not char.isspace():
+        return f"`{char}` ({code} {name})" if name else f"`{char}` ({code})"
+    return f"{code} ({name})" if name else code
+
+
+# A bare word where JSON wanted something else (`tru`, `None`, an unquoted key): shown whole, up to a length.
+_WORD = re.compile(r"[A-Za-z_][\w.-]{0,39}")
+
+
+def _found(text: str, pos: int) -> str:
+    if pos >= len(text):
+        return "the end of the file"
+    word = _WORD.match(text, pos)
+    return f"`{word.group()}`" if word else _char(text[pos])
+
+
+def _open_container(text: str, offset: int) -> tuple[str, int] | None:
+    """The innermost array or object still open at `offset` of JSON text: its bracket and where it opened."""
+    stack: list[tuple[str, int]] = []
+    for match in _STRING_OR_BRACKET.finditer(text, 0, offset):
+        token = match.group()
+        if token in _CLOSING:
+            stack.append((token, match.start()))
+        elif token in ("}", "]") and stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def json_syntax_problem(error: json.JSONDecodeError) -> str:
+    """What a JSON syntax error found and what was expected there, said whole: the parser's own message ends
+    in `at` and leaves the place to a `(char N)` offset. Its line:col is the error's `lineno`:`colno`."""
+    text, pos, kind = error.doc, error.pos, error.msg
+    found = _found(text, pos)
+    before = text[:pos].rstrip()
+    open_at = _open_container(text, pos)
+    if open_at is not None:
+        bracket, where = open_at
+        line, col = _line_col(text)(where)
+        container = f"the {'object' if bracket == '{' else 'array'} opened at {line}:{col}"
+        closing = _CLOSING[bracket]
+    else:
+        container, closing = "", ""
+    if kind.startswith("Invalid control character"):
+        char = text[pos]
+        escape = _SHORT_ESCAPES.get(char, f"\\u{ord(char):04x}")
+        missing = " (or the string's closing `\"` is missing before it)" if char in "\r\n" else ""
+        return (
+            f"found the control character {_char(char)} inside a string, where JSON expects it escaped: write it as "
+            f"{escape}{missing}"
+        )
+    if kind.startswith("Unexpected UTF-8 BOM"):  # only a second one is left once the file is read as utf-8-sig
+        return "found U+FEFF (a byte order mark) where a value was expected; remove it"
+    if kind.startswith("Unterminated string"):
+        return 'the string that starts here has no closing `"`: found the end of the file where it was expected'
+    if kind.startswith("Invalid \\uXXXX"):
+        start = pos - 1 if text[pos : pos + 1] == "u" and text[pos - 1 : pos] == "\\" else pos
+        return f"found `{text[start : start + 6]}` inside a string, where \\u is followed by four hexadecimal digits"
+    if kind.startswith("Invalid \\escape"):
+        start = pos if text[pos : pos + 1] == "\\" else pos - 1
+        return (
+            f"found the escape `{text[start : start + 2]}` inside a string, which JSON does not have; expected one of "
+            '\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hexadecimal digits (a backslash itself is \\\\)'
+        )
+    if kind.startswith("Extra data"):
+        return (
+            f"found {found} after the end of the JSON value, where the file was expected to end "
+            "(a JSON file holds one value; put several in an array)"
+        )
+    closes = text[pos : pos + 1] in ("}", "]")
+    trailing = "; remove the `,` before it: JSON has no trailing commas" if closes and before.endswith(",") else ""
+    if kind.startswith("Illegal trailing comma"):  # Python 3.13 and later name it, at the comma
+        end = _char(closing) if closing else "the end"
+        return f"found `,` before {end}, where another item was expected; remove the `,`: JSON has no trailing commas"
+    if kind.startswith("Expecting value"):
+        hint = trailing or _value_hint(text, pos)
+        inside = f" in {container}" if container and pos >= len(text) else ""
+        return (
+            f"found {found}{inside} where a value was expected (a string in double quotes, a number, an object, an "
+            f"array, true, false or null){hint}"
+        )
+    if kind.startswith("Expecting property name"):
+        unquoted = "; write the key in double quotes" if _WORD.match(text, pos) else ""
+        hint = trailing or unquoted or _value_hint(text, pos)
+        return f"found {found} where a key in double quotes was expected{hint}"
+    if kind.startswith("Expecting ':'"):
+        return f"found {found} after a key, where `:` was expected"
+    if kind.startswith("Expecting ','") and closing:
+        return f"found {found} where `,` or {_char(closing)} was expected, after an item of {container}"
+    # A message this table does not know (another Python): the parser's words, and what was found there.
+    words = kind.removesuffix(" at").removesuffix(" starting")
+    return f"{words}: found {found}"
+
+
+def _value_hint(text: str, pos: int) -> str:
+    """Why what was found is no JSON, for the usual slips: comments, single or typographic quotes."""
+    if text.startswith(("//", "/*"), pos):
+        return "; JSON has no comments"
+    char = text[pos : pos + 1]
+    if char == "'":
+        return "; JSON strings and keys take double quotes"
+    if char in ("\u201c", "\u201d"):
+        return '; a typographic quote is not `"`'
+    return ""

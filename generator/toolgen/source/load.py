@@ -20,6 +20,7 @@ from toolgen.core.positions import (
     Pointer,
     json_duplicate_keys,
     json_locator,
+    json_syntax_problem,
     pointer_text,
     yaml_duplicate_keys,
     yaml_positions,
@@ -95,9 +96,8 @@ def _parse_json(text: str, path: Path, display: str) -> Document:
     try:
         data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_Constant, parse_int=json_int)
     except json.JSONDecodeError as error:
-        raise LoadError(
-            Diagnostic(display, error.lineno, error.colno, Severity.ERROR, "syntax", f"invalid JSON: {error.msg}")
-        ) from None
+        message = f"invalid JSON: {json_syntax_problem(error)}"
+        raise LoadError(Diagnostic(display, error.lineno, error.colno, Severity.ERROR, "syntax", message)) from None
     except ValueError as error:
         raise LoadError(Diagnostic(display, 1, 1, Severity.ERROR, "syntax", f"invalid JSON: {error}")) from None
     except _DuplicateKey:
