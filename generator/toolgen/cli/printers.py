@@ -365,9 +365,11 @@ def print_conformance(rows: Sequence[ConformanceRow], output_format: str) -> Exi
         click.echo("| format | kind | file | result | tool calls | detail |")
         click.echo("| --- | --- | --- | --- | --- | --- |")
         for row in rows:
-            result = "ok" if row.ok else click.style("FAIL", fg="red", bold=True)
+            result = row.result if row.ok else click.style("FAIL", fg="red", bold=True)
             names = ", ".join(row.calls) or "-"
             click.echo(f"| {row.wire} | {row.kind} | {row.file} | {result} | {names} | {row.detail} |")
     failed_rows = sum(not row.ok for row in rows)
-    click.echo(f"toolgen: {len(rows)} payload(s), {failed_rows} failed", err=True)
+    skipped_rows = sum(row.skipped is not None for row in rows)
+    skipped = f", {skipped_rows} skipped (recorded failures)" if skipped_rows else ""
+    click.echo(f"toolgen: {len(rows)} payload(s), {failed_rows} failed{skipped}", err=True)
     return ExitCode.FINDINGS if failed_rows or not rows else ExitCode.OK

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 import toolgen.runtime as adapters
+from toolgen.core.positions import json_syntax_problem
 from toolgen.runtime import (
     WIRES,
     Finish,
@@ -88,7 +89,9 @@ def read_payload(raw: bytes, suffix: str = "", kind: str | None = None) -> Paylo
             if maybe_stream and not _broken_document(text, syntax):
                 return Payload("stream", raw=raw)  # not one JSON document: SSE or JSON lines, sniffed when read
             raise PayloadError(
-                f"not a JSON body: {syntax.msg} (expected a JSON object)", line=syntax.lineno, col=syntax.colno
+                f"not a JSON body: {json_syntax_problem(syntax)} (expected a JSON object)",
+                line=syntax.lineno,
+                col=syntax.colno,
             ) from None
         if maybe_stream and len(text.strip().splitlines()) > 1:
             return Payload("stream", raw=raw)  # JSON lines: each line is read, and refused, on its own

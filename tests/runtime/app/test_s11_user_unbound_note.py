@@ -1,6 +1,6 @@
 """`python -m <package> "prompt"` calling a tool that has no handler says so beside the answer (stderr, once a
 tool), naming the tool and the documented way to bind one: `@tools.<tool>.handler` on a Tools() passed with
---tools (docs/agent-loop.md); it never lets "not available right now" stand as the only word."""
+--tools (docs/agent-loop.md); the registry's own answer says no handler is bound."""
 
 from __future__ import annotations
 

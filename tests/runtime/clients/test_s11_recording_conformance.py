@@ -91,7 +91,8 @@ def test_recorded_failures_are_skipped_with_their_reason_and_pass(failures: Path
         "skipped, a recorded failure: connection_error: connection error: RemoteProtocolError: peer closed"
     )
     assert found["0001.response.json"][3].endswith(
-        "; the body does not decode: not a JSON body: Unterminated string starting at (expected a JSON object)"
+        "; the body does not decode: not a JSON body: the string that starts here has no closing `\"`: found the"
+        " end of the file where it was expected (expected a JSON object)"
     )
     assert found["0002.response.json"][3].startswith(
         "skipped, a recorded failure: response_too_large: the response body decodes to more than the 64 KiB cap"
@@ -101,7 +102,7 @@ def test_recorded_failures_are_skipped_with_their_reason_and_pass(failures: Path
         "skipped, a recorded failure: http_error: HTTP 502 Bad Gateway; the body does not decode: empty input"
     )
     assert found["0005.response.json"][3] == "provider error: bad key"
-    assert checked.stderr.strip() == "toolgen: 12 payload(s), 0 failed"
+    assert checked.stderr.strip() == "toolgen: 12 payload(s), 0 failed, 4 skipped (recorded failures)"
 
 
 def test_a_body_the_adapter_cannot_read_still_fails(failures: Path) -> None:
@@ -116,7 +117,7 @@ def test_a_body_the_adapter_cannot_read_still_fails(failures: Path) -> None:
     )
     assert [name for name, row in found.items() if row[2] == "fail"] == ["0007.response.json"]
     text = conformance(failures, "text")
-    assert text.returncode == 1 and text.stderr.strip() == "toolgen: 14 payload(s), 1 failed"
+    assert text.returncode == 1 and text.stderr.strip() == "toolgen: 14 payload(s), 1 failed, 4 skipped (recorded failures)"
     assert "| skipped, a recorded failure: error: upstream broke (HTTP 500);" in text.stdout
 
 
@@ -137,3 +138,17 @@ def test_a_call_no_response_answered_leaves_only_its_request(tmp_path: Path) -> 
     checked = conformance(tmp_path)
     assert checked.returncode == 0
     assert {name: row[2] for name, row in rows(checked).items()} == {"0001.request.json": "ok"}
+
+
+def test_the_text_table_says_skipped_and_the_summary_counts_them(failures: Path) -> None:
+    checked = conformance(failures, "text")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    results = {
+        Path(cells[3]).name: cells[4]
+        for line in checked.stdout.splitlines()
+        if (cells := [cell.strip() for cell in line.split("|")])[1:2] != ["format"]
+        and len(cells) > 5
+        and cells[3].endswith(".json")
+    }
+    assert results["0001.response.json"] == "skipped" and results["0006.response.json"] == "ok"
+    assert "4 skipped (recorded failures)" in checked.stderr, checked.stderr

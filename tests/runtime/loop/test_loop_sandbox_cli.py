@@ -162,6 +162,9 @@ def test_python_m_package_for_a_project_without_demo_tools_reports_unbound_tools
     assert project.cli("build").returncode == 0
     result = cli(project.root / "generated", "Who is ada@example.com?", package="crm_sdk")
     assert result.returncode == 0, result.stderr
-    assert "lookup_customer failed: Error: the tool 'lookup_customer' is not available right now" in result.stdout
+    assert (
+        "lookup_customer failed: Error: no handler is bound for the tool 'lookup_customer', so it did not run"
+        in result.stdout
+    )
     usage = cli(project.root / "generated", "--base-url", "http://127.0.0.1:9/v1", "hi", package="crm_sdk")
     assert usage.returncode == 2 and "--model is required" in usage.stderr

@@ -154,7 +154,10 @@ def test_tools_from_a_module_attribute_and_unbound_tools_listed_as_unavailable(t
     unavailable = {tool.name: (tool.meta or {}).get("unavailable") for tool in listed.tools}
     assert unavailable == {name: (None if name == "get_current_weather" else True) for name in TOOL_NAMES}
     assert bound.structured_content == {"location": "Oslo", "temperature": 21.5, "unit": "celsius"}
-    assert unbound.is_error and unbound.content[0].text == "Error: the tool 'todo_read' is not available right now"
+    assert (
+        unbound.is_error
+        and unbound.content[0].text == "Error: no handler is bound for the tool 'todo_read', so it did not run"
+    )
 
 
 def _serve(*args: str, cwd: Path = GENERATED) -> subprocess.CompletedProcess[str]:

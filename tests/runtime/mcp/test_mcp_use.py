@@ -263,4 +263,4 @@ def test_tools_a_server_lists_as_unavailable_are_added_only_when_named(tmp_path:
         assert tools.dispatch(tool_call("todo_read", {}, id="c")).result == {"todos": []}
         connection.add_to(tools, names=["todo_write"])
         refused = tools.dispatch(tool_call("todo_write", {"todos": []}, id="d"))
-        assert refused.content == "Error: the tool 'todo_write' is not available right now"
+        assert refused.content == "Error: no handler is bound for the tool 'todo_write', so it did not run"

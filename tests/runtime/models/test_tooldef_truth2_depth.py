@@ -202,3 +202,16 @@ def test_pydantic_guard_on_recursive_models_is_said_in_toolgens_words() -> None:
     assert sentences[0].startswith("expected a value that does not hold itself, got ")
     assert sentences[1].startswith("expected a value nested less deeply, got ")
     assert not any("ecursion" in sentence for sentence in sentences)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"a": "x\ty"}', "is not valid JSON: Invalid control character at line 1 column 9"),
+        ('{"a": "x', "is not valid JSON: Unterminated string starting at line 1 column 7"),
+    ],
+)
+def test_a_syntax_error_names_its_place_once(text: str, said: str) -> None:
+    with pytest.raises(JSONTextError) as caught:
+        parse_json(text)
+    assert [problem.message for problem in caught.value.problems] == [said]

@@ -9,7 +9,7 @@ from typing import Any
 
 from toolgen.core.diagnostics import Diagnostic, Severity
 from toolgen.core.errors import InvalidInputError
-from toolgen.core.positions import Pointer, json_locator
+from toolgen.core.positions import Pointer, json_locator, json_syntax_problem
 from toolgen.ir.lower import Lowered
 from toolgen.ir.model import freeze, thaw
 
@@ -112,7 +112,8 @@ def load_snapshot(text: str, display: str) -> tuple[ToolSnapshot, ...]:
         data = json.loads(text)
     except ValueError as error:
         line, col = (error.lineno, error.colno) if isinstance(error, json.JSONDecodeError) else (1, 1)
-        message = f"not a toolgen breaking snapshot (invalid JSON: {error}); write one with `toolgen breaking --export`"
+        said = json_syntax_problem(error) if isinstance(error, json.JSONDecodeError) else str(error)
+        message = f"not a toolgen breaking snapshot (invalid JSON: {said}); write one with `toolgen breaking --export`"
         raise InvalidInputError([Diagnostic(display, line, col, Severity.ERROR, "snapshot-invalid", message)]) from None
     if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT or data.get("version") != 1:
         message = f"not a version 1 {SNAPSHOT_FORMAT} file; write one with `toolgen breaking --export`"
