@@ -13,7 +13,6 @@ from types import MappingProxyType
 from typing import Any
 
 import toolgen.runtime as adapters
-from toolgen.core.positions import json_syntax_problem
 from toolgen.runtime import (
     WIRES,
     Finish,
@@ -88,6 +87,8 @@ def read_payload(raw: bytes, suffix: str = "", kind: str | None = None) -> Paylo
             # with a bracket. A body that opens a bracket and breaks inside is a broken JSON body, not a stream.
             if maybe_stream and not _broken_document(text, syntax):
                 return Payload("stream", raw=raw)  # not one JSON document: SSE or JSON lines, sniffed when read
+            from toolgen.core.positions import json_syntax_problem  # loads yaml: only on this error
+
             raise PayloadError(
                 f"not a JSON body: {json_syntax_problem(syntax)} (expected a JSON object)",
                 line=syntax.lineno,

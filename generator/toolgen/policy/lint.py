@@ -7,6 +7,9 @@ place in the source file. Sources for each limit:
   (`^[a-zA-Z0-9_-]{1,64}$`), Bedrock (ToolSpecification name `[a-zA-Z0-9_-]+`, 1-64), Mistral and Ollama
   (OpenAI-compatible), Gemini (FunctionDeclaration name: letters, digits, underscores, colons, dots and
   dashes, at most 64), MCP (1-128 characters of letters, digits, `_`, `-`, `.`);
+- the root of an input schema: OpenAI refuses anyOf, oneOf, allOf, enum and not there ("schema must have type
+  'object' and not have ... at the top level"), Anthropic (and Bedrock, which hands Claude the schema) anyOf,
+  oneOf and allOf; export merges them into one object (runtime/wires/export_root.py), a warning saying so;
 - OpenAI strict mode (Structured Outputs, supported schemas) and Gemini's `FunctionDeclaration.parameters`
   Schema ("a select subset of an OpenAPI 3.0 schema object"): the rules are runtime/schema/fit.py's, the
   rewrites export makes. What export rewrites by itself is a warning saying what it will do; what it cannot
@@ -36,6 +39,10 @@ from toolgen.source.shapes import RawTool
 
 # Every provider `toolgen lint` knows: the wires of the runtime's table (aliases accepted) and MCP.
 PROVIDERS = target_names()
+# A provider's refused root composition, merged into one object by export (runtime/wires/export_root.py), and
+# every root keyword some provider refuses: a schema with none of them needs no look.
+ROOT_RULE = "root-composition"
+_ROOT_KEYWORDS = ("anyOf", "oneOf", "allOf", "enum", "not")
 # MCP's tool names (its tools/list has no wire row).
 _MCP_RULES = LintRules(r"^[a-zA-Z0-9_.-]{1,128}$", "1-128 letters, digits, '_', '.' or '-'")
 
@@ -83,11 +90,33 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             ),
             Rule("openai-strict-required", Severity.ERROR, "strict mode needs every property in required"),
             Rule("openai-strict-keyword", Severity.ERROR, "strict mode does not support this keyword"),
+            Rule(
+                ROOT_RULE,
+                Severity.WARNING,
+                "the provider refuses this composition at the input schema's root; export merges it into one object",
+            ),
             Rule("description-length", Severity.ERROR, "the tool description is longer than the provider accepts"),
             Rule("gemini-ref", Severity.ERROR, "Gemini's parameters subset has no $ref or $defs; refs must be inlined"),
             Rule("gemini-type", Severity.ERROR, "Gemini's parameters subset takes one type name and string enums only"),
             Rule("gemini-composition", Severity.ERROR, "Gemini's parameters subset has anyOf, but no oneOf or allOf"),
             Rule("gemini-keyword", Severity.WARNING, "Gemini's parameters subset has no such keyword"),
+            Rule(
+                "gemini-required",
+                Severity.ERROR,
+                "Gemini's parameters subset refuses a required name its properties do not define",
+            ),
+            Rule(
+                "gemini-root",
+                Severity.ERROR,
+                "Gemini's parameters must list the arguments as properties; a root without them that still "
+                "constrains them cannot be parameters",
+            ),
+            Rule(
+                "gemini-items",
+                Severity.WARNING,
+                "Gemini's parameters subset needs items on an array; export adds items: {}, which is what no items means",
+                note_only=True,
+            ),
             Rule(
                 "gemini-annotation",
                 Severity.WARNING,
@@ -156,11 +185,29 @@ def fit_findings(raw: RawTool, definition: Mapping[str, Any], target: FitTarget,
         yield _finding(raw, (*base, *_tokens(unfit.pointer)), unfit.rule, tag, message, at_key=True)
         return
     for rewrite in rewrites:
-        if RULES[rewrite.rule].note_only:
+        # The root merge is its own finding (root_findings), for every provider that refuses the root as written.
+        if RULES[rewrite.rule].note_only or rewrite.rule == ROOT_RULE:
             continue
         message = f"export rewrites this: {rewrite.text}"
         where = (*base, *_tokens(rewrite.pointer), *((rewrite.keyword,) if rewrite.keyword else ()))
         yield _finding(raw, where, rewrite.rule, tag, message, at_key=bool(rewrite.keyword), severity=Severity.WARNING)
+
+
+def root_findings(raw: RawTool, definition: Mapping[str, Any], providers: Iterable[str]) -> Iterator[Diagnostic]:
+    """A warning at each root keyword a provider refuses, saying what its export makes of it; one per group of
+    providers whose exports say the same."""
+    schema = definition.get("inputSchema")
+    if not isinstance(schema, Mapping) or not any(key in schema for key in _ROOT_KEYWORDS):
+        return
+    said: dict[tuple[Any, ...], list[str]] = {}
+    for provider in providers:
+        _, rewrites = fit_input_schema(definition, "root", provider)
+        for rewrite in rewrites:
+            said.setdefault((rewrite.keyword, rewrite.text), []).append(provider)
+    base = raw.where("inputSchema")
+    for (keyword, text), names in said.items():
+        message = f"export rewrites this: {text}"
+        yield _finding(raw, (*base, keyword), ROOT_RULE, ", ".join(names), message, at_key=True)
 
 
 def _description_findings(
@@ -210,6 +257,7 @@ def lint(
     strict_tags = _grouped(chosen, lambda rules: rules.strict_mode)
     limits = _grouped(chosen, lambda rules: rules.description_limit)
     subset = _grouped(chosen, lambda rules: rules.gemini_subset) if gemini_subset else {}
+    wires = [p for p in chosen if p != MCP]
     # Names that differ only in what a function-name rule would replace collide for those providers.
     normalizing = ", ".join(p for p in chosen if provider_rules(p).name_pattern == _function_pattern())
     findings: list[Diagnostic] = []
@@ -226,6 +274,7 @@ def lint(
         findings.extend(pattern_findings(raw))
         for limit, tag in limits.items():
             findings.extend(_description_findings(raw, definition, limit, tag))
+        findings.extend(root_findings(raw, definition, wires))
         if strict or definition.get("strict") is True:
             for tag in strict_tags.values():
                 findings.extend(fit_findings(raw, definition, "strict", tag))

@@ -278,9 +278,9 @@ def test_arguments_holding_nan_or_infinity_have_no_json_text(number: float) -> N
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"a": 1} x', "Extra data at 9"),
+        ('{"a": 1} x', "Extra data at line 1 column 10"),
         ("\ufeff{}", "Unexpected UTF-8 BOM"),
-        ("{'a': 1}", "Expecting property name enclosed in double quotes at 1"),
+        ("{'a': 1}", "Expecting property name enclosed in double quotes at line 1 column 2"),
         ("[1]", "the arguments to be a JSON object, not list"),
     ],
 )

@@ -127,6 +127,7 @@ def test_a_package_carries_only_the_wires_it_asks_for(make_project: Callable[...
         "detection.py",
         "export.py",
         "export_notes.py",
+        "export_root.py",
         "helpers.py",
         "key_order.py",
         "losses.py",
