@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -108,12 +109,19 @@ class _Printer:
     """What the command line shows of the run's events: all of them as SSE, or the answer as it streams."""
 
     def __init__(
-        self, options: argparse.Namespace, out: IO[str], err: IO[str] | None = None
+        self,
+        options: argparse.Namespace,
+        out: IO[str],
+        err: IO[str] | None = None,
+        unbound: Callable[[str], str] | None = None,
     ) -> None:
         self.options = options
         self.out = out
         # Notes go beside the answer, not into it: a setting left out, content moved for the wire.
         self.err = err
+        # How to bind a handler to a tool called without one: said once a tool, beside the answer.
+        self.unbound = unbound
+        self.told: set[str] = set()
         self.open_line = False
         # Whether the model call in flight has printed text: a stream that breaks off leaves it on the screen.
         self.shown = False
@@ -141,6 +149,17 @@ class _Printer:
         elif event.type == "note" and self.err is not None:
             self.err.write(f"note: {event.data.get('message')}\n")
             self.err.flush()
+        elif (
+            event.type == "tool_call_finished"
+            and event.data.get("error_kind") == "unbound"
+            and self.unbound is not None
+            and self.err is not None
+        ):
+            name = str(event.data.get("name", ""))
+            if name not in self.told:
+                self.told.add(name)
+                self.err.write(f"note: {self.unbound(name)}\n")
+                self.err.flush()
         self.out.flush()
 
     def _retry_line(self, data: Mapping[str, Any]) -> str:
@@ -152,6 +171,42 @@ class _Printer:
             f"the answer's stream broke off{shown} ({message}):"
             f" asking the model again (attempt {attempt})\n"
         )
+
+
+def _unbound_note(registry: Registry, spec: str | None) -> Callable[[str], str]:
+    """What to say of a tool called without a handler: which one, and how to bind one (docs/agent-loop.md)."""
+    # Bound before the run: the demo's handlers, when the package has them and no --tools was given.
+    demo = not spec and len(registry.unbound()) < len(list(registry))
+
+    def explain(name: str) -> str:
+        bind = f"@{_attribute(registry, name)}.handler"
+        if spec:
+            return (
+                f"no handler is bound for the tool {name!r} in --tools {spec}: "
+                f"bind one there with {bind}"
+            )
+        why = (
+            "the demo's handlers cover the example tools only"
+            if demo
+            else "without --tools, the tools have no handlers"
+        )
+        return (
+            f"no handler is bound for the tool {name!r} ({why}): bind one with {bind} "
+            "on a Tools() of yours and pass it with --tools module:attribute"
+        )
+
+    return explain
+
+
+def _attribute(registry: Registry, name: str) -> str:
+    """`tools.<attribute>` of a tool: its snake_case name when the package's Tools has it for this tool, else
+    `tools.entry(name)` (a tool whose attribute was numbered, or one added at run time)."""
+    attribute = re.sub(r"\W", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)).lower()
+    if isinstance(getattr(type(registry), attribute, None), property):
+        entry = getattr(registry, attribute, None)
+        if getattr(getattr(entry, "spec", None), "name", None) == name:
+            return f"tools.{attribute}"
+    return f"tools.entry({name!r})"
 
 
 def _registry(
@@ -227,7 +282,9 @@ def _prompt_main(
                 settings=run_settings(options, parser),
                 on_unsupported=options.on_unsupported,
                 approve=_approver(options.yes, err),
-                on_event=_Printer(options, out, err),
+                on_event=_Printer(
+                    options, out, err, _unbound_note(registry, options.tools)
+                ),
                 # `python -m <package>`: the run's invoke_agent span is named after the package.
                 agent_name=prog.rsplit(" ", 1)[-1],
             )

@@ -41,12 +41,10 @@ from .bodies import (
     aread_body,
     capped_events,
     read_body,
-    redirect_error,
-    status_error,
-    too_large,
     whole_response,
 )
 from .deadline import TIMEOUTS, DeadlinePassed, awithin, before, within
+from .failures import AuthFailed, answer_failure, below_http
 from .recording import Exchange, Recorder, Tape
 
 # RetryPolicy and retry_after are read from here too (the runtime's surface, tests): kept importable.
@@ -66,7 +64,7 @@ from .secrets import Redactor
 from .sent_notes import sent_notes
 from .sigv4 import SigV4, aws_region, signable_url
 from .stream_mask import amasked, masked
-from .urls import join_url, masked_url
+from .urls import join_url
 
 # Each wire's route, base URL and auth header are in the table of wires (wires/table.py).
 
@@ -217,42 +215,50 @@ class HTTPModel(ModelClientBase):
         try:
             auth = self.auth.headers("POST", sent, {**named, "host": host}, content)
         except Exception as error:  # noqa: BLE001 - a credential that cannot be had is a ProviderError
-            raise _AuthFailed(f"{type(error).__name__}: {error}") from None
+            raise AuthFailed(f"{type(error).__name__}: {error}") from None
         finally:
             self._redactor = self._redactor.plus(self.auth.secrets())
         built.headers.update(auth)
 
     def _record(
-        self, response: Any, body: Any, stream: bool, whole: bool, failure: Any = None
+        self,
+        response: Any,
+        body: Any,
+        stream: bool,
+        whole: bool,
+        failure: Any = None,
+        retries: list[Retried] | None = None,
     ) -> None:
-        """The exchange a call ended with, and how it failed once the headers had come (a ProviderError, or the
-        error that broke a stream off), into the recording folder (when recording): a replay meets the same."""
+        """The exchange a call ended with, how it failed once the headers had come (a ProviderError, or the error
+        that broke a stream off) and the retries before it, into the recording folder (when recording): a replay
+        meets the same."""
         if self.recorder is not None and response is not None:
-            exchange = Exchange.of(self.wire, response, body, stream, whole, failure)
+            exchange = Exchange.of(
+                self.wire, response, body, stream, whole, failure, retries or ()
+            )
             self.recorder.write(exchange, self._redactor)
 
+    def _given_up(
+        self,
+        outcome: Attempt,
+        prepared: tuple[str, bytes, dict[str, str]],
+        stream: bool,
+        retries: list[Retried],
+        why: str | None = None,
+    ) -> ProviderError:
+        """The failure a call's attempts ended with, recorded with the error response, or with the request when no
+        response answered (refused, timed out before the headers): a replay raises it too."""
+        assert outcome.failure is not None
+        error = final_failure(outcome.failure, retries, why)
+        if outcome.answered is not None:
+            self._record(outcome.answered, outcome.body, stream, True, error)
+        elif self.recorder is not None:
+            sent = Exchange.unanswered(self.wire, outcome.sent, prepared, stream, error)
+            self.recorder.write(sent, self._redactor)
+        return error
+
     def _failure(self, error: Exception) -> ProviderError:
-        """What went wrong below HTTP: a timeout, a connection that failed or dropped, a request httpx refused, or
-        a body past its cap or that could not be decoded."""
-        if isinstance(error, BodyTooLarge):
-            return too_large(self.wire, error)
-        if isinstance(error, (self._httpx.TimeoutException, *TIMEOUTS)):
-            kind = "timeout"
-        elif isinstance(error, _AuthFailed):
-            kind = "auth_error"
-        elif isinstance(error, BodyUnreadable):
-            kind = "invalid_response"
-        elif isinstance(error, self._httpx.TransportError):
-            kind = "connection_error"
-        else:
-            kind = "client_error"
-        return self._redactor.error(
-            ProviderError(
-                self.wire,
-                f"{kind.replace('_', ' ')}: {type(error).__name__}: {error}",
-                type=kind,
-            )
-        )
+        return below_http(self.wire, error, self._httpx, self._redactor)
 
     def _deadline(self) -> float:
         return time.monotonic() + self.timeout
@@ -296,6 +302,7 @@ class HTTPModel(ModelClientBase):
         deadline: float,
     ) -> Attempt:
         client = self._client
+        built: Any = None
         try:
             built = client.build_request(
                 "POST",
@@ -313,38 +320,17 @@ class HTTPModel(ModelClientBase):
                 body = bytearray()
                 for chunk in self._body(response, deadline, self._error_cap()):
                     body += chunk
-                failure = self._status_failure(response, bytes(body))
+                failure = answer_failure(
+                    self.wire, response, bytes(body), self._redactor
+                )
             except (BodyTooLarge, BodyUnreadable) as error:
-                body, failure = bytearray(), self._unread(response, error)
+                body = bytearray()
+                failure = answer_failure(self.wire, response, error, self._redactor)
             finally:
                 response.close()
-            return Attempt(
-                None, self._redactor.error(failure), response.headers, response, body
-            )
+            return Attempt(None, failure, response.headers, response, body)
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
-            return Attempt(None, self._failure(error))
-
-    def _status_failure(self, response: Any, body: bytes) -> ProviderError:
-        status, reason = response.status_code, response.reason_phrase
-        if status < 400:
-            location = response.headers.get("location")
-            if location is not None:
-                location = masked_url(location, self._redactor)
-            return redirect_error(self.wire, status, reason, location)
-        return status_error(self.wire, status, body, reason, response.headers)
-
-    def _unread(self, response: Any, error: Exception) -> ProviderError:
-        """An error response whose body was past its cap, or could not be decoded."""
-        status = response.status_code
-        if isinstance(error, BodyTooLarge):
-            return too_large(self.wire, error, status)
-        reason = response.reason_phrase
-        return ProviderError(
-            self.wire,
-            f"HTTP {status} {reason}: {error}",
-            type="http_error",
-            status=status,
-        )
+            return Attempt(None, self._failure(error), sent=built)
 
     def _tries(
         self, request: Request, stream: bool, deadline: float, retries: list[Retried]
@@ -355,7 +341,8 @@ class HTTPModel(ModelClientBase):
 
         Each attempt runs in a thread waited for until the deadline: sync httpx has no deadline of its own.
         """
-        url, content, headers = self._prepare(request, stream)
+        prepared = self._prepare(request, stream)
+        url, content, headers = prepared
         if self._client is None:
             self._client = self._httpx.Client(
                 timeout=self._timeout, headers=self._client_headers
@@ -369,7 +356,8 @@ class HTTPModel(ModelClientBase):
                     discard,
                 )
             except DeadlinePassed as error:
-                raise final_failure(self._failure(error), retries) from None
+                timed_out = Attempt(None, self._failure(error))
+                raise self._given_up(timed_out, prepared, stream, retries) from None
             if outcome.failure is None:
                 yield Opened(outcome.response)
                 return
@@ -377,9 +365,7 @@ class HTTPModel(ModelClientBase):
                 self.retry, len(retries), outcome, deadline, self.timeout
             )
             if wait is None:
-                body, failure = outcome.body, outcome.failure
-                self._record(outcome.answered, body, stream, True, failure)
-                raise final_failure(outcome.failure, retries, why)
+                raise self._given_up(outcome, prepared, stream, retries, why)
             note = Retried.of(outcome.failure, len(retries) + 1, wait)
             retries.append(note)
             yield note
@@ -390,7 +376,7 @@ class HTTPModel(ModelClientBase):
     ) -> Response:
         """A whole answer's body as a Response, recorded, with the secrets it echoed masked and the retries made
         before it listed."""
-        self._record(response, bytes(content), False, True)
+        self._record(response, bytes(content), False, True, None, retries)
         try:
             answer = whole_response(self.wire, content)
         except ProviderError as error:
@@ -445,7 +431,7 @@ class HTTPModel(ModelClientBase):
         finally:
             response.close()
             # Whole when the body was read to its end: not when it broke off, nor when the reader stopped.
-            self._record(response, tape.body, True, tape.ended, tape.error)
+            self._record(response, tape.body, True, tape.ended, tape.error, retries)
 
     # -- async: one client per call, since an httpx.AsyncClient belongs to the event loop that made it --
 
@@ -462,6 +448,7 @@ class HTTPModel(ModelClientBase):
         headers: dict[str, str],
         deadline: float,
     ) -> Attempt:
+        built: Any = None
         try:
             built = client.build_request(
                 "POST",
@@ -485,16 +472,17 @@ class HTTPModel(ModelClientBase):
                 body = bytearray()
                 async for chunk in self._abody(response, deadline, self._error_cap()):
                     body += chunk
-                failure = self._status_failure(response, bytes(body))
+                failure = answer_failure(
+                    self.wire, response, bytes(body), self._redactor
+                )
             except (BodyTooLarge, BodyUnreadable) as error:
-                body, failure = bytearray(), self._unread(response, error)
+                body = bytearray()
+                failure = answer_failure(self.wire, response, error, self._redactor)
             finally:
                 await response.aclose()
-            return Attempt(
-                None, self._redactor.error(failure), response.headers, response, body
-            )
+            return Attempt(None, failure, response.headers, response, body)
         except Exception as error:  # noqa: BLE001 - every failure below HTTP becomes a ProviderError
-            return Attempt(None, self._failure(error))
+            return Attempt(None, self._failure(error), sent=built)
 
     async def _atries(
         self,
@@ -505,9 +493,9 @@ class HTTPModel(ModelClientBase):
         retries: list[Retried],
     ) -> AsyncIterator[Retried | Opened]:
         """_tries, async: a note for each failed attempt made again, before its wait; then the opened response."""
-        url, content, headers = self._prepare(request, stream)
+        prepared = self._prepare(request, stream)
         while True:
-            outcome = await self._aattempt(client, url, content, headers, deadline)
+            outcome = await self._aattempt(client, *prepared, deadline)
             if outcome.failure is None:
                 yield Opened(outcome.response)
                 return
@@ -515,9 +503,7 @@ class HTTPModel(ModelClientBase):
                 self.retry, len(retries), outcome, deadline, self.timeout
             )
             if wait is None:
-                body, failure = outcome.body, outcome.failure
-                self._record(outcome.answered, body, stream, True, failure)
-                raise final_failure(outcome.failure, retries, why)
+                raise self._given_up(outcome, prepared, stream, retries, why)
             note = Retried.of(outcome.failure, len(retries) + 1, wait)
             retries.append(note)
             yield note
@@ -577,8 +563,4 @@ class HTTPModel(ModelClientBase):
                     yield event
             finally:
                 await response.aclose()
-                self._record(response, tape.body, True, tape.ended, tape.error)
-
-
-class _AuthFailed(Exception):
-    """The credentials for an attempt could not be had: a token provider or the signer failed."""
+                self._record(response, tape.body, True, tape.ended, tape.error, retries)

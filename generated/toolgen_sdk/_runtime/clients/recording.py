@@ -8,14 +8,17 @@ One exchange is three files in DIR, numbered in the order the calls were made:
   `.ndjson`, `.eventstream` (Bedrock), `.txt` for anything else;
 - `0001.exchange.json`: the wire, method, URL, status and its reason phrase, content type, whether it was
   streamed, whether the body was read to its end (`whole`), the content encodings undone (`decoded_from`: the
-  body file holds the decoded body, while the headers still say how it was sent), how the call failed once the
-  headers had come (`failure`: the ProviderError the caller met, for an error status or a body cut short, past
-  its cap or past the deadline; `interrupted`: the error that broke a stream's read off), and the request and
-  response headers.
-Secrets never reach the disk: credential headers and query parameters are masked whole, and any known secret
-found anywhere else (a body or a header echoing the key, or a key the URL carried) is masked too; `masked` says
-when the body was changed so. Only the attempt a call ended with is kept: retried attempts are not recorded, so
-that a replay meets the answers the caller met, failures included.
+  body file holds the decoded body, while the headers still say how it was sent), how the call failed
+  (`failure`: the ProviderError the caller met, for an error status, a body cut short, past its cap or past the
+  deadline, or no answer at all; `interrupted`: the error that broke a stream's read off), the attempts retried
+  before this one (`retries`, each one's failure and wait) and why no other was made (`gave_up`), and the
+  request and response headers.
+A call no response answered (a refused connection, a timeout before the headers) is an exchange too: its
+request, `status` and `response` null, and its `failure`. Secrets never reach the disk: credential headers
+(the known ones, any request header named as one: `X-Gateway-Key`, `X-Auth-Token`, cookies) and query
+parameters are masked whole, and any known secret found anywhere else (a body or a header echoing the key, or a
+key the URL carried) is masked too; `masked` says when the body was changed so. One exchange per call, the
+attempt it ended with: a replay meets the answers, failures and retries the caller met.
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ from typing import Any
 
 from ..wires.canonical import ProviderError
 from .bodies import TOO_LARGE
+from .retry import Retried, RetriedError
 from .secret_forms import PIECE
-from .secrets import MASK, SECRET_HEADERS, Redactor
+from .secrets import MASK, SECRET_HEADERS, Redactor, credential_header
 from .urls import SECRET_PARAMETERS, masked_url
 
 # Response file extensions by content type (the part before any `;`).
@@ -68,13 +72,19 @@ def _scrubbed(data: bytes, redactor: Redactor) -> bytes:
     return redactor.text(data.decode("latin-1")).encode("latin-1")
 
 
-def _headers(headers: Mapping[str, str], redactor: Redactor) -> dict[str, str]:
-    return {
-        name.lower(): MASK
-        if name.lower() in _MASKED_HEADERS
-        else _QUERY_SECRET.sub(rf"\1{MASK}", redactor.text(value))
-        for name, value in sorted(headers.items())
-    }
+def _headers(
+    headers: Mapping[str, str], redactor: Redactor, sent: bool = False
+) -> dict[str, str]:
+    """Headers as recorded; `sent`: the request's, where a header named as a credential, or whose value holds a
+    secret the client was given, is masked whole (a response's `x-ratelimit-remaining-tokens` is no secret)."""
+    out = {}
+    for name, value in sorted(headers.items()):
+        masked = redactor.text(value)
+        whole = name.lower() in _MASKED_HEADERS or (
+            sent and (masked != value or credential_header(name))
+        )
+        out[name.lower()] = MASK if whole else _QUERY_SECRET.sub(rf"\1{MASK}", masked)
+    return out
 
 
 def _url_secrets(url: str) -> list[str]:
@@ -105,18 +115,31 @@ def _decoded_from(headers: Mapping[str, str]) -> list[str]:
     return [n for n in (p.strip().lower() for p in value.split(",")) if n in _DECODED]
 
 
+def _masked(fields: Mapping[str, Any], redactor: Redactor) -> dict[str, Any]:
+    return {k: redactor.text(v) if isinstance(v, str) else v for k, v in fields.items()}
+
+
 def _failure(error: BaseException | None, redactor: Redactor) -> dict[str, Any]:
     """`failure`, the ProviderError the caller met, and `interrupted`, the error a stream's read broke off with."""
     if isinstance(error, ProviderError):
-        fields = {
-            k: redactor.text(v) if isinstance(v, str) else v
-            for k, v in error.to_json().items()
-        }
-        return {"failure": fields, "interrupted": None}
+        return {"failure": _masked(error.to_json(), redactor), "interrupted": None}
     if error is None:
         return {"failure": None, "interrupted": None}
     broke = {"error": type(error).__name__, "message": redactor.text(str(error))}
     return {"failure": None, "interrupted": broke}
+
+
+def _retries(exchange: Exchange, redactor: Redactor) -> dict[str, Any]:
+    """`retries`, the attempts made before the recorded one, and `gave_up`, why no other was made: a RetriedError
+    the call ended with says both; an answer after retries lists them."""
+    failure = exchange.failure
+    notes, gave_up = exchange.retries, None
+    if isinstance(failure, RetriedError):
+        notes, gave_up = failure.retries, failure.gave_up
+    return {
+        "retries": [_masked(note.to_json(), redactor) for note in notes],
+        "gave_up": None if gave_up is None else redactor.text(gave_up),
+    }
 
 
 @dataclass(frozen=True)
@@ -128,7 +151,8 @@ class Exchange:
     url: str
     request_headers: Mapping[str, str]
     request_body: bytes
-    status: int
+    # None when no response came (a refused connection, a timeout before the headers): `failure` says why.
+    status: int | None
     response_headers: Mapping[str, str]
     response_body: bytes
     stream: bool
@@ -141,6 +165,8 @@ class Exchange:
     # stream's read off (a dropped connection, the deadline): ReplayModel raises one of its name and message after
     # the recorded bytes, so that the replayed stream ends as the live one did.
     failure: BaseException | None = None
+    # The attempts retried before this one, when the call ended with an answer (a RetriedError lists its own).
+    retries: tuple[Retried, ...] = ()
 
     @classmethod
     def of(
@@ -151,6 +177,7 @@ class Exchange:
         stream: bool,
         whole: bool,
         failure: BaseException | None = None,
+        retries: Iterable[Retried] = (),
     ) -> Exchange:
         """The exchange an httpx response ended: its request as sent, status line, headers, and the body read."""
         sent = response.request
@@ -166,6 +193,36 @@ class Exchange:
             stream,
             whole,
             response.reason_phrase,
+            failure,
+            tuple(retries),
+        )
+
+    @classmethod
+    def unanswered(
+        cls,
+        wire: str,
+        sent: Any,
+        prepared: tuple[str, bytes, Mapping[str, str]],
+        stream: bool,
+        failure: ProviderError,
+    ) -> Exchange:
+        """A call no response answered: the httpx request `sent` (None when none was built: the `prepared` URL,
+        body and headers then), and the failure the caller met."""
+        url, content, headers = prepared
+        if sent is not None:
+            url, headers = str(sent.url), dict(sent.headers)
+        return cls(
+            wire,
+            "POST",
+            url,
+            dict(headers),
+            content,
+            None,
+            {},
+            b"",
+            stream,
+            False,
+            "",
             failure,
         )
 
@@ -225,6 +282,8 @@ class Recorder:
             number = self._claim()
             stem = f"{number:04d}"
             request = self.folder / f"{stem}.request.json"
+            # No response came: no response file, rather than an empty body that never was.
+            answered = exchange.status is not None
             response = self.folder / f"{stem}.response{suffix}"
             received, whole = exchange.response_body, exchange.whole
             failure = exchange.failure
@@ -235,7 +294,8 @@ class Recorder:
                 received = received if exchange.stream else b""
             body = _scrubbed(received, redactor)
             request.write_bytes(_scrubbed(exchange.request_body, redactor))
-            response.write_bytes(body)
+            if answered:
+                response.write_bytes(body)
             meta = {
                 "wire": exchange.wire,
                 "method": exchange.method,
@@ -250,9 +310,10 @@ class Recorder:
                 # The body file holds the body with these undone; content-length still counts the bytes as sent.
                 "decoded_from": _decoded_from(exchange.response_headers),
                 **_failure(exchange.failure, redactor),
+                **_retries(exchange, redactor),
                 "request": request.name,
-                "response": response.name,
-                "request_headers": _headers(exchange.request_headers, redactor),
+                "response": response.name if answered else None,
+                "request_headers": _headers(exchange.request_headers, redactor, True),
                 "response_headers": _headers(exchange.response_headers, redactor),
             }
             path = self.folder / f"{stem}.exchange.json"
@@ -295,6 +356,7 @@ class Recorded:
 
     @property
     def status(self) -> int:
+        """The status; 200 when none is recorded (a call no response answered has a `failure`, replayed first)."""
         status = self.meta.get("status")
         return status if isinstance(status, int) else 200
 
@@ -317,10 +379,15 @@ def read_exchanges(folder: str | os.PathLike[str]) -> list[Recorded]:
     for _, name in found:
         try:
             meta = json.loads((base / name).read_text(encoding="utf-8"))
-            response = str(meta["response"])
-            if Path(response).name != response:
-                raise ValueError(f"the response file {response!r} is not in the folder")
-            body = (base / response).read_bytes()
+            body = b""
+            # null: a call no response answered; its failure is what it replays.
+            if meta["response"] is not None or meta.get("failure") is None:
+                response = str(meta["response"])
+                if Path(response).name != response:
+                    raise ValueError(
+                        f"the response file {response!r} is not in the folder"
+                    )
+                body = (base / response).read_bytes()
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise ValueError(
                 f"{base / name}: not a readable recording: {error}"

@@ -97,6 +97,8 @@ class Attempt:
     # The error response and its body, for the recording when this failure is the last.
     answered: Any = None
     body: bytes | bytearray = b""
+    # The request built for a try that no response answered (refused, timed out before the headers): recorded.
+    sent: Any = None
 
 
 @dataclass(frozen=True)
@@ -227,17 +229,22 @@ def with_retries(answer: Response, retries: list[Retried]) -> Response:
     return replace(answer, extras=extras)
 
 
+def notes_of(entries: Any) -> list[Retried]:
+    """The retry notes in a list of their JSON forms (a Response's extras, a recording's `retries`); an entry that
+    is no note of this client's is no retry to count."""
+    notes: list[Retried] = []
+    for entry in entries if isinstance(entries, list) else ():
+        try:
+            notes.append(Retried(**entry))
+        except TypeError:
+            continue
+    return notes
+
+
 def retries_of(answer: Response | ProviderError | None) -> list[Retried]:
     """The retries a model call's answer or error says were made before it."""
     if isinstance(answer, RetriedError):
         return list(answer.retries)
     if not isinstance(answer, Response):
         return []
-    listed = answer.extras.get("retries")
-    notes: list[Retried] = []
-    for entry in listed if isinstance(listed, list) else ():
-        try:
-            notes.append(Retried(**entry))
-        except TypeError:
-            continue  # not a note of this client's: not a retry to count
-    return notes
+    return notes_of(answer.extras.get("retries"))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import time
@@ -24,6 +25,14 @@ from ..wires.canonical import ProviderError, Request, Response
 from .base import ModelClientBase, decode_body, error_events, response_events
 from .bodies import BodyTooLarge, capped_events, status_error, whole_response
 from .recording import Recorded, read_exchanges
+from .retry import (
+    Retried,
+    RetriedError,
+    final_failure,
+    notes_of,
+    retry_event,
+    with_retries,
+)
 
 # A scripted turn: answer text, a canonical assistant message, a Response, a ProviderError to raise, or a function
 # of the request giving one of those.
@@ -155,6 +164,8 @@ class RecordedStream:
     # The name and message of the exception that broke the read off (a dropped connection, the deadline): raised
     # again after the bytes, so the replayed stream ends with the StreamError the live one did.
     interrupted: tuple[str, str] | None = None
+    # The attempts retried before this one: their events come first, as they did live (never waited for).
+    retries: tuple[Retried, ...] = ()
 
     def chunks(self) -> Iterator[bytes]:
         """The bytes, then the recorded error raised as the live read raised it."""
@@ -166,7 +177,10 @@ class RecordedStream:
     def events(self, wire: str | None) -> Iterator[Event]:
         events = stream_events(self.chunks(), wire, content_type=self.content_type)
         # As the live client does: a body past its cap ends with that ProviderError.
-        return capped_events(events, wire or "replay")
+        capped = capped_events(events, wire or "replay")
+        if not self.retries:
+            return capped
+        return itertools.chain(map(retry_event, self.retries), capped)
 
 
 def _raised(name: str, message: str) -> Exception:
@@ -233,6 +247,8 @@ class ReplayModel(ModelClientBase):
                 if isinstance(event, MessageEnd):
                     result = event.response
             assert result is not None
+            if isinstance(result, Response):
+                result = with_retries(result, list(recording.retries))
         elif isinstance(recording, (bytes, str)):
             result = aggregate(recording, self.wire)
         else:
@@ -247,7 +263,7 @@ class ReplayModel(ModelClientBase):
         except ProviderError as error:
             return iter(error_events(error))
         if isinstance(recording, ProviderError):
-            return iter(error_events(recording))
+            return iter(_failed_events(recording))
         if isinstance(recording, RecordedStream):
             return recording.events(self.wire)
         if isinstance(recording, (bytes, str)):
@@ -268,31 +284,42 @@ class ReplayModel(ModelClientBase):
             yield event
 
 
+def _failed_events(error: ProviderError) -> list[Event]:
+    """A stream that brought only an error, after the retries made before it, as the live client yields them."""
+    retries = error.retries if isinstance(error, RetriedError) else ()
+    return [*map(retry_event, retries), *error_events(error)]
+
+
 def _replayed(exchange: Recorded, wire: str | None) -> Recording:
     """A recorded exchange as ReplayModel replays it: what the live client made of the same bytes, or the failure
-    the recording says the call ended with, so that a replay meets what the caller met."""
+    the recording says the call ended with (a RetriedError when it says attempts were retried or given up on),
+    so that a replay meets what the caller met."""
     meta = exchange.meta
     wire = exchange.wire or wire or "replay"
+    # A recording made before `retries` and `gave_up` were written has neither: it replays as it always did.
+    retries = notes_of(meta.get("retries"))
+    gave_up = meta.get("gave_up") if isinstance(meta.get("gave_up"), str) else None
     failure = meta.get("failure")
     if isinstance(failure, Mapping):
-        return _failure(failure, exchange, wire)
+        return final_failure(_failure(failure, exchange, wire), retries, gave_up)
     streamed = meta.get("stream")
     if not isinstance(streamed, bool):
         # A recording written without the field: its file's extension tells.
         streamed = exchange.framed
     if exchange.status >= 400:
-        return _status_error(exchange, wire)
+        return final_failure(_status_error(exchange, wire), retries, gave_up)
     if streamed:
         content_type = meta.get("content_type")
         return RecordedStream(
             exchange.body,
             content_type if isinstance(content_type, str) else None,
             _interruption(meta.get("interrupted")),
+            tuple(retries),
         )
     try:
-        return whole_response(wire, exchange.body)
+        return with_retries(whole_response(wire, exchange.body), retries)
     except ProviderError as error:
-        return error
+        return final_failure(error, retries)
 
 
 def _failure(

@@ -39,6 +39,12 @@ SECRET_HEADERS = frozenset(
     {"authorization", "x-api-key", "x-goog-api-key", "api-key", "x-amz-security-token"}
 )
 
+# A request header named with one of these words (any case, anywhere in the name: X-Gateway-Key, X-Auth-Token,
+# Cookie) carries a credential, whatever the header: its value is masked like the known ones'.
+_CREDENTIAL_NAME = re.compile(
+    "(?i)key|token|secret|auth|passw|cookie|session|credential|signature"
+)
+
 # Words before the credential in an Authorization value: not secret themselves.
 _SCHEMES = frozenset({"bearer", "basic", "token", "key"})
 
@@ -134,12 +140,24 @@ class Redactor:
 
     @classmethod
     def of(cls, api_key: str | None, headers: Mapping[str, str]) -> Redactor:
-        """The secrets in an API key and in the credential headers among `headers`, whatever their case."""
+        """The secrets in an API key and in the credential headers among `headers`, whatever their case: the known
+        ones, and any other header whose name says it carries one (credential_header)."""
         secrets = [api_key] if api_key else []
         for name, value in headers.items():
-            if name.lower() in SECRET_HEADERS and isinstance(value, str):
-                # "Bearer <key>": the key alone, so that the text around an echo is kept.
-                secrets.extend(w for w in value.split() if w.lower() not in _SCHEMES)
+            if not isinstance(value, str):
+                continue
+            # "Bearer <key>": the key alone, so that the text around an echo is kept.
+            words = [w for w in value.split() if w.lower() not in _SCHEMES]
+            if name.lower() in SECRET_HEADERS:
+                secrets.extend(words)
+            elif credential_header(name):
+                # A cookie's "name=value;": its value too. Only values long enough to be a credential are masked in
+                # what the server sends back: a flag ("X-Use-Session: 1") masked wherever it stands alone would
+                # change answers; the recording masks the header whole, whatever its length.
+                values = [
+                    v.strip(";,") for w in words for v in (w, w.partition("=")[2])
+                ]
+                secrets.extend(v for v in values if len(v) >= PIECE)
         return cls(secrets)
 
     def plus(self, secrets: Iterable[str]) -> Redactor:
@@ -360,6 +378,12 @@ class Redactor:
             if clean is not value:
                 out[name] = clean
         return out
+
+
+def credential_header(name: str) -> bool:
+    """Whether a request header carries a credential: a known one, or one whose name says so (X-Gateway-Key,
+    X-Auth-Token, Cookie, X-Session-Id), in any case."""
+    return name.lower() in SECRET_HEADERS or _CREDENTIAL_NAME.search(name) is not None
 
 
 def render(text: str, spans: list[Span], start: int, end: int, carry: bool) -> str:

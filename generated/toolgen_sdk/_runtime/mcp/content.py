@@ -72,9 +72,10 @@ def _text(text: str) -> dict[str, Any]:
 
 
 def _quoted(value: Any, limit: int = 60) -> str:
-    return (
-        repr(cut_text(value, limit)) if isinstance(value, str) else type(value).__name__
-    )
+    """What a peer sent, for a note: a string's repr, any other value's JSON (it came as JSON), cut short."""
+    if isinstance(value, str):
+        return repr(cut_text(value, limit))
+    return cut_text(_json_of(value), limit)
 
 
 def _size(count: int) -> str:
@@ -93,11 +94,7 @@ def _decoded(data: Any) -> tuple[str, bytes] | str:
     """(standard base64, its bytes) of a block's data, or why it has none: whitespace, missing padding and the
     URL-safe alphabet are forgiven, since wires need the standard form and servers write all three."""
     if not isinstance(data, str):
-        return (
-            "no data"
-            if data is None
-            else f"data that is not text ({type(data).__name__})"
-        )
+        return "no data" if data is None else f"data that is not text ({_quoted(data)})"
     clean = "".join(data.split()).translate(str.maketrans("-_", "+/"))
     if not clean:
         return "no data"
@@ -105,7 +102,7 @@ def _decoded(data: Any) -> tuple[str, bytes] | str:
     try:
         return clean, base64.b64decode(clean, validate=True)
     except (binascii.Error, ValueError):
-        return "data that is not base64"
+        return f"data that is not base64 ({_quoted(data)})"
 
 
 def _image_type(raw: bytes) -> str | None:
@@ -147,7 +144,8 @@ def _image(block: Mapping[str, Any], what: str) -> list[dict[str, Any]]:
 def _image_of(data: str, raw: bytes, declared: Any, what: str) -> list[dict[str, Any]]:
     found = _image_type(raw)
     if found is None:
-        kind = _media_type(declared) or f"an unnamed type ({_quoted(declared)})"
+        shown = "no mimeType" if declared is None else _quoted(declared)
+        kind = _media_type(declared) or f"an unnamed type ({shown})"
         why = f"its {_size(len(raw))} are {kind}, not PNG, JPEG, GIF or WebP, the images models are shown"
         return [_note(what, why)]
     return [{"type": "image", "data": data, "media_type": found}]
@@ -191,7 +189,12 @@ def _filename(uri: Any) -> str | None:
 def _resource(block: Mapping[str, Any]) -> list[dict[str, Any]]:
     resource = block.get("resource")
     if not isinstance(resource, Mapping):
-        return [_note("an MCP resource block", "it holds no resource")]
+        why = (
+            "it holds no resource"
+            if resource is None
+            else f"its resource is no JSON object ({_quoted(resource)})"
+        )
+        return [_note("an MCP resource block", why)]
     uri = resource.get("uri")
     uri_text = cut_text(uri, _LONG_CHARS) if isinstance(uri, str) else "(no URI)"
     declared = _media_type(resource.get("mimeType"))
@@ -201,7 +204,12 @@ def _resource(block: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [_text(f"{header}\n{text}")]
     what = f"the MCP resource {uri_text}"
     if "blob" not in resource:
-        return [_note(what, "it has neither text nor a blob")]
+        why = (
+            "it has neither text nor a blob"
+            if text is None
+            else f"its text is not text ({_quoted(text)})"
+        )
+        return [_note(what, why)]
     decoded = _decoded(resource.get("blob"))
     if isinstance(decoded, str):
         return [_note(what, f"its blob is {decoded}")]
@@ -265,9 +273,10 @@ def _plain(block: Any) -> Mapping[str, Any] | None:
 
 def _unknown(block: Any, data: Mapping[str, Any] | None) -> dict[str, Any]:
     if data is None:
-        return _note(
-            "an MCP content block", f"it is no JSON object ({type(block).__name__})"
-        )
+        # A JSON value is quoted; an object the SDK made that cannot be dumped is named by its class.
+        json_value = block is None or isinstance(block, (str, int, float, list, tuple))
+        shown = _quoted(block) if json_value else type(block).__name__
+        return _note("an MCP content block", f"it is no JSON object ({shown})")
     shown = _json_of(data)
     kind = data.get("type")
     named = "without a type" if kind is None else f"of type {_quoted(kind)}"
@@ -290,7 +299,7 @@ def _converted(blocks: Iterable[Any]) -> list[tuple[bool, dict[str, Any]]]:
             part = (
                 _text(text)
                 if isinstance(text, str)
-                else _note("an MCP text block", "its text is not text")
+                else _note("an MCP text block", _not_text(data))
             )
             out.append((isinstance(text, str), part))
         elif kind == "image":
@@ -304,6 +313,12 @@ def _converted(blocks: Iterable[Any]) -> list[tuple[bool, dict[str, Any]]]:
         else:
             out.append((False, _unknown(block, data)))
     return out
+
+
+def _not_text(block: Mapping[str, Any]) -> str:
+    if "text" not in block:
+        return "it has no text"
+    return f"its text is not text ({_quoted(block['text'])})"
 
 
 def _blocks(blocks: Any) -> Sequence[Any]:

@@ -97,7 +97,11 @@ def parse_json(
             parse_float=floats,
         )
     except json.JSONDecodeError as error:
-        sentence = f"is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        # The parser's message ends in "at" when it names a place (its pos): the line and column say it.
+        said = error.msg.removesuffix(" at")
+        sentence = (
+            f"is not valid JSON: {said} at line {error.lineno} column {error.colno}"
+        )
         raise JSONTextError(
             [ValidationProblem("", sentence)], error.lineno, error.colno
         ) from None

@@ -8,28 +8,32 @@ or raises Unfit naming the place that cannot be expressed and its rule. Export p
 modified.
 
 Sources: OpenAI Structured Outputs, "Supported schemas" (every object `additionalProperties: false`, every
-property listed in `required`, optional fields as a union with null; `allOf`, `not`, `if`/`then`/`else`,
-`dependentRequired`, `dependentSchemas` unsupported; the root must be an object). Gemini
-`FunctionDeclaration.parameters` takes a `Schema`, "a select subset of an OpenAPI 3.0 schema object": type (one
-value), format, title, description, nullable, enum (strings), items, min/maxItems, properties, required,
-min/maxProperties, min/maxLength, pattern, example, anyOf, propertyOrdering, default, minimum, maximum; no
-`$ref`. `parametersJsonSchema` takes JSON Schema as written and needs none of this.
+property listed in `required`, optional fields as a union with null; unsupported: `allOf`, `not`, `if`/`then`/
+`else`, `dependentRequired`, `dependentSchemas`, and the type-specific keywords it lists as not yet supported:
+`patternProperties`, `unevaluatedProperties`, `propertyNames`, `minProperties`, `maxProperties` for objects,
+`unevaluatedItems`, `contains`, `minContains`, `maxContains`, `uniqueItems` for arrays; the root must be an
+object). Gemini `FunctionDeclaration.parameters` takes a `Schema`, "a select subset of an OpenAPI 3.0 schema
+object": type (one value), format, title, description, nullable, enum ("the element of Type.STRING"), items
+("Schema of the elements of Type.ARRAY": an ARRAY without it is refused, `items: missing field`), min/maxItems,
+properties, required (a name its properties do not define is refused), min/maxProperties, min/maxLength,
+pattern, example, anyOf, propertyOrdering, default, minimum, maximum; no `$ref`. `parametersJsonSchema` takes
+JSON Schema as written and needs none of this.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 STRICT_UNSUPPORTED = (
-    "allOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentRequired",
-    "dependentSchemas",
+    *("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas"),
+    # draft-07's spelling of the two dependent* keywords
+    "dependencies",
+    *("patternProperties", "unevaluatedProperties", "propertyNames"),
+    *("minProperties", "maxProperties", "unevaluatedItems", "uniqueItems"),
+    *("contains", "minContains", "maxContains"),
 )
 GEMINI_KEYWORDS = frozenset(
     {
@@ -94,15 +98,14 @@ def _escape(token: str) -> str:
 
 
 def allows_null(schema: Any) -> bool:
-    """Whether `schema` plainly accepts null (a null type, a null in enum/const, or a branch that does)."""
+    """Whether `schema` plainly accepts null (a null type, a null in enum/const, or a branch that does).
+
+    OpenAPI's `nullable` is not among them: JSON Schema, and so the package's check, gives it no meaning.
+    """
     if not isinstance(schema, Mapping):
         return schema is True
     kind = schema.get("type")
-    if (
-        kind == "null"
-        or (isinstance(kind, list) and "null" in kind)
-        or schema.get("nullable") is True
-    ):
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
     if "const" in schema and schema["const"] is None:
         return True
@@ -137,13 +140,14 @@ def _nullable(schema: Any) -> Any:
             and "$ref" not in schema
             and "const" not in schema
         )
-        if plain and isinstance(kind, str):
-            widened = {**schema, "type": [kind, "null"]}
-            if isinstance(schema.get("enum"), list):
-                widened["enum"] = [*schema["enum"], None]
+        if plain and isinstance(kind, (str, list)):
+            kinds = [kind] if isinstance(kind, str) else list(kind)
+            widened = {**schema, "type": [*kinds, "null"]}
+            enum = schema.get("enum")
+            # An enum keeps refusing null until null is one of its values.
+            if isinstance(enum, list) and None not in enum:
+                widened["enum"] = [*enum, None]
             return widened
-        if plain and isinstance(kind, list):
-            return {**schema, "type": [*kind, "null"]}
     return {"anyOf": [schema, {"type": "null"}]}
 
 
@@ -224,7 +228,16 @@ def _strict_object(result: dict[str, Any], pointer: str, notes: list[Rewrite]) -
         )
         result["additionalProperties"] = False
     properties = result.get("properties") or {}
-    required = [key for key in result.get("required") or () if key in properties]
+    required = list(result.get("required") or ())
+    missing = [key for key in required if key not in properties]
+    if missing:
+        # The closed object would refuse the very argument `required` asks for.
+        raise Unfit(
+            f"{pointer}/required",
+            f"required names {', '.join(map(str, missing))}, which properties does not list "
+            "(strict mode lists every property it may send)",
+            "openai-strict-required",
+        )
     optional = [key for key in properties if key not in required]
     rewritten = {
         key: _strict(sub, f"{pointer}/properties/{_escape(key)}", notes)
@@ -244,13 +257,49 @@ _GEMINI_REF = "gemini-ref"
 _GEMINI_TYPE = "gemini-type"
 _GEMINI_COMPOSITION = "gemini-composition"
 _GEMINI_ANNOTATION = "gemini-annotation"
+_GEMINI_REQUIRED = "gemini-required"
+_GEMINI_ROOT = "gemini-root"
+# `items: {}` on an ARRAY that had none: what the schema meant already, so export's note alone says it.
+_GEMINI_ITEMS = "gemini-items"
+# Keywords that leave a root's arguments unconstrained: a root of only these, and no properties, is a function
+# without parameters, for which Gemini's `parameters` is left unset.
+_UNCONSTRAINING = frozenset(
+    (
+        *("type", "description", "title", "nullable", "example", "default"),
+        *("format", "propertyOrdering"),
+    )
+)
+# What a root without properties may still say of the arguments. `additionalProperties: false` there says "none",
+# as `parameters` left unset does; a keyword JSON Schema does not know says nothing.
+_ROOT_CONSTRAINTS = frozenset(
+    (
+        *("required", "additionalProperties", "patternProperties", "propertyNames"),
+        *("minProperties", "maxProperties", "dependentRequired", "dependentSchemas"),
+        *("dependencies", "unevaluatedProperties", "anyOf", "oneOf", "allOf"),
+        *("not", "if", "enum", "const"),
+    )
+)
+# Keywords that apply to one JSON type only: a type list sent as anyOf takes each into its own branch.
+_TYPED: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "array": ("items", "minItems", "maxItems"),
+        "object": (
+            *("properties", "required", "propertyOrdering"),
+            *("minProperties", "maxProperties"),
+        ),
+        "string": ("pattern", "minLength", "maxLength"),
+        "number": ("minimum", "maximum"),
+        "integer": ("minimum", "maximum"),
+    }
+)
 
 
 def gemini_schema(
     schema: Mapping[str, Any], tool: str = ""
 ) -> tuple[dict[str, Any], list[str]]:
-    """`schema` rewritten into Gemini's OpenAPI `parameters` subset, with what changed; raises Unfit on recursion."""
-    result, changes = gemini_rewrites(schema)
+    """A function's input `schema` rewritten into Gemini's OpenAPI `parameters` subset, with what changed; raises
+    Unfit where it cannot be (`gemini_parameters`)."""
+    result, changes = gemini_parameters(schema)
     return result, [change.note(tool) for change in changes]
 
 
@@ -259,6 +308,32 @@ def gemini_rewrites(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[Rew
     changes: list[Rewrite] = []
     defs = {**(schema.get("definitions") or {}), **(schema.get("$defs") or {})}
     return _gemini(schema, "", changes, defs, ()), changes
+
+
+def gemini_parameters(
+    schema: Mapping[str, Any],
+) -> tuple[dict[str, Any], list[Rewrite]]:
+    """A function's input schema as `FunctionDeclaration.parameters` and each rewrite; raises Unfit where it cannot
+    be, as `gemini_rewrites` does, and for a root without properties that still constrains the arguments: "for
+    function with no parameters, this can be left unset", and nothing else can be said without properties."""
+    result, changes = gemini_rewrites(schema)
+    if result.get("properties"):
+        return result, changes
+    written = [k for k, v in schema.items() if k in _ROOT_CONSTRAINTS and _says(v)]
+    kept = [k for k, v in result.items() if k not in _UNCONSTRAINING and _says(v)]
+    found = list(dict.fromkeys([*written, *kept]))
+    if found:
+        reason = (
+            f"a root without properties that still constrains the arguments ({', '.join(found)}); "
+            "`parameters` would have to be left unset"
+        )
+        raise Unfit("", reason, _GEMINI_ROOT)
+    return result, changes
+
+
+def _says(value: Any) -> bool:
+    # `true`, `false` (additionalProperties, the only boolean among them), [] and {} leave the arguments open.
+    return not (value is True or value is False or value == [] or value == {})
 
 
 def _resolve(ref: Any, pointer: str, defs: Mapping[str, Any]) -> tuple[str, Any]:
@@ -340,6 +415,8 @@ def _gemini(
             result[key] = value
         elif key not in ("type", "enum", "const"):
             dropped.append(key)
+    if isinstance(result.get("required"), list):
+        _gemini_required(node, result, pointer, notes)
     _gemini_type(node, result, pointer, notes)
     checked = [key for key in dropped if key not in _ANNOTATIONS]
     if checked:
@@ -352,10 +429,43 @@ def _gemini(
     return result
 
 
+def _gemini_required(
+    node: Mapping[str, Any], result: dict[str, Any], pointer: str, notes: list[Rewrite]
+) -> None:
+    """`required` less the names its properties do not define, which Gemini refuses ("property is not defined")."""
+    properties = result.get("properties") or {}
+    required = result["required"]
+    missing = [
+        name for name in required if not (isinstance(name, str) and name in properties)
+    ]
+    if not missing:
+        return
+    names = ", ".join(map(str, missing))
+    kind = node.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+    if kinds and "object" not in kinds:
+        # `required` applies to objects only: on any other type it constrains nothing.
+        del result["required"]
+        text = f"required {names} dropped (it applies to objects only, not to {kind}; Gemini refuses it there)"
+        notes.append(Rewrite(pointer, _GEMINI_REQUIRED, text, "required"))
+        return
+    if not properties and not kinds:
+        # A branch of required names alone ("one of these must be given") constrains the properties around it.
+        reason = f"required {names} with no properties of its own cannot be expressed in Gemini's subset"
+        raise Unfit(f"{pointer}/required", reason, _GEMINI_REQUIRED)
+    kept = [name for name in required if name not in missing]
+    if kept:
+        result["required"] = kept
+    else:
+        del result["required"]
+    text = f"required {names} dropped (Gemini refuses a required name its properties do not define; checked on dispatch)"
+    notes.append(Rewrite(pointer, _GEMINI_REQUIRED, text, "required"))
+
+
 def _gemini_type(
     node: Mapping[str, Any], result: dict[str, Any], pointer: str, notes: list[Rewrite]
 ) -> None:
-    """`type` as one upper-case name plus `nullable`; enum and const as string enums where Gemini allows them."""
+    """`type` as one upper-case name plus `nullable` (several as anyOf); enum and const as string enums on STRING."""
     kind = node.get("type")
     kinds = (
         [kind]
@@ -370,27 +480,82 @@ def _gemini_type(
         if isinstance(kind, list):
             text = f"type {kind} sent as nullable"
             notes.append(Rewrite(pointer, _GEMINI_TYPE, text, "type"))
+    kinds = _gemini_enum(node, kinds, result, pointer, notes)
     if len(kinds) == 1 and kinds[0] in GEMINI_TYPES:
         result["type"] = kinds[0].upper()
+        _with_items(result, pointer, notes)
     elif len(kinds) > 1:
-        result["anyOf"] = [
-            *result.get("anyOf", []),
-            *({"type": k.upper()} for k in kinds if k in GEMINI_TYPES),
+        branches = [
+            _typed_branch(k, result, pointer, notes) for k in kinds if k in GEMINI_TYPES
         ]
+        for key in {key for k in kinds for key in _TYPED.get(k, ())}:
+            result.pop(key, None)
+        result["anyOf"] = [*result.get("anyOf", []), *branches]
         text = f"type {kind} sent as anyOf"
         notes.append(Rewrite(pointer, _GEMINI_TYPE, text, "type"))
+
+
+def _gemini_enum(
+    node: Mapping[str, Any],
+    kinds: list[str],
+    result: dict[str, Any],
+    pointer: str,
+    notes: list[Rewrite],
+) -> list[str]:
+    """Sets the string enum Gemini takes (on STRING only) and returns the types left: strings alone can match it."""
     values = [node["const"]] if "const" in node else node.get("enum")
-    if isinstance(values, list):
-        if all(isinstance(v, str) for v in values):
-            result["enum"] = list(values)
-            result.setdefault("type", "STRING")
-            if "const" in node:
-                text = "const sent as a one-value enum"
-                notes.append(Rewrite(pointer, _GEMINI_TYPE, text, "const"))
-        else:
-            text = "non-string enum/const dropped (Gemini enums are strings; checked on dispatch)"
-            keyword = "const" if "const" in node else "enum"
-            notes.append(Rewrite(pointer, _GEMINI_TYPE, text, keyword))
+    if not isinstance(values, list):
+        return kinds
+    keyword = "const" if "const" in node else "enum"
+    strings = [v for v in values if v is not None]
+    if not strings or not all(isinstance(v, str) for v in strings):
+        text = "non-string enum/const dropped (Gemini enums are strings; checked on dispatch)"
+        notes.append(Rewrite(pointer, _GEMINI_TYPE, text, keyword))
+        return kinds
+    if kinds and "string" not in kinds:
+        # Gemini refuses an enum on any type but STRING; no value of this type can equal a string anyway.
+        text = f"enum of strings on type {node.get('type')} dropped (Gemini takes an enum on STRING only; checked on dispatch)"
+        notes.append(Rewrite(pointer, _GEMINI_TYPE, text, keyword))
+        return kinds
+    result["enum"] = strings
+    if len(strings) < len(values) and not kinds:
+        # A null among the values of an untyped enum: Gemini says that with nullable.
+        result["nullable"] = True
+        notes.append(
+            Rewrite(
+                pointer, _GEMINI_TYPE, f"null in {keyword} sent as nullable", keyword
+            )
+        )
+    if len(kinds) > 1:
+        text = (
+            f"type {node.get('type')} sent as STRING (its {keyword} holds strings only)"
+        )
+        notes.append(Rewrite(pointer, _GEMINI_TYPE, text, "type"))
+    if keyword == "const":
+        notes.append(
+            Rewrite(pointer, _GEMINI_TYPE, "const sent as a one-value enum", "const")
+        )
+    return ["string"]
+
+
+def _typed_branch(
+    kind: str, result: Mapping[str, Any], pointer: str, notes: list[Rewrite]
+) -> dict[str, Any]:
+    """One type of a type list as an anyOf branch, with the keywords that apply to that type only."""
+    branch = {
+        "type": kind.upper(),
+        **{k: result[k] for k in _TYPED.get(kind, ()) if k in result},
+    }
+    _with_items(branch, pointer, notes)
+    return branch
+
+
+def _with_items(result: dict[str, Any], pointer: str, notes: list[Rewrite]) -> None:
+    """An ARRAY with `items: {}` where it had none: Gemini refuses an ARRAY without items, and {} is any element."""
+    if result.get("type") == "ARRAY" and "items" not in result:
+        result["items"] = {}
+        text = "items: {} added (Gemini needs items on an ARRAY; {} lets any element through, as no items did)"
+        notes.append(Rewrite(pointer, _GEMINI_ITEMS, text, "type"))
 
 
 def drop_strict_nulls(data: Any, schema: Any, root: Any = None) -> Any:

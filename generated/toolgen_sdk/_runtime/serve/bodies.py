@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..loop.events import finite_json
 from ..loop.policies import Approval, json_text
 from ..models.jsontext import JSONTextError, parse_json
 from ..models.problems import escape_pointer_part
@@ -84,8 +84,8 @@ def answer_json(content: Any) -> bytes:
         ).encode("utf-8")
     except ValueError:
         pass  # a lone surrogate (UnicodeEncodeError) or a number JSON has no form for
-    replaced: list[str] = []
-    content = _finite(content, "", replaced)
+    content, found = finite_json(content)
+    replaced = [readable(pointer) or "/" for pointer, _ in found]
     if replaced and isinstance(content, dict):
         shown_at = ", ".join(replaced[:5]) + (
             f" and {len(replaced) - 5:,} more" if len(replaced) > 5 else ""
@@ -99,23 +99,6 @@ def answer_json(content: Any) -> bytes:
         content, ensure_ascii=False, allow_nan=False, separators=(",", ":")
     )
     return readable(text).encode("utf-8")
-
-
-def _finite(value: Any, at: str, replaced: list[str]) -> Any:
-    """`value` with each NaN or infinite float as None, the pointer of each kept in `replaced`."""
-    if isinstance(value, float) and not math.isfinite(value):
-        replaced.append(readable(at) or "/")
-        return None
-    if isinstance(value, dict):
-        return {
-            key: _finite(item, f"{at}/{escape_pointer_part(str(key))}", replaced)
-            for key, item in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [
-            _finite(item, f"{at}/{index}", replaced) for index, item in enumerate(value)
-        ]
-    return value
 
 
 def shown(text: str, most: int = 80) -> str:

@@ -42,6 +42,13 @@ from .durable_calls import (
     LiveWatch,
     safe_to_repeat,
 )
+from .durable_recovery import (
+    end_refused,
+    refuse_unresumable,
+    resend_decisions,
+    send_decision,
+    start_recorded,
+)
 from .durable_tools import (
     DurableTools,
     approval_topic,
@@ -51,14 +58,13 @@ from .durable_tools import (
 from .event_sink import StoreSink, status_of, stored_before
 from .executor_lock import ExecutorBusy, ExecutorLock
 from .run_record import (
-    RUN_STATE_VERSION,
     RunRecord,
     RunRequest,
     RunStateVersionError,
     record_from_json,
 )
 from .stats import stored_stats
-from .store import RunStore, StoredEvent, StoredRun
+from .store import RunStore, StoredRun
 from .wakeup import ended_key
 
 __all__ = [
@@ -203,9 +209,9 @@ class DurableRuns:
                 f"DBOS could not start on {self._database_url!r}: {error}"
             ) from None
         self.launched = True
-        self._refuse_unresumable()
-        self._resend_decisions()
-        self._start_recorded()
+        refuse_unresumable(self.store, self._engine, self.executor_id, APP_VERSION)
+        resend_decisions(self.store, self._send)
+        start_recorded(self.store, self._engine, self.executor_id, self.begin)
 
     def close(self) -> None:
         self._engine.destroy(destroy_registry=True)
@@ -316,13 +322,6 @@ class DurableRuns:
             self.executor_id,
         )
 
-    def _start_recorded(self) -> None:
-        """Runs this executor recorded whose workflow never started (the process died between the two, or the
-        run was recorded before launch): started now."""
-        for run_id in self.store.runs_with_status("running", self.executor_id):
-            if self._engine.get_workflow_status(run_id) is None:
-                self.begin(run_id)
-
     def result(self, run_id: str, timeout: float | None = None) -> StoredRun | None:
         """The run once it has ended (its row: status, stop reason, messages, metrics), waiting for that; None
         when there is no such run or `timeout` seconds passed first. Not polled: the run's last write wakes the
@@ -380,6 +379,11 @@ class DurableRuns:
         self._send(run_id, call_id, round, decision)
         return None
 
+    def _send(
+        self, run_id: str, call_id: str, round: int, decision: Mapping[str, Any]
+    ) -> None:
+        send_decision(self._engine, run_id, call_id, round, decision)
+
     def cancel(self, run_id: str) -> str | None:
         """Ask a run to stop; its status then (None: no such run). A run that has ended stays as it ended."""
         run = self.store.run(run_id)
@@ -410,78 +414,6 @@ class DurableRuns:
         with self._lock:
             return run_id in self._cancelled
 
-    def _send(
-        self, run_id: str, call_id: str, round: int, decision: Mapping[str, Any]
-    ) -> None:
-        # Keyed, so that sending again (after a crash between the claim and the send) delivers it once.
-        topic = approval_topic(call_id, round)
-        self._engine.send(
-            run_id, dict(decision), topic=topic, idempotency_key=f"{run_id}:{topic}"
-        )
-
-    def _resend_decisions(self) -> None:
-        """Decisions claimed by a process that died before sending them reach their runs now."""
-        for run_id in self.store.runs_with_status("awaiting_approval"):
-            for call_id, round, decision in self.store.decisions(run_id):
-                self._send(run_id, call_id, round, decision)
-
-    def _refuse_unresumable(self) -> None:
-        """Unfinished runs this engine cannot resume (a state form it cannot read, or a workflow this executor
-        started under another version of the engine) end now with an error that names both versions, instead of
-        waiting for ever."""
-        for status in ("running", "awaiting_approval"):
-            for run_id in self.store.runs_with_status(status):
-                stored = self.store.run(run_id)
-                if stored is None:
-                    continue
-                version = stored.state.get("version", 0)
-                if version != RUN_STATE_VERSION:
-                    self._end_refused(
-                        run_id,
-                        f"run {run_id!r} was left unfinished with run state version {version!r}; this "
-                        f"release runs version {RUN_STATE_VERSION} and cannot resume it: start it again",
-                    )
-                    continue
-                workflow = self._engine.get_workflow_status(run_id)
-                if (
-                    workflow is None
-                    or workflow.status != "PENDING"
-                    or workflow.executor_id != self.executor_id
-                    or workflow.app_version == APP_VERSION
-                ):
-                    continue
-                self._end_refused(
-                    run_id,
-                    f"run {run_id!r} was left unfinished by a workflow of version "
-                    f"{workflow.app_version!r}; this release runs {APP_VERSION!r} and cannot resume it: "
-                    "start it again",
-                )
-                self._engine.cancel_workflow(run_id)
-
-    def _end_refused(self, run_id: str, message: str) -> None:
-        last = self.store.last_seq(run_id)
-        now = time.time()
-        error = {
-            "message": message,
-            "type": "version",
-            "code": None,
-            "status": None,
-            "fatal": True,
-            "retry": None,
-        }
-        finished = {"stop_reason": "error", "steps": 0, "metrics": {}}
-        stored = self.store.run(run_id)
-        state = dict(stored.state) if stored is not None else {}
-        self.store.add_events(
-            run_id,
-            [
-                StoredEvent(last + 1, "error", error, now),
-                StoredEvent(last + 2, "run_finished", finished, now),
-            ],
-            conversation_id=None if stored is None else stored.conversation_id,
-            ended=("error", {**state, "stop_reason": "error"}),
-        )
-
     # -- the workflow --
 
     def _load(self, run_id: str) -> tuple[dict[str, Any], int, frozenset[int]]:
@@ -507,11 +439,11 @@ class DurableRuns:
             try:
                 request = record_from_json(form, run_id).request
             except RunStateVersionError as error:
-                await asyncio.to_thread(self._end_refused, run_id, str(error))
+                await asyncio.to_thread(end_refused, self.store, run_id, str(error))
                 return "error"
             if request is None:
                 message = f"run {run_id!r} has no request to run"
-                await asyncio.to_thread(self._end_refused, run_id, message)
+                await asyncio.to_thread(end_refused, self.store, run_id, message)
                 return "error"
         token = DurableInterrupt()
         messages: list[Callable[[], Sequence[Mapping[str, Any]]]] = []

@@ -45,8 +45,8 @@ from typing import Any
 
 from ..loop.events import ErrorEvent, RunEvent
 from .run_record import RunRecord, RunRequest
-from .store import Ask, EventRow, RunStore, dumps
-from .store_rows import event_row
+from .store import Ask, EventRow, RunStore
+from .store_rows import event_row, state_dumps
 
 _PROGRESS = "tool_call_progress"
 # The longest an event waits to be written when no step start or end writes it first.
@@ -271,7 +271,7 @@ class StoreSink:
                 return 0
             try:
                 rows: list[EventRow] = [event_row(event, seq) for seq, event in taken]
-                run = None if state is None else (status, dumps(state.to_json()))
+                run = None if state is None else (status, state_dumps(state.to_json()))
                 ended = bool(rows) and rows[-1].type == "run_finished"
                 before = self.store.write(
                     self.run_id, rows, run=run, asks=asks, attempt=attempt, ended=ended

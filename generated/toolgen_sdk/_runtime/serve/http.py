@@ -410,17 +410,20 @@ def service_app(
             if run.status != "finished"
             else []
         )
-        return JSONResponse(
-            {
-                "id": run.id,
-                "conversation_id": run.conversation_id,
-                "status": run.status,
-                "stop_reason": run.state.get("stop_reason"),
-                "messages": run.state.get("messages") or [],
-                "pending": pending,
-                "metrics": run.state.get("metrics"),
-            }
-        )
+        answer = {
+            "id": run.id,
+            "conversation_id": run.conversation_id,
+            "status": run.status,
+            "stop_reason": run.state.get("stop_reason"),
+            "messages": run.state.get("messages") or [],
+            "pending": pending,
+            "metrics": run.state.get("metrics"),
+        }
+        if run.state.get(
+            "notes"
+        ):  # what the store wrote as null (store_rows.state_dumps), and where
+            answer["notes"] = run.state["notes"]
+        return JSONResponse(answer)
 
     async def events(request: Request) -> Response:
         run_id = request.path_params["run_id"]

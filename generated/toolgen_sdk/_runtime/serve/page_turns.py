@@ -405,6 +405,10 @@ function receive(turn, source, type, message) {
   } catch (error) {
     turn.box.append(el('div', 'problem', 'Could not draw a ' + type + ' event: ' + error.message));
   }
+  // What the event's JSON could not carry as it was (a NaN written as null), said where it happened.
+  for (const note of Array.isArray(event && event.notes) ? event.notes : []) {
+    turn.box.append(el('div', 'note-line', 'Note: ' + String(note)));
+  }
 }
 
 function connect(turn) {

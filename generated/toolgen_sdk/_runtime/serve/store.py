@@ -30,7 +30,9 @@ from .store_rows import (
     StoredRun,
     dumps,
     listed_run,
+    state_dumps,
     stored_event,
+    strict_sse,
 )
 from .store_schema import (
     CLOSED,
@@ -231,7 +233,7 @@ class RunStore:
         and inserts, so two starts at once cannot both slip under the cap (SQLite writes one at a time; on Postgres
         the holder's runs are locked first)."""
         now = time.time()
-        row = (run_id, conversation_id, dumps(dict(state)), now, now, holder, executor)
+        row = (run_id, conversation_id, state_dumps(state), now, now, holder, executor)
         with self._transaction() as cursor:
             if max_open is None:
                 cursor.execute(self._sql["create_run"], row)
@@ -260,7 +262,7 @@ class RunStore:
         with self._transaction() as cursor:
             cursor.execute(
                 self._sql["update_run"],
-                (status, dumps(dict(state)), time.time(), run_id),
+                (status, state_dumps(state), time.time(), run_id),
             )
 
     def run(self, run_id: str) -> StoredRun | None:
@@ -394,7 +396,7 @@ class RunStore:
             self.write(run_id, rows)
         else:
             status, state = ended
-            self.write(run_id, rows, run=(status, dumps(dict(state))), ended=True)
+            self.write(run_id, rows, run=(status, state_dumps(state)), ended=True)
 
     def last_seq(self, run_id: str) -> int:
         """The sequence number of the run's last stored event (0: none yet)."""
@@ -440,11 +442,14 @@ class RunStore:
         self, found: Sequence[Any], run_id: str, conversation_id: str, seq: int
     ) -> list[str]:
         texts = [row[0] for row in found]
-        if None not in texts:
+        if all(text is not None and strict_sse(text) for text in texts):
             return texts
-        # Rows kept by a release before the SSE text was: read whole, encoded as they always were.
+        # Rows kept by a release before the SSE text was, or whose SSE text holds a NaN (a release before events
+        # were strict JSON): read whole, encoded as they are now.
         return [
-            text or sse_encode(stored.event(conversation_id))
+            text
+            if text is not None and strict_sse(text)
+            else sse_encode(stored.event(conversation_id))
             for text, stored in zip(
                 texts, self.events_after(run_id, seq, len(found)), strict=True
             )

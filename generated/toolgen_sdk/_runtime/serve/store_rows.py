@@ -14,15 +14,19 @@ from ..loop.events import (
     EventFormError,
     RunEvent,
     event_from_json,
+    finite_json,
+    non_finite_note,
     sse_encode,
 )
 
-# The JSON the store keeps (the form sse_encode sends): compact, UTF-8, any other value as its str(). Encoders made
-# once: json.dumps makes one a call when given options.
+# The JSON the store keeps (the form sse_encode sends): compact, UTF-8, any other value as its str(), strict (a NaN
+# raises: the callers write it as null). Encoders made once: json.dumps makes one a call when given options.
 _JSON_TEXT = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), default=str
+    ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
 ).encode
-_JSON_ASCII = json.JSONEncoder(separators=(",", ":"), default=str).encode
+_JSON_ASCII = json.JSONEncoder(
+    separators=(",", ":"), default=str, allow_nan=False
+).encode
 
 
 @dataclass(frozen=True)
@@ -101,17 +105,40 @@ class StoredRun:
 
 
 def dumps(value: Any) -> str:
-    """JSON text as the store keeps it; a lone surrogate (which no database text holds) as its escape."""
-    text = _JSON_TEXT(value)
+    """JSON text as the store keeps it: strict, a NaN or infinite number as null (an event's SSE text, kept beside
+    it, says where); a lone surrogate (which no database text holds) as its escape."""
+    try:
+        text = _JSON_TEXT(value)
+    except ValueError:
+        value = finite_json(value)[0]
+        text = _JSON_TEXT(value)
     if text.isascii() or _utf8(text):
         return text
     return _JSON_ASCII(value)
 
 
+def state_dumps(state: Mapping[str, Any]) -> str:
+    """A run's state as the store keeps it (`dumps`), a NaN or infinite number in it as null and said in the
+    state's `notes`, which GET /runs/{id} answers with: a run read back later says what it said when written."""
+    try:
+        text = _JSON_TEXT(state)
+    except ValueError:
+        plain, replaced = finite_json(dict(state))
+        notes = plain.get("notes")
+        kept = list(notes) if isinstance(notes, list) else []
+        return dumps({**plain, "notes": [*kept, non_finite_note(replaced)]})
+    if text.isascii() or _utf8(text):
+        return text
+    return _JSON_ASCII(state)
+
+
 def event_row(event: RunEvent, seq: int) -> EventRow:
     """`event` as stored under `seq` (its own, or after a replay's offset), with its SSE text: the text
     `sse_encode` gives the event under that seq, made from the data's JSON text rather than a second encoding."""
-    data = _JSON_TEXT(event.data)
+    try:
+        data: str | None = _JSON_TEXT(event.data)
+    except ValueError:
+        data = None  # a NaN or Infinity: written as null, and said, by sse_encode below
     head = {
         "version": EVENTS_VERSION,
         "type": event.type,
@@ -122,13 +149,13 @@ def event_row(event: RunEvent, seq: int) -> EventRow:
         "span_id": event.span_id,
     }
     # The JSON of to_json(), whose `data` comes last: the head's text without its `}`, then the data.
-    head_text = _JSON_TEXT(head)
-    payload = f'{head_text[:-1]},"data":{data}}}'
-    if payload.isascii() or _utf8(payload):
+    payload = "" if data is None else f'{_JSON_TEXT(head)[:-1]},"data":{data}}}'
+    if data is not None and (payload.isascii() or _utf8(payload)):
         sse = f"event: {event.type}\nid: {seq}\ndata: {payload}\n\n"
     else:
         # A lone surrogate, which no database text holds: escaped, in the data's text and (as sse_encode
-        # escapes it) in the whole payload.
+        # escapes it) in the whole payload; or a number JSON has no form for, null in both (the SSE text's
+        # `notes` say where).
         data = dumps(event.data)
         placed = object.__new__(type(event))
         vars(placed).update(vars(event), seq=seq)
@@ -143,6 +170,25 @@ def event_row(event: RunEvent, seq: int) -> EventRow:
         EVENTS_VERSION,
         sse,
     )
+
+
+def strict_sse(text: str) -> bool:
+    """Whether a kept SSE text's JSON is strict: False for one holding NaN or Infinity, which a release before
+    events were strict JSON kept. Parsed only when it holds either word (a `notes` list names them too)."""
+    if "NaN" not in text and "Infinity" not in text:
+        return True
+    payload = "\n".join(
+        line[6:] for line in text.split("\n") if line.startswith("data: ")
+    )
+    try:
+        json.loads(payload, parse_constant=_refuse)
+    except ValueError:
+        return False
+    return True
+
+
+def _refuse(word: str) -> None:
+    raise ValueError(f"{word} is not JSON")
 
 
 def _utf8(text: str) -> bool:

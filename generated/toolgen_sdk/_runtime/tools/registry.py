@@ -306,7 +306,7 @@ class Registry:
                 call_id,
                 name,
                 "unbound",
-                f"the tool {name!r} is not available right now",
+                f"no handler is bound for the tool {name!r}, so it did not run",
             )
         approved = not self.require_approval or bool(ctx and ctx.approved)
         if entry.spec.requires_approval and not approved:

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from .export_notes import described, field_notes
+from .export_root import STRICT_REFUSED, flatten_root, refused_at_root, sent_builder
 from .table import MCP, target_names, wire
 
 if TYPE_CHECKING:
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
 # Every name `export_tools` takes: the wires of the table (and their aliases) and MCP.
 FORMATS = target_names()
 GeminiSchema = Literal["json", "openapi"]
-# The schema subsets export rewrites input schemas into: OpenAI strict mode, Gemini's `parameters`.
-FitTarget = Literal["strict", "gemini"]
+# The schema subsets export rewrites input schemas into: OpenAI strict mode, Gemini's `parameters`, and the root a
+# provider takes (its refused root composition merged, export_root.py).
+FitTarget = Literal["strict", "gemini", "root"]
 
 
 @dataclass(frozen=True)
@@ -67,19 +69,43 @@ def _object_schema(tool: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
     return dict(schema)
 
 
+def _provider_schema(
+    tool: Mapping[str, Any], notes: list[str], builder: str
+) -> dict[str, Any]:
+    """The object schema, its root composition merged where the builder's provider refuses it (export_root.py)."""
+    schema = _object_schema(tool, notes)
+    refused = refused_at_root(builder)
+    if not any(key in schema for key in refused):
+        return schema
+    flat, merged = flatten_root(schema, refused)
+    notes.extend(change.note(str(tool["name"])) for change in merged)
+    return flat
+
+
 def fit_input_schema(
-    tool: Mapping[str, Any], target: FitTarget
+    tool: Mapping[str, Any], target: FitTarget, provider: str = ""
 ) -> tuple[dict[str, Any], list[Rewrite]]:
-    """The tool's input schema as export sends it in OpenAI strict mode or Gemini's `parameters`, and each rewrite.
+    """The tool's input schema as export sends it in OpenAI strict mode or Gemini's `parameters`, and each rewrite;
+    with "root", as `provider`'s export sends it without strict mode (its root merged where it refuses the root).
 
     Raises Unfit where that subset cannot express the schema: export then sends the tool with strict: false, or
     as parametersJsonSchema. `toolgen lint` reports these same rewrites (warnings) and refusals (errors).
     """
-    # Imported here: only strict mode and Gemini's subset need the rewrites, and the SDK's import time counts.
-    from ..schema.fit import gemini_rewrites, strict_rewrites
-
     schema = _object_schema(tool, [])
-    return (strict_rewrites if target == "strict" else gemini_rewrites)(schema)
+    if target == "root":
+        row = wire(provider)
+        return flatten_root(
+            schema, refused_at_root(sent_builder(row.export, row.lint.strict_mode))
+        )
+    # Imported here: only strict mode and Gemini's subset need the rewrites, and the SDK's import time counts.
+    from ..schema.fit import gemini_parameters, strict_rewrites
+
+    if target == "gemini":
+        return gemini_parameters(schema)
+    # Strict mode's root must be a plain object: the merge comes first, and its rewrites with the others.
+    flat, merged = flatten_root(schema, STRICT_REFUSED)
+    rewritten, changes = strict_rewrites(flat)
+    return rewritten, [*merged, *changes]
 
 
 def _named(tool: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,16 +118,16 @@ def _named(tool: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _openai_parameters(
-    tool: Mapping[str, Any], notes: list[str], force_strict: bool
+    tool: Mapping[str, Any], notes: list[str], force_strict: bool, builder: str
 ) -> tuple[dict[str, Any], bool]:
     """The parameters schema and whether the tool goes out strict: rewritten for strict mode when asked, else as is."""
-    schema = _object_schema(tool, notes)
+    schema = _provider_schema(tool, notes, builder)
     if not (force_strict or tool.get("strict") is True):
         return schema, False
-    from ..schema.fit import Unfit
+    from ..schema.fit import Unfit, strict_rewrites
 
     try:
-        rewritten, changes = fit_input_schema(tool, "strict")
+        rewritten, changes = strict_rewrites(schema)
     except Unfit as unfit:
         notes.append(
             f"{tool['name']}: sent with strict: false; strict mode cannot express {unfit}"
@@ -114,8 +140,8 @@ def _openai_parameters(
 def _chat_function(
     tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
 ) -> dict[str, Any]:
-    """OpenAI Chat Completions; Mistral and Ollama take the same shape."""
-    parameters, strict = _openai_parameters(tool, notes, force_strict)
+    """OpenAI Chat Completions (and its camelCase dialect), with OpenAI's strict mode."""
+    parameters, strict = _openai_parameters(tool, notes, force_strict, "chat-function")
     function = {**_named(tool), "parameters": parameters}
     if strict or force_strict or tool.get("strict") is not None:
         function["strict"] = strict
@@ -125,7 +151,7 @@ def _chat_function(
 def _plain_function(
     tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
 ) -> dict[str, Any]:
-    """Mistral and Ollama take the Chat Completions shape without strict mode."""
+    """Mistral, Ollama and Cohere take the Chat Completions shape without OpenAI's strict mode."""
     return {
         "type": "function",
         "function": {**_named(tool), "parameters": _object_schema(tool, notes)},
@@ -136,7 +162,9 @@ def _responses_function(
     tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
 ) -> dict[str, Any]:
     # The Responses API treats a function without `strict` as strict; say what the tool asks for.
-    parameters, strict = _openai_parameters(tool, notes, force_strict)
+    parameters, strict = _openai_parameters(
+        tool, notes, force_strict, "responses-function"
+    )
     return {
         "type": "function",
         **_named(tool),
@@ -159,7 +187,7 @@ def _interactions_function(
 def _anthropic(
     tool: Mapping[str, Any], notes: list[str], force_strict: bool = False
 ) -> dict[str, Any]:
-    return {**_named(tool), "input_schema": _object_schema(tool, notes)}
+    return {**_named(tool), "input_schema": _provider_schema(tool, notes, "anthropic")}
 
 
 def _bedrock(
@@ -168,7 +196,7 @@ def _bedrock(
     return {
         "toolSpec": {
             **_named(tool),
-            "inputSchema": {"json": _object_schema(tool, notes)},
+            "inputSchema": {"json": _provider_schema(tool, notes, "bedrock")},
         }
     }
 
@@ -285,7 +313,8 @@ def export_tools(
     table (or an alias: `openai`, `bedrock`) or `mcp`.
 
     Tools that declare `strict: true` (every tool, with `strict=True`) are rewritten for OpenAI strict mode in the
-    openai formats; `gemini="openapi"` sends Gemini's `parameters` subset instead of `parametersJsonSchema`.
+    openai formats; `gemini="openapi"` sends Gemini's `parameters` subset instead of `parametersJsonSchema`. A root
+    composition the provider refuses (OpenAI, Anthropic, Bedrock) is merged into one object (export_root.py).
     The notes name every rewrite, and every field of a tool the format does not carry (export_notes.py), but
     for the fields in `unnoted`, whose losses the caller names itself.
     """
@@ -298,7 +327,8 @@ def export_tools(
             raise ValueError(
                 f"unknown provider format {provider!r}; one of {', '.join(FORMATS)}"
             ) from None
-        provider, builder = row.name, row.export
+        # OpenAI's strict mode goes only to the wires whose rules have it (Cohere shares the chat shape only).
+        provider, builder = row.name, sent_builder(row.export, row.lint.strict_mode)
     notes: list[str] = []
     entries: list[dict[str, Any]] = []
     quiet = frozenset(unnoted)

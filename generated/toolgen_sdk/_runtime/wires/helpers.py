@@ -100,8 +100,9 @@ def _loaded(arguments: str, pointer: str) -> Any:
     try:
         return json.loads(arguments)
     except json.JSONDecodeError as exc:
+        said = f"{exc.msg.removesuffix(' at')} at line {exc.lineno} column {exc.colno}"
         raise ValueError(
-            f"{pointer}: expected the arguments to be JSON text ({exc.msg} at {exc.pos})"
+            f"{pointer}: expected the arguments to be JSON text ({said})"
         ) from None
 
 

@@ -26,6 +26,7 @@ from .canonical import Request, parts_of
 from .codecs import codec, decode, encode_request
 from .export import export_tools
 from .placement import place
+from .settings_table import wire_default
 from .table import BY_NAME, canonical_name
 from .table import wire as wire_row
 
@@ -279,7 +280,11 @@ def _setting_losses(request: Request, again: Request, target: str) -> Iterator[s
     got = got if isinstance(got, dict) else {}
     for key, value in wanted.items():
         if key not in got:
-            yield f"{key}: {target} has no equivalent setting; dropped"
+            default = wire_default(target, key, value)
+            if default is None:
+                yield f"{key}: {target} has no equivalent setting; dropped"
+            else:
+                yield f"{key}: {value!r} is {target}'s default, left out of the body: {default}"
         elif got[key] != value:
             detail = _difference(value, got[key])
             yield f"{key}: {target} cannot state it exactly ({detail}); sent as {got[key]!r}"

@@ -124,9 +124,14 @@ def _unknown_finish(response: Response, again: Response, target: str) -> Iterato
             and note.get("type") == UNKNOWN_FINISH
             and note not in back
         ):
+            raw = note.get("raw")
+            said = (
+                "no finish value came"
+                if raw is None
+                else f"{raw!r} is a finish value toolgen does not know"
+            )
             yield (
-                f"/finish: {note.get('raw')!r} is a finish value toolgen does not know (read as {reason!r});"
-                f" {target} sends its own word for {reason!r} instead"
+                f"/finish: {said} (read as {reason!r}); {target} sends its own word for {reason!r} instead"
             )
 
 

@@ -11,6 +11,9 @@
   documented form (settings_table.OWN_FORMS: OpenAI's `tool_choice={"type": "function", ...}`, Anthropic's
   `metadata={"user_id": ...}`), and a value in neither that nor the portable form is refused, never sent raw;
 - `extra_body` is merged into the body as given, on any wire;
+- a portable value the wire means when its field is absent and has no word for (Cohere's and Ollama's
+  `tool_choice="auto"`, settings_table.DEFAULTS) is left out of the body, neither refused nor changed; the plan's
+  `left_out` says why;
 - anything else is a SettingProblem naming the setting, the wire and what to do: unknown on this wire, a field
   the run fills itself, a value the wire cannot state, two settings writing one place (or places the wire
   refuses together), or a setting the current SDK no longer takes (Anthropic's temperature, top_p and top_k
@@ -27,7 +30,7 @@ no `wire` gets the portable settings as they are in `Request.extras["settings"]`
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -42,6 +45,7 @@ from .settings_table import (
     Spelling,
     own_form,
     portable_value,
+    wire_default,
 )
 from .settings_types import SETTINGS_TYPES, reserved, spelled, vocabulary
 from .table import BY_NAME
@@ -82,12 +86,14 @@ class UnsupportedSettings(ValueError):
 
 @dataclass(frozen=True)
 class SettingsPlan:
-    """What a run sends of its settings: portable ones for the encoder, the wire's own body fields, problems."""
+    """What a run sends of its settings: portable ones for the encoder, the wire's own body fields, problems, and
+    the settings left out as the wire's default (setting -> why)."""
 
     wire: str | None
     portable: Mapping[str, Any]
     fields: Mapping[str, Any]
     problems: tuple[SettingProblem, ...] = ()
+    left_out: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def extras(self) -> dict[str, Any]:
         """`Request.extras` for one request (fresh dicts: a hook may change what it is given)."""
@@ -153,6 +159,7 @@ def plan_settings(
         MappingProxyType(sorter.portable),
         MappingProxyType(sorter.fields),
         tuple(sorter.problems),
+        MappingProxyType(sorter.left_out),
     )
     written = {*sorter.portable, *(owner for owner, _ in sorter.given.values())}
     if written & {problem.setting for problem in plan.problems}:
@@ -161,7 +168,7 @@ def plan_settings(
         return plan
     lost, fatal = _probe(plan, wire, tools, sorter.given)
     if fatal:
-        return SettingsPlan(wire, {}, {}, (*plan.problems, *lost))
+        return SettingsPlan(wire, {}, {}, (*plan.problems, *lost), plan.left_out)
     if not lost:
         return plan
     # So that what is sent is what the probe showed arrives.
@@ -186,7 +193,11 @@ def _again(
             keep[key] = value
     again = plan_settings(keep, wire, tools)
     return SettingsPlan(
-        wire, again.portable, again.fields, (*problems, *again.problems)
+        wire,
+        again.portable,
+        again.fields,
+        (*problems, *again.problems),
+        again.left_out,
     )
 
 
@@ -200,6 +211,7 @@ class _Sorter:
         self.portable: dict[str, Any] = {}
         self.fields: dict[str, Any] = {}
         self.problems: list[SettingProblem] = []
+        self.left_out: dict[str, str] = {}
         # Body place -> (setting, value) of each leaf written as given, for the probe to find again.
         self.given: dict[Path, tuple[str, Any]] = {}
         self.exclusive = [
@@ -238,7 +250,12 @@ class _Sorter:
                 self.problem(key, f"expected {EXPECTED[key]}, got {value!r}")
             return
         entry = TABLE[key].get(self.wire)
-        if isinstance(entry, Spelling) and fits:
+        default = wire_default(self.wire, key, value) if fits else None
+        if default is not None:
+            self.left_out[key] = (
+                f"{value!r} is {self.wire}'s default, left out of the body: {default}"
+            )
+        elif isinstance(entry, Spelling) and fits:
             self._carry(key, entry, value, name)
         elif name in self.vocabulary and own_form(self.wire, key, value):
             self.put(key, (self.vocabulary[name], value))

@@ -172,17 +172,11 @@ TABLE: Mapping[str, Mapping[str, Entry]] = MappingProxyType(
                         }
                     ),
                 ),
-                "cohere": Spelling(
-                    "tool_choice",
-                    encoder=True,
-                    refuses=MappingProxyType(
-                        {
-                            "auto": "Cohere's tool_choice takes REQUIRED or NONE; leave tool_choice "
-                            "out and the model chooses"
-                        }
-                    ),
+                # Its tool_choice takes REQUIRED or NONE; "auto" is its default (DEFAULTS below).
+                "cohere": _e("tool_choice"),
+                "ollama": Refused(
+                    "Ollama has no tool choice (the model always chooses, as with 'auto')"
                 ),
-                "ollama": Refused("Ollama has no tool choice"),
                 "google-interactions": _e("generation_config.tool_choice"),
             }
         ),
@@ -300,6 +294,28 @@ TABLE: Mapping[str, Mapping[str, Entry]] = MappingProxyType(
                 ),
                 "bedrock-converse": Refused(
                     "Converse marks caching with cachePoint blocks inside the messages"
+                ),
+            }
+        ),
+    }
+)
+# Portable values a wire has no word for but means when its field is absent: left out of the body, neither
+# refused nor changed, since the request then says what was asked. setting -> wire -> value -> why.
+DEFAULTS: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "tool_choice": MappingProxyType(
+            {
+                "cohere": MappingProxyType(
+                    {
+                        "auto": "without tool_choice (which takes only REQUIRED or NONE) the "
+                        "model chooses whether to call a tool"
+                    }
+                ),
+                "ollama": MappingProxyType(
+                    {
+                        "auto": "Ollama has no tool choice; the model always chooses whether "
+                        "to call a tool"
+                    }
                 ),
             }
         ),
@@ -508,6 +524,13 @@ OWN_FORMS: Mapping[str, Mapping[str, Callable[[Any], bool]]] = MappingProxyType(
         "metadata": MappingProxyType({"anthropic": _anthropic_metadata}),
     }
 )
+
+
+def wire_default(wire: str, key: str, value: Any) -> str | None:
+    """Why portable setting `key` at `value` is left out on `wire` as what it means by default (DEFAULTS), or None."""
+    if not isinstance(value, str):
+        return None
+    return DEFAULTS.get(key, {}).get(wire, {}).get(value)
 
 
 def own_form(wire: str, key: str, value: Any) -> bool:

@@ -19,10 +19,13 @@ id a call already took is that call again: a repeat when its arguments are the c
 stopped, a second `message_start` of the same message and a second `message_stop` change nothing and are dropped.
 What the index cannot settle makes the stream incomplete: a delta for a block already stopped (a repeat, or a
 fragment out of order: dropped), a delta before its block's start (the block is implied), a delta without its index
-or delta object, a stop for a block that never started (whatever it held is lost), anything but a repeat after
-`message_stop`, a payload with no `type` (an event type it does not know is let pass, as Anthropic asks of clients), and, once `message_stop` came, a missing `message_start`, no `stop_reason`, or an index never seen
-below the highest one. Two equal deltas for an open block cannot be told from a model saying the same thing twice,
-and are both kept; a delta sent twice, lost, or two swapped inside one block leave no evidence at all.
+or delta object and a stop without its index (an index is never guessed), a stop for a block that never started
+(whatever it held is lost), anything but a repeat after `message_stop`, a payload with no `type`, and, once
+`message_stop` came, a missing `message_start`, no `stop_reason`, or an index never seen below the highest one. An
+event type it does not know is let pass, as Anthropic asks of clients, and a note in `extras["stream"]["notes"]`
+(type `unknown_event`) names each such type once. Two equal deltas for an open block cannot be told from a model
+saying the same thing twice, and are both kept; a delta sent twice, lost, or two swapped inside one block leave no
+evidence at all.
 
 A stream whose `message_delta` carried no `usage` (the API always sends it) is whole all the same: it stays
 complete, and a note in `extras["stream"]["notes"]` says the final output count never came.
@@ -64,6 +67,8 @@ _IMPLIED = MappingProxyType(
         "signature_delta": "thinking",
     }
 )
+# The type of the note naming the event types the stream sent that this state does not know.
+UNKNOWN_EVENT = "unknown_event"
 # Values a field of a block's start may hold that a delta's value fills rather than adds to.
 _EMPTY: tuple[Any, ...] = (None, "", [], {})
 
@@ -105,12 +110,15 @@ class AnthropicState(WireState):
         self.message_started = False
         # Whether a message_delta carried its usage (the final output count), as the API always sends it.
         self.final_usage = False
+        # The event types not known here that the stream sent, ignored: said in one note at the end.
+        self.unknown_events: list[str] = []
 
     def feed(self, event: str | None, data: Any) -> None:
         kind = data.get("type") or event
         if kind == "content_block_delta" and not self.complete:
             # A text or argument delta for an open block is nearly every event: taken here, as _delta would.
-            block = self.blocks.get(data.get("index", 0))
+            # No index is no block: _delta says so (an index is never guessed).
+            block = self.blocks.get(data.get("index"))
             delta = data.get("delta")
             if block is not None and not block.done and type(delta) is dict:
                 delta_kind = delta.get("type")
@@ -132,9 +140,14 @@ class AnthropicState(WireState):
         elif kind == "content_block_start":
             self._block_start(data)
         elif kind == "content_block_stop":
-            index = data.get("index", 0)
+            index = data.get("index")
             block = self.blocks.get(index)
-            if block is None:
+            if index is None:
+                self.doubt(
+                    "a content_block_stop without its index: no block is closed by it",
+                    data,
+                )
+            elif block is None:
                 self.doubt(
                     f"content_block_stop for block {index}, which never started: whatever it held is lost",
                     data,
@@ -162,12 +175,17 @@ class AnthropicState(WireState):
                 type=error.get("type"),
                 raw=data,
             )
+        elif kind == "ping":
+            pass
         elif type(data.get("type")) is not str:
-            # A typed event of a kind not listed here is let pass: Anthropic's versioning policy says new event
-            # types may be added and clients should ignore them. A payload with no type is no event at all.
+            # A payload with no type is no event at all.
             self.doubt(
                 f"a payload that is no Messages stream event ({kind}): dropped", data
             )
+        elif kind not in self.unknown_events:
+            # A typed event of a kind not listed here is let pass: Anthropic's versioning policy says new event
+            # types may be added and clients should ignore them. A note at the end names them, once each.
+            self.unknown_events.append(str(kind))
 
     def _block_start(self, data: dict[str, Any]) -> None:
         if type(data.get("content_block")) is not dict or "index" not in data:
@@ -409,7 +427,8 @@ class AnthropicState(WireState):
 
     def _after_stop(self, kind: str | None, data: dict[str, Any]) -> None:
         """An event after message_stop: a repeat when it changes nothing taken; else dropped, in doubt."""
-        block = self.blocks.get(data.get("index", 0))
+        index = data.get("index")
+        block = self.blocks.get(index) if type(index) is int else None
         content = data.get("content_block") or {}
         delta = data.get("delta")
         harmless = (
@@ -452,6 +471,12 @@ class AnthropicState(WireState):
                 self._stop(block)
         if self.complete and self.provider_error is None:
             self._check_end()
+        if self.unknown_events:
+            self.note(
+                "the stream sent event types this state does not know, ignored as Anthropic's versioning policy"
+                f" asks: {', '.join(self.unknown_events)}",
+                UNKNOWN_EVENT,
+            )
         super().finish()
 
     def _check_end(self) -> None:

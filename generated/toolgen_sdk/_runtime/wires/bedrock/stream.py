@@ -7,7 +7,9 @@ reasoning and toolUse blocks; a text or reasoning block may start with its first
 contentBlockStart.
 
 A call (a toolUse block) is closed by the `contentBlockStop` of its block; a call whose block never stopped is
-cut.
+cut. A text, toolUse or reasoningContent delta for a block of another kind is no part of it: dropped (no event),
+and the stream is incomplete. A delta of a kind not known here (AWS lists citation, image, toolResult, ...) is kept as
+sent, `{"contentBlockIndex", "delta"}` in arrival order, under the response's `extras["bedrock-converse"]["deltas"]`.
 
 Repeats and new calls: events carry the block index and no sequence number (the eventstream's `p` field is padding
 of random length, not a mark two events never share); a toolUse block is named by its index and its `toolUseId`. A
@@ -17,7 +19,8 @@ closed there (a call of it is cut); a toolUse start at a new index under a toolU
 (a repeat when its input is the call's, else dropped in doubt). A `contentBlockStop` for a block already stopped, a second `messageStart`, a
 second `messageStop` and a second equal `metadata` change nothing and are dropped. What the index cannot settle
 makes the stream incomplete: a delta for a block already stopped (dropped), a delta without its index or delta
-object, toolUse input before its block's start (a call with no id or name), a stop for a block that never started,
+object, a start without its index (its block is lost) or a stop without one (it closes nothing: an index is never
+guessed), toolUse input before its block's start (a call with no id or name), a stop for a block that never started,
 a payload that is no ConverseStream event, a different second `metadata`, anything else after `messageStop`, and, once `messageStop` came, no `stopReason` or
 an index never seen below the highest one (a missing `messageStart` loses nothing: it only says the role). Two
 equal deltas for an open block cannot be told from a model saying the same thing twice, and are both kept; a delta
@@ -30,6 +33,7 @@ the usage never came.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -37,7 +41,7 @@ from ...streams.events import dumps_compact
 from ...streams.shapes import KnownShapes
 from ...streams.state import USAGE_MISSING, Call, WireState, carries, first_gap
 from ..canonical import ProviderError, Response
-from .codec import decode_response
+from .codec import WIRE, decode_response
 from .detect import BEDROCK_EVENTS
 from .stream_shapes import bedrock
 
@@ -89,6 +93,8 @@ class BedrockState(WireState):
         self.order: list[_Block] = []
         self.message_started = False
         self.metadata: dict[str, Any] | None = None
+        # The contentBlockDelta events of kinds not known here, as sent: see `decode`.
+        self.kept_deltas: list[dict[str, Any]] = []
 
     def feed(self, event: str | None, data: Any) -> None:
         if event is None and len(data) == 1:
@@ -112,9 +118,14 @@ class BedrockState(WireState):
         elif event == "contentBlockStart":
             self._start(data)
         elif event == "contentBlockStop":
-            index = data.get("contentBlockIndex", 0)
+            index = data.get("contentBlockIndex")
             block = self.blocks.get(index)
-            if block is None:
+            if index is None:
+                self.doubt(
+                    "a contentBlockStop without its index: no block is closed by it",
+                    data,
+                )
+            elif block is None:
                 self.doubt(
                     f"contentBlockStop for block {index}, which never started: whatever it held is lost",
                     data,
@@ -150,7 +161,8 @@ class BedrockState(WireState):
 
     def _after_stop(self, event: str | None, data: dict[str, Any]) -> None:
         """An event after messageStop: a repeat when it changes nothing taken; else dropped, in doubt."""
-        block = self.blocks.get(data.get("contentBlockIndex", 0))
+        index = data.get("contentBlockIndex")
+        block = self.blocks.get(index) if type(index) is int else None
         delta = data.get("delta")
         harmless = (
             event in ("messageStop", "messageStart")
@@ -169,7 +181,10 @@ class BedrockState(WireState):
 
     def _start(self, data: dict[str, Any]) -> None:
         start = data.get("start") or {}
-        index = data.get("contentBlockIndex", 0)
+        index = data.get("contentBlockIndex")
+        if type(index) is not int:
+            self.doubt("a contentBlockStart without its index: its block is lost", data)
+            return
         tool = start.get("toolUse")
         held = self.blocks.get(index)
         if held is not None and held.implied:
@@ -242,16 +257,18 @@ class BedrockState(WireState):
             return
         text = delta.get("text")
         if text is not None:
-            if text:
-                self._block(index, "text").texts.append(text)
+            block = self._block(index, "text")
+            if block.kind != "text":
+                self._foreign(block, index, "text", data)
+            elif text:
+                block.texts.append(text)
                 self.text(text)
             return
         tool = delta.get("toolUse")
         if tool is not None:
             block = self._block(index, "toolUse")
-            if block.call is None and block.kind != "toolUse":
-                # Only a toolUse block is a call; input for a text block is a corrupt event.
-                self.fault(f"toolUse input for {block.kind} block {index}", raw=data)
+            if block.kind != "toolUse":
+                self._foreign(block, index, "toolUse", data)
                 return
             if block.twin is not None:
                 # A call again under a toolUseId taken: its input is weighed at its stop.
@@ -268,7 +285,27 @@ class BedrockState(WireState):
             return
         reasoning = delta.get("reasoningContent")
         if reasoning is not None:
-            self._reasoning(self._block(index, "reasoningContent"), reasoning)
+            block = self._block(index, "reasoningContent")
+            if block.kind != "reasoningContent":
+                self._foreign(block, index, "reasoningContent", data)
+            elif type(reasoning) is dict:
+                self._reasoning(block, reasoning)
+            else:
+                self.not_text("reasoningContent", reasoning)
+            return
+        # A delta of a kind not known here (a citation, an image, a toolResult): kept as sent, in order, under
+        # extras["bedrock-converse"]["deltas"], for the message has no place for it.
+        self.kept_deltas.append(
+            {key: value for key, value in data.items() if key != "p"}
+        )
+
+    def _foreign(self, block: _Block, index: int, kind: str, data: Any) -> None:
+        """A known delta sent to a block of another kind: no part of that block, so dropped, in doubt."""
+        if carries(data.get("delta")):
+            self.doubt(
+                f"a {kind} delta for block {index}, a {block.kind} block, which it cannot add to: dropped",
+                data,
+            )
 
     def _reasoning(self, block: _Block, delta: dict[str, Any]) -> None:
         text = delta.get("text")
@@ -348,7 +385,12 @@ class BedrockState(WireState):
         return body
 
     def decode(self, body: dict[str, Any]) -> Response | ProviderError:
-        return decode_response(body)
+        result = decode_response(body)
+        if self.kept_deltas and isinstance(result, Response):
+            extras = dict(result.extras)
+            extras[WIRE] = {**extras.get(WIRE, {}), "deltas": list(self.kept_deltas)}
+            result = replace(result, extras=extras)
+        return result
 
 
 def _identity(start: dict[str, Any]) -> tuple[Any, Any]:

@@ -248,8 +248,8 @@ def bedrock(state: AnyState, decoder: Any) -> Shortcut:
         return event
 
     def text(block: Any, quoted: bytes) -> object:
-        """A text delta for a started block."""
-        if not state.started:
+        """A text delta for a started text block (one for a block of another kind is the generic path's to refuse)."""
+        if not state.started or block.kind != "text":
             return None
         try:
             text = parse_json(quoted)

@@ -336,7 +336,7 @@ def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
         raw,
         kept,
         _tool_definition,
-        "openai",
+        "cohere",
         plain_chat_function,
         plain_chat_definition,
     )
@@ -345,8 +345,8 @@ def _decode_tools(raw: Any, kept: dict[str, Any]) -> list[dict[str, Any]]:
 def _encode_tools(
     tools: list[dict[str, Any]], kept: Mapping[str, Any] | None
 ) -> list[Any]:
-    # Cohere v2 takes OpenAI's function shape.
-    return encode_tools(tools, kept, _tool_definition, "openai")
+    # Cohere v2 takes OpenAI's function shape, without its per-function strict (Cohere's is strict_tools).
+    return encode_tools(tools, kept, _tool_definition, "cohere")
 
 
 def _settings(fields: Mapping[str, Any]) -> dict[str, Any]:

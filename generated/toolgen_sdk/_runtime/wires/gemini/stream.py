@@ -9,7 +9,13 @@ rebuilt into the call's `args` object, and rendered live as JSON text while path
 There are no call indexes: consecutive calls are told apart by order only.
 
 A call that arrives whole is closed as it arrives; a streamed one is closed by its closing `functionCall {}`, by
-the next call beginning, or by the candidate's `finishReason`, and cut when the body ends first.
+the next call beginning, or by the candidate's `finishReason`, and cut when the body ends first. Only a part with no
+name and nothing but `partialArgs` and `willContinue` goes on with a streamed call (or, empty, closes it): a nameless
+part with `args` is a call whose name never came, kept (named "" in the message) and the stream incomplete. A
+`partialArgs` entry the arguments cannot take as sent (a jsonPath that is no path, an entry with no value, a path
+sent again with another value, a path that clashes with another) makes the stream incomplete, its StreamError naming
+the jsonPath. Arguments that are JSON but no object make the stream corrupt (the call keeps their text), as the same
+body fetched whole is refused.
 
 The answer is over when every candidate has said its `finishReason`. Only the first candidate's calls are events; a
 streamed call of another candidate the body ended inside is cut all the same (out of that candidate's parts), said
@@ -47,6 +53,8 @@ __all__ = ["GeminiState", "PartialArgs", "parse_json_path"]
 
 _CANDIDATE_SKIP = frozenset({"content"})
 _TEXT_PART_KEYS = frozenset({"text", "thought", "thoughtSignature"})
+# The keys of a streamed call's own later parts: more partialArgs, or (with neither) its closing `functionCall {}`.
+_GOING_ON = frozenset({"partialArgs", "willContinue"})
 
 
 class _Candidate:
@@ -273,6 +281,14 @@ class GeminiState(WireState):
         name = call.get("name")
         partial = call.get("partialArgs")
         continues = bool(call.get("willContinue"))
+        if name is None and not call.keys() <= _GOING_ON:
+            # Arguments (or an id) without a name: a call whose name never came, not a streamed call's own part.
+            if candidate.args is not None:
+                self._unclosed(candidate, "a call without a name")
+                self._end_streamed(candidate)
+            candidate.parts.append([dict(part), None])
+            self._whole_call(candidate, call)
+            return
         if candidate.args is not None and name is None:
             if partial:
                 self._partial(candidate, partial)
@@ -310,12 +326,27 @@ class GeminiState(WireState):
         if text and candidate.primary:
             self.arguments(call, text)
         self._finish_call(candidate, call, text)
-        if call.error is not None and args is not None:
-            # The decoder reads the part's args: ones no call can take (a number JSON cannot carry) stand as {}
-            # there, and the call's own text is put back after (ending._patch_arguments).
+        nameless = type(data.get("name")) is not str
+        if nameless:
+            whose = "" if candidate.primary else f"candidate {candidate.index}'s "
+            self.doubt(
+                f"{whose}tool call {call.index} has no name: a functionCall part without its name",
+                data,
+            )
+        elif call.error is not None and call.value is not None and candidate.primary:
+            # Arguments that are JSON but no object: the same body fetched whole is refused (a ValueError), so the
+            # stream is corrupt, as on the other wires whose calls carry an object; the call keeps its text.
+            self.fault(f"tool call {call.index} ({call.name}): {call.error}", raw=args)
+        if (call.error is not None and args is not None) or nameless:
+            # The decoder reads the part's args: ones no call can take (a number JSON cannot carry, or no object)
+            # stand as {} there, and the call's own text is put back after (ending._patch_arguments); a missing name
+            # stands as "", what a call without one reads as.
             entry = candidate.parts[-1][0]
             if entry.get("functionCall") is data:
-                entry["functionCall"] = {**data, "args": {}}
+                fixed = {**data, "name": ""} if nameless else dict(data)
+                if call.error is not None and args is not None:
+                    fixed["args"] = {}
+                entry["functionCall"] = fixed
 
     def _finish_call(self, candidate: _Candidate, call: Call, text: str) -> None:
         if candidate.primary:
@@ -359,6 +390,10 @@ class GeminiState(WireState):
         if tail and candidate.primary:
             self.arguments(call, tail)
         value = args.build()
+        if args.problems:
+            whose = "" if candidate.primary else f"candidate {candidate.index}'s "
+            for problem in args.problems:
+                self.doubt(f"{whose}tool call {call.index} ({call.name}): {problem}")
         if args.values:
             streamed["args"] = value
         # The arguments are the object's JSON, whether or not the live text kept up with it.

@@ -81,6 +81,7 @@ class PartialArgs:
         "_seen",
         "_string",
         "live",
+        "problems",
         "values",
     )
 
@@ -88,6 +89,8 @@ class PartialArgs:
         # path -> [is_string, fragments or value]; dict order is first arrival, which is the key order.
         self.values: dict[tuple[str | int, ...], list[Any]] = {}
         self.live = True
+        # What made the arguments doubtful, each naming its jsonPath: the object is no longer what the model sent.
+        self.problems: list[str] = []
         self._string: tuple[str | int, ...] | None = None
         # The fragments of that open string (its entry in values), None while no string is open.
         self._fragments: list[str] | None = None
@@ -111,11 +114,34 @@ class PartialArgs:
             self._last_path = (raw, path, "" if parsed is None else raw[: parsed[1]])
         if not path:
             self.live = False
+            self.problems.append(
+                f"a partialArgs entry whose jsonPath {raw!r} is no JSON path to a member: dropped"
+            )
             return ""
         kind, value = _entry_value(entry)
+        if kind is None:
+            self.live = False
+            self.problems.append(
+                f"a partialArgs entry at jsonPath {raw!r} carries no value: dropped"
+            )
+            return ""
         continues = bool(entry.get("willContinue"))
         slot = self.values.get(path)
-        appending = slot is not None and slot[0] and self._string == path
+        appending = (
+            slot is not None and slot[0] and self._string == path and kind == "string"
+        )
+        if slot is not None and not appending:
+            before = "".join(slot[1]) if slot[0] else slot[1]
+            if (
+                continues
+                or slot[0] != (kind == "string")
+                or type(before) is not type(value)
+                or before != value
+            ):
+                # The same path sent again is a repeat only when it says the very same thing.
+                self.problems.append(
+                    f"jsonPath {raw!r} came again with another value: the later one is taken"
+                )
         if kind == "string":
             if appending:
                 assert slot is not None
@@ -201,9 +227,16 @@ class PartialArgs:
         return "".join(out)
 
     def build(self) -> dict[str, Any]:
+        """The arguments object; a path that cannot stand in it as sent (under a value set already, over a container
+        deeper paths made, or in a container of the other kind) adds to `problems`."""
         root: dict[str, Any] = {}
-        for path, (is_string, value) in self.values.items():
-            _assign(root, path, "".join(value) if is_string else value)
+        values = self.values
+        for path, (is_string, value) in values.items():
+            if not _assign(root, path, "".join(value) if is_string else value, values):
+                self.problems.append(
+                    f"jsonPath {_path_text(path)!r} clashes with another path of the arguments"
+                    " (a member under a value, or a value over members): one of them is lost"
+                )
         return root
 
     def _write(
@@ -281,13 +314,14 @@ class PartialArgs:
         return True
 
 
-def _entry_value(entry: dict[str, Any]) -> tuple[str, Any]:
+def _entry_value(entry: dict[str, Any]) -> tuple[str | None, Any]:
+    """The entry's kind ("string" or "value") and value; kind None when it carries none of the value keys."""
     for key in _VALUE_KEYS:
         if key in entry:
             if key == "stringValue":
                 return "string", str(entry[key])
             return "value", None if key == "nullValue" else entry[key]
-    return "value", None
+    return None, None
 
 
 def _escape(text: str) -> str:
@@ -296,21 +330,48 @@ def _escape(text: str) -> str:
     return _JSON.encode(text)[1:-1]
 
 
-def _assign(root: dict[str, Any], path: tuple[str | int, ...], value: Any) -> None:
+def _assign(
+    root: dict[str, Any],
+    path: tuple[str | int, ...],
+    value: Any,
+    values: dict[tuple[str | int, ...], list[Any]],
+) -> bool:
+    """Set the value at its path; False when it cannot stand there as sent (it is dropped, or it replaces what
+    another path set)."""
     node: Any = root
     for depth, key in enumerate(path):
         last = depth == len(path) - 1
         child: Any = value if last else ([] if isinstance(path[depth + 1], int) else {})
         if isinstance(key, int):
             if not isinstance(node, list):
-                return
+                return False
             node.extend([None] * (key + 1 - len(node)))
-            if last or node[key] is None:
+            held = node[key]
+            if last:
+                node[key] = child
+                # A null there is a skipped slot; anything else came from deeper paths.
+                return held is None
+            if held is None:
+                if path[: depth + 1] in values:
+                    return False  # a null sent for this item, which the members would replace
                 node[key] = child
             node = node[key]
         else:
             if not isinstance(node, dict):
-                return
+                return False
             if last:
+                clash = key in node
                 node[key] = child
+                return not clash
             node = node.setdefault(key, child)
+    return True
+
+
+def _path_text(path: tuple[str | int, ...]) -> str:
+    """A parsed path written back as a JSON path, for a note."""
+    return "$" + "".join(
+        f"[{key}]"
+        if isinstance(key, int)
+        else (f".{key}" if _member_token("." + key) == key else f"[{json.dumps(key)}]")
+        for key in path
+    )

@@ -14,10 +14,14 @@ call took is that call again (a repeat when its arguments are the call's, else d
 stopped, a second `interaction.created` and a second equal `interaction.completed` change nothing and are dropped.
 What the index cannot settle makes the stream incomplete: a `step.delta` for a step already stopped (dropped), one
 without its index or delta, a delta before its step's start (the step is implied; arguments for no call are lost),
-a `step.stop` for a step never started, a payload that is no Interactions event, anything else after `interaction.completed`, and, once it came, a missing
-`interaction.created` or a step index never seen below the highest one. Two equal deltas for an open step without
-`event_id`s cannot be told from a model saying the same thing twice, and are both kept; a delta sent twice, lost,
-or two swapped inside one step leave no evidence without them.
+a `step.stop` for a step never started, a `step.start` or `step.stop` without its index (an index is never
+guessed: the start's step is lost, the stop closes nothing), a delta a `function_call` step cannot take (text, or a
+type not known here: dropped, the call in doubt), a payload that is no Interactions event, anything else after
+`interaction.completed`, and, once it came, a missing `interaction.created` or a step index never seen below the
+highest one. A delta of a type not known here for a step that is no call is left out, and a note in
+`extras["stream"]["notes"]` (type `unknown_delta`) names each such type once. Two equal deltas for an open step
+without `event_id`s cannot be told from a model saying the same thing twice, and are both kept; a delta sent twice,
+lost, or two swapped inside one step leave no evidence without them.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ from ...streams.events import dumps_compact
 from ...streams.state import WireState, carries, first_gap
 from ..canonical import ProviderError, Response
 from .codec import decode_response
+
+# The type of the note naming the delta types, of steps that are no call, left out of the message.
+UNKNOWN_DELTA = "unknown_delta"
 
 
 class InteractionsState(WireState):
@@ -47,6 +54,8 @@ class InteractionsState(WireState):
         self.event_ids: set[str] = set()
         self.created = False
         self.completed: Any = None
+        # The types of the deltas, of steps no call, that this state does not know and left out: see `finish`.
+        self.unknown_deltas: list[Any] = []
 
     def feed(self, event: str | None, data: Any) -> None:
         kind = data.get("event_type") or event
@@ -63,9 +72,13 @@ class InteractionsState(WireState):
         elif kind == "step.start":
             self._step_start(data)
         elif kind == "step.stop":
-            index = data.get("index", 0)
+            index = data.get("index")
             step = self.steps.get(index)
-            if step is None:
+            if index is None:
+                self.doubt(
+                    "a step.stop without its index: no step is closed by it", data
+                )
+            elif step is None:
                 self.doubt(
                     f"step.stop for step {index}, which never started: whatever it held is lost",
                     data,
@@ -105,7 +118,8 @@ class InteractionsState(WireState):
 
     def _after_end(self, kind: str | None, data: dict[str, Any]) -> None:
         """An event after interaction.completed: a repeat when it changes nothing taken; else dropped, in doubt."""
-        step = self.steps.get(data.get("index", 0))
+        index = data.get("index")
+        step = self.steps.get(index) if type(index) is int else None
         harmless = (
             (kind == "interaction.completed" and data == self.completed)
             or kind in ("interaction.created", "interaction.status_update")
@@ -123,7 +137,10 @@ class InteractionsState(WireState):
             self.presumed_repeat(f"{kind} after interaction.completed", data)
 
     def _step_start(self, data: dict[str, Any]) -> None:
-        index = data.get("index", len(self.steps))
+        index = data.get("index")
+        if type(index) is not int:
+            self.doubt("a step.start without its index: its step is lost", data)
+            return
         held = self.steps.get(index)
         if held is None:
             self._start(data)
@@ -162,7 +179,7 @@ class InteractionsState(WireState):
         step = dict(data.get("step") or {})
         # [step, text fragments, call, stopped, the step its start carried (None when implied)]
         entry: list[Any] = [step, [], None, False, None if implied else dict(step)]
-        self.steps[data.get("index", len(self.steps))] = entry
+        self.steps[data["index"]] = entry
         self.order.append(entry)
         if step.get("type") == "function_call":
             first = self.holder(step.get("id"))
@@ -231,8 +248,19 @@ class InteractionsState(WireState):
             entry[0]["signature"] = (entry[0].get("signature") or "") + (
                 delta.get("signature") or ""
             )
+        elif entry[2] is not None:
+            # A call's step holds no text, and what its arguments are with an unknown delta cannot be told.
+            if carries(delta):
+                self.doubt(
+                    f"a step.delta of type {kind!r} for step {index}, a function_call, which it cannot add to:"
+                    " dropped, so the call may not be the model's",
+                    data,
+                )
         elif "text" in delta:
             self._text(entry, str(delta.get("text") or ""))
+        elif kind not in self.unknown_deltas:
+            # Not carried into the message (a step type's delta added since): a note at the end names each once.
+            self.unknown_deltas.append(kind)
 
     def _text(self, entry: list[Any], text: str) -> None:
         if not text:
@@ -275,6 +303,12 @@ class InteractionsState(WireState):
             missing = first_gap(self.steps)
             if missing is not None:
                 self.doubt(f"step {missing} never came")
+        if self.unknown_deltas:
+            self.note(
+                "the stream sent step.delta types this state does not know, left out of the message: "
+                + ", ".join(map(repr, self.unknown_deltas)),
+                UNKNOWN_DELTA,
+            )
         super().finish()
 
     def body(self) -> dict[str, Any]:

@@ -30,6 +30,13 @@ per-chunk mark on their chunks (each repeats the response id and the same `creat
 from them are both kept: a delta sent twice doubles its text, and a delta lost, or two swapped, leave no evidence
 on any server, OpenAI's included, unless the arguments stop parsing (`corrupt`). A call whose naming entry never
 came has no name, and a chunk with neither choices nor usage lost what it held: either makes the stream incomplete.
+
+Usage asked for (`stream_options.include_usage`) comes in a last chunk of its own, `choices: []` beside the
+`usage`, and every chunk before it carries `"usage": null`: a stream whose chunks carried that key, that ended
+without a usage object, lost its usage. The answer is whole, so the status stands and a note under
+`extras["stream"]["notes"]` says so; a stream that never carried the key (usage not asked for) gets no note. The key
+is looked for on the chunks the general path reads (the first and the finishing ones among them), never on the
+inline path's.
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ from ...streams.events import (
     set_delta_index,
 )
 from ...streams.shapes import KnownShapes
-from ...streams.state import Call, WireState, carries
+from ...streams.state import USAGE_MISSING, Call, WireState, carries
 from ..canonical import ProviderError, Response
 from ..helpers import args_text
 from .codec import decode_response
@@ -85,6 +92,8 @@ class OpenAIChatState(WireState):
         # The choice whose deltas become events (the first one seen), set with the first choice.
         self.primary: Choice | None = None
         self.usage: Any = None
+        # A chunk carried a `usage` key with no usage in it: include_usage's `"usage": null`, so usage was asked for.
+        self.usage_asked = False
         # obfuscation mark -> the chunk that carried it: its JSON text, or its payload when it came decoded
         self.marks: dict[str, Any] = {}
         self.done = False
@@ -172,6 +181,8 @@ class OpenAIChatState(WireState):
         usage = data.get("usage")
         if usage:
             self.usage = usage
+        elif "usage" in data:
+            self.usage_asked = True
 
     def _head(self, data: dict[str, Any]) -> None:
         """Head fields from the first chunk that gives each a value: a preamble's empty ones are placeholders."""
@@ -426,6 +437,18 @@ class OpenAIChatState(WireState):
                     self.cut_in_other_answer("choice", choice.index, call)
         if self.done and self.provider_error is None:
             self._check_done()
+        if (
+            self.usage_asked
+            and self.usage is None
+            and self.complete
+            and self.provider_error is None
+        ):
+            # The answer is whole without it: a note, not a doubt, so a run does not ask again.
+            self.note(
+                "the chunks carried `usage: null`, so usage was asked for (stream_options.include_usage),"
+                " yet no chunk carried the usage: the token counts are missing",
+                USAGE_MISSING,
+            )
 
     def _check_done(self) -> None:
         """What a stream that reached [DONE] must have had: each choice's finish_reason."""

@@ -43,6 +43,7 @@ from .. import structured
 from ..canonical import ProviderError, Request, Response
 from ..export import decode_tools, encode_tools
 from ..helpers import (
+    UNKNOWN_FINISH,
     Counts,
     as_dict,
     as_list,
@@ -265,6 +266,40 @@ def _finish(status: Any, details: Any, has_calls: bool) -> dict[str, Any] | None
     return None
 
 
+def _note_incomplete(
+    extras: dict[str, Any], body: dict[str, Any], done: dict[str, Any] | None
+) -> None:
+    """An incomplete response whose reason the table does not know, or that gives none (no incomplete_details, or
+    no reason in it), is read as `length`, a guess: a note says so, as for any finish value the table lacks."""
+    details = body.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, dict) else None
+    if reason is not None:
+        note_finish(
+            extras, WIRE, "incomplete_details.reason", reason, done, _INCOMPLETE
+        )
+        return
+    if "incomplete_details" not in body:
+        given = "no incomplete_details"
+    elif details is None:
+        given = "incomplete_details null"
+    elif not isinstance(details, dict):
+        text = repr(details)
+        text = text if len(text) <= 80 else f"{text[:77]}..."
+        given = f"incomplete_details {text}, no object"
+    elif "reason" not in details:
+        given = "incomplete_details without a reason"
+    else:
+        given = "incomplete_details.reason null"
+    read = (done or {}).get("reason")
+    note = {
+        "type": UNKNOWN_FINISH,
+        "message": f"{WIRE} sent status 'incomplete' with {given}, so no reason why: read as {read!r}",
+        # The value sent where the reason should be: incomplete_details when it is no object.
+        "raw": None if isinstance(details, dict) else details,
+    }
+    extras["notes"] = [*extras.get("notes", ()), note]
+
+
 # ---- bodies ----
 
 
@@ -390,11 +425,8 @@ def decode_response(body: Any) -> Response | ProviderError:
     if done is None:
         consumed.discard("status")
     extras = note_finish({WIRE: kept}, WIRE, "status", status, done, _STATUSES)
-    if status == "incomplete" and isinstance(details, dict):
-        reason = details.get("reason")
-        note_finish(
-            extras, WIRE, "incomplete_details.reason", reason, done, _INCOMPLETE
-        )
+    if status == "incomplete":
+        _note_incomplete(extras, body, done)
     counts.noted(extras)
     response_id, model = body.get("id"), body.get("model")
     consumed.update(
