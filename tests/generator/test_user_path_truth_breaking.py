@@ -48,12 +48,13 @@ def test_a_base_without_the_project_has_every_tool_added(tmp_path: Path) -> None
     assert github.stdout == f"::warning file=toolgen.yaml,line=1,col=1,title=against-no-project::{NOTE}\n"
     assert github.stderr == "toolgen: 0 breaking change(s), 1 safe change(s) against origin/main\n"
     shown = toolgen_in(repo, "breaking", "--against", "origin/main", "--all")
+    # Printed in file order, as every verb prints its findings.
     assert shown.stdout.splitlines() == [
-        f"toolgen.yaml:1:1: warning against-no-project {NOTE}",
         "schemas/ping.yaml:1:1: warning tool-added new tool 'ping'",
+        f"toolgen.yaml:1:1: warning against-no-project {NOTE}",
     ]
     as_json = json.loads(toolgen_in(repo, "breaking", "--against", "origin/main", "--format", "json").stdout)
-    assert [finding["rule"] for finding in as_json] == ["against-no-project", "tool-added"]
+    assert [finding["rule"] for finding in as_json] == ["tool-added", "against-no-project"]
     found = api.breaking("origin/main", root=repo)
     assert [(d.rule, d.severity.value) for d in found] == [("against-no-project", "warning"), ("tool-added", "warning")]
 
