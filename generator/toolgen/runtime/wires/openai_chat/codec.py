@@ -71,6 +71,7 @@ from .messages import (
     encode_message,
     encode_messages,
 )
+from .parts import note_shared_ids
 from .plain import encode_plain
 
 __all__ = [
@@ -525,7 +526,14 @@ def decode_response(body: Any, wire: str = "openai-chat") -> Response | Provider
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        counts.noted(note_finish({wire: kept}, wire, finish_key, raw, done, _FINISH)),
+        note_shared_ids(
+            counts.noted(
+                note_finish({wire: kept}, wire, finish_key, raw, done, _FINISH)
+            ),
+            message,
+            choice.get("message"),
+            d,
+        ),
     )
 
 
