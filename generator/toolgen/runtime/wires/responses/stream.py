@@ -34,31 +34,11 @@ from ...streams.shapes import KnownShapes
 from ...streams.state import Call, WireState
 from ..canonical import ProviderError, Response
 from .codec import decode_response
+from .event_types import carries_nothing_new
 from .stream_shapes import responses
 
 # The type of the note naming the event types the stream sent that this state does not know.
 UNKNOWN_EVENT = "unknown_event"
-# Event types documented that carry nothing the item's output_item.done (or the final response) does not carry.
-_WHOLE_LATER = frozenset(
-    {
-        "response.queued",
-        "response.output_text.done",
-        "response.output_text.annotation.added",
-        "response.content_part.done",
-        "response.refusal.done",
-        "response.reasoning_text.done",
-        "response.reasoning_summary_text.done",
-        "response.reasoning_summary_part.done",
-    }
-)
-# Progress events of the built-in tools' items (web search, file search, code interpreter, image generation, MCP).
-_TOOL_PROGRESS = (
-    "response.web_search_call.",
-    "response.file_search_call.",
-    "response.code_interpreter_call",
-    "response.image_generation_call.",
-    "response.mcp_",
-)
 # Call items and the field their input streams into: JSON text for functions, free text for custom tools.
 _CALL_ITEMS = MappingProxyType(
     {"function_call": "arguments", "custom_tool_call": "input"}
@@ -157,11 +137,7 @@ class ResponsesState(WireState):
         handler = self.handlers.get(kind)
         if handler is not None:
             handler(data)
-        elif (
-            kind not in _WHOLE_LATER
-            and not kind.startswith(_TOOL_PROGRESS)
-            and kind not in self.unknown_events
-        ):
+        elif kind not in self.unknown_events and not carries_nothing_new(kind):
             # New event types may come as the API grows: let pass, and named once in a note at the end.
             self.unknown_events.append(str(kind))
 
