@@ -20,6 +20,7 @@ from ..loop.events import (
     non_finite_note,
     sse_encode,
 )
+from .run_record import stored_error
 
 # The JSON the store keeps is the form sse_encode sends (strict: a NaN raises, and the callers write it as null).
 _JSON_TEXT = STRICT_JSON_TEXT
@@ -232,6 +233,7 @@ def listed_run(
         "conversation_id": conversation_id,
         "status": status,
         "stop_reason": state.get("stop_reason") if isinstance(state, dict) else None,
+        "error": stored_error(state),
         "created": float(created),
         "prompt": text[:200],
     }
