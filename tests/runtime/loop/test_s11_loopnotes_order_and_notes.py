@@ -264,3 +264,31 @@ def test_a_served_run_hands_the_outcomes_on_in_call_order_with_the_progress_note
         ("tool_call_finished", "b2", "ok"),
         ("tool_call_finished", "b3", "skipped"),
     ]
+
+
+def test_a_served_run_says_what_its_tool_result_was_sent_as(tmp_path: Any) -> None:
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("dbos", reason="the durable extra (dbos) is not installed")
+    served = SERVED.replace(
+        'tools.add("t", {"type": "object"}, lambda a, c: "ok")',
+        'tools.add("t", {"type": "object"}, lambda a, c: {"ids": {1, 2}, "text": "bad \\ud800 text"})',
+    )
+    script, out = tmp_path / "served.py", tmp_path / "events.json"
+    script.write_text(served, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), f"sqlite:///{tmp_path / 'runs.sqlite'}", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = json.loads(out.read_text(encoding="utf-8"))
+    notes = [e["data"]["message"] for e in events if e["type"] == "note" and e["data"]["message"].startswith("t's")]
+    # a1 and b1 ran (b3 is skipped for the limit): each says both of what its result was sent as.
+    assert len(notes) == 2 * 2, notes
+    assert any("a set at /ids" in note for note in notes), notes
+    assert any("a lone surrogate at /text" in note for note in notes), notes

@@ -153,6 +153,7 @@ class DurableTools(Registry):
                 None
                 if problem is None
                 else ToolError(problem["kind"], problem["message"]),
+                tuple(record.get("notes") or ()),
             )
         finally:
             has_record.set()
@@ -300,6 +301,8 @@ def _record(
         if outcome.error is None
         else {"kind": outcome.error.kind, "message": outcome.error.message},
         "result": result,
+        # Kept so that a replay after a restart says what the live call said of its result.
+        "notes": list(outcome.notes),
     }
 
 
