@@ -82,7 +82,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "--deadline",
         type=float,
         metavar="SECONDS",
-        help="every run's overall deadline (a run may ask for its own in POST /runs)",
+        help="every run's overall deadline, and the longest a run may ask for in POST /runs",
     )
     parser.add_argument(
         "--workspace",

@@ -241,7 +241,7 @@ async def _atool_batch(
                 report = unfinished(
                     entry.id, entry.name, entry.arguments, outcome, seconds
                 )
-                run.abandoned(entry, report)
+                report = run.abandoned(entry, report)
             if hooks.after_tool is not None:
                 await _maybe(hooks.after_tool(report))
             for out in run.drain():

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..models.base import ToolSpec
 from ..tools.progress import ProgressSink
+from .progress import Report
 from .results import CallReport
 
 
@@ -24,3 +25,8 @@ class BatchCall:
     announced: bool = False  # the stream said so already, with tool_call_started
     span: Any = None  # its execute_tool span while it runs
     progress: ProgressSink | None = None  # where its handler's reports go, once started
+    position: int = -1  # its place in the run's current batch (-1: a call of no batch, which finish() answers)
+    handed_on: bool = False  # its outcome was (tool_call_finished)
+    held: Report | None = (
+        None  # its last progress report, not yet handed on when it ended
+    )

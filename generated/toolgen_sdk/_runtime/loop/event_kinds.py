@@ -231,7 +231,8 @@ class NoteEvent(EventBase):
     """Something the run did not do as asked, said rather than done in silence: a setting the model's wire cannot
     carry, left out (`setting` names it), or content the request holds where its wire cannot, moved or dropped
     (setting None; the message names the part by its pointer); or what an answer held that was not read as sent
-    (a finish value no table knows, a usage count left out as unreadable, usage a stream never sent)."""
+    (a finish value no table knows, a usage count left out as unreadable, usage a stream never sent); or a tool
+    call's result sent otherwise than given, or its progress reports not sent (CallReport.notes)."""
 
     type: Literal["note"] = "note"
     message: str

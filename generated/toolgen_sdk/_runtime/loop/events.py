@@ -125,10 +125,10 @@ SSE_HEADERS: Mapping[str, str] = MappingProxyType(
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # The event's JSON: compact, UTF-8, any other value as its str(), no NaN; made once, as json.dumps makes an encoder
 # a call when given options.
-_STRICT_TEXT = json.JSONEncoder(
+STRICT_JSON_TEXT = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
 ).encode
-_STRICT_ASCII = json.JSONEncoder(
+STRICT_JSON_ASCII = json.JSONEncoder(
     separators=(",", ":"), default=str, allow_nan=False
 ).encode
 
@@ -141,18 +141,18 @@ def sse_encode(event: RunEvent) -> str:
     name = _LINE_BREAK.sub(" ", event.type)
     form = event.to_json()
     try:
-        payload = _STRICT_TEXT(form)
+        payload = STRICT_JSON_TEXT(form)
     except ValueError:
         # A number JSON has no form for (json.dumps would write NaN, which JSON.parse refuses): null, and said.
         form, replaced = finite_json(form)
         form["notes"] = [non_finite_note(replaced)]
-        payload = _STRICT_TEXT(form)
+        payload = STRICT_JSON_TEXT(form)
     if not payload.isascii():
         try:
             payload.encode("utf-8")
         except UnicodeEncodeError:
             # A lone surrogate (a model may write "\ud800") has no UTF-8 form; its JSON escape carries it.
-            payload = _STRICT_ASCII(form)
+            payload = STRICT_JSON_ASCII(form)
     # json.dumps escapes newlines inside strings, so this is one line; splitting keeps the framing safe regardless.
     data = "".join(f"data: {line}\n" for line in _LINE_BREAK.split(payload))
     return f"event: {name}\nid: {event.seq}\n{data}\n"

@@ -13,7 +13,9 @@ call_soon_threadsafe); it never waits for the loop. The loop takes the reports o
 - a report equal to the one last handed on for its call is dropped;
 - the latest report of a call not yet handed on when the call ends comes out just before its
   `tool_call_finished`, so a tool that reports it is done is seen to be;
-- a report made after its call ended (a handler a cancel abandoned, still running) is dropped.
+- a report made after its call ended (a handler a cancel abandoned, still running) is dropped;
+- a report that has no number to show (tools/progress.py) is not sent, and said so: the call's outcome gets
+  one note counting such reports (a `note` event before its `tool_call_finished`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ..tools.progress import ProgressSink
 
@@ -43,6 +45,27 @@ class _Slot(Generic[T]):
     held: Report | None = None  # the latest report not yet handed on
     last: Report | None = None  # the report last handed on
     sent_at: float = float("-inf")  # when it was (time.monotonic())
+    refused: int = 0  # reports with no number to show, not sent
+    first_refused: str = ""  # the first one's progress, described
+
+
+class _Sink:
+    """Where one call's context reports to: the board, under the call's slot key."""
+
+    __slots__ = ("_board", "_key")
+
+    def __init__(self, board: ProgressBoard[Any], key: int) -> None:
+        self._board = board
+        self._key = key
+
+    def __call__(
+        self, progress: float, total: float | None, message: str | None
+    ) -> None:
+        self._board._report(self._key, (progress, total, message))
+
+    def refused(self, progress: str) -> None:
+        """A report not sent, its progress (described) no number to show: counted for the call's note."""
+        self._board._refused(self._key, progress)
 
 
 class ProgressBoard(Generic[T]):
@@ -72,11 +95,14 @@ class ProgressBoard(Generic[T]):
             key = next(self._next)
             self._keys[id(owner)] = key
             self._slots[key] = _Slot(owner)
+        return _Sink(self, key)
 
-        def sink(progress: float, total: float | None, message: str | None) -> None:
-            self._report(key, (progress, total, message))
-
-        return sink
+    def _refused(self, key: int, progress: str) -> None:
+        with self._lock:
+            slot = self._slots.get(key)
+            if slot is not None:
+                slot.refused += 1
+                slot.first_refused = slot.first_refused or progress
 
     def _report(self, key: int, report: Report) -> None:
         with self._lock:
@@ -113,14 +139,25 @@ class ProgressBoard(Generic[T]):
             self._waiting = wait is not None
         return due, wait
 
-    def close(self, owner: T) -> Report | None:
-        """The call has ended: its report not yet handed on, if any; later reports of it are dropped."""
+    def close(self, owner: T) -> tuple[Report | None, str | None]:
+        """The call has ended: its report not yet handed on, if any, and the note on the reports it made that
+        were not sent, if any (its start names no call: the loop puts the call's name before it); later reports
+        of it are dropped."""
         with self._lock:
             key = self._keys.pop(id(owner), None)
             slot = None if key is None else self._slots.pop(key, None)
-        if slot is None or slot.held is None or slot.held == slot.last:
-            return None
-        return slot.held
+        if slot is None:
+            return None, None
+        held = None if slot.held is None or slot.held == slot.last else slot.held
+        note = None
+        if slot.refused == 1:
+            note = f"progress: a report was not sent, its progress {slot.first_refused} not a finite number"
+        elif slot.refused:
+            note = (
+                f"progress: {slot.refused} reports were not sent, their progress not a finite number"
+                f" (the first: {slot.first_refused})"
+            )
+        return held, note
 
     def close_all(self) -> None:
         """The run is over: every report from now on is dropped."""

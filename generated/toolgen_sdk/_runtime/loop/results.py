@@ -37,6 +37,9 @@ class CallReport:
     seconds: float = 0.0
     error_kind: str | None = None
     result: Any = None
+    # What was sent otherwise than the tool gave it, or not sent (ToolOutcome.notes, progress reports refused):
+    # each also a `note` event of the run.
+    notes: tuple[str, ...] = ()
 
     def to_message(self) -> dict[str, Any]:
         """The canonical tool message answering the call."""

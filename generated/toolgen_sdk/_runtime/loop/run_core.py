@@ -70,6 +70,9 @@ class RunCore:
         # Reports in call order as their tool messages are filed; `recorded` has them as soon as a call ends.
         self.reports: list[CallReport] = []
         self.recorded: dict[str, CallReport] = {}
+        # The current batch, and how many of its calls, from the first, had their outcome handed on.
+        self.batch: list[BatchCall] = []
+        self.handed = 0
         self.out: list[RunEvent] = []
         # The progress its calls in flight report, from any thread; only the loop's thread makes it events.
         self.progress: ProgressBoard[BatchCall] = ProgressBoard()

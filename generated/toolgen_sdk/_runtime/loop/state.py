@@ -90,6 +90,10 @@ class RunState(ModelCalls, ToolBatches):
             seconds = time.perf_counter() - self._chat_started
             self.telemetry.end_chat(self._chat, seconds, None, stop, None)
             self._chat = None
+        # A call of the batch not answered yet is answered as itself: in its place among the batch's outcomes.
+        waiting: dict[str, BatchCall | None] = {
+            entry.id: entry for entry in self.batch if entry.report is None
+        }
         for call in self.pending_calls():
             # Leave no call unanswered, so that the conversation can be sent to a model again.
             call_id = str(call.get("id", ""))
@@ -97,13 +101,15 @@ class RunState(ModelCalls, ToolBatches):
             if report is None:
                 name = str((call.get("function") or {}).get("name", ""))
                 report = self.settle(
-                    BatchCall(call, call_id, name, "", None),
+                    waiting.pop(call_id, None)
+                    or BatchCall(call, call_id, name, "", None),
                     "skipped",
                     f"the run stopped ({stop})",
                     stop,
                 )
             self.reports.append(report)
             self.messages.append(report.to_message())
+        self.hand_on_filed()
         final = self.final or next(
             (m for m in reversed(self.messages) if m.get("role") == "assistant"), None
         )

@@ -363,7 +363,7 @@ def _tool_batch(
             report = run.finished(entry, outcome, seconds)
         elif began:
             report = unfinished(entry.id, entry.name, entry.arguments, outcome, seconds)
-            run.abandoned(entry, report)
+            report = run.abandoned(entry, report)
         else:
             report = run.settle(entry, "skipped", stopped_before(outcome), outcome)
         if hooks.after_tool is not None:

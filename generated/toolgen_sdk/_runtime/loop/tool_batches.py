@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..tools.entry import ToolContext
@@ -32,7 +33,9 @@ class ToolBatches(RunCore):
 
     def admit(self, calls: list[dict[str, Any]]) -> list[BatchCall]:
         """The batch as BatchCalls; calls past max_tool_calls are skipped, and the run stops after this batch."""
-        batch = []
+        self.hand_on_filed()  # a batch a failing hook left: what it filed comes before this one's
+        batch: list[BatchCall] = []
+        self.batch, self.handed = batch, 0
         announced = self._announced
         self._announced = {}
         for index, call in enumerate(calls):
@@ -45,6 +48,8 @@ class ToolBatches(RunCore):
             spec = self.registry.entry(name).spec if name in self.registry else None
             entry = BatchCall(call, str(call.get("id", "")), name, text, spec)
             entry.announced = index in announced
+            entry.position = index
+            batch.append(entry)
             if self.tool_calls >= self.options.max_tool_calls:
                 self.limit_hit = True
                 limit = self.options.max_tool_calls
@@ -56,7 +61,6 @@ class ToolBatches(RunCore):
                 )
             else:
                 self.tool_calls += 1
-            batch.append(entry)
         return batch
 
     def approval_request(self, entry: BatchCall) -> ApprovalRequest | None:
@@ -182,9 +186,9 @@ class ToolBatches(RunCore):
             seconds,
             kind,
             outcome.result,
+            outcome.notes,
         )
-        self._record(entry, report)
-        return report
+        return self._record(entry, report)
 
     def settle(
         self, entry: BatchCall, status: CallStatus, reason: str, kind: str
@@ -199,12 +203,11 @@ class ToolBatches(RunCore):
             0.0,
             kind,
         )
-        self._record(entry, report)
-        return report
+        return self._record(entry, report)
 
-    def abandoned(self, entry: BatchCall, report: CallReport) -> None:
+    def abandoned(self, entry: BatchCall, report: CallReport) -> CallReport:
         """File the report of a call the run stopped waiting for (a cancel or the deadline while it ran)."""
-        self._record(entry, report)
+        return self._record(entry, report)
 
     def progress_events(self) -> float | None:
         """Queue the progress events due now; the seconds until the next one is due (None: no report waits)."""
@@ -224,13 +227,44 @@ class ToolBatches(RunCore):
         }
         self.emit_in(entry.span, "tool_call_progress", data)
 
-    def _record(self, entry: BatchCall, report: CallReport) -> None:
-        held = self.progress.close(entry)
-        if held is not None:
-            # The call's last word on its progress comes before its end.
-            self._progress_event(entry, held)
+    def _record(self, entry: BatchCall, report: CallReport) -> CallReport:
+        """File a call's report; its outcome is handed on once every earlier call of its batch has had its own.
+
+        A call skipped or denied before the others run is filed first, yet handed on in its place: a batch's
+        events are then in call order in run(), arun() and a served run alike."""
+        held, refused = self.progress.close(entry)
+        entry.held = held
+        if refused is not None:
+            report = replace(report, notes=(*report.notes, f"{entry.name}'s {refused}"))
         entry.report = report
         self.recorded[report.call_id] = report
+        batch = self.batch
+        if not (0 <= entry.position < len(batch) and batch[entry.position] is entry):
+            self._hand_on(entry)  # a call of no batch
+            return report
+        while self.handed < len(batch) and batch[self.handed].report is not None:
+            following = batch[self.handed]
+            self.handed += 1
+            if not following.handed_on:
+                self._hand_on(following)
+        return report
+
+    def hand_on_filed(self) -> None:
+        """Hand on, in call order, what the batch filed and has not handed on: for a batch left before its end."""
+        for entry in self.batch[self.handed :]:
+            if entry.report is not None and not entry.handed_on:
+                self._hand_on(entry)
+        self.handed = len(self.batch)
+
+    def _hand_on(self, entry: BatchCall) -> None:
+        report = entry.report
+        assert report is not None  # noqa: S101 - only a filed call is handed on
+        entry.handed_on = True
+        if entry.held is not None:
+            # The call's last word on its progress comes before its end.
+            self._progress_event(entry, entry.held)
+        for note in report.notes:
+            self.emit_in(entry.span, "note", {"message": note, "setting": None})
         self.metrics.add_call(report)
         data = {
             "id": report.call_id,

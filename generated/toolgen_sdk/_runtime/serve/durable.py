@@ -69,6 +69,7 @@ from .wakeup import ended_key
 
 __all__ = [
     "MAX_OPEN_RUNS",
+    "DeadlineAboveLimit",
     "DurableRuns",
     "DurableRunsError",
     "OpenRunsLimit",
@@ -98,6 +99,16 @@ class DurableRunsError(RuntimeError):
 
 class OpenRunsLimit(DurableRunsError):
     """A run not started: its holder has as many runs open as `max_open_runs` allows."""
+
+
+class DeadlineAboveLimit(ValueError):
+    """A run not started: it asked for a deadline longer than the operator's (the options' deadline is a cap)."""
+
+
+def _seconds(value: float) -> str:
+    """Seconds as a person reads them: 1 second, 2.5 seconds, 0.125 seconds."""
+    number = f"{value:.6f}".rstrip("0").rstrip(".")
+    return f"{number} second" if number == "1" else f"{number} seconds"
 
 
 def _dbos() -> Any:
@@ -229,7 +240,7 @@ class DurableRuns:
         holder: str = "",
     ) -> str:
         """Start a run of `messages`; its id, which is also its DBOS workflow id. `deadline`: seconds for the
-        whole run (default: the options' deadline). `holder`: whose run it is (the credential's); OpenRunsLimit
+        whole run (default: the options' deadline, which is also its cap: a longer one is DeadlineAboveLimit). `holder`: whose run it is (the credential's); OpenRunsLimit
         when that holder has max_open_runs open already. The run is recorded when this returns; its workflow
         starts on DBOS's event loop (see `record` and `begin`)."""
         run_id = self.record(
@@ -249,8 +260,15 @@ class DurableRuns:
         """Record a run as `start` does, without starting its workflow: its id. The run is durable once this
         returns: `begin(run_id)` starts it, and if this process dies first, the next launch of this executor id
         does."""
+        limit = self.options.deadline
+        if deadline is not None and limit is not None and deadline > limit:
+            # The operator's deadline bounds every run: a run may ask for less, never for more.
+            raise DeadlineAboveLimit(
+                f"deadline {_seconds(deadline)} is above this server's limit of {_seconds(limit)} "
+                f"(the deadline it gives every run): ask for at most {_seconds(limit)}"
+            )
         run_id = uuid.uuid4().hex
-        seconds = deadline if deadline is not None else self.options.deadline
+        seconds = deadline if deadline is not None else limit
         request = RunRequest(
             messages=[dict(m) for m in messages],
             conversation_id=conversation_id or run_id,

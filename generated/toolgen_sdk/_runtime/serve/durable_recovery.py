@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .durable_tools import approval_topic
-from .run_record import RUN_STATE_VERSION
+from .run_record import RUN_STATE_VERSION, error_fields
 from .store import RunStore, StoredEvent
 
 # Sends a claimed decision to its run: (run id, call id, round, decision).
@@ -104,5 +104,8 @@ def end_refused(store: RunStore, run_id: str, message: str) -> None:
             StoredEvent(last + 2, "run_finished", finished, now),
         ],
         conversation_id=None if stored is None else stored.conversation_id,
-        ended=("error", {**state, "stop_reason": "error"}),
+        ended=(
+            "error",
+            {**state, "stop_reason": "error", "error": error_fields(error)},
+        ),
     )

@@ -24,6 +24,7 @@ from typing import Any
 from ..loop.interrupts import (
     GRACE_SECONDS,
     InterruptReason,
+    RunInterrupted,
     interrupted_what,
     unfinished_text,
 )
@@ -54,6 +55,8 @@ class DurableTools(Registry):
         # The current batch's calls, in call order (each set once handed on), and the interrupts they saw.
         self._batch: list[asyncio.Event] = []
         self._seen: list[InterruptReason] = []
+        # Whether each call of the batch has its step's record (or has ended without one).
+        self._records: list[asyncio.Event] = []
 
     # The wrapped registry's, read through: a tool added to it mid-run is offered from the next model call on.
     @property
@@ -95,13 +98,19 @@ class DurableTools(Registry):
 
         The calls of a batch run at once, but each hands its outcome on only after the one before it, and a
         cancel or the deadline a call saw reaches the loop once the whole batch is handed on: a replay returns
-        every recorded outcome at once, so nothing the loop sees may depend on which call ended first."""
+        every recorded outcome at once, so nothing the loop sees may depend on which call ended first. A call the
+        run gave up on (its step saw the cancel or the deadline) raises RunInterrupted, as the loop's own watch
+        would have answered it: skipped, not an error. It does so once every later call of the batch has its
+        record, so that the loop, which then cancels the calls still pending, hears each of those calls' own
+        outcome, as it hears the calls that ended before its deadline in a run of its own."""
         if self._batch and all(slot.is_set() for slot in self._batch):
-            self._batch, self._seen = [], []
-        batch, seen = self._batch, self._seen
+            self._batch, self._seen, self._records = [], [], []
+        batch, seen, records = self._batch, self._seen, self._records
         previous = batch[-1] if batch else None
         handed_on = asyncio.Event()
+        has_record = asyncio.Event()
         batch.append(handed_on)
+        records.append(has_record)
         reservation = self.run.engine.reserve_step()
         plain = dict(call)
         context = ctx or ToolContext(conversation_id="")
@@ -120,16 +129,21 @@ class DurableTools(Registry):
                 )
             except Exception as failure:  # noqa: BLE001 - handed on in its turn, below
                 recorded = failure
+            has_record.set()
             if previous is not None:
-                await previous.wait()
+                await _held(previous)
             if isinstance(recorded, Exception):
                 raise recorded
             record = checked(recorded, "tool call")
             reason: InterruptReason | None = record["interrupted"]
             if reason is not None:
                 seen.append(reason)
+                later = records[records.index(has_record) + 1 :]
+                await asyncio.gather(*(slot.wait() for slot in later))
             if handed_on is batch[-1] and seen:
                 self.run.token.observe(seen[0])
+            if reason is not None:
+                raise RunInterrupted(reason, record["content"])
             problem = record["error"]
             return ToolOutcome(
                 str(plain.get("id", "")),
@@ -139,8 +153,10 @@ class DurableTools(Registry):
                 None
                 if problem is None
                 else ToolError(problem["kind"], problem["message"]),
+                tuple(record.get("notes") or ()),
             )
         finally:
+            has_record.set()
             handed_on.set()
 
     def _entry(self, call: Mapping[str, Any]) -> ToolEntry[Any, Any] | None:
@@ -221,6 +237,15 @@ class DurableTools(Registry):
         return _record(call, None, reason)
 
 
+async def _held(previous: asyncio.Event) -> None:
+    """Wait for the call before this one to be handed on. A cancel meanwhile (the loop's, once a call of the batch
+    said the run was interrupted) is not taken: this call has its record, which is its answer; the calls before it
+    each hand on theirs, or end, at once."""
+    while not previous.is_set():
+        with contextlib.suppress(asyncio.CancelledError):
+            await previous.wait()
+
+
 async def _adispatched(
     registry: Registry,
     call: dict[str, Any],
@@ -276,6 +301,8 @@ def _record(
         if outcome.error is None
         else {"kind": outcome.error.kind, "message": outcome.error.message},
         "result": result,
+        # Kept so that a replay after a restart says what the live call said of its result.
+        "notes": list(outcome.notes),
     }
 
 

@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..loop.events import ErrorEvent, RunEvent
-from .run_record import RunRecord, RunRequest
+from .run_record import RunRecord, RunRequest, error_fields
 from .store import Ask, EventRow, RunStore
 from .store_rows import event_row, state_dumps
 
@@ -126,6 +126,8 @@ class StoreSink:
         self._written_status = "running"
         self._written_at = 0.0
         self._asks: list[Ask] = []
+        # The fatal `error` event's fields, for the row of a run that stops with `error` (RunResult.error).
+        self._error: dict[str, Any] | None = None
         self._pending: set[str] = set()
         self._asked: dict[str, int] = {}
         self._lock = threading.Lock()  # what is kept, and the numbers
@@ -162,6 +164,8 @@ class StoreSink:
                 self._asks.append(ask)
             elif kind == "approval_decided":
                 self._pending.discard(str(event.data["id"]))
+            elif kind == "error" and event.data.get("fatal"):
+                self._error = error_fields(event.data)
             if kind in _STATE_CHANGES:
                 self._keep_state(event)
         if kind == "approval_requested":
@@ -188,6 +192,7 @@ class StoreSink:
             metrics=data.get("metrics") if finished else None,
             stop_reason=stop,
             steps=int(data.get("steps") or 0),
+            error=self._error if finished and stop == "error" else None,
         )
 
     def _place(self, kind: str, seq: int) -> int | None:

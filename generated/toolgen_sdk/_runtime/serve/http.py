@@ -8,11 +8,13 @@
 - `POST /runs` {"messages", "conversation_id"?, "deadline"? (seconds)} -> 201 {"id", "status"} (right `start`),
   answered once the run is recorded (its workflow starts after the answer; if the server dies first, at its next
   start); 429 while the credential's holder has as many runs open (running or awaiting approval) as the service
-  allows
+  allows; 422 at /deadline for a deadline longer than the service's own (its deadline caps every run's)
 - `GET /runs?limit=N&before=ID` -> {"runs": [{"id", "conversation_id", "status", "stop_reason", "created",
-  "prompt"}], "next"}: newest first, N from 1 to 100 (default 20), `prompt` the first user message's text (at
+  "prompt", "error"}], "next"}: newest first, N from 1 to 100 (default 20), `prompt` the first user message's text (at
   most 200 characters), `next` the `before` of the page after this one, or null (right `read`)
-- `GET /runs/{id}` -> {"id", "conversation_id", "status", "stop_reason", "messages", "pending", "metrics"}
+- `GET /runs/{id}` -> {"id", "conversation_id", "status", "stop_reason", "messages", "pending", "metrics",
+  "error"}: `error` the {"type", "message", "code", "status"} of the fatal `error` event that stopped the run
+  (null when it did not stop with `error`, or its row was stored before the field was kept)
 - `GET /runs/{id}/events` -> text/event-stream, each event with its `id:`; from `Last-Event-ID` on (or
   `?after=N`), so a browser that reconnects misses nothing and sees nothing twice; ends after `run_finished`.
   Each event is sent as the SSE text it was stored with (the same bytes live and after a restart), the events of
@@ -63,8 +65,9 @@ from .auth import (
     open_access,
 )
 from .boundary import Boundary, BoundaryMiddleware
-from .durable import DurableRuns, OpenRunsLimit
+from .durable import DeadlineAboveLimit, DurableRuns, OpenRunsLimit
 from .page import PAGE_HTML, PAGE_SCRIPT
+from .run_record import stored_error
 from .stats import parse_window, stored_stats
 
 # How long a stream reader stays quiet before a keep-alive comment.
@@ -372,6 +375,8 @@ def service_app(
             )
         except OpenRunsLimit as error:
             return _error(429, "", str(error))
+        except DeadlineAboveLimit as error:
+            return _error(422, "/deadline", str(error))
 
         async def begin() -> None:
             # Hands the start to DBOS's event loop: nothing to wait for here.
@@ -418,6 +423,8 @@ def service_app(
             "messages": run.state.get("messages") or [],
             "pending": pending,
             "metrics": run.state.get("metrics"),
+            # What ended a run stopped by `error`; null when none was recorded (so for a row stored before).
+            "error": stored_error(run.state),
         }
         if run.state.get(
             "notes"

@@ -47,7 +47,9 @@ class RunRequest:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """A run's row: the request it started with and, as it goes, its conversation, metrics and stop."""
+    """A run's row: the request it started with and, as it goes, its conversation, metrics and stop; `error`, for a
+    run that stopped with `error`, the fatal `error` event's {"type", "message", "code", "status"} (None: none
+    recorded, as in every row written before the field was kept)."""
 
     request: RunRequest | None
     messages: Sequence[Mapping[str, Any]] = ()
@@ -55,6 +57,7 @@ class RunRecord:
     stop_reason: str | None = None
     steps: int = 0
     version: int = RUN_STATE_VERSION
+    error: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,7 +67,19 @@ class RunRecord:
             "metrics": None if self.metrics is None else dict(self.metrics),
             "stop_reason": self.stop_reason,
             "steps": self.steps,
+            "error": None if self.error is None else dict(self.error),
         }
+
+
+def error_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What a run's state keeps of the `error` event that ended it: its type, message, code and status."""
+    return {key: data.get(key) for key in ("type", "message", "code", "status")}
+
+
+def stored_error(state: Any) -> dict[str, Any] | None:
+    """The error a stored run's state keeps (error_fields), as GET /runs shows it; None for a state with none."""
+    error = state.get("error") if isinstance(state, Mapping) else None
+    return error_fields(error) if isinstance(error, Mapping) else None
 
 
 def _plain(messages: Sequence[Mapping[str, Any]]) -> list[Any]:
@@ -95,6 +110,7 @@ def record_from_json(form: Mapping[str, Any], run_id: str = "") -> RunRecord:
     messages = form.get("messages") or ()
     metrics = form.get("metrics")
     steps = form.get("steps")
+    error = form.get("error")
     return RunRecord(
         request=request,
         messages=list(messages) if isinstance(messages, list) else [],
@@ -102,4 +118,5 @@ def record_from_json(form: Mapping[str, Any], run_id: str = "") -> RunRecord:
         stop_reason=form.get("stop_reason"),
         steps=steps if isinstance(steps, int) else 0,
         version=int(version),
+        error=error if isinstance(error, Mapping) else None,
     )

@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 
 from ..loop.events import (
     EVENTS_VERSION,
+    STRICT_JSON_ASCII,
+    STRICT_JSON_TEXT,
     ErrorEvent,
     EventFormError,
     RunEvent,
@@ -18,15 +20,11 @@ from ..loop.events import (
     non_finite_note,
     sse_encode,
 )
+from .run_record import stored_error
 
-# The JSON the store keeps (the form sse_encode sends): compact, UTF-8, any other value as its str(), strict (a NaN
-# raises: the callers write it as null). Encoders made once: json.dumps makes one a call when given options.
-_JSON_TEXT = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
-).encode
-_JSON_ASCII = json.JSONEncoder(
-    separators=(",", ":"), default=str, allow_nan=False
-).encode
+# The JSON the store keeps is the form sse_encode sends (strict: a NaN raises, and the callers write it as null).
+_JSON_TEXT = STRICT_JSON_TEXT
+_JSON_ASCII = STRICT_JSON_ASCII
 
 
 @dataclass(frozen=True)
@@ -235,6 +233,7 @@ def listed_run(
         "conversation_id": conversation_id,
         "status": status,
         "stop_reason": state.get("stop_reason") if isinstance(state, dict) else None,
+        "error": stored_error(state),
         "created": float(created),
         "prompt": text[:200],
     }

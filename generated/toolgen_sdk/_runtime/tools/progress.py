@@ -8,7 +8,8 @@ sends them to its client: mcp/server_progress.py). Outside both (no one gave the
 as for a bare `Registry.dispatch(call)`) it does nothing. What is reported is made sane rather than refused:
 
 - `progress` must be a finite real number (an int or a float, not a bool): anything else (None, NaN, an
-  infinity, a string) drops the report, since there is no number to show;
+  infinity, a string) drops the report, since there is no number to show; a sink with a `refused(progress)`
+  method hears of each such report (the run's notes it once per call: loop/progress.py);
 - below 0 it is 0; with a `total`, above the total it is the total;
 - `total` is kept only when it is a finite number above 0, otherwise the total is unknown (None);
 - `message` is kept only when it is a string, cut to MAX_PROGRESS_MESSAGE characters (a lone surrogate, which no
@@ -62,6 +63,10 @@ def report_progress(
         values = progress_values(progress, total, message)
         if values is not None:
             sink(*values)
+            return
+        refused = getattr(sink, "refused", None)
+        if callable(refused):
+            refused(_described(progress))
     except Exception:  # noqa: BLE001, S110 - progress is informational: a report lost beats a tool broken
         pass
 
@@ -74,3 +79,12 @@ def _finite(value: Any) -> float | None:
     except (TypeError, ValueError, OverflowError):
         return None
     return number if math.isfinite(number) else None
+
+
+def _described(progress: Any) -> str:
+    """A refused progress value, for a note: a number as it reads, anything else by its type."""
+    if isinstance(progress, float) or (
+        isinstance(progress, Real) and not isinstance(progress, bool)
+    ):
+        return cut_text(repr(progress), 40)
+    return "None" if progress is None else f"of type {type(progress).__name__}"

@@ -38,7 +38,16 @@ from .guards import (
     sendable,
     unapproved,
 )
-from .outcomes import ContentParts, ErrorKind, ToolError, ToolOutcome
+from .outcomes import (
+    ContentParts,
+    ErrorKind,
+    ToolError,
+    ToolOutcome,
+    default_converter,
+    json_written,
+    surrogate_note,
+    texted_note,
+)
 from .pool import HandlerPool
 
 if TYPE_CHECKING:
@@ -403,9 +412,21 @@ class Registry:
             else:
                 checked = self._check_plain(spec, result)
             result = result if typed else checked
-        content = entry.converter(result)
+        notes: tuple[str, ...] = ()
+        content: str | list[Any]
+        if entry.converter is default_converter and not isinstance(
+            result, (str, ContentParts, pydantic.BaseModel)
+        ):
+            content, texted = json_written(result)
+            if texted:
+                notes = (texted_note(entry.spec.name, texted),)
+        else:
+            content = entry.converter(result)
         if isinstance(content, str):
-            content = sendable(content)
+            sent = sendable(content)
+            if sent is not content:  # only when a lone surrogate was replaced
+                notes = (*notes, surrogate_note(entry.spec.name, result))
+            content = sent
         elif isinstance(content, list):
             # Content parts go out as JSON: they must be JSON now, not when the request is built.
             json.dumps(content, allow_nan=False).encode("utf-8")
@@ -413,7 +434,7 @@ class Registry:
             raise TypeError(
                 f"the result converter returned {type(content).__name__}, not text or a list of parts"
             )
-        return ToolOutcome(call_id, entry.spec.name, content, result)
+        return ToolOutcome(call_id, entry.spec.name, content, result, None, notes)
 
     @staticmethod
     def _check_plain(spec: ToolSpec, result: Any) -> Any:
@@ -471,11 +492,17 @@ class Registry:
         problems: tuple[ValidationProblem, ...] = (),
     ) -> ToolOutcome:
         # "Error: " is part of what the model reads, so it counts toward the limit.
-        message = sendable(cut_text(message, max(self.max_error_chars - 7, 60)))
+        cut = cut_text(message, max(self.max_error_chars - 7, 60))
+        message = sendable(cut)
         return ToolOutcome(
             call_id,
             name,
             f"Error: {message}",
             None,
             ToolError(kind, message, problems),
+            ()
+            if message is cut
+            else (
+                f"{name}'s error: a lone surrogate in its message was sent as U+FFFD",
+            ),
         )

@@ -101,9 +101,7 @@ def _loaded(arguments: str, pointer: str) -> Any:
         return json.loads(arguments)
     except json.JSONDecodeError as exc:
         said = f"{exc.msg.removesuffix(' at')} at line {exc.lineno} column {exc.colno}"
-        raise ValueError(
-            f"{pointer}: expected the arguments to be JSON text ({said})"
-        ) from None
+        fail(pointer, f"the arguments to be JSON text ({said})")
 
 
 _ROLES = ("system", "user", "assistant", "tool")

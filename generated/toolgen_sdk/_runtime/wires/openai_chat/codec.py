@@ -71,6 +71,7 @@ from .messages import (
     encode_message,
     encode_messages,
 )
+from .parts import note_shared_ids
 from .plain import encode_plain
 
 __all__ = [
@@ -519,13 +520,16 @@ def decode_response(body: Any, wire: str = "openai-chat") -> Response | Provider
         kept["fields"] = fields
     raw = choice.get(finish_key)
     done = finish_of(raw, bool(message.get("tool_calls")))
+    noted = counts.noted(
+        note_finish({wire: kept}, wire, finish_key, raw, done, _FINISH)
+    )
     return Response(
         message,
         done,
         usage,
         model if isinstance(model, str) else None,
         response_id if isinstance(response_id, str) else None,
-        counts.noted(note_finish({wire: kept}, wire, finish_key, raw, done, _FINISH)),
+        note_shared_ids(noted, message, choice.get("message"), d),
     )
 
 

@@ -133,6 +133,16 @@ def error(body: Mapping[str, Any]) -> str | None:
 
 def chunk(payload: Mapping[str, Any], event: str | None) -> str | None:
     if "choices" in payload or payload.get("object") == "chat.completion.chunk":
+        choices = payload.get("choices")
+        listed = choices if isinstance(choices, list) else ()
+        deltas = [
+            c["delta"]
+            for c in listed
+            if isinstance(c, dict) and isinstance(c.get("delta"), dict)
+        ]
+        if _camel_marks(deltas, payload):
+            # openai-chat-camel is not streamed: read as openai-chat, its camelCase calls and finish would be lost.
+            return None
         return "openai-chat"
     return None
 

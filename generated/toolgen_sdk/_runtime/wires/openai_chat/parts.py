@@ -260,3 +260,50 @@ def same_call(
         and fn.get("name") == call["function"]["name"]
         and arguments == call["function"]["arguments"]
     )
+
+
+# The type of the note a decoder gives for a message holding two tool calls under one id.
+SHARED_CALL_ID = "shared_call_id"
+# The type of the note a camelCase body gets for snake_case `tool_calls` beside its own `toolCalls`.
+FOREIGN_CALLS = "foreign_calls"
+
+
+def note_shared_ids(
+    extras: dict[str, Any],
+    message: Mapping[str, Any],
+    raw: Any = None,
+    d: Dialect | None = None,
+) -> dict[str, Any]:
+    """`extras`, with a note under "notes" when two of the decoded message's tool calls share an id: a call sent
+    twice, or one that is not the model's (the same body streamed ends `incomplete` with this sentence); and one
+    when the raw message of a dialect spelling `tool_calls` otherwise (camelCase) holds `tool_calls` too: they
+    are kept as an opaque field, no calls of the answer."""
+    notes = list(extras.get("notes", ()))
+    own = "tool_calls" if d is None else d.key("tool_calls")
+    if own != "tool_calls" and isinstance(raw, dict) and "tool_calls" in raw:
+        notes.append(
+            {
+                "type": FOREIGN_CALLS,
+                "message": f"{d.wire if d else ''} message holds `tool_calls` beside `{own}`:"
+                " kept as a field, not read as the answer's tool calls",
+                "raw": raw["tool_calls"],
+            }
+        )
+    calls = message.get("tool_calls")
+    ids = (
+        [c.get("id") for c in calls if isinstance(c, dict)]
+        if isinstance(calls, list)
+        else []
+    )
+    shared = sorted({i for i in ids if isinstance(i, str) and ids.count(i) > 1})
+    if shared:
+        notes.append(
+            {
+                "type": SHARED_CALL_ID,
+                "message": "two tool calls under one id: a call sent twice, or one of them is not the model's",
+                "raw": shared,
+            }
+        )
+    if notes:
+        extras["notes"] = notes
+    return extras

@@ -28,7 +28,8 @@ after its `finish_reason`, which it says once: a later delta that carries nothin
 is dropped in doubt (a repeat, or a delta out of order), making the stream incomplete. Other compatibles put no
 per-chunk mark on their chunks (each repeats the response id and the same `created` second), so two equal deltas
 from them are both kept: a delta sent twice doubles its text, and a delta lost, or two swapped, leave no evidence
-on any server, OpenAI's included, unless the arguments stop parsing (`corrupt`). A call whose naming entry never
+on any server, OpenAI's included, unless the arguments stop parsing (`corrupt`). A name in a later entry of a
+call is read by `_name`; a custom tool's entries (`custom: {name, input}`) stream its input text. A call whose naming entry never
 came has no name, and a chunk with neither choices nor usage lost what it held: either makes the stream incomplete.
 
 Usage asked for (`stream_options.include_usage`) comes in a last chunk of its own, `choices: []` beside the
@@ -97,7 +98,8 @@ class OpenAIChatState(WireState):
         # obfuscation mark -> the chunk that carried it: its JSON text, or its payload when it came decoded
         self.marks: dict[str, Any] = {}
         self.done = False
-        # Cut calls of the choices after the first, as `cut_calls` entries with their choice's index.
+        # The calls of custom tools (`type: custom`): their text is free input, not JSON arguments.
+        self.custom_calls: set[Call] = set()
 
     def feed(self, event: str | None, data: Any) -> None:
         mark = data.get("obfuscation")
@@ -301,7 +303,9 @@ class OpenAIChatState(WireState):
     def _tool_call(self, choice: Choice, entry: dict[str, Any]) -> None:
         slot = entry.get("index")
         call_id = entry.get("id") or None
-        function = entry.get("function") or {}
+        custom = entry.get("custom")
+        # A custom tool's call streams its free-text `input` under `custom`, as the whole response holds it.
+        function = custom if type(custom) is dict else entry.get("function") or {}
         name = function.get("name") or None
         if slot is None:
             call = self._unindexed(choice, call_id)
@@ -317,16 +321,28 @@ class OpenAIChatState(WireState):
             call = self._new_call(choice, call_id, name)
             if slot is not None:
                 choice.slots[slot] = call
+            if function is custom:
+                self.custom_calls.add(call)
         elif call.closed:
             return
         else:
             if call.id is None and call_id is not None:
                 call.id = call_id
-            if call.name is None and name is not None:
-                call.name = name
+            if name is not None and name != call.name:
+                self._name(call, name)
         if len(entry) > 2 or len(function) > 1:
             keep_call_data(call, entry, function)
         choice.last = call
+        if call in self.custom_calls:
+            text = custom.get("input") if type(custom) is dict else None
+            if text is not None and type(text) is not str:
+                self.not_text("a custom tool call's input", text)
+            elif text:
+                if choice.primary:
+                    self.arguments(call, text)
+                else:
+                    call.parts.append(text)
+            return
         fragment = function.get("arguments")
         if fragment is not None and type(fragment) is not str:
             fragment = self._value_arguments(call, fragment)
@@ -336,14 +352,28 @@ class OpenAIChatState(WireState):
             else:
                 call.parts.append(fragment)
 
+    def _name(self, call: Call, name: str) -> None:
+        """A later delta's name for a call already named. OpenAI sends the name whole in the call's first delta;
+        OpenAI's Python SDK joins the name pieces of later deltas, as Gemini's compatible endpoint sends them, and
+        some servers (MiniMax on NVIDIA NIM) send the whole name again in every delta: the same name again is
+        that, a piece is joined on, and a piece that begins with the name so far may be either, so it is joined
+        on in doubt."""
+        have = call.name
+        if have is not None and name.startswith(have):
+            self.doubt(
+                f"tool call {call.index}: its name came as {have!r}, then as {name!r}: the whole name sent"
+                f" again longer, or its next piece, cannot be told apart; read as {have + name!r}",
+                name,
+            )
+        call.name = name if have is None else have + name
+
     @staticmethod
     def _unindexed(choice: Choice, call_id: str | None) -> Call | None:
-        """Entries without an index (Mistral): an id names the call, no id continues the latest one."""
+        """Entries without an index (Mistral, which sends each call whole, under its own id): an entry with an id
+        begins a call (an id already taken makes two calls under one id, said at the end), one without continues
+        the latest call."""
         if call_id is None:
             return choice.last
-        for call in choice.calls:
-            if call.id == call_id:
-                return call
         return None
 
     def _function_call(self, choice: Choice, value: dict[str, Any]) -> None:
@@ -352,8 +382,8 @@ class OpenAIChatState(WireState):
         name = value.get("name") or None
         if call is None:
             call = choice.function_call = self._new_call(choice, None, name)
-        elif call.name is None and name is not None:
-            call.name = name
+        elif name is not None and name != call.name:
+            self._name(call, name)
         fragment = value.get("arguments")
         if fragment is not None and type(fragment) is not str:
             fragment = self._value_arguments(call, fragment)
@@ -381,6 +411,10 @@ class OpenAIChatState(WireState):
         return text
 
     def settle(self, call: Call, text: str) -> None:
+        if call in self.custom_calls:
+            # A custom tool's input is free text; canonical arguments hold it as a JSON string, as decoded whole.
+            call.arguments, call.parsed, call.value = args_text(text), text, text
+            return
         marked = call.error
         super().settle(call, text)
         if marked is not None:
@@ -464,7 +498,8 @@ class OpenAIChatState(WireState):
         body = dict(self.head)
         body["object"] = "chat.completion"
         body["choices"] = [
-            choice_body(self.choices[index]) for index in sorted(self.choices)
+            choice_body(self.choices[index], self.custom_calls)
+            for index in sorted(self.choices)
         ]
         if self.usage is not None:
             body["usage"] = self.usage

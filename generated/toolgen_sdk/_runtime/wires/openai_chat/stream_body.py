@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Any
 
 from ...streams.state import Call
@@ -16,8 +16,8 @@ from .stream_choice import Choice
 _PLAIN_WIRE = "openai-chat"
 
 
-def choice_body(choice: Choice) -> dict[str, Any]:
-    """One choice of the chat.completion body."""
+def choice_body(choice: Choice, custom: Container[Call] = ()) -> dict[str, Any]:
+    """One choice of the chat.completion body; `custom` holds the calls of custom tools."""
     message: dict[str, Any] = {
         "role": choice.role or "assistant",
         "content": _content_body(choice),
@@ -32,7 +32,7 @@ def choice_body(choice: Choice) -> dict[str, Any]:
         if call is not choice.function_call and not call.cut
     ]
     if calls:
-        message["tool_calls"] = [_call_body(call) for call in calls]
+        message["tool_calls"] = [_call_body(call, custom) for call in calls]
     if choice.function_call is not None and not choice.function_call.cut:
         call = choice.function_call
         message["function_call"] = {
@@ -52,9 +52,17 @@ def choice_body(choice: Choice) -> dict[str, Any]:
     return body
 
 
-def _call_body(call: Call) -> dict[str, Any]:
+def _call_body(call: Call, custom: Container[Call]) -> dict[str, Any]:
     body: dict[str, Any] = {"id": call.id or ""}
     extra = call.extra or {}
+    if call in custom:
+        body.update((key, value) for key, value in extra.items() if key != "custom")
+        body["custom"] = {
+            "name": call.name or "",
+            "input": "".join(call.parts),
+            **extra.get("custom", {}),
+        }
+        return body
     body.update((key, value) for key, value in extra.items() if key != "function")
     function = body["function"] = {
         "name": call.name or "",

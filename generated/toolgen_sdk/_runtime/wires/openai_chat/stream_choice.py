@@ -8,8 +8,8 @@ from typing import Any
 from ...streams.state import Call
 
 # Call entry keys the state reads itself; every other key is per-call data the body keeps.
-_CALL_KEYS = frozenset({"index", "id", "function"})
-_FUNCTION_KEYS = frozenset({"name", "arguments"})
+_CALL_KEYS = frozenset({"index", "id", "function", "custom"})
+_FUNCTION_KEYS = frozenset({"name", "arguments", "input"})
 # Text of an indexed reasoning entry that arrives in pieces; its other keys arrive whole.
 _PIECEWISE_KEYS = frozenset({"text", "summary"})
 AUDIO_PIECES = frozenset({"data", "transcript"})
@@ -92,9 +92,11 @@ def keep_call_data(call: Call, entry: dict[str, Any], function: Any) -> None:
         if key not in _CALL_KEYS:
             _merge_value(extra, key, value)
     if isinstance(function, dict):
+        # A custom tool's entry holds its name and input under `custom` (see OpenAIChatState._tool_call).
+        holder = "custom" if function is entry.get("custom") else "function"
         for key, value in function.items():
             if key not in _FUNCTION_KEYS:
-                _merge_value(extra.setdefault("function", {}), key, value)
+                _merge_value(extra.setdefault(holder, {}), key, value)
     call.extra = extra or None
 
 

@@ -58,6 +58,7 @@ from ..helpers import (
     portable,
     usage_total,
 )
+from ..openai_chat.parts import note_shared_ids
 from ..placement import place
 from .items import (
     WIRE,
@@ -427,7 +428,7 @@ def decode_response(body: Any) -> Response | ProviderError:
     extras = note_finish({WIRE: kept}, WIRE, "status", status, done, _STATUSES)
     if status == "incomplete":
         _note_incomplete(extras, body, done)
-    counts.noted(extras)
+    note_shared_ids(counts.noted(extras), message)
     response_id, model = body.get("id"), body.get("model")
     consumed.update(
         key

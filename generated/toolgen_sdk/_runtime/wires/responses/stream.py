@@ -15,9 +15,11 @@ events out of order: every reordering shows so at its first event) makes the str
 its `output_index` and its id: an `output_item.added` at an index already used under another item id is a new item
 (a new call), never a repeat; taken while the item that held the index is still open, it makes the stream
 incomplete. The final response is the answer when its `output` holds every call the events closed, with the
-arguments they closed it with; when it holds none, the output is rebuilt from the events (in doubt for an item no
+name, call_id and arguments they closed it with; when it holds none, the output is rebuilt from the events (in doubt for an item no
 `output_item.done` closed), and when it leaves out a call the events closed, or holds other arguments for it, the
-output is rebuilt and the stream is incomplete. Events without a `sequence_number` (some compatible servers) leave
+output is rebuilt and the stream is incomplete. An event after the final response, a delta after a call's done
+event or a second done event with other input is dropped in doubt; an event type not known here is let pass, and
+named once in an `unknown_event` note. Events without a `sequence_number` (some compatible servers) leave
 only the ids.
 """
 
@@ -32,8 +34,11 @@ from ...streams.shapes import KnownShapes
 from ...streams.state import Call, WireState
 from ..canonical import ProviderError, Response
 from .codec import decode_response
+from .event_types import carries_nothing_new
 from .stream_shapes import responses
 
+# The type of the note naming the event types the stream sent that this state does not know.
+UNKNOWN_EVENT = "unknown_event"
 # Call items and the field their input streams into: JSON text for functions, free text for custom tools.
 _CALL_ITEMS = MappingProxyType(
     {"function_call": "arguments", "custom_tool_call": "input"}
@@ -74,6 +79,8 @@ class ResponsesState(WireState):
         self.sequence: dict[int, Any] = {}
         # The final response leaves out calls the events closed: the output is rebuilt from the events.
         self.rebuild = False
+        # The event types not known here that the stream sent, ignored: said in one note at the end.
+        self.unknown_events: list[str] = []
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "response.output_text.delta": self._text_delta,
             "response.function_call_arguments.delta": self._arguments_delta,
@@ -118,14 +125,21 @@ class ResponsesState(WireState):
             # Nearly every event of a call's arguments, for a call already open: taken here, as _arguments_delta would.
             index = data.get("output_index")
             item = self.items.get(index) if index is not None else None
-            if item is not None and item.call is not None:
+            if item is not None and item.call is not None and not item.call.closed:
                 fragment = data.get("delta") or ""
-                if fragment and not item.call.closed:
+                if fragment:
                     self.arguments(item.call, fragment)
                 return
+        if self.final is not None:
+            # response.completed (or .incomplete, .failed) is the last event: what comes after it is not taken.
+            self.doubt(f"a {kind} event after the final response: dropped", data)
+            return
         handler = self.handlers.get(kind)
         if handler is not None:
             handler(data)
+        elif kind not in self.unknown_events and not carries_nothing_new(kind):
+            # New event types may come as the API grows: let pass, and named once in a note at the end.
+            self.unknown_events.append(str(kind))
 
     def _number_again(self, number: int, named: Any, data: dict[str, Any]) -> None:
         """A sequence_number seen before: that event again, unless it names another item than the first did."""
@@ -192,7 +206,13 @@ class ResponsesState(WireState):
         final = data.get("item") or {}
         item = self._item(data)
         item.done = True
+        call = item.call
         item.data = dict(final)
+        if call and not self._same_call(call, final, "its output_item.done"):
+            item.data["name"], item.data["call_id"] = (
+                call.name,
+                call.id,
+            )  # as ToolCallEnd says
         item.parts.clear()
         item.summary.clear()
         if item.call is None and str(final.get("type")) in _CALL_ITEMS:
@@ -206,6 +226,25 @@ class ResponsesState(WireState):
             self._close_with(
                 item, final.get(_CALL_ITEMS.get(str(final.get("type")), "arguments"))
             )
+        elif call is not None and not call.cut and not _same_input(final, call):
+            self.doubt(
+                f"tool call {call.index} ({call.name}): its output_item.done holds other arguments than its done"
+                " event closed it with: dropped",
+                final,
+            )
+
+    def _same_call(self, call: Call, final: dict[str, Any], where: str) -> bool:
+        """Whether a call's item as `where` holds it has the name and call_id its events announced (else a doubt)."""
+        # A key the item leaves out says nothing against the events.
+        name, call_id = final.get("name", call.name), final.get("call_id", call.id)
+        if name == call.name and call_id == call.id:
+            return True
+        self.doubt(
+            f"tool call {call.index}: {where} names it {name!r} (call_id {call_id!r}), its events announced"
+            f" {call.name!r} (call_id {call.id!r}): the events' are kept",
+            final,
+        )
+        return False
 
     def _part_added(self, data: dict[str, Any]) -> None:
         part = dict(data.get("part") or {})
@@ -285,11 +324,28 @@ class ResponsesState(WireState):
         fragment = data.get("delta") or ""
         if fragment and not call.closed:
             self.arguments(call, fragment)
+        elif fragment:
+            self.doubt(
+                f"tool call {call.index} ({call.name}): an input delta after its input was done: dropped",
+                data,
+            )
 
     def _arguments_done(self, data: dict[str, Any]) -> None:
         item = self._item(data)
-        if item.call is not None and not item.call.closed:
-            self._close_with(item, data.get("arguments", data.get("input")))
+        call = item.call
+        text = data.get("arguments", data.get("input"))
+        if call is not None and not call.closed:
+            self._close_with(item, text)
+        elif call is not None and not call.cut:
+            # Done again: the very same input is that event again; other input cannot be both.
+            field = _CALL_ITEMS.get(str(item.data.get("type")), "arguments")
+            if _same_input({**item.data, field: text}, call):
+                self.repeat()
+            else:
+                self.doubt(
+                    f"tool call {call.index} ({call.name}): a second done event with other input: dropped",
+                    data,
+                )
 
     @staticmethod
     def _same_value(streamed: str, text: str) -> bool:
@@ -377,6 +433,12 @@ class ResponsesState(WireState):
         super().finish()
         if self.complete and self.provider_error is None:
             self._check_final()
+        if self.unknown_events:
+            self.note(
+                "the stream sent event types toolgen does not know, let pass as OpenAI's Responses API adds"
+                f" new ones: {', '.join(self.unknown_events)}",
+                UNKNOWN_EVENT,
+            )
 
     def _check_final(self) -> None:
         """Whether the final response's output can be the answer; why the rebuilt one is in doubt, if it is."""
@@ -396,6 +458,11 @@ class ResponsesState(WireState):
                 final = held.get(("id", item.data.get("id"))) or held.get(
                     ("call_id", item.data.get("call_id"))
                 )
+                if final is not None and not self._same_call(
+                    call, final, "the final response"
+                ):
+                    self.rebuild = True
+                    return
                 if final is None or not _same_input(final, call):
                     self.rebuild = True
                     what = (

@@ -102,7 +102,8 @@ def responses(state: AnyState, decoder: Any = None) -> Shortcut:
         if item is None:
             return None
         call = item.call
-        if call is None:
+        if call is None or call.closed:
+            # After its done event the generic path says what is dropped.
             return None
         try:
             # The string, quotes and all: the parser takes it only when it is one whole string.
@@ -113,7 +114,7 @@ def responses(state: AnyState, decoder: Any = None) -> Shortcut:
         expected = number + 1
         ahead = b"%b%d%b" % (head, expected, middle)
         width = len(ahead)
-        if not fragment or call.closed:
+        if not fragment:
             return TAKEN
         call.parts.append(fragment)
         event = new_object(ToolCallDelta)
@@ -145,7 +146,7 @@ def responses(state: AnyState, decoder: Any = None) -> Shortcut:
         if item is None:
             return None
         call = item.call
-        if call is None:
+        if call is None or call.closed:
             return None
         # string_value and _delta inlined, as in openai_chat's shortcut.
         try:
@@ -162,7 +163,7 @@ def responses(state: AnyState, decoder: Any = None) -> Shortcut:
             padded = match.end(5) != len(chunk) - 4
             ahead = b"%b%d%b" % (head, expected, middle)
             width = len(ahead)
-        if not fragment or call.closed:
+        if not fragment:
             return TAKEN
         call.parts.append(fragment)
         event = new_object(ToolCallDelta)
