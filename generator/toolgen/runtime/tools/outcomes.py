@@ -147,17 +147,18 @@ def texted_note(name: str, places: list[tuple[str, str]]) -> str:
     )
 
 
+def plain_data(result: Any) -> Any:
+    """A tool's result as plain data: a model as the JSON-shaped dict its aliases name, anything else as it is."""
+    if isinstance(result, pydantic.BaseModel):
+        return result.model_dump(by_alias=True)
+    return result
+
+
 def surrogate_note(name: str, result: Any) -> str:
     """The note for a result whose text held a lone surrogate (no request can encode one), sent as U+FFFD."""
-    data = (
-        result.model_dump(by_alias=True)
-        if isinstance(result, pydantic.BaseModel)
-        else result
-    )
-    places = surrogate_places(data)
-    if (
-        not places
-    ):  # a converter's own text, or a key: no value of the result to point at
+    places = surrogate_places(plain_data(result))
+    # No place: a converter's own text, or a key, with no value of the result to point at.
+    if not places:
         return f"{name}'s result: a lone surrogate in its text was sent as U+FFFD"
     if len(places) == 1:
         return f"{name}'s result: a lone surrogate{_at(places[0])} was sent as U+FFFD"

@@ -45,6 +45,7 @@ from .outcomes import (
     ToolOutcome,
     default_converter,
     json_written,
+    plain_data,
     surrogate_note,
     texted_note,
 )
@@ -438,11 +439,7 @@ class Registry:
 
     @staticmethod
     def _check_plain(spec: ToolSpec, result: Any) -> Any:
-        plain = (
-            result.model_dump(by_alias=True)
-            if isinstance(result, pydantic.BaseModel)
-            else result
-        )
+        plain = plain_data(result)
         deep = nesting_problem(plain)
         if deep is not None:
             raise ToolgenValidationError([deep])
