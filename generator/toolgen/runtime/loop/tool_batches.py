@@ -258,7 +258,7 @@ class ToolBatches(RunCore):
 
     def _hand_on(self, entry: BatchCall) -> None:
         report = entry.report
-        assert report is not None  # noqa: S101 - only a filed call is handed on
+        assert report is not None  # only a filed call is handed on
         entry.handed_on = True
         if entry.held is not None:
             # The call's last word on its progress comes before its end.
